@@ -1,0 +1,357 @@
+package spec
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/config"
+	verrors "github.com/pb33f/libopenapi-validator/errors"
+)
+
+// Validator judges requests and responses against one OpenAPI document. It
+// is safe for concurrent use.
+type Validator struct {
+	v     validator.Validator
+	model *v3.Document
+	// bodies maps "METHOD /path" (requests) and "METHOD /path STATUS"
+	// (responses) to what plantcheck checks on the raw JSON text.
+	bodies map[string]bodyRules
+}
+
+// bodyRules are the checks of one JSON body that the validator cannot make.
+type bodyRules struct {
+	// hasContent: the document gives this body a media type, so an empty
+	// body is a violation (the validator passes an empty response body).
+	hasContent bool
+	// integers are the top-level properties with an integer format.
+	integers []integerField
+}
+
+// integerField is a property of type integer with a bounded format.
+type integerField struct {
+	name     string
+	format   string
+	min, max *big.Rat
+	line     int
+}
+
+var (
+	minInt32 = big.NewRat(-1<<31, 1)
+	maxInt32 = big.NewRat(1<<31-1, 1)
+	minInt64 = new(big.Rat).SetInt64(-1 << 63)
+	maxInt64 = new(big.Rat).SetInt64(1<<63 - 1)
+)
+
+// New builds a validator for an OpenAPI 3 document. Most callers want
+// Default; New serves documents other than the embedded one.
+func New(doc []byte) (*Validator, error) {
+	d, model, err := loadModel(doc)
+	if err != nil {
+		return nil, err
+	}
+	v, errs := validator.NewValidator(d, config.WithAuthenticationFunc(checkAuthentication))
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidDocument, errors.Join(errs...))
+	}
+	return &Validator{v: v, model: model, bodies: bodyRulesOf(model)}, nil
+}
+
+// ValidateDocument checks the document against the OpenAPI specification's
+// own schema.
+func (v *Validator) ValidateDocument() []Violation {
+	_, errs := v.v.ValidateDocument()
+	return violations(errs)
+}
+
+// CheckRequest reports how a request departs from the document.
+func (v *Validator) CheckRequest(r Request) []Violation {
+	req := r.httpRequest()
+	_, errs := v.v.ValidateHttpRequestSync(req)
+	out := violations(errs)
+	return append(out, v.checkBody(r.Method+" "+r.Path, r.Body)...)
+}
+
+// CheckResponse reports how a response to a request departs from the
+// document: an undocumented status, a wrong media type, a body that does not
+// match the status's schema.
+func (v *Validator) CheckResponse(r Request, resp Response) []Violation {
+	req := r.httpRequest()
+	req.Body = http.NoBody
+	hr := &http.Response{
+		StatusCode:    resp.Status,
+		Header:        resp.Header,
+		Body:          io.NopCloser(bytes.NewReader(resp.Body)),
+		ContentLength: int64(len(resp.Body)),
+		Request:       req,
+	}
+	if hr.Header == nil {
+		hr.Header = http.Header{}
+	}
+	_, errs := v.v.ValidateHttpResponse(req, hr)
+	out := violations(errs)
+	return append(out, v.checkBody(r.Method+" "+r.Path+" "+strconv.Itoa(resp.Status), resp.Body)...)
+}
+
+func (r Request) httpRequest() *http.Request {
+	h := r.Header
+	if h == nil {
+		h = http.Header{}
+	}
+	return &http.Request{
+		Method:        r.Method,
+		URL:           &url.URL{Scheme: "http", Host: "plantcheck.invalid", Path: r.Path},
+		Host:          "plantcheck.invalid",
+		Header:        h,
+		Body:          io.NopCloser(bytes.NewReader(r.Body)),
+		ContentLength: int64(len(r.Body)),
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+	}
+}
+
+// checkAuthentication replaces the validator's bearer check, which looks at
+// the prefix only: "Bearer" with no credential must fail too. Whether the
+// credential is one the service issued is for the service to say.
+func checkAuthentication(_ context.Context, in *config.AuthenticationInput) error {
+	s := in.SecurityScheme
+	if s == nil || !strings.EqualFold(s.Type, "http") || !strings.EqualFold(s.Scheme, "bearer") {
+		return nil
+	}
+	h := in.Request.Header.Get("Authorization")
+	if h == "" {
+		return errors.New("the request has no Authorization header")
+	}
+	scheme, credential, _ := strings.Cut(h, " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return errors.New("the Authorization header does not use the Bearer scheme")
+	}
+	if strings.TrimSpace(credential) == "" {
+		return errors.New("the Authorization header carries the Bearer scheme with an empty credential")
+	}
+	return nil
+}
+
+func violations(errs []*verrors.ValidationError) []Violation {
+	var out []Violation
+	for _, e := range errs {
+		if e == nil {
+			continue
+		}
+		line := e.SpecLine
+		if line <= 1 {
+			// Request errors carry line 1 whatever their origin.
+			line = 0
+		}
+		if len(e.SchemaValidationErrors) == 0 {
+			out = append(out, Violation{Message: e.Message, Reason: e.Reason, SpecLine: line, HowToFix: e.HowToFix})
+			continue
+		}
+		for _, f := range e.SchemaValidationErrors {
+			l := line
+			if f.Line > 1 && l == 0 {
+				l = f.Line
+			}
+			out = append(out, Violation{Message: e.Message, Reason: f.Reason, Field: f.FieldPath, SpecLine: l, HowToFix: e.HowToFix})
+		}
+	}
+	return out
+}
+
+// bodyRulesOf collects, for every operation's JSON request body and every
+// response, the checks to make on the raw text.
+func bodyRulesOf(m *v3.Document) map[string]bodyRules {
+	rules := map[string]bodyRules{}
+	if m == nil || m.Paths == nil || m.Paths.PathItems == nil {
+		return rules
+	}
+	for path, item := range m.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			key := strings.ToUpper(method) + " " + path
+			if rb := op.RequestBody; rb != nil {
+				rules[key] = jsonBodyRules(rb.Content)
+			}
+			if op.Responses == nil || op.Responses.Codes == nil {
+				continue
+			}
+			for code, resp := range op.Responses.Codes.FromOldest() {
+				rules[key+" "+code] = jsonBodyRules(resp.Content)
+			}
+		}
+	}
+	return rules
+}
+
+func jsonBodyRules(content interface {
+	Len() int
+	GetOrZero(string) *v3.MediaType
+}) bodyRules {
+	if content == nil || content.Len() == 0 {
+		return bodyRules{}
+	}
+	r := bodyRules{hasContent: true}
+	if mt := content.GetOrZero("application/json"); mt != nil && mt.Schema != nil {
+		r.integers = integerFields(mt.Schema, 0)
+	}
+	return r
+}
+
+// integerFields finds the top-level properties of type integer with format
+// int32 or int64, looking through allOf.
+func integerFields(sp *base.SchemaProxy, depth int) []integerField {
+	if sp == nil || depth > 8 {
+		return nil
+	}
+	s := sp.Schema()
+	if s == nil {
+		return nil
+	}
+	var out []integerField
+	for _, sub := range s.AllOf {
+		out = append(out, integerFields(sub, depth+1)...)
+	}
+	if s.Properties == nil {
+		return out
+	}
+	for name, prop := range s.Properties.FromOldest() {
+		ps := prop.Schema()
+		if ps == nil || !hasType(ps, "integer") {
+			continue
+		}
+		f := integerField{name: name, format: ps.Format}
+		switch ps.Format {
+		case "int32":
+			f.min, f.max = minInt32, maxInt32
+		case "int64":
+			f.min, f.max = minInt64, maxInt64
+		default:
+			continue
+		}
+		if n := prop.GetValueNode(); n != nil {
+			f.line = n.Line
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func hasType(s *base.Schema, t string) bool {
+	for _, x := range s.Type {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// checkBody makes the checks the validator cannot: an empty body where the
+// document gives content, and integer formats bounded on the raw JSON text.
+func (v *Validator) checkBody(key string, body []byte) []Violation {
+	rules, ok := v.bodies[key]
+	if !ok || !rules.hasContent {
+		return nil
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return []Violation{{Message: "The body is empty", Reason: "the document gives this message a JSON body"}}
+	}
+	if len(rules.integers) == 0 {
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return nil // not a JSON object: the validator says so
+	}
+	var out []Violation
+	for _, f := range rules.integers {
+		raw, ok := obj[f.name]
+		if !ok {
+			continue
+		}
+		if msg := f.check(bytes.TrimSpace(raw)); msg != "" {
+			out = append(out, Violation{
+				Message:  fmt.Sprintf("Property %q is not an %s integer", f.name, f.format),
+				Reason:   msg,
+				Field:    "$." + f.name,
+				SpecLine: f.line,
+				HowToFix: fmt.Sprintf("send an integer between %s and %s", f.min.RatString(), f.max.RatString()),
+			})
+		}
+	}
+	return out
+}
+
+// check judges one raw JSON value; it returns "" when the value is within
+// bounds or is not a number (a wrong type is the validator's to report).
+func (f integerField) check(raw []byte) string {
+	lit := string(raw)
+	if len(lit) == 0 || !(lit[0] == '-' || lit[0] >= '0' && lit[0] <= '9') {
+		return ""
+	}
+	if n, err := strconv.ParseInt(lit, 10, 64); err == nil {
+		if r := new(big.Rat).SetInt64(n); r.Cmp(f.min) < 0 || r.Cmp(f.max) > 0 {
+			return fmt.Sprintf("%s is outside the %s range", lit, f.format)
+		}
+		return ""
+	}
+	r, ok := parseNumber(lit)
+	if !ok {
+		return ""
+	}
+	if r == nil {
+		return fmt.Sprintf("%s is far outside the %s range", lit, f.format)
+	}
+	if !r.IsInt() {
+		// A fraction the validator sees as an integer once rounded to
+		// float64 (9007199254740993.5) is reported here; other fractions
+		// the validator reports itself.
+		if fl, err := strconv.ParseFloat(lit, 64); err == nil && fl == float64(int64(fl)) {
+			return fmt.Sprintf("%s has a fraction", lit)
+		}
+		return ""
+	}
+	if r.Cmp(f.min) < 0 || r.Cmp(f.max) > 0 {
+		return fmt.Sprintf("%s is outside the %s range", lit, f.format)
+	}
+	return ""
+}
+
+// parseNumber reads a JSON number exactly. It returns (nil, true) for a
+// number whose exponent is so large that reading it exactly would cost too
+// much: such a number is far outside any integer format. (nil, false) means
+// the text is not a number.
+func parseNumber(lit string) (*big.Rat, bool) {
+	if i := strings.IndexAny(lit, "eE"); i >= 0 {
+		exp, err := strconv.Atoi(lit[i+1:])
+		if err != nil || exp > 400 || exp < -400 {
+			mantissa, ok := new(big.Rat).SetString(lit[:i])
+			if !ok {
+				return nil, false
+			}
+			if mantissa.Sign() == 0 {
+				return mantissa, true
+			}
+			if exp < 0 || err != nil && strings.HasPrefix(lit[i+1:], "-") {
+				// A tiny non-zero number: a fraction.
+				return big.NewRat(1, 2), true
+			}
+			return nil, true
+		}
+	}
+	if len(lit) > 1000 {
+		return nil, true
+	}
+	r, ok := new(big.Rat).SetString(lit)
+	return r, ok
+}
