@@ -1,0 +1,169 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/mutants"
+	"github.com/plantcheck/plantcheck/reference"
+	"github.com/plantcheck/plantcheck/steps"
+)
+
+// TestReferenceConforms runs every feature against the bundled reference
+// server in-process, each scenario a subtest, strict.
+func TestReferenceConforms(t *testing.T) {
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Config{TestingT: t, Output: &out})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if got, want := rep.ExitCode(), 0; got != want {
+		rep.WriteVerdict(&out)
+		t.Fatalf("exit code = %d, want %d\n%s", got, want, out.String())
+	}
+	for _, v := range rep.Rules {
+		want := steps.Passed
+		if got := v.Outcome; got != want {
+			t.Errorf("rule %s = %s, want %s (notes %v)", v.Rule.ID, got, want, v.Notes)
+		}
+	}
+	if rep.Counts.Failed+rep.Counts.Errored+rep.Counts.Skipped != 0 {
+		t.Errorf("counts = %+v, want every scenario passed", rep.Counts)
+	}
+}
+
+// reference starts the reference server, wrapped, on a loopback port.
+func startTarget(t *testing.T, wrap func(http.Handler, string) http.Handler) (url, token string) {
+	t.Helper()
+	token = "t0ken-" + strings.ReplaceAll(t.Name(), "/", "-")
+	ref, err := reference.New(reference.Config{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler = ref
+	if wrap != nil {
+		h = wrap(ref, token)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL, token
+}
+
+// TestBrokenServersFail proves the suite can fail: each mutant breaks one
+// rule, and a run against it must exit 1 and name that rule.
+func TestBrokenServersFail(t *testing.T) {
+	for _, m := range mutants.All {
+		t.Run(m.Name, func(t *testing.T) {
+			url, token := startTarget(t, m.Wrap)
+			cfg := Config{BaseURL: url, Token: token, Output: io.Discard, Concurrency: 4}
+			if m.Slow {
+				cfg.Timeout = 300 * time.Millisecond
+			}
+			rep, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if got, want := rep.ExitCode(), 1; got != want {
+				t.Fatalf("exit code = %d, want %d", got, want)
+			}
+			var failed []string
+			for _, v := range rep.Rules {
+				if v.Outcome == steps.Failed {
+					failed = append(failed, v.Rule.ID)
+				}
+			}
+			if !slices.ContainsFunc(m.Rules, func(r string) bool { return slices.Contains(failed, r) }) {
+				t.Errorf("failed rules = %v, want one of %v", failed, m.Rules)
+			}
+		})
+	}
+}
+
+func TestRunCannotRun(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String()
+	ln.Close()
+	tests := []struct {
+		name string
+		cfg  Config
+		want error
+	}{
+		{"nothing listening", Config{BaseURL: closed, Token: "x"}, ErrUnreachable},
+		{"not a URL", Config{BaseURL: "ftp://example", Token: "x"}, ErrConfig},
+		{"no host", Config{BaseURL: "http://", Token: "x"}, ErrConfig},
+		{"no token", Config{BaseURL: closed}, ErrConfig},
+		{"bad format", Config{Format: "xml"}, ErrConfig},
+		{"bad concurrency", Config{Concurrency: -1}, ErrConfig},
+		{"tags select nothing", Config{Tags: "@NO-SUCH-RULE"}, ErrConfig},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.cfg.Output = io.Discard
+			start := time.Now()
+			_, err := Run(context.Background(), tt.cfg)
+			if !errors.Is(err, tt.want) {
+				t.Errorf("Run() error = %v, want %v", err, tt.want)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("Run() took %s to say it cannot run", d)
+			}
+		})
+	}
+}
+
+func TestPartialRunByTags(t *testing.T) {
+	rep, err := Run(context.Background(), Config{Tags: "@AUTH-MISSING", Output: io.Discard})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !rep.Partial() {
+		t.Errorf("Partial() = false for a run filtered by tags")
+	}
+	if got, want := rep.Counts.Total, 1; got != want {
+		t.Errorf("scenarios = %d, want %d", got, want)
+	}
+	for _, v := range rep.Rules {
+		if v.Rule.ID == "AUTH-MISSING" && v.Outcome != steps.Passed {
+			t.Errorf("AUTH-MISSING = %s, want passed", v.Outcome)
+		}
+		if v.Rule.ID == "AUTH-SCHEME" && v.Outcome != steps.Skipped {
+			t.Errorf("AUTH-SCHEME = %s, want not run", v.Outcome)
+		}
+	}
+	if !strings.Contains(rep.VerdictLine(), "partial") {
+		t.Errorf("verdict %q does not say partial", rep.VerdictLine())
+	}
+}
+
+// TestEveryRuleHasAScenario keeps the catalog and the features in step.
+func TestEveryRuleHasAScenario(t *testing.T) {
+	rep, err := Run(context.Background(), Config{Output: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, s := range rep.Scenarios {
+		if s.Rule.ID == "UNTAGGED" {
+			t.Errorf("scenario %q names no rule of the catalog", s.Name)
+		}
+		seen[s.Rule.ID] = true
+	}
+	for _, r := range features.Rules {
+		if !seen[r.ID] {
+			t.Errorf("rule %s has no scenario", r.ID)
+		}
+	}
+}

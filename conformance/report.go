@@ -1,0 +1,237 @@
+package conformance
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/steps"
+)
+
+// Report is the result of one run: what was checked, against what, and how
+// each rule fared.
+type Report struct {
+	Target      string
+	Reference   bool // the target is the bundled reference server
+	SpecTitle   string
+	SpecVersion string
+	Tags        string
+	Strict      bool
+	Seed        uint64
+	Timeout     time.Duration
+
+	Started, Ended time.Time
+	Scenarios      []steps.Result
+	Rules          []RuleVerdict
+	Counts         Counts
+}
+
+// RuleVerdict is one rule's outcome in a run.
+type RuleVerdict struct {
+	Rule      features.Rule
+	Outcome   steps.Outcome // passed, failed, error, skipped (not run)
+	Scenarios int           // scenarios that encode the rule and ran
+	Failures  int           // failures citing the rule, from any scenario
+	Notes     []string      // answers noted for open rules, reasons for skips
+}
+
+// Counts are the scenario and exchange totals of a run.
+type Counts struct {
+	Total, Passed, Failed, Errored, Skipped int
+	Exchanges                               int
+}
+
+// Partial reports whether the run was filtered to some rules: only a run of
+// every rule may call itself a certification.
+func (r *Report) Partial() bool { return r.Tags != "" }
+
+// Conformant reports whether every MUST rule that ran passed, and in strict
+// mode every SHOULD rule too.
+func (r *Report) Conformant() bool {
+	for _, v := range r.Rules {
+		if v.Outcome != steps.Failed {
+			continue
+		}
+		if v.Rule.Level == features.Must || r.Strict && v.Rule.Level == features.Should {
+			return false
+		}
+	}
+	return true
+}
+
+// ExitCode maps the verdict to the process's exit status: 0 conformant, 1
+// non-conformant, 2 the run could not judge every scenario it ran.
+func (r *Report) ExitCode() int {
+	switch {
+	case !r.Conformant():
+		return 1
+	case r.Counts.Errored > 0:
+		return 2
+	default:
+		return 0
+	}
+}
+
+// finish orders the results and derives each rule's verdict.
+func (r *Report) finish() {
+	sortResults(r.Scenarios)
+	byRule := map[string]*RuleVerdict{}
+	for _, rule := range features.Rules {
+		r.Rules = append(r.Rules, RuleVerdict{Rule: rule, Outcome: steps.Skipped})
+	}
+	for i := range r.Rules {
+		byRule[r.Rules[i].Rule.ID] = &r.Rules[i]
+	}
+	r.Counts = Counts{}
+	for _, s := range r.Scenarios {
+		r.Counts.Total++
+		r.Counts.Exchanges += len(s.Exchanges)
+		switch s.Outcome {
+		case steps.Passed:
+			r.Counts.Passed++
+		case steps.Failed:
+			r.Counts.Failed++
+		case steps.Errored:
+			r.Counts.Errored++
+		case steps.Skipped:
+			r.Counts.Skipped++
+		}
+		v := byRule[s.Rule.ID]
+		if v == nil {
+			continue
+		}
+		if s.Outcome != steps.Skipped {
+			v.Scenarios++
+			if v.Outcome == steps.Skipped {
+				v.Outcome = steps.Passed
+			}
+		}
+		if s.Outcome == steps.Errored && v.Outcome != steps.Failed {
+			v.Outcome = steps.Errored
+		}
+		if s.Note != "" {
+			v.Notes = append(v.Notes, s.Name+": "+s.Note)
+		}
+		for _, f := range s.Failures {
+			if fv := byRule[f.Rule.ID]; fv != nil {
+				fv.Failures++
+				fv.Outcome = steps.Failed
+			}
+		}
+	}
+	// A scenario that ran without failure exercised the cross-cutting
+	// rules too: every exchange was checked against the document and
+	// arrived in time.
+	for _, id := range []string{"RESPONSE-DOCUMENTED", "RESPONSE-TIMELY"} {
+		v := byRule[id]
+		if v.Outcome == steps.Skipped && r.Counts.Passed > 0 {
+			v.Outcome = steps.Passed
+		}
+	}
+}
+
+// WriteVerdict prints the verdict: every rule with its level and outcome,
+// the notes on open questions, the counts, the target and the spec version.
+func (r *Report) WriteVerdict(w io.Writer) {
+	fmt.Fprintf(w, "\nplantcheck verdict: %s %s\n", r.SpecTitle, r.SpecVersion)
+	target := r.Target
+	if r.Reference {
+		target += " (the bundled reference server, in-process)"
+	}
+	fmt.Fprintf(w, "target: %s\n", target)
+	if r.Partial() {
+		fmt.Fprintf(w, "scope:  partial, scenarios selected by --tags %q\n", r.Tags)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RULE\tLEVEL\tRESULT\tSCENARIOS\tREQUIREMENT")
+	for _, v := range r.Rules {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", v.Rule.ID, strings.ToUpper(string(v.Rule.Level)),
+			outcomeWord(v), v.Scenarios, truncate(v.Rule.Requirement, 70))
+	}
+	tw.Flush()
+
+	var notes []string
+	for _, v := range r.Rules {
+		for _, n := range v.Notes {
+			notes = append(notes, fmt.Sprintf("  %s: %s", v.Rule.ID, n))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w, "\nNoted, never failed (the spec leaves these open), and inconclusive scenarios:")
+		fmt.Fprintln(w, strings.Join(notes, "\n"))
+	}
+
+	c := r.Counts
+	fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d errors, %d not run; %d HTTP exchanges in %s (seed %d)\n",
+		c.Total, c.Passed, c.Failed, c.Errored, c.Skipped, c.Exchanges, r.Ended.Sub(r.Started).Round(time.Millisecond), r.Seed)
+	fmt.Fprintf(w, "MUST rules: %s; SHOULD rules: %s\n", r.levelSummary(features.Must), r.levelSummary(features.Should))
+	fmt.Fprintf(w, "VERDICT: %s\n", r.VerdictLine())
+}
+
+// VerdictLine is the verdict in a few words.
+func (r *Report) VerdictLine() string {
+	scope := ""
+	if r.Partial() {
+		scope = " (partial: not every rule ran)"
+	}
+	switch code := r.ExitCode(); {
+	case code == 1:
+		return "NON-CONFORMANT: a MUST rule failed" + map[bool]string{true: " or, in strict mode, a SHOULD rule", false: ""}[r.Strict] + scope
+	case code == 2:
+		return "INCOMPLETE: some scenarios could not be judged" + scope
+	case r.Partial():
+		return "CONFORMANT to the rules that ran" + scope
+	default:
+		return "CONFORMANT: every MUST rule passed"
+	}
+}
+
+func (r *Report) levelSummary(l features.Level) string {
+	var pass, fail, other int
+	for _, v := range r.Rules {
+		if v.Rule.Level != l {
+			continue
+		}
+		switch v.Outcome {
+		case steps.Passed:
+			pass++
+		case steps.Failed:
+			fail++
+		default:
+			other++
+		}
+	}
+	s := fmt.Sprintf("%d passed, %d failed", pass, fail)
+	if other > 0 {
+		s += fmt.Sprintf(", %d not run or not judged", other)
+	}
+	return s
+}
+
+func outcomeWord(v RuleVerdict) string {
+	switch v.Outcome {
+	case steps.Passed:
+		if v.Rule.Level == features.Open {
+			return "noted"
+		}
+		return "pass"
+	case steps.Failed:
+		return fmt.Sprintf("FAIL (%d)", v.Failures)
+	case steps.Errored:
+		return "ERROR"
+	default:
+		return "not run"
+	}
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

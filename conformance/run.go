@@ -1,0 +1,302 @@
+// Package conformance runs the Plant Store features against a target and
+// turns the scenarios' results into a verdict: each rule of the catalog with
+// its level and outcome, and whether the target keeps the contract. With no
+// target named, it certifies the bundled reference server, started
+// in-process on a loopback port.
+package conformance
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/reference"
+	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/steps"
+)
+
+// DefaultTimeout is the time limit of one exchange.
+const DefaultTimeout = 10 * time.Second
+
+// Errors that mean the run could not be made (exit status 2).
+var (
+	// ErrConfig: the configuration is wrong (bad flag, bad URL, bad tags).
+	ErrConfig = errors.New("configuration error")
+	// ErrUnreachable: the target refuses connections, does not resolve, or
+	// fails the TLS handshake.
+	ErrUnreachable = steps.ErrUnreachable
+)
+
+// Config is one run's configuration; the CLI fills it from flags and the
+// environment.
+type Config struct {
+	// BaseURL is the target; "" certifies the bundled reference server.
+	BaseURL string
+	// Token is the bearer token the target issued; never printed.
+	Token string
+	// Timeout is the time limit of one exchange; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Tags is a godog tag expression selecting scenarios ("" runs all).
+	Tags string
+	// Strict makes a failed SHOULD rule fail the run.
+	Strict bool
+	// Concurrency is how many scenarios run at once; 0 means 1.
+	Concurrency int
+	// Format is the console format: pretty or progress.
+	Format string
+	// ReportDir, when set, receives junit.xml and cucumber.json.
+	ReportDir string
+	// CACert is a PEM file of certificate authorities to trust for https.
+	CACert string
+	// Seed makes fresh ids reproducible; 0 draws one.
+	Seed uint64
+	// Output receives the console report; nil means os.Stdout.
+	Output io.Writer
+	// TestingT, when set, runs each scenario as a subtest.
+	TestingT *testing.T
+}
+
+// Run runs the suite and returns its report. An error means the run could
+// not be made (ErrConfig, ErrUnreachable); a target that breaks rules is not
+// an error but a report whose Conformant is false.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if err := cfg.normalise(); err != nil {
+		return nil, err
+	}
+	v, err := spec.Default()
+	if err != nil {
+		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
+	}
+	rep := &Report{
+		Target: cfg.BaseURL, SpecTitle: v.Info().Title, SpecVersion: v.Info().Version,
+		Tags: cfg.Tags, Strict: cfg.Strict, Seed: cfg.Seed, Timeout: cfg.Timeout,
+	}
+	if cfg.BaseURL == "" {
+		stop, err := startReference(&cfg)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		rep.Target, rep.Reference = cfg.BaseURL, true
+	}
+	tlsConf, err := cfg.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	if err := preflight(ctx, cfg.BaseURL, cfg.Timeout, tlsConf); err != nil {
+		return nil, err
+	}
+
+	client := NewClient(cfg.Timeout, cfg.Concurrency, tlsConf)
+	defer client.CloseIdleConnections()
+	var mu sync.Mutex
+	st, err := steps.New(steps.Config{
+		BaseURL: cfg.BaseURL, Token: cfg.Token, Client: client, Validator: v, Seed: cfg.Seed,
+		OnScenario: func(r steps.Result) {
+			mu.Lock()
+			rep.Scenarios = append(rep.Scenarios, r)
+			mu.Unlock()
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	rep.Target = st.PlantsURL()
+
+	format := cfg.Format
+	if cfg.ReportDir != "" {
+		if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
+			return nil, fmt.Errorf("%w: report folder: %v", ErrConfig, err)
+		}
+		format += ",junit:" + filepath.Join(cfg.ReportDir, "junit.xml") +
+			",cucumber:" + filepath.Join(cfg.ReportDir, "cucumber.json")
+	}
+	rep.Started = time.Now()
+	status := godog.TestSuite{
+		Name:                "plantcheck",
+		ScenarioInitializer: st.InitializeScenario,
+		Options: &godog.Options{
+			Format:         format,
+			Output:         cfg.Output,
+			FS:             features.FS,
+			Paths:          []string{"."},
+			Tags:           cfg.Tags,
+			Strict:         true,
+			Concurrency:    cfg.Concurrency,
+			TestingT:       cfg.TestingT,
+			NoColors:       true,
+			DefaultContext: ctx,
+		},
+	}.Run()
+	rep.Ended = time.Now()
+	if status == 2 {
+		return nil, fmt.Errorf("%w: godog could not run the features (tags %q)", ErrConfig, cfg.Tags)
+	}
+	rep.finish()
+	if rep.Counts.Total == 0 {
+		return nil, fmt.Errorf("%w: the tag expression %q selects no scenario", ErrConfig, cfg.Tags)
+	}
+	return rep, nil
+}
+
+func (cfg *Config) normalise() error {
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Timeout < 0 {
+		return fmt.Errorf("%w: the timeout must be positive", ErrConfig)
+	}
+	if cfg.Concurrency == 0 {
+		cfg.Concurrency = 1
+	}
+	if cfg.Concurrency < 0 || cfg.Concurrency > 64 {
+		return fmt.Errorf("%w: concurrency must be between 1 and 64", ErrConfig)
+	}
+	switch cfg.Format {
+	case "":
+		cfg.Format = "progress"
+	case "pretty", "progress":
+	default:
+		return fmt.Errorf("%w: unknown format %q (pretty or progress)", ErrConfig, cfg.Format)
+	}
+	if cfg.Output == nil {
+		cfg.Output = os.Stdout
+	}
+	if cfg.BaseURL != "" {
+		u, err := url.Parse(cfg.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%w: the base URL %q is not an http or https URL", ErrConfig, cfg.BaseURL)
+		}
+		if cfg.Token == "" {
+			return fmt.Errorf("%w: a target needs its bearer token (--token or PLANTCHECK_TOKEN)", ErrConfig)
+		}
+	}
+	if cfg.Seed == 0 {
+		var b [8]byte
+		rand.Read(b[:])
+		for _, c := range b {
+			cfg.Seed = cfg.Seed<<8 | uint64(c)
+		}
+		cfg.Seed |= 1
+	}
+	return nil
+}
+
+func (cfg *Config) tlsConfig() (*tls.Config, error) {
+	if cfg.CACert == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(cfg.CACert)
+	if err != nil {
+		return nil, fmt.Errorf("%w: CA certificate: %v", ErrConfig, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%w: %s holds no PEM certificate", ErrConfig, cfg.CACert)
+	}
+	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
+}
+
+// NewClient returns the client of a run: one time limit per exchange,
+// redirects not followed (a 3xx is an undocumented status), connections
+// reused across scenarios.
+func NewClient(timeout time.Duration, conns int, tlsConf *tls.Config) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil
+	tr.MaxIdleConnsPerHost = max(conns, 2)
+	tr.TLSClientConfig = tlsConf
+	tr.ResponseHeaderTimeout = timeout
+	tr.DialContext = (&net.Dialer{Timeout: min(timeout, 5*time.Second)}).DialContext
+	return &http.Client{
+		Timeout:       timeout,
+		Transport:     tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// preflight says within seconds whether the target can be reached at all,
+// so that a wrong address fails at once rather than after every scenario.
+func preflight(ctx context.Context, base string, timeout time.Duration, tlsConf *tls.Config) error {
+	u, _ := url.Parse(base)
+	host := u.Host
+	if u.Port() == "" {
+		host = net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
+	}
+	d := &net.Dialer{Timeout: min(timeout, 5*time.Second)}
+	conn, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrUnreachable, host, err)
+	}
+	defer conn.Close()
+	if u.Scheme != "https" {
+		return nil
+	}
+	conf := &tls.Config{ServerName: u.Hostname()}
+	if tlsConf != nil {
+		conf = tlsConf.Clone()
+		conf.ServerName = u.Hostname()
+	}
+	tc := tls.Client(conn, conf)
+	hctx, cancel := context.WithTimeout(ctx, min(timeout, 5*time.Second))
+	defer cancel()
+	if err := tc.HandshakeContext(hctx); err != nil {
+		return fmt.Errorf("%w: TLS with %s: %v (use --ca-cert to trust a private certificate authority)", ErrUnreachable, host, err)
+	}
+	return nil
+}
+
+// startReference starts the bundled reference server on a loopback port
+// with a random token, and points the run at it.
+func startReference(cfg *Config) (stop func(), err error) {
+	var b [16]byte
+	rand.Read(b[:])
+	cfg.Token = hex.EncodeToString(b[:])
+	srv, err := reference.New(reference.Config{Token: cfg.Token})
+	if err != nil {
+		return nil, fmt.Errorf("start the reference server: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("start the reference server: %w", err)
+	}
+	hs := srv.HTTPServer()
+	go hs.Serve(ln)
+	cfg.BaseURL = "http://" + ln.Addr().String()
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(ctx)
+	}, nil
+}
+
+// sortResults orders results as the features are read: by file, then by
+// position in the file (godog numbers pickles in parse order).
+func sortResults(rs []steps.Result) {
+	slices.SortStableFunc(rs, func(a, b steps.Result) int {
+		if c := strings.Compare(a.URI, b.URI); c != 0 {
+			return c
+		}
+		ai, _ := strconv.Atoi(a.ID)
+		bi, _ := strconv.Atoi(b.ID)
+		return ai - bi
+	})
+}

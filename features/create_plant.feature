@@ -1,0 +1,83 @@
+@area-create
+Feature: Creating a plant
+  The Plant Store has one operation: POST {base_url}/plants creates a plant.
+
+  From the specification:
+    "When the request is valid, then the service answers with status 200 and a
+    Plant record (name, and tag where present)." (Rule 1)
+    "The Plant record has no id field."
+
+  A valid request here is one that keeps every written rule: the client's
+  bearer token, the media type application/json, and a NewPlant body with a
+  fresh id (an int64 integer no scenario has used before) and an ordinary name.
+  Each run draws fresh ids, so a service that refuses to store two plants with
+  one id passes, and the suite can run twice against the same deployment.
+
+  Every response of every scenario is also checked against the OpenAPI
+  document (rule RESPONSE-DOCUMENTED) and must arrive in time (RESPONSE-TIMELY).
+
+  @CREATE-200 @must
+  Scenario: A valid request is answered with status 200 and a Plant record
+    Given a new plant with a fresh id and the name "Monstera"
+    When the client posts it to /plants
+    Then the response status is 200
+    And the response is a Plant record
+
+  @CREATE-NAME @must
+  Scenario: The Plant record carries the name that was sent
+    Given a new plant with a fresh id and the name "Calathea orbifolia"
+    When the client posts it to /plants
+    Then the response status is 200
+    And the plant's name is the name sent
+
+  @CREATE-TAG @must
+  Scenario: The Plant record carries the tag that was sent
+    Given a new plant with a fresh id, the name "Ficus lyrata" and the tag "indoor"
+    When the client posts it to /plants
+    Then the response status is 200
+    And the plant's name is the name sent
+    And the plant's tag is the tag sent
+
+  @CREATE-NO-TAG @must
+  Scenario: A plant sent without a tag comes back without a tag
+    The rule says "tag where present": where the request has no tag, the
+    Plant record has none either (neither a value nor null).
+
+    Given a new plant with a fresh id and the name "Pilea peperomioides"
+    When the client posts it to /plants
+    Then the response status is 200
+    And the plant has no tag
+
+  @CREATE-NO-ID @should
+  Scenario: The Plant record carries no id
+    "The Plant record has no id field." The Plant schema does not forbid
+    extra properties, so a Plant record with an id is still valid against the
+    document: this is reported as a SHOULD.
+
+    Given a new plant with a fresh id, the name "Aloe vera" and the tag "succulent"
+    When the client posts it to /plants
+    Then the response status is 200
+    And the plant has no id
+
+  @OPEN-REUSED-ID @open
+  Scenario: Whether an id already stored may be sent again is left open
+    "Further constraints on the fields (length limits, uniqueness of id or
+    name, allowed values of tag): not shown." A service may accept a second
+    plant with a used id (200) or refuse it (400); either answer is
+    conformant if it is a documented response. The answer is noted.
+
+    Given a plant with a fresh id and the name "Basil" has been created
+    And a new plant with the same id and the name "Thai basil"
+    When the client posts it to /plants
+    Then the answer is noted for information
+
+  @OPEN-INTEGRAL-ID @open
+  Scenario: Whether an id written as 1.0 is an integer is left open
+    In OpenAPI 3.1 (JSON Schema 2020-12) a number with a zero fraction, such as
+    2.0, is an integer, so the document accepts it; a service whose JSON reader
+    is stricter may refuse it. Either answer is noted, never failed.
+
+    Given a new plant with a fresh id and the name "Mint"
+    But the field "id" is the fresh id written with a zero fraction
+    When the client posts it to /plants
+    Then the answer is noted for information

@@ -1,0 +1,45 @@
+@area-responses
+Feature: Responses and error records
+  From the specification:
+    Response 200: "plant response", media type application/json, shape Plant.
+    Response 400: "unexpected error", media type application/json, shape Error.
+    "Rule: an error response carries both error and message."
+
+    | Error field | Type    | Format | Required |
+    | error       | integer | int32  | yes      |
+    | message     | string  |        | yes      |
+
+  Every response in every scenario of this suite, not only the ones below, is
+  checked against the OpenAPI document: a status other than 200 or 400, a media
+  type other than application/json, or a body that does not match the status's
+  schema fails the scenario under rule RESPONSE-DOCUMENTED. An answer that does
+  not arrive within the time limit (--timeout) fails under RESPONSE-TIMELY.
+  Which conditions produce 400 beyond the written rules, and what the values of
+  error mean, are "not shown": any int32 value and any message will do.
+
+  Background:
+    Given a new plant with a fresh id and the name "Zamioculcas"
+
+  @ERROR-RECORD @must
+  Scenario: An error response carries both error and message
+    But the field "id" is left out
+    When the client posts it to /plants
+    Then the response status is 400
+    And the response is an Error record
+
+  Scenario Outline: A <kind> response is the documented one
+    But <change>
+    When the client posts it to /plants
+    Then the response status is <status>
+    And the response conforms to the document
+
+    @RESPONSE-DOCUMENTED @must
+    Examples: responses are documented
+      | kind    | change                                | status |
+      | success | nothing else is changed               | 200    |
+      | error   | the field "name" is the JSON value 7  | 400    |
+
+  @RESPONSE-TIMELY @must
+  Scenario: Every answer arrives within the time limit
+    When the client posts it to /plants
+    Then the response arrived within the time limit

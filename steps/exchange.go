@@ -1,0 +1,97 @@
+package steps
+
+import (
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/plantcheck/plantcheck/spec"
+)
+
+// excerptBytes bounds how much of a body a message quotes.
+const excerptBytes = 512
+
+// Exchange is one request the suite sent and what came back, as evidence.
+// Nothing in it holds the user's token: the Authorization header is kept as
+// a description ("Bearer <token>").
+type Exchange struct {
+	Method string `json:"method"`
+	URL    string `json:"url"`
+	// Auth describes the Authorization header sent, without any secret.
+	Auth        string `json:"authorization,omitempty"`
+	ContentType string `json:"contentType,omitempty"`
+	Body        []byte `json:"-"`
+	reqHeader   http.Header
+
+	Status     int              `json:"status,omitempty"`
+	RespHeader http.Header      `json:"-"`
+	RespBody   []byte           `json:"-"`
+	Duration   time.Duration    `json:"durationNs"`
+	Err        error            `json:"-"`
+	Violations []spec.Violation `json:"violations,omitempty"`
+}
+
+// RequestLine summarises the request on one line.
+func (x *Exchange) RequestLine() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", x.Method, x.URL)
+	var hs []string
+	if x.Auth != "" {
+		hs = append(hs, "Authorization: "+x.Auth)
+	}
+	if x.ContentType != "" {
+		hs = append(hs, "Content-Type: "+x.ContentType)
+	}
+	if len(hs) > 0 {
+		fmt.Fprintf(&b, " [%s]", strings.Join(hs, "; "))
+	}
+	fmt.Fprintf(&b, " body %s", excerpt(x.Body))
+	return b.String()
+}
+
+// ResponseLine summarises the response on one line.
+func (x *Exchange) ResponseLine() string {
+	ct := x.RespHeader.Get("Content-Type")
+	if ct == "" {
+		ct = "no Content-Type"
+	}
+	return fmt.Sprintf("%d %s, body %s (after %s)", x.Status, ct, excerpt(x.RespBody), x.Duration.Round(time.Millisecond))
+}
+
+// excerpt quotes a body up to a bound, as text where it is text.
+func excerpt(b []byte) string {
+	if len(b) == 0 {
+		return "(empty)"
+	}
+	cut := b
+	if len(cut) > excerptBytes {
+		cut = cut[:excerptBytes]
+	}
+	var s string
+	if utf8.Valid(cut) || len(b) > excerptBytes && utf8.Valid(cut[:len(cut)-utf8.UTFMax]) {
+		s = strings.ToValidUTF8(string(cut), "\uFFFD")
+		s = fmt.Sprintf("%q", s)
+	} else {
+		s = fmt.Sprintf("%q (not UTF-8)", cut)
+	}
+	if len(b) > excerptBytes {
+		s += fmt.Sprintf(" … (%d bytes in all)", len(b))
+	}
+	return s
+}
+
+// mediaType returns the media type of a Content-Type value without its
+// parameters, lower-cased; "" when there is none or it does not parse.
+func mediaType(v string) string {
+	if v == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(v)
+	if err != nil {
+		return ""
+	}
+	return mt
+}

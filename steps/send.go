@@ -1,0 +1,123 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"syscall"
+	"time"
+
+	"github.com/plantcheck/plantcheck/spec"
+)
+
+// theClientPostsIt sends the scenario's request and keeps the exchange. A
+// response that does not arrive is not a step failure here: the steps that
+// read the response report it, under RESPONSE-TIMELY.
+func (s *Suite) theClientPostsIt(ctx context.Context) error {
+	st := stateOf(ctx)
+	x, err := s.send(ctx, st)
+	if err != nil {
+		return err
+	}
+	st.last = x
+	st.exchanges = append(st.exchanges, x)
+	return nil
+}
+
+func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
+	body := st.body()
+	auth, authDesc := s.authorization(st)
+	ct := "application/json"
+	if st.contentType != "" {
+		ct = st.contentType
+	}
+	if st.noCT {
+		ct = ""
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.plantsURL, bytes.NewReader(body))
+	if err != nil {
+		return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "plantcheck")
+
+	x := &Exchange{Method: req.Method, URL: s.plantsURL, Auth: authDesc, ContentType: ct, Body: body, reqHeader: req.Header}
+	start := time.Now()
+	resp, err := s.cfg.Client.Do(req)
+	if err == nil {
+		x.Status, x.RespHeader = resp.StatusCode, resp.Header
+		x.RespBody, err = readBounded(resp.Body, s.cfg.MaxBody)
+		resp.Body.Close()
+	}
+	x.Duration = time.Since(start)
+	if err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) || isNotFound(err) {
+			return nil, &HarnessError{fmt.Errorf("%w: %s", ErrUnreachable, s.redact(err.Error()))}
+		}
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			return nil, &HarnessError{fmt.Errorf("the run was cancelled: %w", err)}
+		}
+		x.Err = err
+		if !errors.Is(err, errBodyTooLarge) && s.silent.Add(1) >= breakerThreshold {
+			s.tripped.Store(true)
+		}
+		return x, nil
+	}
+	s.silent.Store(0)
+	x.Violations = s.validator.CheckResponse(spec.Request{Method: req.Method, Path: "/plants", Header: req.Header, Body: body},
+		spec.Response{Status: x.Status, Header: x.RespHeader, Body: x.RespBody})
+	return x, nil
+}
+
+var errBodyTooLarge = errors.New("response body too large")
+
+// readBounded reads a body up to max bytes; more is an error.
+func readBounded(r io.Reader, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return b, err
+	}
+	if int64(len(b)) > max {
+		return b[:max], fmt.Errorf("%w: more than %d bytes", errBodyTooLarge, max)
+	}
+	return b, nil
+}
+
+func isNotFound(err error) bool {
+	var dns *net.DNSError
+	return errors.As(err, &dns) && dns.IsNotFound
+}
+
+// response returns the scenario's last response, or the failure of an answer
+// that did not come.
+func (s *Suite) response(st *state) (*Exchange, error) {
+	x := st.last
+	if x == nil {
+		return nil, &HarnessError{fmt.Errorf("%w: no request was sent before this step", ErrSuiteDefect)}
+	}
+	if x.Err == nil {
+		return x, nil
+	}
+	if errors.Is(x.Err, errBodyTooLarge) {
+		return nil, s.fail(st, "RESPONSE-DOCUMENTED", x,
+			fmt.Sprintf("a response body of at most %d bytes (the bound plantcheck reads)", s.cfg.MaxBody),
+			fmt.Sprintf("status %d with a body longer than %d bytes", x.Status, s.cfg.MaxBody))
+	}
+	actual := "no answer: " + x.Err.Error()
+	var ne net.Error
+	if errors.As(x.Err, &ne) && ne.Timeout() {
+		actual = fmt.Sprintf("no complete answer within %s", s.timeout)
+	}
+	return nil, s.fail(st, "RESPONSE-TIMELY", x,
+		fmt.Sprintf("a complete HTTP response within %s", s.timeout), actual)
+}

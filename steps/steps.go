@@ -1,0 +1,524 @@
+// Package steps holds the godog step definitions that drive the Plant Store
+// features against any base URL. The suite knows its target only by that URL
+// and a bearer token: it never imports the reference server. Every request it
+// sends is checked first against the OpenAPI document, so that a scenario
+// meant as valid sends a valid request and one meant as invalid an invalid
+// one; every response is checked against the document, whatever the
+// scenario.
+package steps
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/spec"
+)
+
+// DefaultMaxBody bounds how much of a response body is read: a larger or
+// endless body is a failure, not a memory problem.
+const DefaultMaxBody = 1 << 20
+
+// breakerThreshold is how many answers in a row may fail to arrive before the
+// remaining scenarios are not run: a target that never answers ends the run
+// in a few time limits, not one per scenario.
+const breakerThreshold = 3
+
+// Config is what the steps need to drive one target.
+type Config struct {
+	// BaseURL is the target's base address; the operation's path is
+	// appended to its path ("https://host/api" → "https://host/api/plants").
+	BaseURL string
+	// Token is the bearer token the target issued. It is never printed.
+	Token string
+	// Client sends every request; its Timeout is the time limit of one
+	// exchange. It must not follow redirects.
+	Client *http.Client
+	// Validator judges requests and responses; nil means spec.Default().
+	Validator *spec.Validator
+	// MaxBody bounds the response body read; 0 means DefaultMaxBody.
+	MaxBody int64
+	// Seed makes the run's fresh ids and foreign tokens reproducible.
+	Seed uint64
+	// OnScenario receives each scenario's result, possibly concurrently.
+	OnScenario func(Result)
+}
+
+// Result is how one scenario ended and the evidence for it.
+type Result struct {
+	ID        string // godog's pickle id: its order in the features
+	Name      string
+	URI       string
+	Rule      features.Rule
+	Outcome   Outcome
+	Failures  []*Failure
+	Err       error
+	Note      string
+	Duration  time.Duration
+	Exchanges []*Exchange
+}
+
+// Suite registers the steps for one run against one target.
+type Suite struct {
+	cfg       Config
+	plantsURL string
+	timeout   time.Duration
+	validator *spec.Validator
+	// silent counts answers in a row that did not arrive; at
+	// breakerThreshold the remaining scenarios are skipped.
+	silent  atomic.Int32
+	tripped atomic.Bool
+	// reuse caches whether the target refuses a reused id (probed at most
+	// once, and only when a scenario needs to know).
+	reuseOnce sync.Once
+	reuseSeen bool
+}
+
+// New checks the configuration and prepares a suite.
+func New(cfg Config) (*Suite, error) {
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("base URL: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("base URL %q: the scheme must be http or https", cfg.BaseURL)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("base URL %q has no host", cfg.BaseURL)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("base URL %q: a query or fragment is not allowed", cfg.BaseURL)
+	}
+	if cfg.Token == "" {
+		return nil, errors.New("a bearer token is required")
+	}
+	if cfg.Client == nil {
+		return nil, errors.New("an HTTP client is required")
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	v := cfg.Validator
+	if v == nil {
+		if v, err = spec.Default(); err != nil {
+			return nil, err
+		}
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/plants"
+	u.RawPath = ""
+	return &Suite{cfg: cfg, plantsURL: u.String(), timeout: cfg.Client.Timeout, validator: v}, nil
+}
+
+// PlantsURL is the address the suite posts to.
+func (s *Suite) PlantsURL() string { return s.plantsURL }
+
+// field is one property of the body, as raw JSON.
+type field struct {
+	name string
+	raw  json.RawMessage
+}
+
+// authMode is how the request presents its credentials.
+type authMode int
+
+const (
+	authBearer  authMode = iota // Bearer <the user's token>
+	authNone                    // no Authorization header
+	authScheme                  // <scheme> <the user's token>
+	authEmpty                   // "Bearer " with no credential
+	authForeign                 // Bearer <a random token>
+)
+
+// state is one scenario's, kept in its context.
+type state struct {
+	rule features.Rule
+	rng  *rand.Rand
+
+	fields  []field
+	raw     []byte // when rawSet, the body sent instead of fields
+	rawSet  bool
+	fixedID bool // id set by the scenario, not drawn fresh: may be reused
+
+	auth        authMode
+	scheme      string
+	foreign     string
+	contentType string
+	noCT        bool
+
+	last      *Exchange
+	exchanges []*Exchange
+	failures  []*Failure
+	note      string
+	skipped   string
+	started   time.Time
+}
+
+type stateKey struct{}
+
+func stateOf(ctx context.Context) *state {
+	st, _ := ctx.Value(stateKey{}).(*state)
+	if st == nil {
+		st = &state{}
+	}
+	return st
+}
+
+// InitializeScenario registers every step and the hooks of one scenario.
+func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
+	sc.Before(s.before)
+	sc.After(s.after)
+
+	sc.Step(`^a new plant with a fresh id and the name "([^"]*)"$`, s.aNewPlantNamed)
+	sc.Step(`^a new plant with a fresh id, the name "([^"]*)" and the tag "([^"]*)"$`, s.aNewPlantNamedWithTag)
+	sc.Step(`^a plant with a fresh id and the name "([^"]*)" has been created$`, s.aPlantHasBeenCreated)
+	sc.Step(`^a new plant with the same id and the name "([^"]*)"$`, s.aNewPlantWithTheSameID)
+	sc.Step(`^the field "(\w+)" is left out$`, s.theFieldIsLeftOut)
+	sc.Step(`^the field "(\w+)" is the JSON value (.+)$`, s.theFieldIsTheJSONValue)
+	sc.Step(`^the field "id" is a fresh negative id$`, s.theIDIsAFreshNegativeID)
+	sc.Step(`^the field "id" is the fresh id written with a zero fraction$`, s.theIDIsWrittenWithAZeroFraction)
+	sc.Step(`^the field "(\w+)" is a string of (\d+) characters$`, s.theFieldIsAStringOfCharacters)
+	sc.Step(`^the body is cut short after its first (\d+) bytes$`, s.theBodyIsCutShort)
+	sc.Step(`^the body is empty$`, s.theBodyIsEmpty)
+	sc.Step(`^the body is wrapped in a JSON array$`, s.theBodyIsWrappedInAJSONArray)
+	sc.Step(`^the body is the JSON text (.+)$`, s.theBodyIsTheJSONText)
+	sc.Step(`^nothing else is changed$`, func() {})
+	sc.Step(`^the request carries no Authorization header$`, s.theRequestCarriesNoAuthorization)
+	sc.Step(`^the request carries the valid token in the "(\w+)" scheme$`, s.theRequestCarriesTheTokenInScheme)
+	sc.Step(`^the request carries the Bearer scheme with an empty credential$`, s.theRequestCarriesAnEmptyCredential)
+	sc.Step(`^the request carries a bearer token the service did not issue$`, s.theRequestCarriesAForeignToken)
+	sc.Step(`^the request declares the media type "([^"]*)"$`, s.theRequestDeclaresTheMediaType)
+	sc.Step(`^the request declares no media type$`, s.theRequestDeclaresNoMediaType)
+
+	sc.Step(`^the client posts it to /plants$`, s.theClientPostsIt)
+
+	sc.Step(`^the response status is (\d+)$`, s.theResponseStatusIs)
+	sc.Step(`^the response is a Plant record$`, s.theResponseIsAPlantRecord)
+	sc.Step(`^the plant's name is the name sent$`, s.thePlantsNameIsTheNameSent)
+	sc.Step(`^the plant's tag is the tag sent$`, s.thePlantsTagIsTheTagSent)
+	sc.Step(`^the plant has no tag$`, s.thePlantHasNoTag)
+	sc.Step(`^the plant has no id$`, s.thePlantHasNoID)
+	sc.Step(`^the response is an Error record$`, s.theResponseIsAnErrorRecord)
+	sc.Step(`^the response media type is application/json$`, s.theResponseMediaTypeIsJSON)
+	sc.Step(`^the response conforms to the document$`, s.theResponseConformsToTheDocument)
+	sc.Step(`^the response arrived within the time limit$`, s.theResponseArrivedInTime)
+	sc.Step(`^the answer is noted for information$`, s.theAnswerIsNoted)
+}
+
+func (s *Suite) before(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
+	st := &state{started: time.Now(), rng: s.scenarioRand(sc)}
+	st.rule = ruleOf(sc)
+	ctx = context.WithValue(ctx, stateKey{}, st)
+	if s.tripped.Load() {
+		st.skipped = fmt.Sprintf("not run: the target failed to answer %d requests in a row", breakerThreshold)
+		return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, st.skipped)
+	}
+	return ctx, nil
+}
+
+// scenarioRand gives each scenario its own generator, derived from the seed
+// and the scenario's identity, so that concurrency does not change what is
+// sent.
+func (s *Suite) scenarioRand(sc *godog.Scenario) *rand.Rand {
+	h := fnv.New64a()
+	io.WriteString(h, sc.Uri)
+	io.WriteString(h, "\x00"+sc.Name+"\x00")
+	io.WriteString(h, strings.Join(sc.AstNodeIds, ","))
+	return rand.New(rand.NewPCG(s.cfg.Seed, h.Sum64()))
+}
+
+// ruleOf finds the scenario's rule from its tags.
+func ruleOf(sc *godog.Scenario) features.Rule {
+	for _, t := range sc.Tags {
+		if r, ok := features.Lookup(strings.TrimPrefix(t.Name, "@")); ok {
+			return r
+		}
+	}
+	return features.Rule{ID: "UNTAGGED", Level: features.Must, Requirement: "(the scenario names no rule of the catalog)"}
+}
+
+func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (context.Context, error) {
+	st := stateOf(ctx)
+	var hookErr error
+	if f := s.documentFailure(st); f != nil {
+		hookErr = f
+	}
+	res := Result{
+		ID: sc.Id, Name: sc.Name, URI: sc.Uri, Rule: st.rule, Failures: st.failures,
+		Note: st.note, Duration: time.Since(st.started), Exchanges: st.exchanges,
+	}
+	var he *HarnessError
+	switch {
+	case len(st.failures) > 0:
+		res.Outcome = Failed
+	case errors.As(err, &he):
+		res.Outcome, res.Err = Errored, he
+	case st.skipped != "" || errors.Is(err, godog.ErrSkip):
+		res.Outcome, res.Note = Skipped, st.skipped
+	case err != nil:
+		res.Outcome, res.Err = Errored, err
+	default:
+		res.Outcome = Passed
+	}
+	if s.cfg.OnScenario != nil {
+		s.cfg.OnScenario(res)
+	}
+	return ctx, hookErr
+}
+
+// documentFailure reports every exchange whose response departs from the
+// document, once per scenario, under RESPONSE-DOCUMENTED.
+func (s *Suite) documentFailure(st *state) *Failure {
+	for _, f := range st.failures {
+		if f.Rule.ID == "RESPONSE-DOCUMENTED" {
+			return nil
+		}
+	}
+	for _, x := range st.exchanges {
+		if len(x.Violations) > 0 {
+			return s.fail(st, "RESPONSE-DOCUMENTED", x,
+				"a response the document describes: 200 with a Plant record or 400 with an Error record, as application/json",
+				fmt.Sprintf("a response the document does not describe (%d violation(s))", len(x.Violations)),
+				violationLines(x.Violations)...)
+		}
+	}
+	return nil
+}
+
+func violationLines(vs []spec.Violation) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.String()
+	}
+	return out
+}
+
+// fail records a failure of a rule (the scenario's own when rule is "") and
+// returns it, with the token removed from every piece of evidence.
+func (s *Suite) fail(st *state, rule string, x *Exchange, expected, actual string, details ...string) *Failure {
+	r := st.rule
+	if rule != "" {
+		if cr, ok := features.Lookup(rule); ok {
+			r = cr
+		}
+	}
+	for i := range details {
+		details[i] = s.redact(details[i])
+	}
+	f := &Failure{Rule: r, Expected: s.redact(expected), Actual: s.redact(actual), Details: details, Exchange: x}
+	st.failures = append(st.failures, f)
+	return f
+}
+
+// redact removes the user's token from text that may quote the target.
+func (s *Suite) redact(text string) string {
+	if s.cfg.Token == "" {
+		return text
+	}
+	return strings.ReplaceAll(text, s.cfg.Token, "<redacted>")
+}
+
+// --- Given: building the request ---
+
+func (st *state) set(name string, raw json.RawMessage) {
+	for i := range st.fields {
+		if st.fields[i].name == name {
+			st.fields[i].raw = raw
+			return
+		}
+	}
+	st.fields = append(st.fields, field{name, raw})
+}
+
+func (st *state) get(name string) (json.RawMessage, bool) {
+	for _, f := range st.fields {
+		if f.name == name {
+			return f.raw, true
+		}
+	}
+	return nil, false
+}
+
+func quote(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// freshID draws an id no other scenario of any run is likely to have used.
+func (st *state) freshID() int64 { return st.rng.Int64N(1<<62) + 1<<32 }
+
+func (s *Suite) aNewPlantNamed(ctx context.Context, name string) context.Context {
+	st := stateOf(ctx)
+	*st = state{rule: st.rule, rng: st.rng, started: st.started, exchanges: st.exchanges, failures: st.failures}
+	st.set("id", json.RawMessage(strconv.FormatInt(st.freshID(), 10)))
+	st.set("name", quote(name))
+	return ctx
+}
+
+func (s *Suite) aNewPlantNamedWithTag(ctx context.Context, name, tag string) context.Context {
+	ctx = s.aNewPlantNamed(ctx, name)
+	stateOf(ctx).set("tag", quote(tag))
+	return ctx
+}
+
+func (s *Suite) aPlantHasBeenCreated(ctx context.Context, name string) (context.Context, error) {
+	ctx = s.aNewPlantNamed(ctx, name)
+	if err := s.theClientPostsIt(ctx); err != nil {
+		return ctx, err
+	}
+	return ctx, s.theResponseStatusIs(ctx, http.StatusOK)
+}
+
+func (s *Suite) aNewPlantWithTheSameID(ctx context.Context, name string) (context.Context, error) {
+	id, _ := stateOf(ctx).get("id")
+	ctx = s.aNewPlantNamed(ctx, name)
+	st := stateOf(ctx)
+	st.set("id", id)
+	st.fixedID = true
+	return ctx, nil
+}
+
+func (s *Suite) theFieldIsLeftOut(ctx context.Context, name string) {
+	st := stateOf(ctx)
+	for i, f := range st.fields {
+		if f.name == name {
+			st.fields = append(st.fields[:i], st.fields[i+1:]...)
+			return
+		}
+	}
+}
+
+func (s *Suite) theFieldIsTheJSONValue(ctx context.Context, name, value string) error {
+	raw := json.RawMessage(strings.TrimSpace(value))
+	if !json.Valid(raw) {
+		return &HarnessError{fmt.Errorf("%w: the step gives %q, which is not a JSON value", ErrSuiteDefect, value)}
+	}
+	st := stateOf(ctx)
+	st.set(name, raw)
+	if name == "id" {
+		st.fixedID = true
+	}
+	return nil
+}
+
+func (s *Suite) theIDIsAFreshNegativeID(ctx context.Context) {
+	st := stateOf(ctx)
+	st.set("id", json.RawMessage(strconv.FormatInt(-st.freshID(), 10)))
+}
+
+func (s *Suite) theIDIsWrittenWithAZeroFraction(ctx context.Context) {
+	st := stateOf(ctx)
+	st.set("id", json.RawMessage(strconv.FormatInt(st.freshID(), 10)+".0"))
+}
+
+func (s *Suite) theFieldIsAStringOfCharacters(ctx context.Context, name string, n int) {
+	const pattern = "Monstera deliciosa "
+	b := strings.Repeat(pattern, n/len(pattern)+1)[:n]
+	stateOf(ctx).set(name, quote(b))
+}
+
+func (st *state) body() []byte {
+	if st.rawSet {
+		return st.raw
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range st.fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(quote(f.name))
+		b.WriteByte(':')
+		b.Write(f.raw)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func (s *Suite) theBodyIsCutShort(ctx context.Context, n int) {
+	st := stateOf(ctx)
+	b := st.body()
+	st.raw, st.rawSet = b[:min(n, len(b))], true
+}
+
+func (s *Suite) theBodyIsEmpty(ctx context.Context) {
+	st := stateOf(ctx)
+	st.raw, st.rawSet = nil, true
+}
+
+func (s *Suite) theBodyIsWrappedInAJSONArray(ctx context.Context) {
+	st := stateOf(ctx)
+	st.raw, st.rawSet = append(append([]byte("["), st.body()...), ']'), true
+}
+
+func (s *Suite) theBodyIsTheJSONText(ctx context.Context, text string) error {
+	if !json.Valid([]byte(text)) {
+		return &HarnessError{fmt.Errorf("%w: the step gives %q, which is not JSON", ErrSuiteDefect, text)}
+	}
+	st := stateOf(ctx)
+	st.raw, st.rawSet = []byte(text), true
+	return nil
+}
+
+func (s *Suite) theRequestCarriesNoAuthorization(ctx context.Context) {
+	stateOf(ctx).auth = authNone
+}
+
+func (s *Suite) theRequestCarriesTheTokenInScheme(ctx context.Context, scheme string) {
+	st := stateOf(ctx)
+	st.auth, st.scheme = authScheme, scheme
+}
+
+func (s *Suite) theRequestCarriesAnEmptyCredential(ctx context.Context) {
+	stateOf(ctx).auth = authEmpty
+}
+
+func (s *Suite) theRequestCarriesAForeignToken(ctx context.Context) {
+	st := stateOf(ctx)
+	var b [24]byte
+	for i := range b {
+		b[i] = byte(st.rng.Uint32())
+	}
+	st.auth, st.foreign = authForeign, "plantcheck-foreign-"+hex.EncodeToString(b[:])
+}
+
+func (s *Suite) theRequestDeclaresTheMediaType(ctx context.Context, mt string) {
+	st := stateOf(ctx)
+	st.contentType, st.noCT = mt, false
+}
+
+func (s *Suite) theRequestDeclaresNoMediaType(ctx context.Context) {
+	stateOf(ctx).noCT = true
+}
+
+// authorization returns the header value to send and its description, which
+// never holds the user's token.
+func (s *Suite) authorization(st *state) (value, desc string) {
+	switch st.auth {
+	case authNone:
+		return "", ""
+	case authScheme:
+		return st.scheme + " " + s.cfg.Token, st.scheme + " <token>"
+	case authEmpty:
+		return "Bearer ", "Bearer (empty credential)"
+	case authForeign:
+		return "Bearer " + st.foreign, "Bearer " + st.foreign
+	default:
+		return "Bearer " + s.cfg.Token, "Bearer <token>"
+	}
+}
