@@ -46,7 +46,7 @@ var All = []Mutant{
 	{
 		Name: "drop-tag", Defect: "leaves the tag out of the Plant record",
 		Rules: []string{"CREATE-TAG"},
-		Wrap: onJSONResponse(http.StatusOK, func(obj map[string]any) { delete(obj, "tag") }),
+		Wrap:  onJSONResponse(http.StatusOK, func(obj map[string]any) { delete(obj, "tag") }),
 	},
 	{
 		Name: "accept-missing-id", Defect: "accepts a body without an id",
@@ -70,7 +70,7 @@ var All = []Mutant{
 	{
 		Name: "error-without-message", Defect: "leaves message out of the Error record",
 		Rules: []string{"ERROR-RECORD", "RESPONSE-DOCUMENTED"},
-		Wrap: onJSONResponse(http.StatusBadRequest, func(obj map[string]any) { delete(obj, "message") }),
+		Wrap:  onJSONResponse(http.StatusBadRequest, func(obj map[string]any) { delete(obj, "message") }),
 	},
 	{
 		Name: "slow", Defect: "answers every request after two seconds",
