@@ -1,0 +1,125 @@
+// Command plantcheck certifies implementations of the Plant Store API.
+//
+//	plantcheck run     [flags]   certify a target (the bundled reference server when none is named)
+//	plantcheck serve   [flags]   serve the bundled reference server
+//	plantcheck spec              print the OpenAPI document the suite checks against
+//	plantcheck version           print plantcheck's and the spec's versions
+//
+// Exit status: 0 conformant (or success), 1 non-conformant, 2 the command
+// could not run (bad flags or configuration, an unreachable target).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit statuses shared by every command.
+const (
+	exitOK        = 0
+	exitFailed    = 1
+	exitCannotRun = 2
+)
+
+// cli is what a command may touch of the process: its streams and its
+// environment. Tests pass their own.
+type cli struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// isTerminal reports whether stdout is a terminal.
+	isTerminal bool
+}
+
+// command is one subcommand: its name, a line of help, and its body, which
+// parses its own flags and returns the exit status.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, c cli, args []string) int
+}
+
+var commands = []command{
+	{"run", "certify a Plant Store implementation (the bundled reference server when none is named)", cmdRun},
+	{"serve", "serve the bundled reference Plant Store server", cmdServe},
+	{"spec", "print the OpenAPI 3.1 document the suite checks against", cmdSpec},
+	{"version", "print plantcheck's version and the spec's", cmdVersion},
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	c := cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTerminal: isTerminal(os.Stdout)}
+	code := dispatch(ctx, c, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// dispatch runs the command args name and returns the exit status.
+func dispatch(ctx context.Context, c cli, args []string) int {
+	if len(args) == 0 {
+		usage(c.stderr)
+		return exitCannotRun
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		usage(c.stdout)
+		return exitOK
+	}
+	for _, cmd := range commands {
+		if cmd.name == args[0] {
+			return cmd.run(ctx, c, args[1:])
+		}
+	}
+	fmt.Fprintf(c.stderr, "plantcheck: unknown command %q\n\n", args[0])
+	usage(c.stderr)
+	return exitCannotRun
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "plantcheck certifies implementations of the Plant Store API.")
+	fmt.Fprintln(w, "\nUsage:\n  plantcheck <command> [flags]\n\nCommands:")
+	for _, cmd := range commands {
+		fmt.Fprintf(w, "  %-9s %s\n", cmd.name, cmd.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'plantcheck <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "Exit status: 0 conformant, 1 non-conformant, 2 could not run.")
+}
+
+// newFlagSet returns a flag set for command name whose errors and help go
+// to c.stderr, with a usage line and description.
+func newFlagSet(c cli, name, synopsis, description string) *flag.FlagSet {
+	fs := flag.NewFlagSet("plantcheck "+name, flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: plantcheck %s %s\n\n%s\n\nFlags:\n", name, synopsis, description)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args into fs. It returns the exit status to end with, and
+// false, when the command must not go on: help asked (0), a bad flag or a
+// stray argument (2).
+func parse(c cli, fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		return exitCannotRun, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(c.stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fs.Usage()
+		return exitCannotRun, false
+	}
+	return 0, true
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plantcheck/plantcheck/mutants"
+	"github.com/plantcheck/plantcheck/reference"
+	"github.com/plantcheck/plantcheck/spec"
+)
+
+// canary is a token no output may ever hold.
+const canary = "canary-7f3e9b1c-token"
+
+// invoke runs plantcheck with args and env and returns its exit status and
+// its two streams.
+func invoke(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	c := cli{stdout: &out, stderr: &errOut, getenv: func(k string) string { return env[k] }}
+	code = dispatch(t.Context(), c, args)
+	return code, out.String(), errOut.String()
+}
+
+// target serves the reference server, or a mutant of it, with the canary
+// token on a loopback port.
+func target(t *testing.T, mutant string) string {
+	t.Helper()
+	ref, err := reference.New(reference.Config{Token: canary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler = ref
+	for _, m := range mutants.All {
+		if m.Name == mutant {
+			h = m.Wrap(ref, canary)
+		}
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestCommands(t *testing.T) {
+	good := target(t, "")
+	broken := target(t, "drop-tag")
+	tests := []struct {
+		name       string
+		env        map[string]string
+		args       []string
+		wantCode   int
+		wantStdout []string // regular expressions
+		wantStderr []string
+	}{
+		{name: "no command", wantCode: 2, wantStderr: []string{`Usage:`, `run +certify`}},
+		{name: "unknown command", args: []string{"certify"}, wantCode: 2, wantStderr: []string{`unknown command "certify"`}},
+		{name: "help", args: []string{"help"}, wantCode: 0, wantStdout: []string{`Commands:`, `serve +serve the bundled`}},
+		{name: "run help", args: []string{"run", "-h"}, wantCode: 0, wantStderr: []string{`-base-url`, `PLANTCHECK_TOKEN`}},
+		{name: "run bad flag", args: []string{"run", "--no-such-flag"}, wantCode: 2, wantStderr: []string{`flag provided but not defined`}},
+		{name: "run stray argument", args: []string{"run", "http://x"}, wantCode: 2, wantStderr: []string{`unexpected argument "http://x"`}},
+		{name: "run bad timeout", args: []string{"run", "--timeout", "soon"}, wantCode: 2, wantStderr: []string{`invalid value "soon"`}},
+		{name: "run bad format", args: []string{"run", "--format", "xml"}, wantCode: 2, wantStderr: []string{`unknown format "xml"`}},
+		{name: "run bad concurrency", args: []string{"run", "--concurrency", "1000"}, wantCode: 2, wantStderr: []string{`concurrency must be between 1 and 64`}},
+		{name: "run not an http URL", args: []string{"run", "--base-url", "ftp://127.0.0.1/", "--token", canary}, wantCode: 2, wantStderr: []string{`not an http or https URL`}},
+		{name: "run target without token", args: []string{"run", "--base-url", good}, wantCode: 2, wantStderr: []string{`needs its bearer token`}},
+		{name: "run tags selecting nothing", args: []string{"run", "--tags", "@NO-SUCH-RULE"}, wantCode: 2, wantStderr: []string{`selects no scenario`}},
+		{name: "run unreachable", args: []string{"run", "--base-url", "http://127.0.0.1:1", "--token", canary}, wantCode: 2, wantStderr: []string{`cannot be reached`, `connection refused`}},
+		{name: "run the bundled reference", args: []string{"run", "--tags", "@must"}, wantCode: 0,
+			wantStdout: []string{`bundled reference server`, `CREATE-200 +MUST +pass`, `VERDICT: CONFORMANT`}},
+		{name: "run a target from the environment", env: map[string]string{envBaseURL: good, envToken: canary}, args: []string{"run"}, wantCode: 0,
+			wantStdout: []string{regexp.QuoteMeta(good + "/plants"), `AUTH-UNKNOWN +MUST +pass`, `VERDICT: CONFORMANT: every MUST rule passed`}},
+		{name: "flags win over the environment", env: map[string]string{envBaseURL: "http://127.0.0.1:1", envToken: "not-it"}, args: []string{"run", "--base-url", good, "--token", canary, "--tags", "@AUTH-UNKNOWN"}, wantCode: 0,
+			wantStdout: []string{`VERDICT: CONFORMANT to the rules that ran`}},
+		{name: "run a broken target", env: map[string]string{envToken: canary}, args: []string{"run", "--base-url", broken, "--format", "pretty"}, wantCode: 1,
+			wantStdout: []string{`CREATE-TAG +MUST +FAIL`, `VERDICT: NON-CONFORMANT`}},
+		{name: "version", args: []string{"version"}, wantCode: 0, wantStdout: []string{`^plantcheck \S+`, `Plant Store API 1\.0\.0`}},
+		{name: "version stray argument", args: []string{"version", "x"}, wantCode: 2, wantStderr: []string{`unexpected argument`}},
+		{name: "spec", args: []string{"spec"}, wantCode: 0, wantStdout: []string{`(?m)^openapi: 3\.1\.0$`, `/plants:`}},
+		{name: "serve bad address", args: []string{"serve", "--addr", "127.0.0.1:99999"}, wantCode: 2, wantStderr: []string{`plantcheck serve: listen tcp`}},
+		{name: "serve bad body limit", args: []string{"serve", "--max-body", "0"}, wantCode: 2, wantStderr: []string{`--max-body must be positive`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := invoke(t, tt.env, tt.args...)
+			if code != tt.wantCode {
+				t.Errorf("exit status = %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout, stderr)
+			}
+			for _, re := range tt.wantStdout {
+				if !regexp.MustCompile(re).MatchString(stdout) {
+					t.Errorf("stdout lacks %q:\n%s", re, stdout)
+				}
+			}
+			for _, re := range tt.wantStderr {
+				if !regexp.MustCompile(re).MatchString(stderr) {
+					t.Errorf("stderr lacks %q:\n%s", re, stderr)
+				}
+			}
+			if strings.Contains(stdout+stderr, canary) {
+				t.Errorf("the token appears in the output")
+			}
+		})
+	}
+}
+
+func TestSpecPrintsTheEmbeddedDocument(t *testing.T) {
+	_, stdout, _ := invoke(t, nil, "spec")
+	if !bytes.Equal([]byte(stdout), spec.Document()) {
+		t.Errorf("plantcheck spec printed %d bytes, not the %d of the embedded document", len(stdout), len(spec.Document()))
+	}
+}
+
+// lockedWriter lets serve write its log while the test reads it.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// TestServe starts serve on a free port, certifies it twice with run, and
+// stops it as SIGTERM would (by cancelling its context).
+func TestServe(t *testing.T) {
+	tests := []struct {
+		name      string
+		env       map[string]string
+		args      []string
+		wantToken *regexp.Regexp // how the token shows on stderr; nil: never
+	}{
+		{name: "token from the environment", env: map[string]string{envToken: canary}, args: []string{"serve", "--addr", "127.0.0.1:0"}},
+		{name: "token from the flag", args: []string{"serve", "--addr", "127.0.0.1:0", "--token", canary}},
+		{name: "random token", args: []string{"serve", "--addr", "127.0.0.1:0"}, wantToken: regexp.MustCompile(`export PLANTCHECK_TOKEN=(\S+)`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pr, pw := io.Pipe()
+			var log bytes.Buffer
+			stderr := io.MultiWriter(pw, &lockedWriter{w: &log})
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan int, 1)
+			go func() {
+				done <- dispatch(ctx, cli{stdout: io.Discard, stderr: stderr, getenv: func(k string) string { return tt.env[k] }}, tt.args)
+				pw.Close()
+			}()
+
+			// Read the start-up lines: the address, and the token if made up.
+			lines := bufio.NewScanner(pr)
+			base, token := "", canary
+			addrRE := regexp.MustCompile(`listens on (http://\S+) `)
+			for (base == "" || tt.wantToken != nil && token == canary) && lines.Scan() {
+				if m := addrRE.FindStringSubmatch(lines.Text()); m != nil {
+					base = m[1]
+				}
+				if tt.wantToken != nil {
+					if m := tt.wantToken.FindStringSubmatch(lines.Text()); m != nil {
+						token = m[1]
+					}
+				}
+			}
+			go io.Copy(io.Discard, pr)
+			if base == "" {
+				cancel()
+				t.Fatalf("serve printed no address (exit %d)", <-done)
+			}
+			if tt.wantToken != nil && (token == canary || len(token) < 16) {
+				t.Fatalf("serve printed no usable random token: %q", token)
+			}
+
+			for i := range 2 {
+				code, stdout, stderr := invoke(t, map[string]string{envToken: token}, "run", "--base-url", base)
+				if code != 0 {
+					t.Errorf("run %d against serve: exit %d\n%s\n%s", i+1, code, stdout, stderr)
+				}
+			}
+
+			cancel()
+			select {
+			case code := <-done:
+				if code != 0 {
+					t.Errorf("serve exit status = %d after shutdown, want 0", code)
+				}
+			case <-time.After(15 * time.Second):
+				t.Fatal("serve did not stop within 15s of its context ending")
+			}
+			if _, err := http.Get(base + "/plants"); err == nil {
+				t.Errorf("serve still answers after shutdown")
+			}
+			out := log.String()
+			if !strings.Contains(out, "method=POST path=/plants status=200") {
+				t.Errorf("request log lacks a line for a created plant:\n%.2000s", out)
+			}
+			if tt.wantToken == nil && strings.Contains(out, canary) {
+				t.Errorf("serve printed the token it was given")
+			}
+			if n := strings.Count(out, token); tt.wantToken != nil && n != 1 {
+				t.Errorf("serve printed its random token %d times, want 1 (at start-up)", n)
+			}
+		})
+	}
+}

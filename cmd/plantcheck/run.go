@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/plantcheck/plantcheck/conformance"
+)
+
+// Environment variables read by run (and, for the token, serve). A flag
+// given on the command line wins over its variable.
+const (
+	envBaseURL = "PLANTCHECK_BASE_URL"
+	envToken   = "PLANTCHECK_TOKEN"
+)
+
+func cmdRun(ctx context.Context, c cli, args []string) int {
+	fs := newFlagSet(c, "run", "[flags]",
+		"Certify a Plant Store implementation: run every rule of the spec against it and\n"+
+			"print the verdict. With no --base-url, certify the bundled reference server,\n"+
+			"started in-process on a loopback port with a random token.\n\n"+
+			"Exit status: 0 conformant, 1 non-conformant, 2 could not run.")
+	var cfg conformance.Config
+	fs.StringVar(&cfg.BaseURL, "base-url", "", "the target's base URL; POST <base-url>/plants is tested (env "+envBaseURL+")")
+	fs.StringVar(&cfg.Token, "token", "", "the bearer token the target issued, never printed (env "+envToken+", which keeps it out of the process list)")
+	fs.DurationVar(&cfg.Timeout, "timeout", conformance.DefaultTimeout, "time limit of one HTTP exchange")
+	fs.StringVar(&cfg.Tags, "tags", "", "a godog tag expression selecting rules, such as '@AUTH-MISSING' or '@must && ~@slow'")
+	fs.BoolVar(&cfg.Strict, "strict", false, "fail the run when a SHOULD rule fails, too")
+	fs.IntVar(&cfg.Concurrency, "concurrency", 1, "scenarios run at once (1-64)")
+	fs.StringVar(&cfg.Format, "format", "", "console format: pretty or progress (default pretty on a terminal, progress otherwise)")
+	fs.StringVar(&cfg.ReportDir, "report-dir", "", "write junit.xml and cucumber.json into this folder (created if missing)")
+	fs.StringVar(&cfg.CACert, "ca-cert", "", "PEM file of certificate authorities to trust for an https target")
+	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of the run's random ids and values; 0 draws one (printed with the verdict)")
+	if code, ok := parse(c, fs, args); !ok {
+		return code
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["base-url"] {
+		cfg.BaseURL = c.getenv(envBaseURL)
+	}
+	if !set["token"] {
+		cfg.Token = c.getenv(envToken)
+	}
+	if cfg.Format == "" {
+		cfg.Format = "progress"
+		if c.isTerminal {
+			cfg.Format = "pretty"
+		}
+	}
+	if cfg.BaseURL == "" && cfg.Token != "" {
+		// The bundled server makes its own token; a user's token is for a
+		// target, so say that it is not used rather than silently drop it.
+		fmt.Fprintln(c.stderr, "plantcheck run: no --base-url: certifying the bundled reference server; the given token is not used")
+		cfg.Token = ""
+	}
+	cfg.Output = c.stdout
+
+	rep, err := conformance.Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "plantcheck run: %v\n", err)
+		if errors.Is(err, conformance.ErrConfig) {
+			fmt.Fprintln(c.stderr, "Run 'plantcheck run -h' for the flags.")
+		}
+		return exitCannotRun
+	}
+	rep.WriteVerdict(c.stdout)
+	return rep.ExitCode()
+}
