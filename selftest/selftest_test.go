@@ -1,0 +1,101 @@
+package selftest
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/mutants"
+)
+
+// TestEveryMutantIsCaught runs the whole self-test: the reference passes,
+// every mutant fails on a rule it breaks (exit 1 when that rule is a MUST),
+// and every MUST rule of the catalog is the catching rule of some mutant.
+func TestEveryMutantIsCaught(t *testing.T) {
+	if n := len(mutants.All); n < 25 {
+		t.Errorf("%d mutants, want at least 25", n)
+	}
+	res, err := Run(context.Background(), Config{})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.ReferenceErr != nil || res.Reference.ExitCode() != 0 {
+		t.Fatalf("the reference does not pass: %v %+v", res.ReferenceErr, res.Reference.Counts)
+	}
+	broken := map[string]bool{} // MUST rules some mutant was caught by
+	for _, row := range res.Rows {
+		t.Run(row.Mutant.Name, func(t *testing.T) {
+			if row.Verdict != Caught {
+				t.Fatalf("verdict %s (err %v); failed rules %v, want one of %v", row.Verdict, row.Err, row.Failed, row.Mutant.Rules)
+			}
+			breaksMust := false
+			for _, id := range row.Mutant.Rules {
+				r, ok := features.Lookup(id)
+				if !ok {
+					t.Errorf("mutant names rule %s, which is not in the catalog", id)
+					continue
+				}
+				if r.Level == features.Must && slices.Contains(row.Failed, id) {
+					broken[id] = true
+					breaksMust = true
+				}
+			}
+			if want := map[bool]int{true: 1, false: 0}[breaksMust]; row.ExitCode != want {
+				t.Errorf("exit code = %d, want %d (failed %v)", row.ExitCode, want, row.Failed)
+			}
+		})
+	}
+	for _, r := range features.Rules {
+		if r.Level == features.Must && !broken[r.ID] {
+			t.Errorf("MUST rule %s is broken by no mutant that the suite catches with it", r.ID)
+		}
+	}
+	if got := res.Score(); got != 100 {
+		t.Errorf("score = %.1f, want 100", got)
+	}
+	if !res.OK() {
+		t.Error("OK() = false, want true")
+	}
+}
+
+// TestSurvivorIsNamed proves the self-test can fail: with the scenario that
+// catches a mutant left out, the mutant survives, the score drops, and the
+// table names it as a gap.
+func TestSurvivorIsNamed(t *testing.T) {
+	tests := []struct {
+		name, mutant, tags string
+		wantVerdict        Verdict
+		wantOut            []string
+	}{
+		{"caught", "drop-tag", "@area-create", Caught, []string{"drop-tag", "CREATE-TAG", "caught", "1 of 1 mutants caught (100%)", "SELFTEST: PASS"}},
+		{"its scenario left out", "drop-tag", "@area-create && ~@CREATE-TAG", Survived, []string{"SURVIVED", "none of CREATE-TAG", `gap: mutant "drop-tag"`, "0 of 1 mutants caught (0%)", "SELFTEST: FAIL"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, ok := mutants.Lookup(tt.mutant)
+			if !ok {
+				t.Fatalf("no mutant %s", tt.mutant)
+			}
+			res, err := Run(context.Background(), Config{Mutants: []mutants.Mutant{m}, Tags: tt.tags})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if got := res.Rows[0].Verdict; got != tt.wantVerdict {
+				t.Errorf("verdict = %s, want %s (failed %v)", got, tt.wantVerdict, res.Rows[0].Failed)
+			}
+			if got, want := res.OK(), tt.wantVerdict == Caught; got != want {
+				t.Errorf("OK() = %v, want %v", got, want)
+			}
+			var out bytes.Buffer
+			res.Write(&out)
+			for _, s := range tt.wantOut {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("table lacks %q:\n%s", s, out.String())
+				}
+			}
+		})
+	}
+}
