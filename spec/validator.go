@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
@@ -257,7 +258,10 @@ func hasType(s *base.Schema, t string) bool {
 }
 
 // checkBody makes the checks the validator cannot: an empty body where the
-// document gives content, and integer formats bounded on the raw JSON text.
+// document gives content, a body that is not UTF-8 (the validator decodes
+// invalid bytes as U+FFFD and lets them pass; RFC 8259, 8.1, requires JSON
+// exchanged between systems to be UTF-8), and integer formats bounded on the
+// raw JSON text.
 func (v *Validator) checkBody(key string, body []byte) []Violation {
 	rules, ok := v.bodies[key]
 	if !ok || !rules.hasContent {
@@ -265,6 +269,10 @@ func (v *Validator) checkBody(key string, body []byte) []Violation {
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return []Violation{{Message: "The body is empty", Reason: "the document gives this message a JSON body"}}
+	}
+	if !utf8.Valid(body) {
+		return []Violation{{Message: "The body is not valid UTF-8", Reason: "JSON exchanged between systems must be encoded in UTF-8 (RFC 8259, 8.1)",
+			HowToFix: "encode the JSON text in UTF-8"}}
 	}
 	if len(rules.integers) == 0 {
 		return nil

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"syscall"
 	"time"
 
@@ -68,6 +69,7 @@ func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
 			return nil, &HarnessError{fmt.Errorf("the run was cancelled: %w", err)}
 		}
 		x.Err = err
+		s.scrub(x)
 		if !errors.Is(err, errBodyTooLarge) && s.silent.Add(1) >= breakerThreshold {
 			s.tripped.Store(true)
 		}
@@ -76,7 +78,37 @@ func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
 	s.silent.Store(0)
 	x.Violations = s.validator.CheckResponse(spec.Request{Method: req.Method, Path: "/plants", Header: req.Header, Body: body},
 		spec.Response{Status: x.Status, Header: x.RespHeader, Body: x.RespBody})
+	s.scrub(x)
 	return x, nil
+}
+
+// evidenceBytes bounds the part of an oversize response body kept as
+// evidence: the rest is never needed, and a run must not hold a megabyte
+// per exchange.
+const evidenceBytes = 4 << 10
+
+// scrub makes an exchange's response fit to keep as evidence, once the
+// validator has judged it: the user's token, should the target echo it in a
+// header or the body, is replaced wherever it appears, and an oversize body
+// is cut to its first few kilobytes.
+func (s *Suite) scrub(x *Exchange) {
+	if errors.Is(x.Err, errBodyTooLarge) && len(x.RespBody) > evidenceBytes {
+		x.RespBody = bytes.Clone(x.RespBody[:evidenceBytes])
+	}
+	if s.cfg.Token == "" {
+		return
+	}
+	tok := []byte(s.cfg.Token)
+	if bytes.Contains(x.RespBody, tok) {
+		x.RespBody = bytes.ReplaceAll(x.RespBody, tok, []byte(redacted))
+	}
+	for k, vs := range x.RespHeader {
+		for i, v := range vs {
+			if strings.Contains(v, s.cfg.Token) {
+				x.RespHeader[k][i] = strings.ReplaceAll(v, s.cfg.Token, redacted)
+			}
+		}
+	}
 }
 
 var errBodyTooLarge = errors.New("response body too large")

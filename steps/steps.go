@@ -325,12 +325,15 @@ func (s *Suite) fail(st *state, rule string, x *Exchange, expected, actual strin
 	return f
 }
 
+// redacted stands for the user's token wherever a target echoed it.
+const redacted = "<redacted>"
+
 // redact removes the user's token from text that may quote the target.
 func (s *Suite) redact(text string) string {
 	if s.cfg.Token == "" {
 		return text
 	}
-	return strings.ReplaceAll(text, s.cfg.Token, "<redacted>")
+	return strings.ReplaceAll(text, s.cfg.Token, redacted)
 }
 
 // --- Given: building the request ---

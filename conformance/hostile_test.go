@@ -1,0 +1,296 @@
+package conformance
+
+import (
+	"bufio"
+	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/plantcheck/plantcheck/reference"
+	"github.com/plantcheck/plantcheck/steps"
+)
+
+const hostileToken = "hostile-canary-0d9a61"
+
+// rawTarget serves each connection with serve on a loopback port; it stops
+// when the test ends.
+func rawTarget(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var conns sync.Map
+	t.Cleanup(func() {
+		ln.Close()
+		conns.Range(func(k, _ any) bool { k.(net.Conn).Close(); return true })
+		wg.Wait()
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Store(c, true)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				serve(c)
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
+
+// readRequest reads one request's head and body from c.
+func readRequest(c net.Conn) bool {
+	req, err := http.ReadRequest(bufio.NewReader(c))
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, req.Body)
+	return true
+}
+
+// handlerTarget serves h on a loopback port.
+func handlerTarget(t *testing.T, h http.HandlerFunc) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// heapPeak samples the live heap until stop is called, and returns the peak
+// growth over the heap when it started.
+func heapPeak() (stop func() uint64) {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				if ms.HeapAlloc > base && ms.HeapAlloc-base > peak.Load() {
+					peak.Store(ms.HeapAlloc - base)
+				}
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		<-finished
+		return peak.Load()
+	}
+}
+
+// TestHostileTargets points the suite at servers that misbehave at the
+// HTTP level. Each run must end in bounded time with the right exit status,
+// without a panic, with memory bounded, and without the token in anything
+// it prints.
+func TestHostileTargets(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	ref, err := reference.New(reference.Config{Token: hostileToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlsRef := httptest.NewTLSServer(ref)
+	t.Cleanup(tlsRef.Close)
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	pemCert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: tlsRef.Certificate().Raw})
+	if err := os.WriteFile(caFile, pemCert, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x509.ParseCertificate(tlsRef.Certificate().Raw); err != nil {
+		t.Fatal(err)
+	}
+	closed := func() string {
+		ln, _ := net.Listen("tcp", "127.0.0.1:0")
+		defer ln.Close()
+		return "http://" + ln.Addr().String()
+	}()
+
+	tests := []struct {
+		name     string
+		target   func(t *testing.T) string
+		caCert   string
+		wantErr  error  // the run cannot be made
+		wantMsg  string // in the error
+		wantCode int    // else the exit status
+		wantRule string // a rule the run fails
+		maxTime  time.Duration
+	}{
+		{name: "nothing listening", target: func(*testing.T) string { return closed },
+			wantErr: ErrUnreachable, wantMsg: "connection refused", maxTime: 3 * time.Second},
+		{name: "a name that does not resolve", target: func(*testing.T) string { return "http://plantcheck-no-such-host.invalid" },
+			wantErr: ErrUnreachable, maxTime: 5 * time.Second},
+		{name: "accepts and never answers", target: func(t *testing.T) string {
+			return rawTarget(t, func(c net.Conn) { io.Copy(io.Discard, c) })
+		}, wantCode: 1, wantRule: "RESPONSE-TIMELY", maxTime: 15 * timeout},
+		{name: "closes at once", target: func(t *testing.T) string {
+			return rawTarget(t, func(c net.Conn) {})
+		}, wantCode: 1, wantRule: "RESPONSE-TIMELY", maxTime: 15 * timeout},
+		{name: "drips a byte a second", target: func(t *testing.T) string {
+			return rawTarget(t, func(c net.Conn) {
+				if !readRequest(c) {
+					return
+				}
+				for _, b := range []byte("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n{\"name\":\"Fern\"}") {
+					if _, err := c.Write([]byte{b}); err != nil {
+						return
+					}
+					time.Sleep(time.Second)
+				}
+			})
+		}, wantCode: 1, wantRule: "RESPONSE-TIMELY", maxTime: 15 * timeout},
+		{name: "drips its body", target: func(t *testing.T) string {
+			return handlerTarget(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusOK)
+				for i := 0; i < 100; i++ {
+					if _, err := w.Write([]byte(" ")); err != nil {
+						return
+					}
+					w.(http.Flusher).Flush()
+					select {
+					case <-time.After(time.Second):
+					case <-r.Context().Done():
+						return
+					}
+				}
+			})
+		}, wantCode: 1, wantRule: "RESPONSE-TIMELY", maxTime: 15 * timeout},
+		{name: "endless body", target: func(t *testing.T) string {
+			return handlerTarget(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				chunk := []byte(strings.Repeat(`{"name":"Fern"}`, 4096))
+				for r.Context().Err() == nil {
+					if _, err := w.Write(chunk); err != nil {
+						return
+					}
+				}
+			})
+		}, wantCode: 1, wantRule: "RESPONSE-DOCUMENTED", maxTime: 10 * time.Second},
+		{name: "invalid JSON", target: func(t *testing.T) string {
+			return handlerTarget(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"name": "Fern",`)
+			})
+		}, wantCode: 1, wantRule: "RESPONSE-DOCUMENTED", maxTime: 5 * time.Second},
+		{name: "invalid UTF-8", target: func(t *testing.T) string {
+			return handlerTarget(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, "{\"name\":\"F\xffern\",\"error\":1,\"message\":\"\xc3\"}")
+			})
+		}, wantCode: 1, wantRule: "RESPONSE-DOCUMENTED", maxTime: 5 * time.Second},
+		{name: "no Content-Type", target: func(t *testing.T) string {
+			return rawTarget(t, func(c net.Conn) {
+				for readRequest(c) {
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 15\r\n\r\n{\"name\":\"Fern\"}")
+				}
+			})
+		}, wantCode: 1, wantRule: "RESPONSE-MEDIA", maxTime: 5 * time.Second},
+		{name: "redirect", target: func(t *testing.T) string {
+			return handlerTarget(t, func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, "/elsewhere/plants", http.StatusTemporaryRedirect)
+			})
+		}, wantCode: 1, wantRule: "RESPONSE-DOCUMENTED", maxTime: 5 * time.Second},
+		{name: "reset mid-body", target: func(t *testing.T) string {
+			return rawTarget(t, func(c net.Conn) {
+				if !readRequest(c) {
+					return
+				}
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":")
+				c.(*net.TCPConn).SetLinger(0)
+			})
+		}, wantCode: 1, wantRule: "RESPONSE-TIMELY", maxTime: 15 * timeout},
+		{name: "echoes the token back", target: func(t *testing.T) string {
+			return handlerTarget(t, func(w http.ResponseWriter, r *http.Request) {
+				auth := r.Header.Get("Authorization")
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("X-Echo", auth)
+				w.WriteHeader(http.StatusTeapot)
+				fmt.Fprintf(w, `{"error":1,"message":%q}`, "you sent "+auth)
+			})
+		}, wantCode: 1, wantRule: "RESPONSE-DOCUMENTED", maxTime: 5 * time.Second},
+		{name: "https with a certificate that does not verify", target: func(*testing.T) string { return tlsRef.URL },
+			wantErr: ErrUnreachable, wantMsg: "--ca-cert", maxTime: 5 * time.Second},
+		{name: "https trusted with --ca-cert", target: func(*testing.T) string { return tlsRef.URL }, caCert: caFile,
+			wantCode: 0, maxTime: 10 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := tt.target(t)
+			var out strings.Builder
+			stopHeap := heapPeak()
+			start := time.Now()
+			rep, err := Run(context.Background(), Config{
+				BaseURL: base, Token: hostileToken, Timeout: timeout, CACert: tt.caCert, Output: &out, Concurrency: 2,
+			})
+			took := time.Since(start)
+			peak := stopHeap()
+			t.Logf("ended in %s, heap peak +%.1f MiB", took.Round(time.Millisecond), float64(peak)/(1<<20))
+			if took > tt.maxTime {
+				t.Errorf("the run took %s, want at most %s", took, tt.maxTime)
+			}
+			if peak > 24<<20 {
+				t.Errorf("the heap grew by %d MiB during the run, want a bound near the 1 MiB read limit", peak>>20)
+			}
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("Run() error = %v, want %v", err, tt.wantErr)
+				}
+				if !strings.Contains(err.Error(), tt.wantMsg) {
+					t.Errorf("error %q does not say %q", err, tt.wantMsg)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			rep.WriteVerdict(&out)
+			if got := rep.ExitCode(); got != tt.wantCode {
+				t.Errorf("exit code = %d, want %d\n%s", got, tt.wantCode, out.String())
+			}
+			if tt.wantRule != "" {
+				failed := false
+				for _, v := range rep.Rules {
+					failed = failed || v.Rule.ID == tt.wantRule && v.Outcome == steps.Failed
+				}
+				if !failed {
+					t.Errorf("rule %s did not fail\n%s", tt.wantRule, out.String())
+				}
+			}
+			if strings.Contains(out.String(), hostileToken) {
+				t.Errorf("the token appears in the output")
+			}
+		})
+	}
+}
