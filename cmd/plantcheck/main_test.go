@@ -4,9 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -212,6 +216,63 @@ func TestServe(t *testing.T) {
 			}
 			if n := strings.Count(out, token); tt.wantToken != nil && n != 1 {
 				t.Errorf("serve printed its random token %d times, want 1 (at start-up)", n)
+			}
+		})
+	}
+}
+
+// TestTokenNeverWritten runs plantcheck with a canary token against a
+// passing target, failing ones, and one that echoes the token back in a
+// header and in its body, and searches everything the run printed or wrote.
+func TestTokenNeverWritten(t *testing.T) {
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Seen-Authorization", auth)
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":"%s","message":%q}`, auth, "your credentials were "+auth)
+	}))
+	t.Cleanup(echo.Close)
+	tests := []struct {
+		name     string
+		base     string
+		wantCode int
+	}{
+		{"passing run", target(t, ""), 0},
+		{"failing run", target(t, "drop-tag"), 1},
+		{"credentials ignored", target(t, "ignore-token"), 1},
+		{"token echoed back", echo.URL, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, format := range []string{"pretty", "progress"} {
+				code, stdout, stderr := invoke(t, map[string]string{envToken: canary},
+					"run", "--base-url", tt.base, "--format", format, "--report-dir", dir, "--timeout", "2s")
+				if code != tt.wantCode {
+					t.Errorf("%s: exit %d, want %d\n%s", format, code, tt.wantCode, stderr)
+				}
+				if strings.Contains(stdout+stderr, canary) {
+					t.Errorf("%s: the token appears on the console", format)
+				}
+			}
+			files := 0
+			filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				files++
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Error(err)
+				}
+				if bytes.Contains(b, []byte(canary)) {
+					t.Errorf("%s holds the token", filepath.Base(path))
+				}
+				return nil
+			})
+			if files < 2 {
+				t.Errorf("the report folder holds %d files, want at least junit.xml and cucumber.json", files)
 			}
 		})
 	}
