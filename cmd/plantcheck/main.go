@@ -2,6 +2,7 @@
 //
 //	plantcheck run     [flags]   certify a target (the bundled reference server when none is named)
 //	plantcheck serve   [flags]   serve the bundled reference server
+//	plantcheck rules   [flags]   print the rule catalog and its scenarios
 //	plantcheck selftest [flags]  prove the suite against the reference and its mutants
 //	plantcheck spec              print the OpenAPI document the suite checks against
 //	plantcheck version           print plantcheck's and the spec's versions
@@ -47,6 +48,7 @@ type command struct {
 var commands = []command{
 	{"run", "certify a Plant Store implementation (the bundled reference server when none is named)", cmdRun},
 	{"serve", "serve the bundled reference Plant Store server", cmdServe},
+	{"rules", "print the catalog of the spec's rules and the scenarios that encode them", cmdRules},
 	{"selftest", "prove the suite: the reference must pass and every mutant fail", cmdSelftest},
 	{"spec", "print the OpenAPI 3.1 document the suite checks against", cmdSpec},
 	{"version", "print plantcheck's version and the spec's", cmdVersion},

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/plantcheck/plantcheck/features"
+)
+
+func cmdRules(_ context.Context, c cli, args []string) int {
+	fs := newFlagSet(c, "rules", "[flags]",
+		"Print the catalog of the spec's rules that the suite checks: each rule's ID, level,\n"+
+			"the part of the spec it comes from, and the scenarios that encode it. Rerun one\n"+
+			"rule with: plantcheck run --tags '@RULE-ID'.")
+	asJSON := fs.Bool("json", false, "print the catalog and its scenarios as JSON")
+	verbose := fs.Bool("v", false, "list each rule's scenarios and requirement")
+	if code, ok := parse(c, fs, args); !ok {
+		return code
+	}
+	scs, err := features.Scenarios()
+	if err != nil {
+		fmt.Fprintf(c.stderr, "plantcheck rules: %v\n", err)
+		return exitFailed
+	}
+	byRule := map[string][]features.Scenario{}
+	for _, s := range scs {
+		byRule[s.Rule()] = append(byRule[s.Rule()], s)
+	}
+	if *asJSON {
+		type entry struct {
+			features.Rule
+			Scenarios []features.Scenario `json:"scenarios"`
+		}
+		out := make([]entry, len(features.Rules))
+		for i, r := range features.Rules {
+			out[i] = entry{r, byRule[r.ID]}
+		}
+		enc := json.NewEncoder(c.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(c.stderr, "plantcheck rules: %v\n", err)
+			return exitFailed
+		}
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RULE\tLEVEL\tSOURCE\tSCENARIOS")
+	counts := map[features.Level]int{}
+	for _, r := range features.Rules {
+		counts[r.Level]++
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.ID, strings.ToUpper(string(r.Level)), r.Source, len(byRule[r.ID]))
+		if *verbose {
+			fmt.Fprintf(tw, "\t\t  %s\t\n", r.Requirement)
+			for _, s := range byRule[r.ID] {
+				fmt.Fprintf(tw, "\t\t  - %s (%s:%d)\t\n", s.Name, s.URI, s.Line)
+			}
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(c.stdout, "\n%d rules (%d MUST, %d SHOULD, %d open), %d scenarios\n",
+		len(features.Rules), counts[features.Must], counts[features.Should], counts[features.Open], len(scs))
+	return exitOK
+}
