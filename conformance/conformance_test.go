@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/steps"
 )
@@ -133,5 +134,39 @@ func TestEveryRuleHasAScenario(t *testing.T) {
 		if !seen[r.ID] {
 			t.Errorf("rule %s has no scenario", r.ID)
 		}
+	}
+}
+
+// TestFailureEvidence checks that a failed rule is reported with what a
+// developer needs: the rule, the requirement, expected and actual, the
+// exchange, a curl command and the line that reruns the rule.
+func TestFailureEvidence(t *testing.T) {
+	m, _ := mutants.Lookup("drop-tag")
+	url, token := startTarget(t, m.Wrap)
+	rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: io.Discard, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rep.WriteVerdict(&out)
+	for _, want := range []string{
+		"Failures (1 scenarios):",
+		"1) CREATE-TAG (MUST) The Plant record carries the tag that was sent",
+		"scenario:    features/create_plant.feature:",
+		"requirement: The Plant record answered to a valid request carries the tag that was sent",
+		"expected:    tag \"",
+		"actual:      tag is missing",
+		"request:     POST " + url + "/plants [Authorization: Bearer <token>; Content-Type: application/json]",
+		"response:    200 application/json",
+		"reproduce:   curl -sS -i -X POST '" + url + "/plants'",
+		`-H "Authorization: Bearer ${PLANTCHECK_TOKEN}"`,
+		"rerun:       plantcheck run --base-url '" + url + "' --timeout 5s --tags '@CREATE-TAG'",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("verdict lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), token) {
+		t.Error("the verdict holds the token")
 	}
 }

@@ -14,7 +14,11 @@ import (
 // Report is the result of one run: what was checked, against what, and how
 // each rule fared.
 type Report struct {
+	// Target is the URL the requests went to; BaseURL the one the user
+	// gave (empty for the bundled reference server).
 	Target      string
+	BaseURL     string
+	CACert      string
 	Reference   bool // the target is the bundled reference server
 	SpecTitle   string
 	SpecVersion string
@@ -164,6 +168,8 @@ func (r *Report) WriteVerdict(w io.Writer) {
 		fmt.Fprintln(w, "\nNoted, never failed (the spec leaves these open), and inconclusive scenarios:")
 		fmt.Fprintln(w, strings.Join(notes, "\n"))
 	}
+
+	r.WriteFailures(w)
 
 	c := r.Counts
 	fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d errors, %d not run; %d HTTP exchanges in %s (seed %d)\n",

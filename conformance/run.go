@@ -87,7 +87,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
 	}
 	rep := &Report{
-		Target: cfg.BaseURL, SpecTitle: v.Info().Title, SpecVersion: v.Info().Version,
+		Target: cfg.BaseURL, BaseURL: cfg.BaseURL, CACert: cfg.CACert, SpecTitle: v.Info().Title, SpecVersion: v.Info().Version,
 		Tags: cfg.Tags, Strict: cfg.Strict, Seed: cfg.Seed, Timeout: cfg.Timeout,
 	}
 	if cfg.BaseURL == "" {

@@ -21,7 +21,10 @@ type Exchange struct {
 	Method string `json:"method"`
 	URL    string `json:"url"`
 	// Auth describes the Authorization header sent, without any secret.
-	Auth        string `json:"authorization,omitempty"`
+	Auth string `json:"authorization,omitempty"`
+	// authShell is the Authorization value for a shell, the user's token
+	// written as $PLANTCHECK_TOKEN.
+	authShell   string
 	ContentType string `json:"contentType,omitempty"`
 	Body        []byte `json:"-"`
 	reqHeader   http.Header
@@ -94,4 +97,72 @@ func mediaType(v string) string {
 		return ""
 	}
 	return mt
+}
+
+// tokenVar is how a reproduction command refers to the user's token: the
+// variable the CLI reads it from, never its value.
+const tokenVar = "${PLANTCHECK_TOKEN}"
+
+// Curl returns a paste-ready curl command that sends the same request: the
+// method, URL, Authorization (the user's token read from
+// $PLANTCHECK_TOKEN), Content-Type (or none) and the exact body bytes.
+func (x *Exchange) Curl() string {
+	var b strings.Builder
+	var dataArg string
+	switch {
+	case printable(x.Body):
+		dataArg = "--data-binary " + shellQuote(string(x.Body))
+	default:
+		// Bytes a shell argument cannot carry (invalid UTF-8, control
+		// characters) go through printf's octal escapes.
+		fmt.Fprintf(&b, "printf '%s' | ", printfEscape(x.Body))
+		dataArg = "--data-binary @-"
+	}
+	fmt.Fprintf(&b, "curl -sS -i -X %s %s", x.Method, shellQuote(x.URL))
+	if x.authShell != "" {
+		// Double quotes, so that the shell expands the variable.
+		fmt.Fprintf(&b, " \\\n  -H \"Authorization: %s\"", strings.NewReplacer(`"`, `\"`, "`", "\\`", `\`, `\\`).Replace(x.authShell))
+	}
+	if x.ContentType != "" {
+		fmt.Fprintf(&b, " \\\n  -H %s", shellQuote("Content-Type: "+x.ContentType))
+	} else {
+		b.WriteString(" \\\n  -H 'Content-Type:'") // curl would add one of its own
+	}
+	fmt.Fprintf(&b, " \\\n  -H 'Accept: application/json' \\\n  %s", dataArg)
+	return b.String()
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// printable reports whether b can be written in a shell argument as it is.
+func printable(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for _, r := range string(b) {
+		if r < ' ' && r != '\n' && r != '\t' || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// printfEscape writes b as a printf format that prints b exactly.
+func printfEscape(b []byte) string {
+	var out strings.Builder
+	for _, c := range b {
+		switch {
+		case c == '%':
+			out.WriteString("%%")
+		case c == '\\':
+			out.WriteString(`\\`)
+		case c >= ' ' && c < 0x7f && c != '\'':
+			out.WriteByte(c)
+		default:
+			fmt.Fprintf(&out, "\\%03o", c)
+		}
+	}
+	return out.String()
 }

@@ -31,7 +31,7 @@ func (s *Suite) theClientPostsIt(ctx context.Context) error {
 
 func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
 	body := st.body()
-	auth, authDesc := s.authorization(st)
+	auth, authDesc, authShell := s.authorization(st)
 	ct := "application/json"
 	if st.contentType != "" {
 		ct = st.contentType
@@ -52,7 +52,7 @@ func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "plantcheck")
 
-	x := &Exchange{Method: req.Method, URL: s.plantsURL, Auth: authDesc, ContentType: ct, Body: body, reqHeader: req.Header}
+	x := &Exchange{Method: req.Method, URL: s.plantsURL, Auth: authDesc, authShell: authShell, ContentType: ct, Body: body, reqHeader: req.Header}
 	start := time.Now()
 	resp, err := s.cfg.Client.Do(req)
 	if err == nil {

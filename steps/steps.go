@@ -511,17 +511,17 @@ func (s *Suite) theRequestDeclaresNoMediaType(ctx context.Context) {
 
 // authorization returns the header value to send and its description, which
 // never holds the user's token.
-func (s *Suite) authorization(st *state) (value, desc string) {
+func (s *Suite) authorization(st *state) (value, desc, shell string) {
 	switch st.auth {
 	case authNone:
-		return "", ""
+		return "", "", ""
 	case authScheme:
-		return st.scheme + " " + s.cfg.Token, st.scheme + " <token>"
+		return st.scheme + " " + s.cfg.Token, st.scheme + " <token>", st.scheme + " " + tokenVar
 	case authEmpty:
-		return "Bearer ", "Bearer (empty credential)"
+		return "Bearer ", "Bearer (empty credential)", "Bearer "
 	case authForeign:
-		return "Bearer " + st.foreign, "Bearer " + st.foreign
+		return "Bearer " + st.foreign, "Bearer " + st.foreign, "Bearer " + st.foreign
 	default:
-		return "Bearer " + s.cfg.Token, "Bearer <token>"
+		return "Bearer " + s.cfg.Token, "Bearer <token>", "Bearer " + tokenVar
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"time"
 
+	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
 )
 
@@ -25,6 +27,7 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	token := fs.String("token", "", "the bearer token clients must present (env "+envToken+")")
 	maxBody := fs.Int64("max-body", 1<<20, "largest request body accepted, in bytes")
+	mutant := fs.String("mutant", "", "serve a deliberately broken variant instead (see 'plantcheck selftest --list'), to see what a failure report looks like")
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
@@ -48,6 +51,18 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 		fmt.Fprintf(c.stderr, "plantcheck serve: %v\n", err)
 		return exitCannotRun
 	}
+	var h http.Handler = srv
+	if *mutant != "" {
+		m, ok := mutants.Lookup(*mutant)
+		if !ok {
+			fmt.Fprintf(c.stderr, "plantcheck serve: no mutant %q (see 'plantcheck selftest --list')\n", *mutant)
+			return exitCannotRun
+		}
+		h = m.Wrap(srv, *token)
+		fmt.Fprintf(c.stderr, "plantcheck serve: BROKEN ON PURPOSE: this server %s\n", m.Defect)
+	}
+	hs := srv.HTTPServer()
+	hs.Handler = h
 	// Listen before serving, so that a bad or busy address fails at once.
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -63,7 +78,7 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 		fmt.Fprintf(c.stderr, "  export %s=%s\n", envToken, *token)
 	}
 	fmt.Fprintf(c.stderr, "plantcheck serve: certify it with: plantcheck run --base-url %s (token in $%s)\n", base, envToken)
-	if err := reference.Serve(ctx, ln, srv.HTTPServer(), shutdownGrace); err != nil {
+	if err := reference.Serve(ctx, ln, hs, shutdownGrace); err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck serve: %v\n", err)
 		return exitFailed
 	}

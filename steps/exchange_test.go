@@ -1,0 +1,83 @@
+package steps
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestCurlReproduces runs each reproduction command through sh, with the
+// token in PLANTCHECK_TOKEN, against a loopback server that records what it
+// receives, and compares that with the exchange.
+func TestCurlReproduces(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed: apt-get install curl")
+	}
+	const token = "s3cret-canary-token"
+	type got struct {
+		method, path, auth, contentType string
+		hasAuth                         bool
+		body                            []byte
+	}
+	seen := make(chan got, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		_, hasAuth := r.Header["Authorization"]
+		seen <- got{r.Method, r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("Content-Type"), hasAuth, b}
+		w.WriteHeader(http.StatusBadRequest)
+	}))
+	defer srv.Close()
+
+	tests := []struct {
+		name      string
+		authShell string
+		wantAuth  string // "" with wantNoAuth: no header at all
+		ct        string
+		body      string
+	}{
+		{"the user's token", "Bearer " + tokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"Fern"}`},
+		{"another scheme with the token", "Basic " + tokenVar, "Basic " + token, "application/json", `{"id":1,"name":"Fern"}`},
+		{"an empty credential", "Bearer ", "Bearer", "application/json", `{"id":1,"name":"Fern"}`},
+		{"a foreign token", "Bearer 0123abcd", "Bearer 0123abcd", "application/json", `{"id":1,"name":"Fern"}`},
+		{"no Authorization", "", "", "application/json", `{"id":1,"name":"Fern"}`},
+		{"text/plain", "Bearer " + tokenVar, "Bearer " + token, "text/plain", `{"id":1,"name":"Fern"}`},
+		{"no media type", "Bearer " + tokenVar, "Bearer " + token, "", `{"id":1,"name":"Fern"}`},
+		{"quotes, percent and backslash", "Bearer " + tokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"O'Brien's 100% \"fern\" \\ $HOME"}`},
+		{"non-ASCII", "Bearer " + tokenVar, "Bearer " + token, "application/json; charset=utf-8", `{"id":1,"name":"Monstera 🌿 日本 مرحبا"}`},
+		{"invalid UTF-8 and control bytes", "Bearer " + tokenVar, "Bearer " + token, "application/json", "{\"id\":1,\"name\":\"F\xff\x00\x01\r'ern\"}"},
+		{"an empty body", "Bearer " + tokenVar, "Bearer " + token, "application/json", ""},
+		{"a long body", "Bearer " + tokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"` + strings.Repeat("x", 10000) + `"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := &Exchange{Method: http.MethodPost, URL: srv.URL + "/api/v1/plants", authShell: tt.authShell, ContentType: tt.ct, Body: []byte(tt.body)}
+			cmd := x.Curl()
+			if strings.Contains(cmd, token) {
+				t.Fatalf("the command holds the token: %s", cmd)
+			}
+			sh := exec.Command("sh", "-c", cmd)
+			sh.Env = append(os.Environ(), "PLANTCHECK_TOKEN="+token)
+			if out, err := sh.CombinedOutput(); err != nil {
+				t.Fatalf("%v: %s\ncommand:\n%s", err, out, cmd)
+			}
+			g := <-seen
+			if g.method != http.MethodPost || g.path != "/api/v1/plants" {
+				t.Errorf("request line = %s %s", g.method, g.path)
+			}
+			if g.hasAuth != (tt.authShell != "") || strings.TrimSpace(g.auth) != tt.wantAuth {
+				t.Errorf("Authorization = %q (present %v), want %q", g.auth, g.hasAuth, tt.wantAuth)
+			}
+			if g.contentType != tt.ct {
+				t.Errorf("Content-Type = %q, want %q", g.contentType, tt.ct)
+			}
+			if !bytes.Equal(g.body, []byte(tt.body)) {
+				t.Errorf("body = %q, want %q\ncommand:\n%s", g.body, tt.body, cmd)
+			}
+		})
+	}
+}
