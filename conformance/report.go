@@ -24,6 +24,7 @@ type Report struct {
 	SpecVersion string
 	Tags        string
 	Strict      bool
+	Concurrency int
 	Seed        uint64
 	Timeout     time.Duration
 

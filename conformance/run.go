@@ -44,6 +44,9 @@ var (
 	// ErrUnreachable: the target refuses connections, does not resolve, or
 	// fails the TLS handshake.
 	ErrUnreachable = steps.ErrUnreachable
+	// ErrReport: the run was made, but its reports could not be written;
+	// Run returns the report with it.
+	ErrReport = errors.New("the reports could not be written")
 )
 
 // Config is one run's configuration; the CLI fills it from flags and the
@@ -63,7 +66,8 @@ type Config struct {
 	Concurrency int
 	// Format is the console format: pretty or progress.
 	Format string
-	// ReportDir, when set, receives junit.xml and cucumber.json.
+	// ReportDir, when set, receives the reports: summary.json, summary.md,
+	// report.html, badge.svg, junit.xml and (from godog) cucumber.json.
 	ReportDir string
 	// CACert is a PEM file of certificate authorities to trust for https.
 	CACert string
@@ -88,7 +92,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep := &Report{
 		Target: cfg.BaseURL, BaseURL: cfg.BaseURL, CACert: cfg.CACert, SpecTitle: v.Info().Title, SpecVersion: v.Info().Version,
-		Tags: cfg.Tags, Strict: cfg.Strict, Seed: cfg.Seed, Timeout: cfg.Timeout,
+		Tags: cfg.Tags, Strict: cfg.Strict, Concurrency: cfg.Concurrency, Seed: cfg.Seed, Timeout: cfg.Timeout,
 	}
 	if cfg.BaseURL == "" {
 		stop, err := startReference(&cfg)
@@ -127,8 +131,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
 			return nil, fmt.Errorf("%w: report folder: %v", ErrConfig, err)
 		}
-		format += ",junit:" + filepath.Join(cfg.ReportDir, "junit.xml") +
-			",cucumber:" + filepath.Join(cfg.ReportDir, "cucumber.json")
+		format += ",cucumber:" + filepath.Join(cfg.ReportDir, "cucumber.json")
 	}
 	rep.Started = time.Now()
 	status := godog.TestSuite{
@@ -154,6 +157,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.finish()
 	if rep.Counts.Total == 0 {
 		return nil, fmt.Errorf("%w: the tag expression %q selects no scenario", ErrConfig, cfg.Tags)
+	}
+	if cfg.ReportDir != "" {
+		if err := rep.WriteFiles(cfg.ReportDir); err != nil {
+			return rep, fmt.Errorf("%w: %v", ErrReport, err)
+		}
 	}
 	return rep, nil
 }

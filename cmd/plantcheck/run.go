@@ -30,7 +30,7 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	fs.BoolVar(&cfg.Strict, "strict", false, "fail the run when a SHOULD rule fails, too")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 1, "scenarios run at once (1-64)")
 	fs.StringVar(&cfg.Format, "format", "", "console format: pretty or progress (default pretty on a terminal, progress otherwise)")
-	fs.StringVar(&cfg.ReportDir, "report-dir", "", "write junit.xml and cucumber.json into this folder (created if missing)")
+	fs.StringVar(&cfg.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, report.html, badge.svg, junit.xml, cucumber.json")
 	fs.StringVar(&cfg.CACert, "ca-cert", "", "PEM file of certificate authorities to trust for an https target")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of the run's random ids and values; 0 draws one (printed with the verdict)")
 	if code, ok := parse(c, fs, args); !ok {
@@ -59,6 +59,9 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	cfg.Output = c.stdout
 
 	rep, err := conformance.Run(ctx, cfg)
+	if rep != nil {
+		rep.WriteVerdict(c.stdout)
+	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck run: %v\n", err)
 		if errors.Is(err, conformance.ErrConfig) {
@@ -66,6 +69,8 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		}
 		return exitCannotRun
 	}
-	rep.WriteVerdict(c.stdout)
+	if cfg.ReportDir != "" {
+		fmt.Fprintf(c.stdout, "Reports: %s (summary.json, summary.md, report.html, badge.svg, junit.xml, cucumber.json)\n", cfg.ReportDir)
+	}
 	return rep.ExitCode()
 }

@@ -1,0 +1,425 @@
+package conformance
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/internal/buildinfo"
+	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/steps"
+)
+
+// The files a run writes into its report folder, beside godog's
+// cucumber.json.
+const (
+	SummaryJSON = "summary.json"
+	SummaryMD   = "summary.md"
+	ReportHTML  = "report.html"
+	BadgeSVG    = "badge.svg"
+	JUnitXML    = "junit.xml"
+)
+
+// Status is the run's standing in a word or two: only a run of every rule
+// is a certification; a run filtered by --tags is partial, whatever its
+// outcome.
+func (r *Report) Status() string {
+	switch code := r.ExitCode(); {
+	case r.Partial() && code == 0:
+		return "partial: conformant to the rules that ran"
+	case r.Partial() && code == 1:
+		return "partial: non-conformant"
+	case r.Partial():
+		return "partial: incomplete"
+	case code == 0:
+		return "certified conformant"
+	case code == 1:
+		return "non-conformant"
+	default:
+		return "incomplete"
+	}
+}
+
+// WriteFiles writes summary.json, summary.md, report.html, badge.svg and
+// junit.xml into dir, which must exist.
+func (r *Report) WriteFiles(dir string) error {
+	s := r.summary()
+	js, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	var md, html, junit bytes.Buffer
+	r.writeMarkdown(&md, s)
+	if err := reportPage.Execute(&html, s); err != nil {
+		return fmt.Errorf("report.html: %w", err)
+	}
+	if err := r.writeJUnit(&junit); err != nil {
+		return fmt.Errorf("junit.xml: %w", err)
+	}
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{SummaryJSON, append(js, '\n')},
+		{SummaryMD, md.Bytes()},
+		{ReportHTML, html.Bytes()},
+		{BadgeSVG, r.badge()},
+		{JUnitXML, junit.Bytes()},
+	}
+	var errs []error
+	for _, f := range files {
+		errs = append(errs, os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644))
+	}
+	return errors.Join(errs...)
+}
+
+// summary is the machine-readable record of a run: summary.json, and the
+// data of the other reports.
+type summary struct {
+	Plantcheck struct {
+		Version string `json:"version"`
+	} `json:"plantcheck"`
+	Spec struct {
+		Title   string `json:"title"`
+		Version string `json:"version"`
+		SHA256  string `json:"sha256"`
+	} `json:"spec"`
+	Features struct {
+		SHA256    string `json:"sha256"`
+		Scenarios int    `json:"scenarios"`
+	} `json:"features"`
+	Target    string         `json:"target"`
+	Reference bool           `json:"reference"`
+	Config    summaryConfig  `json:"config"`
+	Seed      uint64         `json:"seed"`
+	Started   time.Time      `json:"started"`
+	Ended     time.Time      `json:"ended"`
+	Duration  float64        `json:"durationMs"`
+	Scope     string         `json:"scope"` // certified or partial
+	Status    string         `json:"status"`
+	Verdict   string         `json:"verdict"`
+	ExitCode  int            `json:"exitCode"`
+	Counts    Counts         `json:"counts"`
+	Rules     []summaryRule  `json:"rules"`
+	Scenarios []summaryScene `json:"scenarios"`
+}
+
+type summaryConfig struct {
+	BaseURL     string `json:"baseURL"`
+	Token       string `json:"token"`
+	Timeout     string `json:"timeout"`
+	Tags        string `json:"tags"`
+	Strict      bool   `json:"strict"`
+	Concurrency int    `json:"concurrency"`
+	CACert      string `json:"caCert,omitempty"`
+}
+
+type summaryRule struct {
+	features.Rule
+	Outcome   string   `json:"outcome"`
+	Word      string   `json:"result"`
+	Scenarios int      `json:"scenarios"`
+	Failures  int      `json:"failures"`
+	Notes     []string `json:"notes,omitempty"`
+	Rerun     string   `json:"rerun"`
+}
+
+type summaryScene struct {
+	Name      string           `json:"name"`
+	Where     string           `json:"where"`
+	Rule      string           `json:"rule"`
+	Level     features.Level   `json:"level"`
+	Outcome   steps.Outcome    `json:"outcome"`
+	Duration  float64          `json:"durationMs"`
+	Exchanges int              `json:"exchanges"`
+	Note      string           `json:"note,omitempty"`
+	Error     string           `json:"error,omitempty"`
+	Failures  []summaryFailure `json:"failures,omitempty"`
+	Rerun     string           `json:"rerun,omitempty"`
+}
+
+type summaryFailure struct {
+	Rule        string           `json:"rule"`
+	Level       features.Level   `json:"level"`
+	Requirement string           `json:"requirement"`
+	Expected    string           `json:"expected"`
+	Actual      string           `json:"actual"`
+	Details     []string         `json:"details,omitempty"`
+	Request     string           `json:"request,omitempty"`
+	Response    string           `json:"response,omitempty"`
+	Violations  []spec.Violation `json:"violations,omitempty"`
+	Curl        string           `json:"curl,omitempty"`
+}
+
+func digest(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// featuresDigest hashes the feature files, names and contents, in name
+// order.
+func featuresDigest() string {
+	h := sha256.New()
+	names, _ := fs.Glob(features.FS, "*.feature")
+	slices.Sort(names)
+	for _, n := range names {
+		b, _ := fs.ReadFile(features.FS, n)
+		fmt.Fprintf(h, "%s %d\n", n, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func (r *Report) summary() *summary {
+	s := &summary{
+		Target: r.Target, Reference: r.Reference, Seed: r.Seed,
+		Started: r.Started, Ended: r.Ended, Duration: ms(r.Ended.Sub(r.Started)),
+		Scope: "certified", Status: r.Status(), Verdict: r.VerdictLine(), ExitCode: r.ExitCode(), Counts: r.Counts,
+	}
+	if r.Partial() {
+		s.Scope = "partial"
+	}
+	s.Plantcheck.Version = buildinfo.Version()
+	s.Spec.Title, s.Spec.Version, s.Spec.SHA256 = r.SpecTitle, r.SpecVersion, digest(spec.Document())
+	s.Features.SHA256 = featuresDigest()
+	if scs, err := features.Scenarios(); err == nil {
+		s.Features.Scenarios = len(scs)
+	}
+	s.Config = summaryConfig{
+		BaseURL: r.BaseURL, Token: "<redacted>", Timeout: r.Timeout.String(), Tags: r.Tags,
+		Strict: r.Strict, Concurrency: r.Concurrency, CACert: r.CACert,
+	}
+	if r.Reference {
+		s.Config.Token = "<generated for the in-process reference server>"
+	}
+	for _, v := range r.Rules {
+		s.Rules = append(s.Rules, summaryRule{
+			Rule: v.Rule, Outcome: string(v.Outcome), Word: outcomeWord(v), Scenarios: v.Scenarios,
+			Failures: v.Failures, Notes: v.Notes, Rerun: r.Rerun(v.Rule.ID),
+		})
+	}
+	for _, sc := range r.Scenarios {
+		fs := FailedScenario{Result: sc}
+		out := summaryScene{
+			Name: sc.Name, Where: fs.Where(), Rule: sc.Rule.ID, Level: sc.Rule.Level, Outcome: sc.Outcome,
+			Duration: ms(sc.Duration), Exchanges: len(sc.Exchanges), Note: sc.Note,
+		}
+		if sc.Err != nil {
+			out.Error = sc.Err.Error()
+		}
+		if sc.Outcome == steps.Failed || sc.Outcome == steps.Errored {
+			out.Rerun = r.Rerun(sc.Rule.ID)
+		}
+		for _, f := range sc.Failures {
+			sf := summaryFailure{
+				Rule: f.Rule.ID, Level: f.Rule.Level, Requirement: f.Rule.Requirement,
+				Expected: f.Expected, Actual: f.Actual, Details: f.Details,
+			}
+			if x := f.Exchange; x != nil {
+				sf.Request, sf.Curl, sf.Violations = x.RequestLine(), x.Curl(), x.Violations
+				if x.Status != 0 {
+					sf.Response = x.ResponseLine()
+				}
+			}
+			out.Failures = append(out.Failures, sf)
+		}
+		s.Scenarios = append(s.Scenarios, out)
+	}
+	return s
+}
+
+var mdMarks = map[string]string{"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "➖"}
+
+func (r *Report) writeMarkdown(b *bytes.Buffer, s *summary) {
+	fmt.Fprintf(b, "# plantcheck: %s\n\n", s.Status)
+	fmt.Fprintf(b, "**%s**\n\n", s.Verdict)
+	fmt.Fprintf(b, "| | |\n|---|---|\n")
+	fmt.Fprintf(b, "| Target | `%s`%s |\n", s.Target, map[bool]string{true: " (bundled reference server)"}[s.Reference])
+	fmt.Fprintf(b, "| Spec | %s %s (sha256 `%.12s`) |\n", s.Spec.Title, s.Spec.Version, s.Spec.SHA256)
+	fmt.Fprintf(b, "| plantcheck | %s (features sha256 `%.12s`) |\n", s.Plantcheck.Version, s.Features.SHA256)
+	fmt.Fprintf(b, "| Scope | %s%s |\n", s.Scope, map[bool]string{true: fmt.Sprintf(" (`--tags %s`)", s.Config.Tags)}[s.Config.Tags != ""])
+	c := s.Counts
+	fmt.Fprintf(b, "| Scenarios | %d: %d passed, %d failed, %d errors, %d not run |\n", c.Total, c.Passed, c.Failed, c.Errored, c.Skipped)
+	fmt.Fprintf(b, "| Exchanges | %d in %.0f ms (seed %d) |\n\n", c.Exchanges, s.Duration, s.Seed)
+	fmt.Fprintf(b, "| Rule | Level | Result | Scenarios | Requirement |\n|---|---|---|---|---|\n")
+	for _, v := range s.Rules {
+		fmt.Fprintf(b, "| %s %s | %s | %s | %d | %s |\n", mdMarks[v.Outcome], v.ID, strings.ToUpper(string(v.Level)), v.Word, v.Scenarios,
+			strings.ReplaceAll(v.Requirement, "|", `\|`))
+	}
+	var failed []summaryScene
+	for _, sc := range s.Scenarios {
+		if sc.Outcome == steps.Failed || sc.Outcome == steps.Errored {
+			failed = append(failed, sc)
+		}
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(b, "\n## Failures\n")
+	}
+	for _, sc := range failed {
+		fmt.Fprintf(b, "\n### %s %s: %s\n\n`features/%s`\n\n", mdMarks[string(sc.Outcome)], sc.Rule, sc.Name, sc.Where)
+		if sc.Error != "" && len(sc.Failures) == 0 {
+			fmt.Fprintf(b, "Error: %s\n\n", sc.Error)
+		}
+		for _, f := range sc.Failures {
+			fmt.Fprintf(b, "- **%s (%s)**: %s\n- Expected: %s\n- Actual: %s\n", f.Rule, strings.ToUpper(string(f.Level)), f.Requirement, f.Expected, f.Actual)
+			for _, d := range f.Details {
+				fmt.Fprintf(b, "  - %s\n", d)
+			}
+			if f.Curl != "" {
+				fmt.Fprintf(b, "\nReproduce (with `PLANTCHECK_TOKEN` set):\n\n```sh\n%s\n```\n", f.Curl)
+			}
+		}
+		fmt.Fprintf(b, "\nRerun the rule:\n\n```sh\n%s\n```\n", sc.Rerun)
+	}
+}
+
+// badge is a small SVG badge: the spec and the run's standing.
+func (r *Report) badge() []byte {
+	word, colour := "non-conformant", "#c0392b"
+	switch {
+	case r.Partial():
+		word, colour = "partial", "#7f8c8d"
+	case r.ExitCode() == 0:
+		word, colour = "conformant", "#2e8b57"
+	case r.ExitCode() == 2:
+		word, colour = "incomplete", "#d68910"
+	}
+	left := fmt.Sprintf("%s %s", r.SpecTitle, r.SpecVersion)
+	lw, rw := 7*len(left)+12, 7*len(word)+12
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="20" role="img" aria-label="%s: %s">`, lw+rw, left, word)
+	fmt.Fprintf(&b, `<title>%s: %s</title>`, template.HTMLEscapeString(left), word)
+	fmt.Fprintf(&b, `<rect width="%d" height="20" rx="3" fill="#555"/><rect x="%d" width="%d" height="20" rx="3" fill="%s"/>`, lw+rw, lw, rw, colour)
+	fmt.Fprintf(&b, `<rect x="%d" width="4" height="20" fill="%s"/>`, lw, colour)
+	fmt.Fprintf(&b, `<g fill="#fff" font-family="Verdana,DejaVu Sans,sans-serif" font-size="11" text-anchor="middle">`)
+	fmt.Fprintf(&b, `<text x="%d" y="14">%s</text><text x="%d" y="14">%s</text></g></svg>`+"\n", lw/2, template.HTMLEscapeString(left), lw+rw/2, word)
+	return b.Bytes()
+}
+
+// JUnit: one test suite per rule, so that CI systems group by rule; a
+// broken rule is a <failure>, a harness or network fault an <error>.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitProblem `xml:"skipped,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
+
+func (r *Report) writeJUnit(b *bytes.Buffer) error {
+	top := junitSuites{Name: fmt.Sprintf("plantcheck: %s %s (%s)", r.SpecTitle, r.SpecVersion, r.Status()), Time: secs(r.Ended.Sub(r.Started))}
+	idx := map[string]int{}
+	suiteTime := make([]time.Duration, len(r.Rules))
+	for _, v := range r.Rules {
+		idx[v.Rule.ID] = len(top.Suites)
+		top.Suites = append(top.Suites, junitSuite{Name: fmt.Sprintf("%s (%s)", v.Rule.ID, strings.ToUpper(string(v.Rule.Level)))})
+	}
+	for _, sc := range r.Scenarios {
+		i, ok := idx[sc.Rule.ID]
+		if !ok {
+			continue
+		}
+		s := &top.Suites[i]
+		c := junitCase{Name: sc.Rule.ID + ": " + sc.Name, Classname: sc.Rule.ID, Time: secs(sc.Duration)}
+		switch sc.Outcome {
+		case steps.Failed:
+			var text []string
+			for _, f := range sc.Failures {
+				t := f.Error()
+				if f.Exchange != nil {
+					t += "\n  reproduce: " + f.Exchange.Curl()
+				}
+				text = append(text, t)
+			}
+			text = append(text, "rerun: "+r.Rerun(sc.Rule.ID))
+			msg := "rule broken"
+			if len(sc.Failures) > 0 {
+				msg = sc.Failures[0].Rule.ID + ": expected " + sc.Failures[0].Expected + ", got " + sc.Failures[0].Actual
+			}
+			c.Failure = &junitProblem{Message: msg, Type: string(sc.Rule.Level), Text: strings.Join(text, "\n\n")}
+			s.Failures++
+			top.Failures++
+		case steps.Errored:
+			msg := "plantcheck could not judge this scenario"
+			if sc.Err != nil {
+				msg = sc.Err.Error()
+			}
+			c.Error = &junitProblem{Message: msg, Type: "harness", Text: msg}
+			s.Errors++
+			top.Errors++
+		case steps.Skipped:
+			c.Skipped = &junitProblem{Message: sc.Note}
+			s.Skipped++
+			top.Skipped++
+		}
+		s.Tests++
+		top.Tests++
+		s.Cases = append(s.Cases, c)
+		suiteTime[i] += sc.Duration
+	}
+	for i := range top.Suites {
+		top.Suites[i].Time = secs(suiteTime[i])
+	}
+	top.Suites = slices.DeleteFunc(top.Suites, func(s junitSuite) bool { return s.Tests == 0 })
+	b.WriteString(xml.Header)
+	enc := xml.NewEncoder(b)
+	enc.Indent("", "  ")
+	if err := enc.Encode(top); err != nil {
+		return err
+	}
+	b.WriteByte('\n')
+	return nil
+}
+
+//go:embed report.html.tmpl
+var reportTemplate string
+
+var reportPage = template.Must(template.New("report").Funcs(template.FuncMap{
+	"upper":       func(l features.Level) string { return strings.ToUpper(string(l)) },
+	"failedOrErr": func(o steps.Outcome) bool { return o == steps.Failed || o == steps.Errored },
+}).Parse(reportTemplate))
