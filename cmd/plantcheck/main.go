@@ -2,6 +2,7 @@
 //
 //	plantcheck run     [flags]   certify a target (the bundled reference server when none is named)
 //	plantcheck serve   [flags]   serve the bundled reference server
+//	plantcheck docs    --out DIR render the features as documentation
 //	plantcheck rules   [flags]   print the rule catalog and its scenarios
 //	plantcheck selftest [flags]  prove the suite against the reference and its mutants
 //	plantcheck spec              print the OpenAPI document the suite checks against
@@ -48,6 +49,7 @@ type command struct {
 var commands = []command{
 	{"run", "certify a Plant Store implementation (the bundled reference server when none is named)", cmdRun},
 	{"serve", "serve the bundled reference Plant Store server", cmdServe},
+	{"docs", "render the features as documentation of the API (Markdown and HTML)", cmdDocs},
 	{"rules", "print the catalog of the spec's rules and the scenarios that encode them", cmdRules},
 	{"selftest", "prove the suite: the reference must pass and every mutant fail", cmdSelftest},
 	{"spec", "print the OpenAPI 3.1 document the suite checks against", cmdSpec},

@@ -46,18 +46,22 @@ func cmdRules(_ context.Context, c cli, args []string) int {
 		}
 		return exitOK
 	}
-	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tLEVEL\tSOURCE\tSCENARIOS")
 	counts := map[features.Level]int{}
+	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+	if !*verbose {
+		fmt.Fprintln(tw, "RULE\tLEVEL\tSOURCE\tSCENARIOS")
+	}
 	for _, r := range features.Rules {
 		counts[r.Level]++
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.ID, strings.ToUpper(string(r.Level)), r.Source, len(byRule[r.ID]))
-		if *verbose {
-			fmt.Fprintf(tw, "\t\t  %s\t\n", r.Requirement)
-			for _, s := range byRule[r.ID] {
-				fmt.Fprintf(tw, "\t\t  - %s (%s:%d)\t\n", s.Name, s.URI, s.Line)
-			}
+		if !*verbose {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.ID, strings.ToUpper(string(r.Level)), r.Source, len(byRule[r.ID]))
+			continue
 		}
+		fmt.Fprintf(c.stdout, "%s (%s), from %s\n  %s\n", r.ID, strings.ToUpper(string(r.Level)), r.Source, r.Requirement)
+		for _, s := range byRule[r.ID] {
+			fmt.Fprintf(c.stdout, "  - %s (features/%s:%d)\n", s.Name, s.URI, s.Line)
+		}
+		fmt.Fprintln(c.stdout)
 	}
 	tw.Flush()
 	fmt.Fprintf(c.stdout, "\n%d rules (%d MUST, %d SHOULD, %d open), %d scenarios\n",
