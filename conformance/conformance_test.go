@@ -143,7 +143,7 @@ func TestEveryRuleHasAScenario(t *testing.T) {
 func TestFailureEvidence(t *testing.T) {
 	m, _ := mutants.Lookup("drop-tag")
 	url, token := startTarget(t, m.Wrap)
-	rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: io.Discard, Timeout: 5 * time.Second})
+	rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: io.Discard, Timeout: 5 * time.Second, Tags: "@area-create"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +161,7 @@ func TestFailureEvidence(t *testing.T) {
 		"reproduce:   curl -sS -i -X POST '" + url + "/plants'",
 		`-H "Authorization: Bearer ${PLANTCHECK_TOKEN}"`,
 		"rerun:       plantcheck run --base-url '" + url + "' --timeout 5s --tags '@CREATE-TAG'",
+		"scope:  partial",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("verdict lacks %q:\n%s", want, out.String())

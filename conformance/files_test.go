@@ -52,7 +52,7 @@ func TestReportFiles(t *testing.T) {
 		wantJUnit  []string // regular expressions
 	}{
 		{"certified", Config{}, "certified conformant", "conformant",
-			[]string{`tests="56" failures="0" errors="0"`, `classname="AUTH-MISSING"`}},
+			[]string{`tests="59" failures="0" errors="0"`, `classname="AUTH-MISSING"`}},
 		{"non-conformant", Config{BaseURL: brokenURL, Token: brokenToken}, "non-conformant", "non-conformant",
 			[]string{`failures="1" errors="0"`, `<testcase name="CREATE-TAG: The Plant record carries the tag that was sent" classname="CREATE-TAG"[^>]*>\s*<failure message="CREATE-TAG: expected tag`, `reproduce: curl`}},
 		{"partial", Config{Tags: "@area-auth"}, "partial: conformant to the rules that ran", "partial",

@@ -71,6 +71,9 @@ type Config struct {
 	ReportDir string
 	// CACert is a PEM file of certificate authorities to trust for https.
 	CACert string
+	// Examples is how many valid bodies each generated scenario sends; 0
+	// means steps.DefaultExamples.
+	Examples int
 	// Seed makes fresh ids reproducible; 0 draws one.
 	Seed uint64
 	// Output receives the console report; nil means os.Stdout.
@@ -114,7 +117,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer client.CloseIdleConnections()
 	var mu sync.Mutex
 	st, err := steps.New(steps.Config{
-		BaseURL: cfg.BaseURL, Token: cfg.Token, Client: client, Validator: v, Seed: cfg.Seed,
+		BaseURL: cfg.BaseURL, Token: cfg.Token, Client: client, Validator: v, Seed: cfg.Seed, Examples: cfg.Examples,
 		OnScenario: func(r steps.Result) {
 			mu.Lock()
 			rep.Scenarios = append(rep.Scenarios, r)

@@ -229,6 +229,46 @@ var All = []Mutant{
 		}),
 	},
 
+	// Classes of values that the generated scenarios exercise beyond the
+	// hand-written examples.
+	{
+		Name: "int32-id", Defect: "keeps ids in an int32: a valid id beyond it is refused",
+		Rules: []string{"GEN-VALID", "CREATE-200"},
+		Wrap: onRequestRefused(func(obj map[string]any) bool {
+			n, ok := obj["id"].(json.Number)
+			if !ok {
+				return false
+			}
+			v, err := strconv.ParseInt(n.String(), 10, 64)
+			return err == nil && (v > math.MaxInt32 || v < math.MinInt32)
+		}),
+	},
+	{
+		Name: "loose-tag-type", Defect: "takes a boolean tag as text instead of rejecting it",
+		Rules: []string{"BODY-TAG-STRING", "GEN-INVALID"},
+		Wrap: onJSONRequest(func(obj map[string]any) {
+			if b, ok := obj["tag"].(bool); ok {
+				obj["tag"] = strconv.FormatBool(b)
+			}
+		}),
+	},
+	{
+		Name: "ascii-names-only", Defect: "refuses a name that is not plain ASCII",
+		Rules: []string{"GEN-VALID", "GEN-BOUNDARY", "BODY-NAME-ANY"},
+		Wrap: onRequestRefused(func(obj map[string]any) bool {
+			name, ok := obj["name"].(string)
+			return ok && strings.IndexFunc(name, func(r rune) bool { return r > 0x7e }) >= 0
+		}),
+	},
+	{
+		Name: "tag-required", Defect: "treats the optional tag as required",
+		Rules: []string{"GEN-VALID", "CREATE-NO-TAG"},
+		Wrap: onRequestRefused(func(obj map[string]any) bool {
+			_, ok := obj["tag"]
+			return !ok
+		}),
+	},
+
 	// Authentication.
 	{
 		Name: "ignore-token", Defect: "accepts any request, whatever its credentials",
@@ -360,6 +400,26 @@ var All = []Mutant{
 		Rules: []string{"RESPONSE-TIMELY"}, Slow: true,
 		Wrap: delay(time.Hour),
 	},
+}
+
+// onRequestRefused answers 400 with an Error record, as the reference
+// would, to the JSON object requests that refuse says to refuse.
+func onRequestRefused(refuse func(map[string]any) bool) func(http.Handler, string) http.Handler {
+	return func(ref http.Handler, _ string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+			var obj map[string]any
+			d := json.NewDecoder(bytes.NewReader(body))
+			d.UseNumber()
+			if d.Decode(&obj) == nil && obj != nil && refuse(obj) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, `{"error":42,"message":"This plant is not accepted here."}`)
+				return
+			}
+			ref.ServeHTTP(w, withBody(r, body))
+		})
+	}
 }
 
 // onErrorCode changes the reference's answers that carry one Error code

@@ -28,6 +28,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/generate"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -56,6 +57,9 @@ type Config struct {
 	MaxBody int64
 	// Seed makes the run's fresh ids and foreign tokens reproducible.
 	Seed uint64
+	// Examples is how many valid bodies each generated scenario sends; 0
+	// means DefaultExamples.
+	Examples int
 	// OnScenario receives each scenario's result, possibly concurrently.
 	OnScenario func(Result)
 }
@@ -80,6 +84,7 @@ type Suite struct {
 	plantsURL string
 	timeout   time.Duration
 	validator *spec.Validator
+	shapes    shapes
 	// silent counts answers in a row that did not arrive; at
 	// breakerThreshold the remaining scenarios are skipped.
 	silent  atomic.Int32
@@ -120,9 +125,19 @@ func New(cfg Config) (*Suite, error) {
 			return nil, err
 		}
 	}
+	if cfg.Examples < 0 || cfg.Examples > 10000 {
+		return nil, fmt.Errorf("examples must be between 1 and 10000")
+	}
+	if cfg.Examples == 0 {
+		cfg.Examples = DefaultExamples
+	}
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/plants"
 	u.RawPath = ""
-	return &Suite{cfg: cfg, plantsURL: u.String(), timeout: cfg.Client.Timeout, validator: v}, nil
+	s := &Suite{cfg: cfg, plantsURL: u.String(), timeout: cfg.Client.Timeout, validator: v}
+	if err := s.loadShapes(); err != nil {
+		return nil, fmt.Errorf("read the request schema: %w", err)
+	}
+	return s, nil
 }
 
 // PlantsURL is the address the suite posts to.
@@ -160,6 +175,9 @@ type state struct {
 	foreign     string
 	contentType string
 	noCT        bool
+
+	cases []*generate.Case // generated bodies, and their exchanges
+	caseX []*Exchange
 
 	last      *Exchange
 	exchanges []*Exchange
@@ -206,6 +224,11 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Step(`^the request declares no media type$`, s.theRequestDeclaresNoMediaType)
 
 	sc.Step(`^the client posts it to /plants$`, s.theClientPostsIt)
+
+	sc.Step(`^generated valid plants with (typical|boundary) values$`, s.generatedValidPlants)
+	sc.Step(`^generated bodies that each break one rule of the schema$`, s.generatedInvalidBodies)
+	sc.Step(`^each is posted to /plants$`, s.eachIsPosted)
+	sc.Step(`^each is answered as its rule requires$`, s.eachIsAnsweredAsItShould)
 
 	sc.Step(`^the response status is (\d+)$`, s.theResponseStatusIs)
 	sc.Step(`^the response is a Plant record$`, s.theResponseIsAPlantRecord)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/plantcheck/plantcheck/conformance"
+	"github.com/plantcheck/plantcheck/steps"
 )
 
 // Environment variables read by run (and, for the token, serve). A flag
@@ -32,6 +33,7 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	fs.StringVar(&cfg.Format, "format", "", "console format: pretty or progress (default pretty on a terminal, progress otherwise)")
 	fs.StringVar(&cfg.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, report.html, badge.svg, junit.xml, cucumber.json")
 	fs.StringVar(&cfg.CACert, "ca-cert", "", "PEM file of certificate authorities to trust for an https target")
+	fs.IntVar(&cfg.Examples, "examples", 0, fmt.Sprintf("valid bodies each generated scenario sends (default %d)", steps.DefaultExamples))
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of the run's random ids and values; 0 draws one (printed with the verdict)")
 	if code, ok := parse(c, fs, args); !ok {
 		return code

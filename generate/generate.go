@@ -1,0 +1,437 @@
+// Package generate makes request bodies from the document's schema rather
+// than from fields written into the code: valid NewPlant records across
+// each property's type and format, and invalid bodies that each break one
+// rule of the schema. A change to the document (a new optional property, a
+// new required one) changes what is generated. Generation is deterministic
+// for a given random source, so a seed reproduces a run byte for byte; a
+// failing case can be shrunk to its smallest form that still fails.
+package generate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+)
+
+// Property is one property of the request schema.
+type Property struct {
+	Name     string
+	Type     string // integer, number, string, boolean, object, array
+	Format   string // int32, int64, ...
+	Required bool
+}
+
+// Shape is what the request schema asks of a body.
+type Shape struct {
+	// Schema names the schema, such as NewPlant.
+	Schema     string
+	Properties []Property
+}
+
+// FromDocument reads the shape of the JSON request body of method path
+// (through allOf).
+func FromDocument(doc *v3.Document, method, path string) (*Shape, error) {
+	if doc == nil || doc.Paths == nil || doc.Paths.PathItems == nil {
+		return nil, fmt.Errorf("the document has no paths")
+	}
+	item := doc.Paths.PathItems.GetOrZero(path)
+	if item == nil {
+		return nil, fmt.Errorf("the document has no path %s", path)
+	}
+	op := item.GetOperations().GetOrZero(strings.ToLower(method))
+	if op == nil || op.RequestBody == nil || op.RequestBody.Content == nil {
+		return nil, fmt.Errorf("%s %s has no request body", method, path)
+	}
+	mt := op.RequestBody.Content.GetOrZero("application/json")
+	if mt == nil || mt.Schema == nil {
+		return nil, fmt.Errorf("%s %s has no application/json body schema", method, path)
+	}
+	sh, err := ShapeOf(mt.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("the body schema of %s %s: %w", method, path, err)
+	}
+	return sh, nil
+}
+
+// ResponseShape reads the shape of the JSON body of one response of method
+// path.
+func ResponseShape(doc *v3.Document, method, path, code string) (*Shape, error) {
+	if doc == nil || doc.Paths == nil || doc.Paths.PathItems == nil {
+		return nil, fmt.Errorf("the document has no paths")
+	}
+	item := doc.Paths.PathItems.GetOrZero(path)
+	if item == nil {
+		return nil, fmt.Errorf("the document has no path %s", path)
+	}
+	op := item.GetOperations().GetOrZero(strings.ToLower(method))
+	if op == nil || op.Responses == nil || op.Responses.Codes == nil {
+		return nil, fmt.Errorf("%s %s has no responses", method, path)
+	}
+	r := op.Responses.Codes.GetOrZero(code)
+	if r == nil || r.Content == nil || r.Content.GetOrZero("application/json") == nil {
+		return nil, fmt.Errorf("%s %s has no JSON response %s", method, path, code)
+	}
+	return ShapeOf(r.Content.GetOrZero("application/json").Schema)
+}
+
+// ShapeOf reads the properties of an object schema, through allOf.
+func ShapeOf(sp *base.SchemaProxy) (*Shape, error) {
+	if sp == nil {
+		return nil, fmt.Errorf("no schema")
+	}
+	sh := &Shape{Schema: refName(sp)}
+	if err := sh.collect(sp, map[string]int{}, 0); err != nil {
+		return nil, err
+	}
+	if len(sh.Properties) == 0 {
+		return nil, fmt.Errorf("schema %s has no properties", sh.Schema)
+	}
+	return sh, nil
+}
+
+func refName(sp *base.SchemaProxy) string {
+	ref := sp.GetReference()
+	return ref[strings.LastIndex(ref, "/")+1:]
+}
+
+// collect gathers properties and required names, through allOf.
+func (sh *Shape) collect(sp *base.SchemaProxy, seen map[string]int, depth int) error {
+	if depth > 16 {
+		return fmt.Errorf("the body schema nests allOf too deeply")
+	}
+	s := sp.Schema()
+	if s == nil {
+		return fmt.Errorf("schema %s: %v", refName(sp), sp.GetBuildError())
+	}
+	for _, sub := range s.AllOf {
+		if err := sh.collect(sub, seen, depth+1); err != nil {
+			return err
+		}
+	}
+	if s.Properties != nil {
+		for name, p := range s.Properties.FromOldest() {
+			ps := p.Schema()
+			prop := Property{Name: name}
+			if ps != nil {
+				if len(ps.Type) > 0 {
+					prop.Type = ps.Type[0]
+				}
+				prop.Format = ps.Format
+			}
+			if i, ok := seen[name]; ok {
+				sh.Properties[i].Type, sh.Properties[i].Format = prop.Type, prop.Format
+				continue
+			}
+			seen[name] = len(sh.Properties)
+			sh.Properties = append(sh.Properties, prop)
+		}
+	}
+	for _, name := range s.Required {
+		if i, ok := seen[name]; ok {
+			sh.Properties[i].Required = true
+		} else {
+			seen[name] = len(sh.Properties)
+			sh.Properties = append(sh.Properties, Property{Name: name, Required: true})
+		}
+	}
+	return nil
+}
+
+// Kind says what a case claims to be.
+type Kind int
+
+const (
+	// Typical is a valid body with ordinary values.
+	Typical Kind = iota
+	// Boundary is a valid body with a value at an edge of its type: the
+	// extremes of int64, the empty string, a long or unusual string, an
+	// unknown extra property.
+	Boundary
+	// Invalid is a body that breaks exactly one rule of the schema.
+	Invalid
+)
+
+func (k Kind) String() string { return [...]string{"typical", "boundary", "invalid"}[k] }
+
+// Member is one property of a generated body, as raw JSON.
+type Member struct {
+	Name string
+	Raw  json.RawMessage
+}
+
+// Case is one generated body.
+type Case struct {
+	Kind Kind
+	// Class names what the case is, such as `"tag" is a boolean`.
+	Class string
+	// Property is the property the case turns on, "" for the whole body.
+	Property string
+	// Breaks is, for an invalid case, how it breaks the schema: required,
+	// type, range, fraction, object.
+	Breaks string
+	// Members is the body, an object; unless Raw is set, which is then the
+	// body (a body that is not an object).
+	Members []Member
+	Raw     []byte
+}
+
+// Body is the case's bytes.
+func (c *Case) Body() []byte {
+	if c.Raw != nil {
+		return c.Raw
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range c.Members {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(m.Name)
+		b.Write(name)
+		b.WriteByte(':')
+		b.Write(m.Raw)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// Get returns a member's raw value.
+func (c *Case) Get(name string) (json.RawMessage, bool) {
+	for _, m := range c.Members {
+		if m.Name == name {
+			return m.Raw, true
+		}
+	}
+	return nil, false
+}
+
+// Generator makes cases for a shape from a random source.
+type Generator struct {
+	Shape *Shape
+	Rand  *rand.Rand
+	// ID, when set, draws the value of an int64 property meant to be an
+	// identifier unique to the run (the suite's fresh ids); nil draws
+	// anywhere in int64.
+	ID func() int64
+	// IDProperty names that property ("id").
+	IDProperty string
+}
+
+// Scripts of the strings generated: each is a pool of characters.
+var scripts = [][]rune{
+	[]rune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -'"),
+	[]rune("àáâãäåæçèéêëìíîïñòóôõöøùúûüýÿßœŒÉÈÇ"),
+	[]rune("植物緑葉花木森林草竹蘭菊桜梅松杉苔"),
+	[]rune("🌿🌱🌵🌴🌳🌲🍀🌸🌺🌻🌼🪴🍃"),
+	[]rune("نبتةورقةزهرةشجرةעלהפרחעץצמח"),
+}
+
+func (g *Generator) text(minLen, maxLen int) string {
+	pool := scripts[g.Rand.IntN(len(scripts))]
+	n := minLen + g.Rand.IntN(maxLen-minLen+1)
+	r := make([]rune, n)
+	for i := range r {
+		r[i] = pool[g.Rand.IntN(len(pool))]
+	}
+	return string(r)
+}
+
+func quote(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+func (g *Generator) integer(p Property, boundary bool) json.RawMessage {
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	if p.Format == "int32" {
+		lo, hi = math.MinInt32, math.MaxInt32
+	}
+	if p.Name == g.IDProperty && g.ID != nil {
+		if !boundary {
+			return json.RawMessage(strconv.FormatInt(g.ID(), 10))
+		}
+		// Near an edge, yet fresh: a run must not reuse an id.
+		off := g.ID() % (1 << 30)
+		switch g.Rand.IntN(3) {
+		case 0:
+			return json.RawMessage(strconv.FormatInt(hi-off, 10))
+		case 1:
+			return json.RawMessage(strconv.FormatInt(lo+off, 10))
+		default:
+			return json.RawMessage(strconv.FormatInt(-g.ID(), 10))
+		}
+	}
+	if boundary {
+		return json.RawMessage(strconv.FormatInt([]int64{lo, hi, 0, -1}[g.Rand.IntN(4)], 10))
+	}
+	return json.RawMessage(strconv.FormatInt(g.Rand.Int64N(1<<31), 10))
+}
+
+// value draws a valid value of p.
+func (g *Generator) value(p Property, boundary bool) json.RawMessage {
+	switch p.Type {
+	case "integer":
+		return g.integer(p, boundary)
+	case "number":
+		return json.RawMessage(strconv.FormatFloat(g.Rand.Float64()*1000, 'g', -1, 64))
+	case "boolean":
+		return json.RawMessage(strconv.FormatBool(g.Rand.IntN(2) == 0))
+	case "array":
+		return json.RawMessage("[]")
+	case "object":
+		return json.RawMessage("{}")
+	case "string":
+		if boundary {
+			switch g.Rand.IntN(3) {
+			case 0:
+				return quote("")
+			case 1:
+				return quote(g.text(1000, 2000))
+			default:
+				return quote(g.text(1, 3) + "\u200f\t\"\\/" + g.text(1, 3))
+			}
+		}
+		return quote(g.text(1, 24))
+	default: // no type: any JSON value will do
+		return quote(g.text(1, 8))
+	}
+}
+
+// Valid returns a valid case: every required property, each optional one
+// present or absent, and for a Boundary case at least one edge value or an
+// unknown extra property.
+func (g *Generator) Valid(kind Kind) *Case {
+	c := &Case{Kind: kind, Class: "valid, " + kind.String() + " values"}
+	var edge []int // members that may take an edge value
+	for _, p := range g.Shape.Properties {
+		if !p.Required && g.Rand.IntN(2) == 0 {
+			continue
+		}
+		c.Members = append(c.Members, Member{p.Name, g.value(p, false)})
+		if p.Type == "integer" || p.Type == "string" {
+			edge = append(edge, len(c.Members)-1)
+		}
+	}
+	if kind == Boundary {
+		if len(edge) == 0 || g.Rand.IntN(4) == 0 {
+			name := "x-" + strings.ToLower(g.text(3, 8))
+			name = strings.Map(func(r rune) rune {
+				if r == ' ' || r == '\'' {
+					return '-'
+				}
+				return r
+			}, name)
+			c.Members = append(c.Members, Member{name, quote(g.text(1, 8))})
+			c.Class, c.Property = "valid, with a property the schema does not name", name
+		} else {
+			i := edge[g.Rand.IntN(len(edge))]
+			p := g.prop(c.Members[i].Name)
+			c.Members[i].Raw = g.value(p, true)
+			c.Class, c.Property = fmt.Sprintf("valid, %q at an edge of its type", p.Name), p.Name
+		}
+	}
+	return c
+}
+
+func (g *Generator) prop(name string) Property {
+	for _, p := range g.Shape.Properties {
+		if p.Name == name {
+			return p
+		}
+	}
+	return Property{Name: name}
+}
+
+// wrong values of each JSON type, for a property whose type is another.
+var wrongTypes = []struct{ jsonType, class, raw string }{
+	{"string", "a string", `"42"`},
+	{"integer", "a number", `7`},
+	{"boolean", "a boolean", `true`},
+	{"null", "null", `null`},
+	{"object", "an object", `{"value":1}`},
+	{"array", "an array", `[1]`},
+}
+
+// Invalid returns every invalid class of the shape, once each, with the
+// other properties valid: each required property dropped; each property as
+// each JSON type it is not, null included; each integer with a fraction and
+// one past each bound of its format; and bodies that are not objects.
+func (g *Generator) Invalid() []*Case {
+	var out []*Case
+	valid := func() []Member {
+		var ms []Member
+		for _, p := range g.Shape.Properties {
+			if p.Required {
+				ms = append(ms, Member{p.Name, g.value(p, false)})
+			}
+		}
+		return ms
+	}
+	with := func(name string, raw json.RawMessage) []Member {
+		ms := valid()
+		for i := range ms {
+			if ms[i].Name == name {
+				ms[i].Raw = raw
+				return ms
+			}
+		}
+		return append(ms, Member{name, raw})
+	}
+	for _, p := range g.Shape.Properties {
+		if p.Required {
+			ms := slices.DeleteFunc(valid(), func(m Member) bool { return m.Name == p.Name })
+			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q is missing", p.Name), Property: p.Name, Breaks: "required", Members: ms})
+		}
+		for _, w := range wrongTypes {
+			if w.jsonType == p.Type || w.jsonType == "integer" && p.Type == "number" || p.Type == "" {
+				continue
+			}
+			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q is %s", p.Name, w.class), Property: p.Name, Breaks: "type", Members: with(p.Name, json.RawMessage(w.raw))})
+		}
+		if p.Type == "integer" {
+			frac := fmt.Sprintf("%d.5", 1+g.Rand.IntN(1000))
+			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q has a fraction", p.Name), Property: p.Name, Breaks: "fraction", Members: with(p.Name, json.RawMessage(frac))})
+			lo, hi := "-9223372036854775808", "9223372036854775807"
+			if p.Format == "int32" {
+				lo, hi = "-2147483648", "2147483647"
+			}
+			if p.Format == "int32" || p.Format == "int64" {
+				out = append(out,
+					&Case{Kind: Invalid, Class: fmt.Sprintf("%q is one above the %s maximum", p.Name, p.Format), Property: p.Name, Breaks: "range", Members: with(p.Name, json.RawMessage(addOne(hi)))},
+					&Case{Kind: Invalid, Class: fmt.Sprintf("%q is one below the %s minimum", p.Name, p.Format), Property: p.Name, Breaks: "range", Members: with(p.Name, json.RawMessage("-"+addOne(lo[1:])))})
+			}
+		}
+	}
+	whole := string(g.Valid(Typical).Body())
+	for _, nb := range []struct{ class, raw string }{
+		{"an array of plants", "[" + whole + "]"},
+		{"a JSON string", string(quote(g.text(1, 12)))},
+		{"a JSON number", strconv.Itoa(g.Rand.IntN(1000))},
+		{"JSON null", "null"},
+		{"JSON true", "true"},
+	} {
+		out = append(out, &Case{Kind: Invalid, Class: "the body is " + nb.class, Breaks: "object", Raw: []byte(nb.raw)})
+	}
+	return out
+}
+
+// addOne adds one to a decimal string of digits.
+func addOne(digits string) string {
+	b := []byte(digits)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < '9' {
+			b[i]++
+			return string(b)
+		}
+		b[i] = '0'
+	}
+	return "1" + string(b)
+}

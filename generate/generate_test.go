@@ -1,0 +1,209 @@
+package generate
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/plantcheck/plantcheck/spec"
+)
+
+func shapeOf(t testing.TB, doc []byte) *Shape {
+	t.Helper()
+	v, err := spec.New(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, err := FromDocument(v.Model(), http.MethodPost, "/plants")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sh
+}
+
+func classes(cs []*Case) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Class)
+	}
+	return out
+}
+
+func TestShapeOfTheDocument(t *testing.T) {
+	sh := shapeOf(t, spec.Document())
+	want := []Property{
+		{Name: "name", Type: "string", Required: true},
+		{Name: "tag", Type: "string"},
+		{Name: "id", Type: "integer", Format: "int64", Required: true},
+	}
+	if !slices.Equal(sh.Properties, want) || sh.Schema != "NewPlant" {
+		t.Errorf("shape = %s %+v, want NewPlant %+v", sh.Schema, sh.Properties, want)
+	}
+}
+
+// TestDocumentChangesWhatIsGenerated edits the document (a new optional
+// string property, a new required integer one) and checks that generation
+// follows without a change of code.
+func TestDocumentChangesWhatIsGenerated(t *testing.T) {
+	doc := string(spec.Document())
+	const anchor = "        tag:\n          type: string\n"
+	if !strings.Contains(doc, anchor) {
+		t.Fatal("the document no longer has the expected tag property")
+	}
+	tests := []struct {
+		name          string
+		doc           string
+		wantInvalid   []string
+		wantAlways    string // a property every valid body has
+		wantSometimes string // a property some valid bodies have
+	}{
+		{"as written", doc, []string{`"id" is missing`, `"name" is a boolean`, `"tag" is null`, `"id" is one above the int64 maximum`}, "name", "tag"},
+		{"a new optional string", strings.Replace(doc, anchor, anchor+"        colour:\n          type: string\n", 1),
+			[]string{`"colour" is a number`, `"colour" is null`}, "id", "colour"},
+		{"a new required integer", strings.Replace(strings.Replace(doc, anchor, anchor+"        pot:\n          type: integer\n          format: int32\n", 1),
+			"required:\n        - name", "required:\n        - name\n        - pot", 1),
+			[]string{`"pot" is missing`, `"pot" is a string`, `"pot" is one above the int32 maximum`, `"pot" has a fraction`}, "pot", "tag"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sh := shapeOf(t, []byte(tt.doc))
+			v, err := spec.New([]byte(tt.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := &Generator{Shape: sh, Rand: rand.New(rand.NewPCG(1, 2))}
+			inv := g.Invalid()
+			for _, w := range tt.wantInvalid {
+				if !slices.Contains(classes(inv), w) {
+					t.Errorf("no invalid case %q among %q", w, classes(inv))
+				}
+			}
+			h := http.Header{"Authorization": {"Bearer x"}, "Content-Type": {"application/json"}}
+			for _, c := range inv {
+				if vs := v.CheckRequest(spec.Request{Method: "POST", Path: "/plants", Header: h, Body: c.Body()}); len(vs) == 0 {
+					t.Errorf("invalid case %q passes the document: %s", c.Class, c.Body())
+				}
+			}
+			sometimes := false
+			for range 200 {
+				c := g.Valid([]Kind{Typical, Boundary}[g.Rand.IntN(2)])
+				if vs := v.CheckRequest(spec.Request{Method: "POST", Path: "/plants", Header: h, Body: c.Body()}); len(vs) != 0 {
+					t.Fatalf("valid case %q fails the document: %v\n%s", c.Class, vs, c.Body())
+				}
+				if _, ok := c.Get(tt.wantAlways); !ok {
+					t.Fatalf("a valid body lacks the required %q: %s", tt.wantAlways, c.Body())
+				}
+				_, ok := c.Get(tt.wantSometimes)
+				sometimes = sometimes || ok
+			}
+			if !sometimes {
+				t.Errorf("no valid body has the optional %q", tt.wantSometimes)
+			}
+		})
+	}
+}
+
+func TestSameSeedSameBodies(t *testing.T) {
+	sh := shapeOf(t, spec.Document())
+	run := func(seed uint64) []byte {
+		g := &Generator{Shape: sh, Rand: rand.New(rand.NewPCG(seed, 0))}
+		var all []byte
+		for range 20 {
+			all = append(all, g.Valid(Typical).Body()...)
+			all = append(all, g.Valid(Boundary).Body()...)
+		}
+		for _, c := range g.Invalid() {
+			all = append(all, c.Body()...)
+		}
+		return all
+	}
+	if a, b := run(42), run(42); string(a) != string(b) {
+		t.Error("the same seed generated different bodies")
+	}
+	if a, b := run(42), run(43); string(a) == string(b) {
+		t.Error("two seeds generated the same bodies")
+	}
+}
+
+func TestShrink(t *testing.T) {
+	sh := shapeOf(t, spec.Document())
+	mk := func(members ...string) *Case {
+		c := &Case{Kind: Typical}
+		for i := 0; i < len(members); i += 2 {
+			c.Members = append(c.Members, Member{members[i], json.RawMessage(members[i+1])})
+		}
+		return c
+	}
+	nonASCII := func(c *Case) bool {
+		raw, _ := c.Get("name")
+		var s string
+		json.Unmarshal(raw, &s)
+		return strings.IndexFunc(s, func(r rune) bool { return r > 0x7e }) >= 0
+	}
+	tests := []struct {
+		name  string
+		c     *Case
+		fails func(*Case) bool
+		want  string
+	}{
+		{"optional dropped, string cut to the char that matters", mk("name", `"植物緑葉花"`, "tag", `"green"`, "id", `123456`), nonASCII, `{"name":"植","id":123456}`},
+		{"numbers toward zero, the kept id untouched", mk("name", `"Fern"`, "id", `98765`), func(*Case) bool { return true }, `{"name":"","id":98765}`},
+		{"nothing smaller fails", mk("name", `"Fern"`, "id", `1`), func(*Case) bool { return false }, `{"name":"Fern","id":1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, tries := Shrink(tt.c, sh, "id", 50, tt.fails)
+			if string(got.Body()) != tt.want {
+				t.Errorf("Shrink() = %s after %d tries, want %s", got.Body(), tries, tt.want)
+			}
+			if tries > 50 {
+				t.Errorf("%d tries, budget 50", tries)
+			}
+		})
+	}
+	// An invalid value keeps its class: a fraction stays a fraction.
+	c := &Case{Kind: Invalid, Property: "id", Breaks: "fraction", Members: []Member{{"name", json.RawMessage(`"Fern"`)}, {"id", json.RawMessage(`734.5`)}}}
+	got, _ := Shrink(c, sh, "id", 50, func(c *Case) bool {
+		raw, _ := c.Get("id")
+		return strings.Contains(string(raw), ".")
+	})
+	if want := `{"name":"","id":0.5}`; string(got.Body()) != want {
+		t.Errorf("Shrink(fraction) = %s, want %s", got.Body(), want)
+	}
+}
+
+// BenchmarkGenerate measures making one case and checking it against the
+// document, as the suite does before sending it.
+func BenchmarkGenerate(b *testing.B) {
+	sh := shapeOf(b, spec.Document())
+	v, err := spec.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := http.Header{"Authorization": {"Bearer x"}, "Content-Type": {"application/json"}}
+	for _, kind := range []Kind{Typical, Boundary, Invalid} {
+		b.Run(kind.String(), func(b *testing.B) {
+			g := &Generator{Shape: sh, Rand: rand.New(rand.NewPCG(1, 2))}
+			b.ReportAllocs()
+			var cases []*Case
+			for b.Loop() {
+				if len(cases) == 0 {
+					if kind == Invalid {
+						cases = g.Invalid()
+					} else {
+						cases = []*Case{g.Valid(kind)}
+					}
+				}
+				c := cases[0]
+				cases = cases[1:]
+				vs := v.CheckRequest(spec.Request{Method: "POST", Path: "/plants", Header: h, Body: c.Body()})
+				if (len(vs) == 0) != (kind != Invalid) {
+					b.Fatalf("%s: %v", c.Class, vs)
+				}
+			}
+		})
+	}
+}
