@@ -70,7 +70,9 @@ func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
 		}
 		x.Err = err
 		s.scrub(x)
-		if !errors.Is(err, errBodyTooLarge) && s.silent.Add(1) >= breakerThreshold {
+		// A body past the read bound counts as no answer too: a target
+		// that streams endlessly would otherwise cost a megabyte a scenario.
+		if s.silent.Add(1) >= breakerThreshold {
 			s.tripped.Store(true)
 		}
 		return x, nil
