@@ -36,10 +36,10 @@ import (
 // endless body is a failure, not a memory problem.
 const DefaultMaxBody = 1 << 20
 
-// breakerThreshold is how many answers in a row may fail to arrive (or to end
-// within the read bound) before the
-// remaining scenarios are not run: a target that never answers ends the run
-// in a few time limits, not one per scenario.
+// breakerThreshold is how many answers in a row may fail to arrive (or to
+// end within the read bound) before the remaining scenarios are not run: a
+// target that never answers ends the run in a few time limits, not one per
+// scenario.
 const breakerThreshold = 3
 
 // Config is what the steps need to drive one target.
