@@ -19,6 +19,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,6 +87,7 @@ type Suite struct {
 	timeout   time.Duration
 	validator *spec.Validator
 	shapes    shapes
+	steps     []stepDef
 	// silent counts answers in a row that did not arrive; at
 	// breakerThreshold the remaining scenarios are skipped.
 	silent  atomic.Int32
@@ -135,6 +137,7 @@ func New(cfg Config) (*Suite, error) {
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/plants"
 	u.RawPath = ""
 	s := &Suite{cfg: cfg, plantsURL: u.String(), timeout: cfg.Client.Timeout, validator: v}
+	s.steps = s.stepDefs()
 	if err := s.loadShapes(); err != nil {
 		return nil, fmt.Errorf("read the request schema: %w", err)
 	}
@@ -198,50 +201,71 @@ func stateOf(ctx context.Context) *state {
 	return st
 }
 
+// stepDef is one step: its pattern, compiled once per suite, and its
+// function.
+type stepDef struct {
+	re *regexp.Regexp
+	fn any
+}
+
+// stepDefs lists every step of the features. The patterns are compiled
+// here, once, rather than by godog for every scenario.
+func (s *Suite) stepDefs() []stepDef {
+	defs := []struct {
+		pattern string
+		fn      any
+	}{
+		{`^a new plant with a fresh id and the name "([^"]*)"$`, s.aNewPlantNamed},
+		{`^a new plant with a fresh id, the name "([^"]*)" and the tag "([^"]*)"$`, s.aNewPlantNamedWithTag},
+		{`^a plant with a fresh id and the name "([^"]*)" has been created$`, s.aPlantHasBeenCreated},
+		{`^a new plant with the same id and the name "([^"]*)"$`, s.aNewPlantWithTheSameID},
+		{`^the field "(\w+)" is left out$`, s.theFieldIsLeftOut},
+		{`^the field "(\w+)" is the JSON value (.+)$`, s.theFieldIsTheJSONValue},
+		{`^the field "id" is a fresh negative id$`, s.theIDIsAFreshNegativeID},
+		{`^the field "id" is the fresh id written with a zero fraction$`, s.theIDIsWrittenWithAZeroFraction},
+		{`^the field "(\w+)" is a string of (\d+) characters$`, s.theFieldIsAStringOfCharacters},
+		{`^the body is cut short after its first (\d+) bytes$`, s.theBodyIsCutShort},
+		{`^the body is empty$`, s.theBodyIsEmpty},
+		{`^the body is wrapped in a JSON array$`, s.theBodyIsWrappedInAJSONArray},
+		{`^the body is the JSON text (.+)$`, s.theBodyIsTheJSONText},
+		{`^nothing else is changed$`, func() {}},
+		{`^the request carries no Authorization header$`, s.theRequestCarriesNoAuthorization},
+		{`^the request carries the valid token in the "(\w+)" scheme$`, s.theRequestCarriesTheTokenInScheme},
+		{`^the request carries the Bearer scheme with an empty credential$`, s.theRequestCarriesAnEmptyCredential},
+		{`^the request carries a bearer token the service did not issue$`, s.theRequestCarriesAForeignToken},
+		{`^the request declares the media type "([^"]*)"$`, s.theRequestDeclaresTheMediaType},
+		{`^the request declares no media type$`, s.theRequestDeclaresNoMediaType},
+		{`^the client posts it to /plants$`, s.theClientPostsIt},
+		{`^generated valid plants with (typical|boundary) values$`, s.generatedValidPlants},
+		{`^generated bodies that each break one rule of the schema$`, s.generatedInvalidBodies},
+		{`^each is posted to /plants$`, s.eachIsPosted},
+		{`^each is answered as its rule requires$`, s.eachIsAnsweredAsItShould},
+		{`^the response status is (\d+)$`, s.theResponseStatusIs},
+		{`^the response is a Plant record$`, s.theResponseIsAPlantRecord},
+		{`^the plant's name is the name sent$`, s.thePlantsNameIsTheNameSent},
+		{`^the plant's tag is the tag sent$`, s.thePlantsTagIsTheTagSent},
+		{`^the plant has no tag$`, s.thePlantHasNoTag},
+		{`^the plant has no id$`, s.thePlantHasNoID},
+		{`^the response is an Error record$`, s.theResponseIsAnErrorRecord},
+		{`^the response media type is application/json$`, s.theResponseMediaTypeIsJSON},
+		{`^the response conforms to the document$`, s.theResponseConformsToTheDocument},
+		{`^the response arrived within the time limit$`, s.theResponseArrivedInTime},
+		{`^the answer is noted for information$`, s.theAnswerIsNoted},
+	}
+	out := make([]stepDef, len(defs))
+	for i, d := range defs {
+		out[i] = stepDef{regexp.MustCompile(d.pattern), d.fn}
+	}
+	return out
+}
+
 // InitializeScenario registers every step and the hooks of one scenario.
 func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 	sc.Before(s.before)
 	sc.After(s.after)
-
-	sc.Step(`^a new plant with a fresh id and the name "([^"]*)"$`, s.aNewPlantNamed)
-	sc.Step(`^a new plant with a fresh id, the name "([^"]*)" and the tag "([^"]*)"$`, s.aNewPlantNamedWithTag)
-	sc.Step(`^a plant with a fresh id and the name "([^"]*)" has been created$`, s.aPlantHasBeenCreated)
-	sc.Step(`^a new plant with the same id and the name "([^"]*)"$`, s.aNewPlantWithTheSameID)
-	sc.Step(`^the field "(\w+)" is left out$`, s.theFieldIsLeftOut)
-	sc.Step(`^the field "(\w+)" is the JSON value (.+)$`, s.theFieldIsTheJSONValue)
-	sc.Step(`^the field "id" is a fresh negative id$`, s.theIDIsAFreshNegativeID)
-	sc.Step(`^the field "id" is the fresh id written with a zero fraction$`, s.theIDIsWrittenWithAZeroFraction)
-	sc.Step(`^the field "(\w+)" is a string of (\d+) characters$`, s.theFieldIsAStringOfCharacters)
-	sc.Step(`^the body is cut short after its first (\d+) bytes$`, s.theBodyIsCutShort)
-	sc.Step(`^the body is empty$`, s.theBodyIsEmpty)
-	sc.Step(`^the body is wrapped in a JSON array$`, s.theBodyIsWrappedInAJSONArray)
-	sc.Step(`^the body is the JSON text (.+)$`, s.theBodyIsTheJSONText)
-	sc.Step(`^nothing else is changed$`, func() {})
-	sc.Step(`^the request carries no Authorization header$`, s.theRequestCarriesNoAuthorization)
-	sc.Step(`^the request carries the valid token in the "(\w+)" scheme$`, s.theRequestCarriesTheTokenInScheme)
-	sc.Step(`^the request carries the Bearer scheme with an empty credential$`, s.theRequestCarriesAnEmptyCredential)
-	sc.Step(`^the request carries a bearer token the service did not issue$`, s.theRequestCarriesAForeignToken)
-	sc.Step(`^the request declares the media type "([^"]*)"$`, s.theRequestDeclaresTheMediaType)
-	sc.Step(`^the request declares no media type$`, s.theRequestDeclaresNoMediaType)
-
-	sc.Step(`^the client posts it to /plants$`, s.theClientPostsIt)
-
-	sc.Step(`^generated valid plants with (typical|boundary) values$`, s.generatedValidPlants)
-	sc.Step(`^generated bodies that each break one rule of the schema$`, s.generatedInvalidBodies)
-	sc.Step(`^each is posted to /plants$`, s.eachIsPosted)
-	sc.Step(`^each is answered as its rule requires$`, s.eachIsAnsweredAsItShould)
-
-	sc.Step(`^the response status is (\d+)$`, s.theResponseStatusIs)
-	sc.Step(`^the response is a Plant record$`, s.theResponseIsAPlantRecord)
-	sc.Step(`^the plant's name is the name sent$`, s.thePlantsNameIsTheNameSent)
-	sc.Step(`^the plant's tag is the tag sent$`, s.thePlantsTagIsTheTagSent)
-	sc.Step(`^the plant has no tag$`, s.thePlantHasNoTag)
-	sc.Step(`^the plant has no id$`, s.thePlantHasNoID)
-	sc.Step(`^the response is an Error record$`, s.theResponseIsAnErrorRecord)
-	sc.Step(`^the response media type is application/json$`, s.theResponseMediaTypeIsJSON)
-	sc.Step(`^the response conforms to the document$`, s.theResponseConformsToTheDocument)
-	sc.Step(`^the response arrived within the time limit$`, s.theResponseArrivedInTime)
-	sc.Step(`^the answer is noted for information$`, s.theAnswerIsNoted)
+	for _, d := range s.steps {
+		sc.Step(d.re, d.fn)
+	}
 }
 
 func (s *Suite) before(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
