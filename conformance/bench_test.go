@@ -87,5 +87,5 @@ func BenchmarkOverheadPerExchange(b *testing.B) {
 	}
 	n := float64(b.N * exchanges)
 	b.ReportMetric(float64(bare.Nanoseconds())/n, "roundtrip-ns/exchange")
-	b.ReportMetric(float64((run - bare).Nanoseconds())/n, "overhead-ns/exchange")
+	b.ReportMetric(float64((run-bare).Nanoseconds())/n, "overhead-ns/exchange")
 }
