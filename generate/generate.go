@@ -36,9 +36,8 @@ type Shape struct {
 	Properties []Property
 }
 
-// FromDocument reads the shape of the JSON request body of method path
-// (through allOf).
-func FromDocument(doc *v3.Document, method, path string) (*Shape, error) {
+// operation finds method path in the document.
+func operation(doc *v3.Document, method, path string) (*v3.Operation, error) {
 	if doc == nil || doc.Paths == nil || doc.Paths.PathItems == nil {
 		return nil, fmt.Errorf("the document has no paths")
 	}
@@ -47,14 +46,23 @@ func FromDocument(doc *v3.Document, method, path string) (*Shape, error) {
 		return nil, fmt.Errorf("the document has no path %s", path)
 	}
 	op := item.GetOperations().GetOrZero(strings.ToLower(method))
-	if op == nil || op.RequestBody == nil || op.RequestBody.Content == nil {
-		return nil, fmt.Errorf("%s %s has no request body", method, path)
+	if op == nil {
+		return nil, fmt.Errorf("the document has no operation %s %s", method, path)
 	}
-	mt := op.RequestBody.Content.GetOrZero("application/json")
-	if mt == nil || mt.Schema == nil {
-		return nil, fmt.Errorf("%s %s has no application/json body schema", method, path)
+	return op, nil
+}
+
+// FromDocument reads the shape of the JSON request body of method path
+// (through allOf).
+func FromDocument(doc *v3.Document, method, path string) (*Shape, error) {
+	op, err := operation(doc, method, path)
+	if err != nil {
+		return nil, err
 	}
-	sh, err := ShapeOf(mt.Schema)
+	if op.RequestBody == nil || op.RequestBody.Content == nil || op.RequestBody.Content.GetOrZero("application/json") == nil {
+		return nil, fmt.Errorf("%s %s has no application/json request body", method, path)
+	}
+	sh, err := ShapeOf(op.RequestBody.Content.GetOrZero("application/json").Schema)
 	if err != nil {
 		return nil, fmt.Errorf("the body schema of %s %s: %w", method, path, err)
 	}
@@ -64,15 +72,11 @@ func FromDocument(doc *v3.Document, method, path string) (*Shape, error) {
 // ResponseShape reads the shape of the JSON body of one response of method
 // path.
 func ResponseShape(doc *v3.Document, method, path, code string) (*Shape, error) {
-	if doc == nil || doc.Paths == nil || doc.Paths.PathItems == nil {
-		return nil, fmt.Errorf("the document has no paths")
+	op, err := operation(doc, method, path)
+	if err != nil {
+		return nil, err
 	}
-	item := doc.Paths.PathItems.GetOrZero(path)
-	if item == nil {
-		return nil, fmt.Errorf("the document has no path %s", path)
-	}
-	op := item.GetOperations().GetOrZero(strings.ToLower(method))
-	if op == nil || op.Responses == nil || op.Responses.Codes == nil {
+	if op.Responses == nil || op.Responses.Codes == nil {
 		return nil, fmt.Errorf("%s %s has no responses", method, path)
 	}
 	r := op.Responses.Codes.GetOrZero(code)
