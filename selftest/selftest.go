@@ -224,7 +224,10 @@ func (row Row) caughtBy() string {
 	if len(own) == 0 {
 		s = "none of " + strings.Join(row.Mutant.Rules, " ")
 	}
-	if n := len(row.Failed) - len(own); n > 0 {
+	switch n := len(row.Failed) - len(own); {
+	case n == 1:
+		s += " (+1 other rule)"
+	case n > 1:
 		s += fmt.Sprintf(" (+%d other rules)", n)
 	}
 	return s
