@@ -196,14 +196,11 @@ func TestSlowHeadersAreCutOff(t *testing.T) {
 type slowStore struct {
 	*MemoryStore
 	delay   time.Duration
-	entered chan struct{}
+	entered *atomic.Int32
 }
 
 func (s slowStore) Add(ctx context.Context, p Plant) error {
-	select {
-	case s.entered <- struct{}{}:
-	default:
-	}
+	s.entered.Add(1)
 	time.Sleep(s.delay)
 	return s.MemoryStore.Add(ctx, p)
 }
@@ -213,7 +210,7 @@ func (s slowStore) Add(ctx context.Context, p Plant) error {
 // requests are refused, and every acknowledged plant is in the store.
 func TestShutdownUnderLoad(t *testing.T) {
 	const clients = 16
-	store := slowStore{MemoryStore: NewMemoryStore(), delay: 100 * time.Millisecond, entered: make(chan struct{}, 1)}
+	store := slowStore{MemoryStore: NewMemoryStore(), delay: 100 * time.Millisecond, entered: new(atomic.Int32)}
 	base, stop := serveLoopback(t, newServer(t, Config{Store: store}), nil)
 	c := loadClient(clients)
 
@@ -250,8 +247,10 @@ func TestShutdownUnderLoad(t *testing.T) {
 			}
 		}()
 	}
-	<-store.entered // requests are in flight
-	time.Sleep(50 * time.Millisecond)
+	// Wait until every client has a request in flight.
+	for deadline := time.Now().Add(5 * time.Second); store.entered.Load() < clients && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	stopping.Store(true)
 	if err := stop(); err != nil {
 		t.Errorf("shutdown: %v", err)
