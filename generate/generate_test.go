@@ -207,3 +207,37 @@ func BenchmarkGenerate(b *testing.B) {
 		})
 	}
 }
+
+func TestShapeErrors(t *testing.T) {
+	v, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, method, path, code, want string
+	}{
+		{"no such path", "POST", "/pots", "", "no path /pots"},
+		{"no such operation", "GET", "/plants", "", "no operation GET /plants"},
+		{"no such response", "POST", "/plants", "404", "no JSON response 404"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var err error
+			if tt.code == "" {
+				_, err = FromDocument(v.Model(), tt.method, tt.path)
+			} else {
+				_, err = ResponseShape(v.Model(), tt.method, tt.path, tt.code)
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v, want one saying %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := FromDocument(nil, "POST", "/plants"); err == nil {
+		t.Error("FromDocument(nil) succeeded")
+	}
+	plant, err := ResponseShape(v.Model(), "POST", "/plants", "200")
+	if err != nil || plant.Schema != "Plant" || len(plant.Properties) != 2 {
+		t.Errorf("ResponseShape(200) = %+v, %v; want Plant with name and tag", plant, err)
+	}
+}
