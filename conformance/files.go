@@ -214,9 +214,8 @@ func (r *Report) summary() *summary {
 		})
 	}
 	for _, sc := range r.Scenarios {
-		fs := FailedScenario{Result: sc}
 		out := summaryScene{
-			Name: sc.Name, Where: fs.Where(), Rule: sc.Rule.ID, Level: sc.Rule.Level, Outcome: sc.Outcome,
+			Name: sc.Name, Where: FailedScenario{Result: sc}.Where(), Rule: sc.Rule.ID, Level: sc.Rule.Level, Outcome: sc.Outcome,
 			Duration: ms(sc.Duration), Exchanges: len(sc.Exchanges), Note: sc.Note,
 		}
 		if sc.Err != nil {
