@@ -16,7 +16,10 @@ import (
 
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
+	"github.com/pb33f/libopenapi-validator/content"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/helpers"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 )
@@ -29,6 +32,10 @@ type Validator struct {
 	// bodies maps "METHOD /path" (requests) and "METHOD /path STATUS"
 	// (responses) to what plantcheck checks on the raw JSON text.
 	bodies map[string]bodyRules
+	// requestSchemas maps "METHOD /path" to the schema of the operation's
+	// application/json request body, compiled once by the validator's own
+	// compiler, for BodyConforms.
+	requestSchemas map[string]*schema_validation.CompiledValidationSchema
 }
 
 // bodyRules are the checks of one JSON body that the validator cannot make.
@@ -62,11 +69,16 @@ func New(doc []byte) (*Validator, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, errs := validator.NewValidator(d, config.WithAuthenticationFunc(checkAuthentication))
+	opts := []config.Option{config.WithAuthenticationFunc(checkAuthentication)}
+	v, errs := validator.NewValidator(d, opts...)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidDocument, errors.Join(errs...))
 	}
-	return &Validator{v: v, model: model, bodies: bodyRulesOf(model)}, nil
+	schemas, err := requestSchemasOf(model, config.NewValidationOptions(opts...))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidDocument, err)
+	}
+	return &Validator{v: v, model: model, bodies: bodyRulesOf(model), requestSchemas: schemas}, nil
 }
 
 // ValidateDocument checks the document against the OpenAPI specification's
@@ -82,6 +94,28 @@ func (v *Validator) CheckRequest(r Request) []Violation {
 	_, errs := v.v.ValidateHttpRequestSync(req)
 	out := violations(errs)
 	return append(out, v.checkBody(r.Method+" "+r.Path, r.Body)...)
+}
+
+// BodyConforms says whether a JSON request body keeps the request schema of
+// the operation "METHOD /path", with the same verdict as CheckRequest gives
+// a request that carries it with valid credentials and the media type
+// application/json: the same decoding, the same compiled schema, the same
+// checks on the raw text. It builds no messages, which makes it several
+// times cheaper on an invalid body; CheckRequest says what is wrong.
+func (v *Validator) BodyConforms(method, path string, body []byte) bool {
+	key := method + " " + path
+	if len(v.checkBody(key, body)) > 0 {
+		return false
+	}
+	c := v.requestSchemas[key]
+	if c == nil || c.CompiledSchema == nil {
+		return true
+	}
+	value, err := content.JSONDecoder().Decode(&content.DecodeInput{Body: bytes.NewReader(body), Direction: content.Request})
+	if err == nil {
+		value, err = content.Canonicalize(value)
+	}
+	return err == nil && c.CompiledSchema.Validate(value) == nil
 }
 
 // CheckResponse reports how a response to a request departs from the
@@ -169,6 +203,34 @@ func violations(errs []*verrors.ValidationError) []Violation {
 		}
 	}
 	return out
+}
+
+// requestSchemasOf compiles, for every operation with an application/json
+// request body, the body's schema as the validator compiles it.
+func requestSchemasOf(m *v3.Document, opts *config.ValidationOptions) (map[string]*schema_validation.CompiledValidationSchema, error) {
+	out := map[string]*schema_validation.CompiledValidationSchema{}
+	if m == nil || m.Paths == nil || m.Paths.PathItems == nil {
+		return out, nil
+	}
+	version := helpers.VersionToFloat(m.Version)
+	for path, item := range m.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			if op.RequestBody == nil || op.RequestBody.Content == nil {
+				continue
+			}
+			mt := op.RequestBody.Content.GetOrZero("application/json")
+			if mt == nil || mt.Schema == nil {
+				continue
+			}
+			key := strings.ToUpper(method) + " " + path
+			c, err := schema_validation.CompileSchemaForValidation(mt.Schema.Schema(), schema_validation.SchemaValidationPurposeRequestBody, opts, version)
+			if err != nil {
+				return nil, fmt.Errorf("compile the request schema of %s: %w", key, err)
+			}
+			out[key] = c
+		}
+	}
+	return out, nil
 }
 
 // bodyRulesOf collects, for every operation's JSON request body and every

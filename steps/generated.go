@@ -86,6 +86,10 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 }
 
 func (s *Suite) checkCase(c *generate.Case) error {
+	if s.validator.BodyConforms(http.MethodPost, "/plants", c.Body()) == (c.Kind != generate.Invalid) {
+		return nil
+	}
+	// Not what it claims: the whole check says why.
 	h := http.Header{"Authorization": {"Bearer " + s.cfg.Token}, "Content-Type": {"application/json"}}
 	vs := s.validator.CheckRequest(spec.Request{Method: http.MethodPost, Path: "/plants", Header: h, Body: c.Body()})
 	if valid := len(vs) == 0; valid != (c.Kind != generate.Invalid) {

@@ -47,6 +47,13 @@ func (s *Suite) theResponseStatusIs(ctx context.Context, want int) error {
 // that the document (or, for a token it did not issue, the service alone)
 // refuses.
 func (s *Suite) checkIntent(st *state, x *Exchange, want int) error {
+	if want != http.StatusOK && want != http.StatusBadRequest {
+		return nil
+	}
+	if (st.auth != authForeign && s.requestConforms(x)) == (want == http.StatusOK) {
+		return nil
+	}
+	// Not what the scenario claims: the whole check decides, and says why.
 	vs := s.validator.CheckRequest(spec.Request{Method: x.Method, Path: "/plants", Header: x.reqHeader, Body: x.Body})
 	valid := len(vs) == 0 && st.auth != authForeign
 	switch {
@@ -57,6 +64,18 @@ func (s *Suite) checkIntent(st *state, x *Exchange, want int) error {
 		return &HarnessError{fmt.Errorf("%w: the scenario expects 400 for a request the document accepts", ErrSuiteDefect)}
 	}
 	return nil
+}
+
+// requestConforms says whether the document accepts a request the suite
+// sent. A request with the user's credentials and the media type
+// application/json, as most are, needs only its body judged, which
+// BodyConforms does at a fraction of the cost of the whole check.
+func (s *Suite) requestConforms(x *Exchange) bool {
+	if x.reqHeader.Get("Content-Type") == "application/json" && x.reqHeader.Get("Authorization") == "Bearer "+s.cfg.Token &&
+		strings.TrimSpace(s.cfg.Token) != "" {
+		return s.validator.BodyConforms(x.Method, "/plants", x.Body)
+	}
+	return len(s.validator.CheckRequest(spec.Request{Method: x.Method, Path: "/plants", Header: x.reqHeader, Body: x.Body})) == 0
 }
 
 // refusesReusedIDs asks the target, once per run, whether it refuses a

@@ -1,0 +1,75 @@
+package steps
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/plantcheck/plantcheck/generate"
+)
+
+// TestTheSuiteChecksItsOwnRequests: a scenario whose request is not what it
+// claims (a "valid" request the document refuses, an "invalid" one it
+// accepts) is a defect of the suite, reported as such, whichever path the
+// check takes (the body alone for the user's credentials and
+// application/json, the whole request otherwise).
+func TestTheSuiteChecksItsOwnRequests(t *testing.T) {
+	const token = "intent-token"
+	s, err := New(Config{BaseURL: "http://127.0.0.1:1", Token: token, Client: &http.Client{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid, invalid := `{"id":7,"name":"Fern"}`, `{"id":"7","name":"Fern"}`
+	cases := []struct {
+		name       string
+		auth       authMode
+		authHeader string
+		ct         string
+		body       string
+		want       int
+		defect     bool
+	}{
+		{"valid request, 200 expected", authBearer, "Bearer " + token, "application/json", valid, 200, false},
+		{"invalid body, 400 expected", authBearer, "Bearer " + token, "application/json", invalid, 400, false},
+		{"invalid body, 200 expected", authBearer, "Bearer " + token, "application/json", invalid, 200, true},
+		{"valid request, 400 expected", authBearer, "Bearer " + token, "application/json", valid, 400, true},
+		{"id beyond int64, 200 expected", authBearer, "Bearer " + token, "application/json", `{"id":9223372036854775808,"name":"F"}`, 200, true},
+		{"another scheme, 400 expected", authScheme, "Basic " + token, "application/json", valid, 400, false},
+		{"another scheme, 200 expected", authScheme, "Basic " + token, "application/json", valid, 200, true},
+		{"no credential, 200 expected", authEmpty, "Bearer ", "application/json", valid, 200, true},
+		{"a foreign token, 400 expected", authForeign, "Bearer not-issued", "application/json", valid, 400, false},
+		{"a foreign token, 200 expected", authForeign, "Bearer not-issued", "application/json", valid, 200, true},
+		{"text/plain, 400 expected", authBearer, "Bearer " + token, "text/plain", valid, 400, false},
+		{"text/plain, 200 expected", authBearer, "Bearer " + token, "text/plain", valid, 200, true},
+		{"json with charset, 200 expected", authBearer, "Bearer " + token, "application/json; charset=utf-8", valid, 200, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := http.Header{"Authorization": {c.authHeader}, "Content-Type": {c.ct}}
+			x := &Exchange{Method: http.MethodPost, Body: []byte(c.body), reqHeader: h}
+			err := s.checkIntent(&state{auth: c.auth}, x, c.want)
+			if got := errors.Is(err, ErrSuiteDefect); got != c.defect {
+				t.Errorf("checkIntent: defect = %v (%v), want %v", got, err, c.defect)
+			}
+		})
+	}
+
+	generated := []struct {
+		kind   generate.Kind
+		body   string
+		defect bool
+	}{
+		{generate.Typical, valid, false},
+		{generate.Boundary, `{"id":-9223372036854775808,"name":""}`, false},
+		{generate.Invalid, invalid, false},
+		{generate.Invalid, valid, true},
+		{generate.Typical, invalid, true},
+		{generate.Boundary, `{"id":-9223372036854775809,"name":""}`, true},
+	}
+	for _, g := range generated {
+		err := s.checkCase(&generate.Case{Kind: g.kind, Class: "test", Raw: []byte(g.body)})
+		if got := errors.Is(err, ErrSuiteDefect); got != g.defect {
+			t.Errorf("checkCase(%s %s): defect = %v (%v), want %v", g.kind, g.body, got, err, g.defect)
+		}
+	}
+}
