@@ -3,10 +3,10 @@ package conformance
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,57 +35,85 @@ func BenchmarkRunReference(b *testing.B) {
 }
 
 // BenchmarkOverheadPerExchange measures plantcheck's own cost per exchange
-// beyond the HTTP round trip: the time of a whole in-process run, less the
-// time the same number of bare round trips (a client posting a valid body
-// to the reference server over loopback) take, divided by the exchanges.
-// Everything else counts as overhead: godog, the steps, the validator on
-// every request and response, the reports in memory, start-up.
+// beyond the HTTP round trip: the time of a whole run against a loopback
+// reference server, less the time that a bare client takes to send the very
+// same requests (recorded on the server's side: the same headers, the same
+// bodies, in the same order) to a fresh reference server and read the
+// answers, divided by the exchanges. Everything else counts as overhead:
+// godog, the steps, the generation of bodies, the validator on every request
+// and response, the evidence kept, the preflight.
 func BenchmarkOverheadPerExchange(b *testing.B) {
 	const token = "bench-token"
-	srv, err := reference.New(reference.Config{Token: token})
-	if err != nil {
-		b.Fatal(err)
+	type recorded struct {
+		header http.Header
+		body   []byte
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	hs := srv.HTTPServer()
-	go hs.Serve(ln)
-	defer hs.Close()
-	url := "http://" + ln.Addr().String() + "/plants"
-	client := NewClient(DefaultTimeout, 1, nil)
-	id := int64(0)
-	roundTrip := func() {
-		id++
-		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader([]byte(fmt.Sprintf(`{"id":%d,"name":"Fern","tag":"green"}`, id))))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := client.Do(req)
+	var (
+		mu   sync.Mutex
+		reqs []recorded
+	)
+	serve := func(record bool) (string, func()) {
+		srv, err := reference.New(reference.Config{Token: token})
 		if err != nil {
 			b.Fatal(err)
 		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		var h http.Handler = srv
+		if record {
+			h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				reqs = append(reqs, recorded{r.Header.Clone(), body})
+				mu.Unlock()
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				srv.ServeHTTP(w, r)
+			})
+		}
+		hs := &http.Server{Handler: h}
+		go hs.Serve(ln)
+		return "http://" + ln.Addr().String(), func() { hs.Close() }
 	}
+	target, stop := serve(true)
+	defer stop()
 
 	var run, bare time.Duration
 	var exchanges int
 	for b.Loop() {
+		reqs = reqs[:0]
 		start := time.Now()
-		rep, err := Run(context.Background(), Config{Output: io.Discard})
+		rep, err := Run(context.Background(), Config{BaseURL: target, Token: token, Output: io.Discard})
 		if err != nil || rep.ExitCode() != 0 {
 			b.Fatalf("run: %v", err)
 		}
 		run += time.Since(start)
-		exchanges = rep.Counts.Exchanges
+		exchanges += len(reqs)
+
+		b.StopTimer()
+		fresh, stopFresh := serve(false)
+		client := NewClient(DefaultTimeout, 1, nil)
+		b.StartTimer()
 		start = time.Now()
-		for range exchanges {
-			roundTrip()
+		for _, r := range reqs {
+			req, _ := http.NewRequest(http.MethodPost, fresh+"/plants", bytes.NewReader(r.body))
+			req.Header = r.header
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
 		}
 		bare += time.Since(start)
+		b.StopTimer()
+		client.CloseIdleConnections()
+		stopFresh()
+		b.StartTimer()
 	}
-	n := float64(b.N * exchanges)
+	n := float64(exchanges)
+	b.ReportMetric(n/float64(b.N), "exchanges/run")
 	b.ReportMetric(float64(bare.Nanoseconds())/n, "roundtrip-ns/exchange")
 	b.ReportMetric(float64((run-bare).Nanoseconds())/n, "overhead-ns/exchange")
 }
