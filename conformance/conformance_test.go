@@ -41,6 +41,32 @@ func TestReferenceConforms(t *testing.T) {
 	}
 }
 
+// TestTokensThatOccurInHonestAnswers: a token is hidden in the evidence
+// wherever a target echoes it, but the verdict is taken on the answer as
+// sent, so a token that happens to occur in an honest answer (a letter of a
+// plant's name, a word of an error message) breaks no rule.
+func TestTokensThatOccurInHonestAnswers(t *testing.T) {
+	for _, token := range []string{"e", "a", "tag", "Monstera", "json", "id"} {
+		t.Run(token, func(t *testing.T) {
+			ref, err := reference.New(reference.Config{Token: token})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(ref)
+			defer srv.Close()
+			var out bytes.Buffer
+			rep, err := Run(context.Background(), Config{BaseURL: srv.URL, Token: token, Output: &out, Strict: true})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if got := rep.ExitCode(); got != 0 {
+				rep.WriteFailures(&out)
+				t.Fatalf("exit code = %d, want 0\n%s", got, out.String())
+			}
+		})
+	}
+}
+
 // reference starts the reference server, wrapped, on a loopback port.
 func startTarget(t *testing.T, wrap func(http.Handler, string) http.Handler) (url, token string) {
 	t.Helper()

@@ -183,7 +183,6 @@ func BenchmarkGenerate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := http.Header{"Authorization": {"Bearer x"}, "Content-Type": {"application/json"}}
 	for _, kind := range []Kind{Typical, Boundary, Invalid} {
 		b.Run(kind.String(), func(b *testing.B) {
 			g := &Generator{Shape: sh, Rand: rand.New(rand.NewPCG(1, 2))}
@@ -199,9 +198,8 @@ func BenchmarkGenerate(b *testing.B) {
 				}
 				c := cases[0]
 				cases = cases[1:]
-				vs := v.CheckRequest(spec.Request{Method: "POST", Path: "/plants", Header: h, Body: c.Body()})
-				if (len(vs) == 0) != (kind != Invalid) {
-					b.Fatalf("%s: %v", c.Class, vs)
+				if v.BodyConforms("POST", "/plants", c.Body()) != (kind != Invalid) {
+					b.Fatalf("%s is not what it claims", c.Class)
 				}
 			}
 		})

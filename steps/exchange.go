@@ -29,9 +29,16 @@ type Exchange struct {
 	Body        []byte `json:"-"`
 	reqHeader   http.Header
 
-	Status     int              `json:"status,omitempty"`
-	RespHeader http.Header      `json:"-"`
-	RespBody   []byte           `json:"-"`
+	Status int `json:"status,omitempty"`
+	// RespHeader and RespBody are the response as evidence: the user's
+	// token, should the target echo it, hidden; an oversize body cut.
+	RespHeader http.Header `json:"-"`
+	RespBody   []byte      `json:"-"`
+	// header and body are the response as the target sent it, which the
+	// steps judge (a short token may well occur in an honest answer).
+	header http.Header
+	body   []byte
+
 	Duration   time.Duration    `json:"durationNs"`
 	Err        error            `json:"-"`
 	Violations []spec.Violation `json:"violations,omitempty"`

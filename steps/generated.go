@@ -118,7 +118,7 @@ func (s *Suite) judge(c *generate.Case, x *Exchange) (expected, actual string) {
 		return "a complete HTTP response within " + s.timeout.String(), "no answer: " + s.redact(x.Err.Error())
 	}
 	var obj map[string]json.RawMessage
-	d := json.NewDecoder(bytes.NewReader(x.RespBody))
+	d := json.NewDecoder(bytes.NewReader(x.body))
 	d.UseNumber()
 	isObject := d.Decode(&obj) == nil && obj != nil
 	if c.Kind == generate.Invalid {

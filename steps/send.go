@@ -56,8 +56,8 @@ func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
 	start := time.Now()
 	resp, err := s.cfg.Client.Do(req)
 	if err == nil {
-		x.Status, x.RespHeader = resp.StatusCode, resp.Header
-		x.RespBody, err = readBounded(resp.Body, s.cfg.MaxBody)
+		x.Status, x.header = resp.StatusCode, resp.Header
+		x.body, err = readBounded(resp.Body, s.cfg.MaxBody)
 		resp.Body.Close()
 	}
 	x.Duration = time.Since(start)
@@ -79,7 +79,7 @@ func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
 	}
 	s.silent.Store(0)
 	x.Violations = s.validator.CheckResponse(spec.Request{Method: req.Method, Path: "/plants", Header: req.Header, Body: body},
-		spec.Response{Status: x.Status, Header: x.RespHeader, Body: x.RespBody})
+		spec.Response{Status: x.Status, Header: x.header, Body: x.body})
 	s.scrub(x)
 	return x, nil
 }
@@ -89,14 +89,16 @@ func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
 // per exchange.
 const evidenceBytes = 4 << 10
 
-// scrub makes an exchange's response fit to keep as evidence, once the
-// validator has judged it: the user's token, should the target echo it in a
-// header or the body, is replaced wherever it appears, and an oversize body
-// is cut to its first few kilobytes.
+// scrub makes the evidence of an exchange's response: the user's token,
+// should the target echo it in a header or the body, replaced wherever it
+// appears, and an oversize body cut to its first few kilobytes (which the
+// steps never judge: it is no answer). The response as sent stays for the
+// steps to judge.
 func (s *Suite) scrub(x *Exchange) {
-	if errors.Is(x.Err, errBodyTooLarge) && len(x.RespBody) > evidenceBytes {
-		x.RespBody = bytes.Clone(x.RespBody[:evidenceBytes])
+	if errors.Is(x.Err, errBodyTooLarge) && len(x.body) > evidenceBytes {
+		x.body = bytes.Clone(x.body[:evidenceBytes])
 	}
+	x.RespHeader, x.RespBody = x.header, x.body
 	if s.cfg.Token == "" {
 		return
 	}
@@ -104,13 +106,25 @@ func (s *Suite) scrub(x *Exchange) {
 	if bytes.Contains(x.RespBody, tok) {
 		x.RespBody = bytes.ReplaceAll(x.RespBody, tok, []byte(redacted))
 	}
-	for k, vs := range x.RespHeader {
-		for i, v := range vs {
+	for _, vs := range x.header {
+		for _, v := range vs {
 			if strings.Contains(v, s.cfg.Token) {
-				x.RespHeader[k][i] = strings.ReplaceAll(v, s.cfg.Token, redacted)
+				x.RespHeader = redactHeader(x.header, s.cfg.Token)
+				return
 			}
 		}
 	}
+}
+
+// redactHeader returns a copy of h with token replaced in every value.
+func redactHeader(h http.Header, token string) http.Header {
+	out := h.Clone()
+	for _, vs := range out {
+		for i, v := range vs {
+			vs[i] = strings.ReplaceAll(v, token, redacted)
+		}
+	}
+	return out
 }
 
 var errBodyTooLarge = errors.New("response body too large")

@@ -101,7 +101,7 @@ func (s *Suite) refusesReusedIDs(ctx context.Context) bool {
 // object decodes the response body as a JSON object.
 func (s *Suite) object(st *state, x *Exchange, record string) (map[string]json.RawMessage, error) {
 	var obj map[string]json.RawMessage
-	d := json.NewDecoder(bytes.NewReader(x.RespBody))
+	d := json.NewDecoder(bytes.NewReader(x.body))
 	d.UseNumber()
 	if err := d.Decode(&obj); err != nil || obj == nil {
 		return nil, s.fail(st, "", x, record+": a JSON object", "a body that is not a JSON object")
@@ -221,7 +221,7 @@ func (s *Suite) theResponseIsAnErrorRecord(ctx context.Context) error {
 	}
 	const want = "an Error record: an object with error (an int32 integer) and message (a string)"
 	var obj map[string]json.RawMessage
-	d := json.NewDecoder(bytes.NewReader(x.RespBody))
+	d := json.NewDecoder(bytes.NewReader(x.body))
 	d.UseNumber()
 	if err := d.Decode(&obj); err != nil || obj == nil {
 		return s.fail(st, "ERROR-RECORD", x, want, "a body that is not a JSON object")
@@ -255,7 +255,7 @@ func (s *Suite) theResponseMediaTypeIsJSON(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ct := x.RespHeader.Get("Content-Type")
+	ct := x.header.Get("Content-Type")
 	if mediaType(ct) != "application/json" {
 		if ct == "" {
 			ct = "no Content-Type header"

@@ -39,14 +39,20 @@ func invoke(t *testing.T, env map[string]string, args ...string) (code int, stdo
 // token on a loopback port.
 func target(t *testing.T, mutant string) string {
 	t.Helper()
-	ref, err := reference.New(reference.Config{Token: canary})
+	return targetWithToken(t, mutant, canary)
+}
+
+// targetWithToken is target, with the token the server issues.
+func targetWithToken(t *testing.T, mutant, token string) string {
+	t.Helper()
+	ref, err := reference.New(reference.Config{Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var h http.Handler = ref
 	for _, m := range mutants.All {
 		if m.Name == mutant {
-			h = m.Wrap(ref, canary)
+			h = m.Wrap(ref, token)
 		}
 	}
 	srv := httptest.NewServer(h)
@@ -57,6 +63,7 @@ func target(t *testing.T, mutant string) string {
 func TestCommands(t *testing.T) {
 	good := target(t, "")
 	broken := target(t, "drop-tag")
+	shortToken := targetWithToken(t, "", "e")
 	tests := []struct {
 		name       string
 		env        map[string]string
@@ -85,6 +92,8 @@ func TestCommands(t *testing.T) {
 			wantStdout: []string{regexp.QuoteMeta(good + "/plants"), `AUTH-UNKNOWN +MUST +pass`, `VERDICT: CONFORMANT: every MUST rule passed`}},
 		{name: "flags win over the environment", env: map[string]string{envBaseURL: "http://127.0.0.1:1", envToken: "not-it"}, args: []string{"run", "--base-url", good, "--token", canary, "--tags", "@AUTH-UNKNOWN"}, wantCode: 0,
 			wantStdout: []string{`VERDICT: CONFORMANT to the rules that ran`}},
+		{name: "run with a short token", args: []string{"run", "--base-url", shortToken, "--token", "e"}, wantCode: 0,
+			wantStdout: []string{`VERDICT: CONFORMANT: every MUST rule passed`}, wantStderr: []string{`the token is shorter than 8 characters`}},
 		{name: "run a broken target", env: map[string]string{envToken: canary}, args: []string{"run", "--base-url", broken, "--format", "pretty"}, wantCode: 1,
 			wantStdout: []string{`CREATE-TAG +MUST +FAIL`, `VERDICT: NON-CONFORMANT`}},
 		{name: "selftest list", args: []string{"selftest", "--list"}, wantCode: 0, wantStdout: []string{`(?m)^silent +never answers`, `(?m)^drop-tag .* CREATE-TAG$`}},

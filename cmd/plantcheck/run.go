@@ -15,6 +15,9 @@ import (
 const (
 	envBaseURL = "PLANTCHECK_BASE_URL"
 	envToken   = "PLANTCHECK_TOKEN"
+	// shortToken is the length under which a token is likely to occur in
+	// ordinary text, and its hiding to garble the evidence.
+	shortToken = 8
 )
 
 func cmdRun(ctx context.Context, c cli, args []string) int {
@@ -57,6 +60,9 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		// target, so say that it is not used rather than silently drop it.
 		fmt.Fprintln(c.stderr, "plantcheck run: no --base-url: certifying the bundled reference server; the given token is not used")
 		cfg.Token = ""
+	}
+	if n := len(cfg.Token); n > 0 && n < shortToken {
+		fmt.Fprintf(c.stderr, "plantcheck run: the token is shorter than %d characters: it is hidden wherever it occurs in the evidence, which it may garble (the verdict is taken on the answers as sent)\n", shortToken)
 	}
 	cfg.Output = c.stdout
 
