@@ -1,0 +1,216 @@
+package conformance
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf16"
+
+	"github.com/plantcheck/plantcheck/reference"
+)
+
+// TestUnusualButConformantTargets is the other half of the mutation test:
+// servers that keep the written contract in ways the reference does not
+// (other JSON spellings, other framing, what the spec leaves open decided
+// the other way) must pass every rule, SHOULD rules included. A failure here
+// is the suite reading into the spec what it does not say.
+func TestUnusualButConformantTargets(t *testing.T) {
+	const token = "variant-token-0123"
+	variants := []struct {
+		name string
+		// store replaces the reference's store; nil keeps it.
+		store reference.Store
+		// wrap turns the reference's handler into the variant's.
+		wrap func(ref http.Handler) http.Handler
+		// prefix is a path the API is served under.
+		prefix string
+	}{
+		{name: "escapes every non-ASCII character and slash", wrap: rewriteBody(escapeJSON)},
+		{name: "pretty-prints with tabs and CRLF", wrap: rewriteBody(func(b []byte) []byte {
+			var out bytes.Buffer
+			json.Indent(&out, b, "", "\t")
+			return append(bytes.ReplaceAll(out.Bytes(), []byte("\n"), []byte("\r\n")), "\r\n"...)
+		})},
+		{name: "reorders members and adds unknown ones", wrap: rewriteBody(reorderAndExtend)},
+		{name: "spells the media type in capitals with a charset", wrap: rewriteHeader("Content-Type", "Application/JSON; Charset=UTF-8")},
+		{name: "closes the connection after every answer", wrap: rewriteHeader("Connection", "close")},
+		{name: "streams its answers in chunks", wrap: chunked},
+		{name: "compresses its answers", wrap: gzipped},
+		{name: "answers after 20 ms", wrap: func(ref http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				time.Sleep(20 * time.Millisecond)
+				ref.ServeHTTP(w, r)
+			})
+		}},
+		{name: "accepts an id written with a zero fraction", wrap: func(ref http.Handler) http.Handler {
+			zero := regexp.MustCompile(`("id"\s*:\s*-?\d+)\.0+([,}\s])`)
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				body = zero.ReplaceAll(body, []byte("$1$2"))
+				r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+				ref.ServeHTTP(w, r)
+			})
+		}},
+		{name: "accepts a reused id", store: forgetfulStore{}},
+		{name: "is served under a path prefix", prefix: "/api/v1"},
+	}
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			ref, err := reference.New(reference.Config{Token: token, Store: v.store})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var h http.Handler = ref
+			if v.wrap != nil {
+				h = v.wrap(ref)
+			}
+			if v.prefix != "" {
+				h = http.StripPrefix(v.prefix, h)
+			}
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			var out bytes.Buffer
+			rep, err := Run(context.Background(), Config{BaseURL: srv.URL + v.prefix, Token: token, Output: &out, Strict: true})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if got := rep.ExitCode(); got != 0 || rep.Counts.Failed+rep.Counts.Errored+rep.Counts.Skipped != 0 {
+				rep.WriteFailures(&out)
+				t.Fatalf("exit code %d, counts %+v, want 0 and every scenario passed\n%s", got, rep.Counts, out.String())
+			}
+		})
+	}
+}
+
+// forgetfulStore keeps nothing, so that every id is new to it.
+type forgetfulStore struct{}
+
+func (forgetfulStore) Add(context.Context, reference.Plant) error { return nil }
+
+// rewriteBody serves the reference's answer with its body rewritten.
+func rewriteBody(f func([]byte) []byte) func(http.Handler) http.Handler {
+	return func(ref http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rec := httptest.NewRecorder()
+			ref.ServeHTTP(rec, r)
+			body := f(rec.Body.Bytes())
+			maps(w.Header(), rec.Header())
+			w.Header().Del("Content-Length")
+			w.WriteHeader(rec.Code)
+			w.Write(body)
+		})
+	}
+}
+
+// rewriteHeader serves the reference's answer with one header set.
+func rewriteHeader(name, value string) func(http.Handler) http.Handler {
+	return func(ref http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rec := httptest.NewRecorder()
+			ref.ServeHTTP(rec, r)
+			maps(w.Header(), rec.Header())
+			w.Header().Set(name, value)
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+		})
+	}
+}
+
+// chunked sends the answer in two flushed pieces, without a length.
+func chunked(ref http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		ref.ServeHTTP(rec, r)
+		maps(w.Header(), rec.Header())
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		b := rec.Body.Bytes()
+		w.Write(b[:len(b)/2])
+		w.(http.Flusher).Flush()
+		w.Write(b[len(b)/2:])
+	})
+}
+
+// gzipped compresses the answer when the client accepts gzip, as Go's
+// client says it does.
+func gzipped(ref http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		ref.ServeHTTP(rec, r)
+		maps(w.Header(), rec.Header())
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+			return
+		}
+		w.Header().Del("Content-Length")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.WriteHeader(rec.Code)
+		zw := gzip.NewWriter(w)
+		zw.Write(rec.Body.Bytes())
+		zw.Close()
+	})
+}
+
+func maps(dst, src http.Header) {
+	for k, vs := range src {
+		dst[k] = slices.Clone(vs)
+	}
+}
+
+// escapeJSON writes every non-ASCII character of a JSON text as a \u escape
+// (a surrogate pair beyond the BMP) and every slash as \/: the same JSON.
+func escapeJSON(b []byte) []byte {
+	var out bytes.Buffer
+	for _, r := range string(b) {
+		switch {
+		case r == '/':
+			out.WriteString(`\/`)
+		case r < 0x80:
+			out.WriteRune(r)
+		case r > 0xFFFF:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&out, `\u%04x\u%04x`, r1, r2)
+		default:
+			fmt.Fprintf(&out, `\u%04X`, r)
+		}
+	}
+	return out.Bytes()
+}
+
+// reorderAndExtend writes an object's members in reverse order, after an
+// unknown member; a body that is not an object is left alone.
+func reorderAndExtend(b []byte) []byte {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var obj map[string]json.RawMessage
+	if d.Decode(&obj) != nil || obj == nil {
+		return b
+	}
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range obj {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	slices.Reverse(keys)
+	var out bytes.Buffer
+	out.WriteString(`{"x-served-by":{"node":7,"tags":["a",null]}`)
+	for _, k := range keys {
+		name, _ := json.Marshal(k)
+		fmt.Fprintf(&out, ",%s:%s", name, obj[k])
+	}
+	out.WriteString("}")
+	return out.Bytes()
+}
