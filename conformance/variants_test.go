@@ -39,7 +39,10 @@ func TestUnusualButConformantTargets(t *testing.T) {
 		{name: "pretty-prints with tabs and CRLF", wrap: rewriteBody(func(b []byte) []byte {
 			var out bytes.Buffer
 			json.Indent(&out, b, "", "\t")
-			return append(bytes.ReplaceAll(out.Bytes(), []byte("\n"), []byte("\r\n")), "\r\n"...)
+			return append(append([]byte("\r\n "), bytes.ReplaceAll(out.Bytes(), []byte("\n"), []byte("\r\n"))...), "\r\n"...)
+		})},
+		{name: "writes the Error code with a zero fraction and an exponent", wrap: rewriteBody(func(b []byte) []byte {
+			return regexp.MustCompile(`"error":(-?\d+)`).ReplaceAll(b, []byte(`"error":${1}.0e0`))
 		})},
 		{name: "reorders members and adds unknown ones", wrap: rewriteBody(reorderAndExtend)},
 		{name: "spells the media type in capitals with a charset", wrap: rewriteHeader("Content-Type", "Application/JSON; Charset=UTF-8")},
