@@ -15,9 +15,9 @@ import (
 // BenchmarkGodogFloor measures what godog itself costs a run: every
 // scenario of the features, with the suite's step patterns bound to
 // functions that do nothing and send nothing. It is the floor under
-// plantcheck's cost per exchange that no change to the steps can lower:
-// godog stores every step's result in its own in-memory database and calls
-// every step by reflection.
+// plantcheck's cost per exchange that no change to what the steps do can
+// lower: godog stores every step's result in its own in-memory database
+// and calls every step by reflection.
 func BenchmarkGodogFloor(b *testing.B) {
 	s, err := New(Config{BaseURL: "http://127.0.0.1:1", Token: "t", Client: &http.Client{}})
 	if err != nil {
