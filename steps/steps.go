@@ -8,7 +8,6 @@
 package steps
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -147,12 +146,6 @@ func New(cfg Config) (*Suite, error) {
 // PlantsURL is the address the suite posts to.
 func (s *Suite) PlantsURL() string { return s.plantsURL }
 
-// field is one property of the body, as raw JSON.
-type field struct {
-	name string
-	raw  json.RawMessage
-}
-
 // authMode is how the request presents its credentials.
 type authMode int
 
@@ -169,8 +162,8 @@ type state struct {
 	rule features.Rule
 	rng  *rand.Rand
 
-	fields  []field
-	raw     []byte // when rawSet, the body sent instead of fields
+	fields  []generate.Member // the body's properties, as raw JSON
+	raw     []byte            // when rawSet, the body sent instead of fields
 	rawSet  bool
 	fixedID bool // id set by the scenario, not drawn fresh: may be reused
 
@@ -388,21 +381,16 @@ func (s *Suite) redact(text string) string {
 
 func (st *state) set(name string, raw json.RawMessage) {
 	for i := range st.fields {
-		if st.fields[i].name == name {
-			st.fields[i].raw = raw
+		if st.fields[i].Name == name {
+			st.fields[i].Raw = raw
 			return
 		}
 	}
-	st.fields = append(st.fields, field{name, raw})
+	st.fields = append(st.fields, generate.Member{Name: name, Raw: raw})
 }
 
 func (st *state) get(name string) (json.RawMessage, bool) {
-	for _, f := range st.fields {
-		if f.name == name {
-			return f.raw, true
-		}
-	}
-	return nil, false
+	return (&generate.Case{Members: st.fields}).Get(name)
 }
 
 func quote(s string) json.RawMessage {
@@ -447,7 +435,7 @@ func (s *Suite) aNewPlantWithTheSameID(ctx context.Context, name string) (contex
 func (s *Suite) theFieldIsLeftOut(ctx context.Context, name string) {
 	st := stateOf(ctx)
 	for i, f := range st.fields {
-		if f.name == name {
+		if f.Name == name {
 			st.fields = append(st.fields[:i], st.fields[i+1:]...)
 			return
 		}
@@ -487,18 +475,7 @@ func (st *state) body() []byte {
 	if st.rawSet {
 		return st.raw
 	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range st.fields {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(quote(f.name))
-		b.WriteByte(':')
-		b.Write(f.raw)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
+	return (&generate.Case{Members: st.fields}).Body()
 }
 
 func (s *Suite) theBodyIsCutShort(ctx context.Context, n int) {
