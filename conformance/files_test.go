@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -21,22 +20,27 @@ import (
 	"github.com/plantcheck/plantcheck/reference"
 )
 
-// dyingTarget serves the reference for a few requests, then stops
-// listening: later scenarios cannot be judged (errors, not failures).
+// dyingTarget serves the reference for five requests, then stops
+// listening: later scenarios cannot be judged (errors, not failures). Each
+// request comes on its own connection, and the listener is closed while the
+// fifth is handled, so that the fifth answer is whole and the sixth request
+// is refused: closing connections in flight would break an answer instead,
+// a failure of the target rather than an error of the run.
 func dyingTarget(t *testing.T, token string) string {
 	ref, err := reference.New(reference.Config{Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var n atomic.Int32
-	var once sync.Once
 	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if n.Add(1) > 5 {
-			once.Do(func() { go func() { srv.Listener.Close(); srv.CloseClientConnections() }() })
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 5 {
+			srv.Listener.Close()
 		}
 		ref.ServeHTTP(w, r)
 	}))
+	srv.Config.SetKeepAlivesEnabled(false)
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
