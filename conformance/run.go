@@ -138,8 +138,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Started = time.Now()
 	status := godog.TestSuite{
-		Name:                "plantcheck",
-		ScenarioInitializer: st.InitializeScenario,
+		Name:                 "plantcheck",
+		TestSuiteInitializer: st.InitializeSuite,
 		Options: &godog.Options{
 			Format:         format,
 			Output:         cfg.Output,

@@ -44,8 +44,13 @@ func BenchmarkGodogFloor(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		status := godog.TestSuite{
-			ScenarioInitializer: func(sc *godog.ScenarioContext) {
-				scenarios++
+			// Registered once per suite, as the real run registers them.
+			TestSuiteInitializer: func(ts *godog.TestSuiteContext) {
+				sc := ts.ScenarioContext()
+				sc.Before(func(ctx context.Context, _ *godog.Scenario) (context.Context, error) {
+					scenarios++
+					return ctx, nil
+				})
 				sc.StepContext().After(func(ctx context.Context, _ *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
 					steps++
 					return ctx, err

@@ -202,7 +202,7 @@ type stepDef struct {
 }
 
 // stepDefs lists every step of the features. The patterns are compiled
-// here, once, rather than by godog for every scenario.
+// here, once per process, rather than by godog for every scenario.
 func (s *Suite) stepDefs() []stepDef {
 	defs := []struct {
 		pattern string
@@ -247,9 +247,30 @@ func (s *Suite) stepDefs() []stepDef {
 	}
 	out := make([]stepDef, len(defs))
 	for i, d := range defs {
-		out[i] = stepDef{regexp.MustCompile(d.pattern), d.fn}
+		out[i] = stepDef{compiled(d.pattern), d.fn}
 	}
 	return out
+}
+
+// patterns holds every step pattern compiled, once per process: a process
+// that runs the suite many times (selftest, the tests) compiles none again.
+var patterns sync.Map // string → *regexp.Regexp
+
+func compiled(pattern string) *regexp.Regexp {
+	if re, ok := patterns.Load(pattern); ok {
+		return re.(*regexp.Regexp)
+	}
+	re, _ := patterns.LoadOrStore(pattern, regexp.MustCompile(pattern))
+	return re.(*regexp.Regexp)
+}
+
+// InitializeSuite registers every step and hook once for the whole run:
+// godog copies the suite's registrations into each scenario, where
+// registering them again per scenario (InitializeScenario) would cost a
+// runtime.Caller and a reflection check per step definition and scenario,
+// 15% of godog's own time.
+func (s *Suite) InitializeSuite(ctx *godog.TestSuiteContext) {
+	s.InitializeScenario(ctx.ScenarioContext())
 }
 
 // InitializeScenario registers every step and the hooks of one scenario.
