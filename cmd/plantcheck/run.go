@@ -66,6 +66,7 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	}
 	cfg.Output = c.stdout
 
+	tuneGC(c.getenv)
 	rep, err := conformance.Run(ctx, cfg)
 	if rep != nil {
 		rep.WriteVerdict(c.stdout)

@@ -22,6 +22,7 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
+	tuneGC(c.getenv)
 	ms := mutants.All
 	if *only != "" {
 		ms = nil
