@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"net/http"
 	"net/url"
@@ -52,7 +53,10 @@ type integerField struct {
 	name     string
 	format   string
 	min, max *big.Rat
-	line     int
+	// lo and hi are min and max as int64, for the common case of a value
+	// that int64 holds, read without big numbers.
+	lo, hi int64
+	line   int
 }
 
 var (
@@ -293,13 +297,8 @@ func integerFields(sp *base.SchemaProxy, depth int) []integerField {
 		if ps == nil || !hasType(ps, "integer") {
 			continue
 		}
-		f := integerField{name: name, format: ps.Format}
-		switch ps.Format {
-		case "int32":
-			f.min, f.max = minInt32, maxInt32
-		case "int64":
-			f.min, f.max = minInt64, maxInt64
-		default:
+		f, ok := boundedInteger(name, ps.Format)
+		if !ok {
 			continue
 		}
 		if n := prop.GetValueNode(); n != nil {
@@ -308,6 +307,21 @@ func integerFields(sp *base.SchemaProxy, depth int) []integerField {
 		out = append(out, f)
 	}
 	return out
+}
+
+// boundedInteger returns the check of a property of an integer format with
+// bounds (int32, int64); false for any other format.
+func boundedInteger(name, format string) (integerField, bool) {
+	f := integerField{name: name, format: format}
+	switch format {
+	case "int32":
+		f.min, f.max, f.lo, f.hi = minInt32, maxInt32, math.MinInt32, math.MaxInt32
+	case "int64":
+		f.min, f.max, f.lo, f.hi = minInt64, maxInt64, math.MinInt64, math.MaxInt64
+	default:
+		return f, false
+	}
+	return f, true
 }
 
 func hasType(s *base.Schema, t string) bool {
@@ -370,7 +384,7 @@ func (f integerField) check(raw []byte) string {
 		return ""
 	}
 	if n, err := strconv.ParseInt(lit, 10, 64); err == nil {
-		if r := new(big.Rat).SetInt64(n); r.Cmp(f.min) < 0 || r.Cmp(f.max) > 0 {
+		if n < f.lo || n > f.hi {
 			return fmt.Sprintf("%s is outside the %s range", lit, f.format)
 		}
 		return ""

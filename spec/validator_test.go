@@ -138,8 +138,8 @@ func TestCheckResponse(t *testing.T) {
 }
 
 func TestIntegerFieldCheck(t *testing.T) {
-	i64 := integerField{name: "id", format: "int64", min: minInt64, max: maxInt64}
-	i32 := integerField{name: "error", format: "int32", min: minInt32, max: maxInt32}
+	i64, _ := boundedInteger("id", "int64")
+	i32, _ := boundedInteger("error", "int32")
 	tests := []struct {
 		name   string
 		f      integerField
@@ -166,6 +166,7 @@ func TestIntegerFieldCheck(t *testing.T) {
 		{"int32 max", i32, "2147483647", false},
 		{"int32 max+1", i32, "2147483648", true},
 		{"int32 min-1", i32, "-2147483649", true},
+		{"int32 min", i32, "-2147483648", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
