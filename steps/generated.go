@@ -154,8 +154,12 @@ func (s *Suite) judge(c *generate.Case, x *Exchange) (expected, actual string) {
 }
 
 // sameJSON compares two JSON values by meaning: strings by their text,
-// whatever their escapes.
+// whatever their escapes. An honest echo is most often the very bytes
+// sent, which need no decoding.
 func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
 	var va, vb any
 	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
 		return bytes.Equal(a, b)
