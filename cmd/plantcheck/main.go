@@ -22,6 +22,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/plantcheck/plantcheck/conformance"
 )
 
 // Exit statuses shared by every command.
@@ -126,18 +128,11 @@ func parse(c cli, fs *flag.FlagSet, args []string) (int, bool) {
 	return 0, true
 }
 
-// suiteGCPercent is the garbage collector's target in a process that runs
-// the suite. A run allocates about 11 MB in a fraction of a second, most of
-// it godog's record of every step; at twice Go's default target the
-// collector runs half as often: a whole run measured 59.5 -> 54.7 ms for a
-// peak resident memory of 28.2 -> 30.7 MB (a higher target bought nothing
-// more). GOGC, when set, wins.
-const suiteGCPercent = 200
-
-// tuneGC sets the collector's target for a command that runs the suite.
+// tuneGC sets the collector's target for a command that runs the suite
+// (conformance.GCPercent); GOGC, when set, wins.
 func tuneGC(getenv func(string) string) {
 	if getenv("GOGC") == "" {
-		debug.SetGCPercent(suiteGCPercent)
+		debug.SetGCPercent(conformance.GCPercent)
 	}
 }
 
