@@ -25,19 +25,12 @@ func decodeNewPlant(body []byte) (Plant, *requestError) {
 	if !utf8.Valid(body) {
 		return Plant{}, fail(errMalformedJSON, "The request body is not valid UTF-8, as JSON must be.")
 	}
-	if !json.Valid(body) {
-		var first json.RawMessage
-		if json.NewDecoder(bytes.NewReader(body)).Decode(&first) == nil {
-			return Plant{}, fail(errMalformedJSON, "The request body has data after its JSON value; it must hold exactly one JSON object.")
-		}
-		return Plant{}, fail(errMalformedJSON, "The request body is not valid JSON.")
-	}
-	if bytes.TrimSpace(body)[0] != '{' {
-		return Plant{}, fail(errNotAnObject, "The request body must be a JSON object with the fields id and name.")
-	}
+	// Unmarshal checks the whole text before it decodes any of it, so a
+	// body it takes is valid JSON; only a body it refuses needs a closer
+	// look to say what is wrong with it.
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
-		return Plant{}, fail(errMalformedJSON, "The request body is not valid JSON.")
+	if bytes.TrimSpace(body)[0] != '{' || json.Unmarshal(body, &fields) != nil {
+		return Plant{}, notAnObject(body)
 	}
 
 	var p Plant
@@ -71,11 +64,29 @@ func decodeNewPlant(body []byte) (Plant, *requestError) {
 	return p, nil
 }
 
+// notAnObject says why a body is not one JSON object: it is not JSON, it
+// has data after its JSON value, or its JSON value is not an object.
+func notAnObject(body []byte) *requestError {
+	if json.Valid(body) {
+		return fail(errNotAnObject, "The request body must be a JSON object with the fields id and name.")
+	}
+	var first json.RawMessage
+	if json.NewDecoder(bytes.NewReader(body)).Decode(&first) == nil {
+		return fail(errMalformedJSON, "The request body has data after its JSON value; it must hold exactly one JSON object.")
+	}
+	return fail(errMalformedJSON, "The request body is not valid JSON.")
+}
+
 // parseString reads a raw JSON value that must be a string. null is not a
 // string.
 func parseString(raw json.RawMessage) (string, bool) {
 	if len(raw) == 0 || raw[0] != '"' {
 		return "", false
+	}
+	if len(raw) >= 2 && bytes.IndexByte(raw, '\\') < 0 {
+		// The body is valid JSON and UTF-8, so a string without escapes
+		// is the very text between its quotes.
+		return string(raw[1 : len(raw)-1]), true
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -64,7 +65,38 @@ func FuzzCreate(f *testing.F) {
 			t.Fatalf("status %d, but the request keeps the contract: %v (validator: %v)\nbody: %q\nanswer: %s",
 				x.resp.Status, keeps, v.CheckRequest(x.req), body, x.resp.Body)
 		}
+		if x.resp.Status == http.StatusOK {
+			// The Plant record echoes name and tag as encoding/json reads
+			// them from the request (by exact key: a struct would match
+			// "NAME" too).
+			for _, key := range []string{"name", "tag"} {
+				if sent, got := member(t, body, key), member(t, x.resp.Body, key); !sameString(sent, got) {
+					t.Fatalf("body %q answered with %s", body, x.resp.Body)
+				}
+			}
+		}
 	})
+}
+
+// member reads a string member of a JSON object; nil when it is absent.
+func member(t *testing.T, object []byte, key string) *string {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(object, &m); err != nil {
+		t.Fatalf("%q is not a JSON object: %v", object, err)
+	}
+	raw, ok := m[key]
+	if !ok {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatalf("%s in %q is not a string: %v", key, object, err)
+	}
+	return &s
+}
+
+func sameString(a, b *string) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
 // authorized judges an Authorization value by the spec's words: "Bearer", a

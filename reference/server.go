@@ -81,6 +81,10 @@ func New(cfg Config) (*Server, error) {
 
 // ServeHTTP answers one request and logs it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.log.Enabled(r.Context(), slog.LevelInfo) {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
 	start := time.Now()
 	rec := &recorder{ResponseWriter: w}
 	s.mux.ServeHTTP(rec, r)

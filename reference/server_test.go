@@ -545,3 +545,42 @@ func TestParseInt64(t *testing.T) {
 		})
 	}
 }
+
+// TestParseString: a string is read as encoding/json reads it, escapes or
+// none; anything but a string is refused.
+func TestParseString(t *testing.T) {
+	tests := []struct {
+		name, raw string
+		ok        bool
+	}{
+		{"plain", `"Monstera deliciosa"`, true},
+		{"empty", `""`, true},
+		{"non-ASCII", `"葉蘭 🌿 مرحبا"`, true},
+		{"escaped quote", `"say \"hi\""`, true},
+		{"escaped backslash", `"a\\b"`, true},
+		{"escaped solidus", `"a\/b"`, true},
+		{"escaped newline", `"a\nb"`, true},
+		{"unicode escape", `"Caf\u00e9"`, true},
+		{"surrogate pair", `"\ud83c\udf3f"`, true},
+		{"null", `null`, false},
+		{"number", `7`, false},
+		{"array", `["a"]`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := parseString(json.RawMessage(tt.raw))
+			if ok != tt.ok {
+				t.Fatalf("parseString(%s) ok = %v, want %v", tt.raw, ok, tt.ok)
+			}
+			var want string
+			if tt.ok {
+				if err := json.Unmarshal([]byte(tt.raw), &want); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got != want {
+				t.Errorf("parseString(%s) = %q, want %q", tt.raw, got, want)
+			}
+		})
+	}
+}
