@@ -38,7 +38,7 @@ import (
 const DefaultTimeout = 10 * time.Second
 
 // GCPercent is the garbage collector's target (GOGC) that a process running
-// the suite should set. A run allocates about 11 MB in a fraction of a
+// the suite should set. A run allocates about 10 MB in a fraction of a
 // second, most of it godog's record of every step; at twice Go's default
 // target the collector runs half as often: a whole run measured 59.5 ->
 // 54.7 ms and 42 -> 38 ms of user CPU, for a peak resident memory of 28.8

@@ -30,7 +30,7 @@ func decodeNewPlant(body []byte) (Plant, *requestError) {
 	// look to say what is wrong with it.
 	var fields map[string]json.RawMessage
 	if bytes.TrimSpace(body)[0] != '{' || json.Unmarshal(body, &fields) != nil {
-		return Plant{}, notAnObject(body)
+		return Plant{}, whyNotAnObject(body)
 	}
 
 	var p Plant
@@ -64,9 +64,9 @@ func decodeNewPlant(body []byte) (Plant, *requestError) {
 	return p, nil
 }
 
-// notAnObject says why a body is not one JSON object: it is not JSON, it
-// has data after its JSON value, or its JSON value is not an object.
-func notAnObject(body []byte) *requestError {
+// whyNotAnObject says why a body is not one JSON object: it is not JSON,
+// it has data after its JSON value, or its JSON value is not an object.
+func whyNotAnObject(body []byte) *requestError {
 	if json.Valid(body) {
 		return fail(errNotAnObject, "The request body must be a JSON object with the fields id and name.")
 	}

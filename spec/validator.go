@@ -50,21 +50,12 @@ type bodyRules struct {
 
 // integerField is a property of type integer with a bounded format.
 type integerField struct {
-	name     string
-	format   string
-	min, max *big.Rat
-	// lo and hi are min and max as int64, for the common case of a value
-	// that int64 holds, read without big numbers.
+	name   string
+	format string
+	// lo and hi bound the format's values (int32, int64).
 	lo, hi int64
 	line   int
 }
-
-var (
-	minInt32 = big.NewRat(-1<<31, 1)
-	maxInt32 = big.NewRat(1<<31-1, 1)
-	minInt64 = new(big.Rat).SetInt64(-1 << 63)
-	maxInt64 = new(big.Rat).SetInt64(1<<63 - 1)
-)
 
 // New builds a validator for an OpenAPI 3 document. Most callers want
 // Default; New serves documents other than the embedded one.
@@ -315,9 +306,9 @@ func boundedInteger(name, format string) (integerField, bool) {
 	f := integerField{name: name, format: format}
 	switch format {
 	case "int32":
-		f.min, f.max, f.lo, f.hi = minInt32, maxInt32, math.MinInt32, math.MaxInt32
+		f.lo, f.hi = math.MinInt32, math.MaxInt32
 	case "int64":
-		f.min, f.max, f.lo, f.hi = minInt64, maxInt64, math.MinInt64, math.MaxInt64
+		f.lo, f.hi = math.MinInt64, math.MaxInt64
 	default:
 		return f, false
 	}
@@ -369,7 +360,7 @@ func (v *Validator) checkBody(key string, body []byte) []Violation {
 				Reason:   msg,
 				Field:    "$." + f.name,
 				SpecLine: f.line,
-				HowToFix: fmt.Sprintf("send an integer between %s and %s", f.min.RatString(), f.max.RatString()),
+				HowToFix: fmt.Sprintf("send an integer between %d and %d", f.lo, f.hi),
 			})
 		}
 	}
@@ -405,7 +396,7 @@ func (f integerField) check(raw []byte) string {
 		}
 		return ""
 	}
-	if r.Cmp(f.min) < 0 || r.Cmp(f.max) > 0 {
+	if r.Cmp(big.NewRat(f.lo, 1)) < 0 || r.Cmp(big.NewRat(f.hi, 1)) > 0 {
 		return fmt.Sprintf("%s is outside the %s range", lit, f.format)
 	}
 	return ""
