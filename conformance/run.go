@@ -37,15 +37,6 @@ import (
 // DefaultTimeout is the time limit of one exchange.
 const DefaultTimeout = 10 * time.Second
 
-// GCPercent is the garbage collector's target (GOGC) that a process running
-// the suite should set. A run allocates about 10 MB in a fraction of a
-// second, most of it godog's record of every step; at twice Go's default
-// target the collector runs half as often: a whole run measured 59.5 ->
-// 54.7 ms and 42 -> 38 ms of user CPU, for a peak resident memory of 28.8
-// -> 30.7 MB (a higher target bought nothing more). The CLI sets it; a
-// library caller decides for its own process.
-const GCPercent = 200
-
 // Errors that mean the run could not be made (exit status 2).
 var (
 	// ErrConfig: the configuration is wrong (bad flag, bad URL, bad tags).

@@ -23,7 +23,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/plantcheck/plantcheck/conformance"
+	"github.com/plantcheck/plantcheck/steps"
 )
 
 // Exit statuses shared by every command.
@@ -129,10 +129,10 @@ func parse(c cli, fs *flag.FlagSet, args []string) (int, bool) {
 }
 
 // tuneGC sets the collector's target for a command that runs the suite
-// (conformance.GCPercent); GOGC, when set, wins.
+// (steps.GCPercent); GOGC, when set, wins.
 func tuneGC(getenv func(string) string) {
 	if getenv("GOGC") == "" {
-		debug.SetGCPercent(conformance.GCPercent)
+		debug.SetGCPercent(steps.GCPercent)
 	}
 }
 
