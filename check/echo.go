@@ -1,0 +1,240 @@
+// Package check holds judgements of one exchange that do not depend on how
+// the exchange was made: given the bytes sent and the bytes answered, does
+// the answer keep a rule? The godog steps use them, and so can anything
+// else that sees exchanges (a proxy, a test); the package knows nothing of
+// godog, of the target, or of the scenario that sent the request.
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The rules an echo judgement cites. They are the catalog's IDs
+// (features.Rules); a test keeps the two in step.
+const (
+	RuleName  = "CREATE-NAME"
+	RuleTag   = "CREATE-TAG"
+	RuleNoTag = "CREATE-NO-TAG"
+)
+
+// Sent is what a create request asked to store: its name and tag, as
+// decoded JSON strings.
+type Sent struct {
+	Name, Tag       string
+	HasName, HasTag bool
+	// Unjudged says why the echo of this request cannot be judged (the
+	// body is not one JSON object, a field is given twice, a string holds
+	// an escaped lone surrogate); "" when it can.
+	Unjudged string
+}
+
+// ReadSent reads the name and tag of a request body. It reads the body as
+// RFC 8259 has it and refuses to guess where the RFC leaves the reader free:
+// a repeated member (which value counts is the reader's choice) and an
+// escaped lone surrogate (which no UTF-8 string can hold) leave the echo
+// unjudged.
+func ReadSent(body []byte) Sent {
+	var s Sent
+	if !json.Valid(body) || !utf8.Valid(body) {
+		s.Unjudged = "the body is not JSON"
+		return s
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		s.Unjudged = "the body is not a JSON object"
+		return s
+	}
+	seen := map[string]bool{}
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			s.Unjudged = "the body is not a JSON object"
+			return s
+		}
+		key, _ := t.(string)
+		var raw json.RawMessage
+		if err := d.Decode(&raw); err != nil {
+			s.Unjudged = "the body is not a JSON object"
+			return s
+		}
+		if key != "name" && key != "tag" {
+			continue
+		}
+		if seen[key] {
+			s.Unjudged = fmt.Sprintf("the body gives %q twice, and RFC 8259 leaves to the reader which value counts", key)
+			return s
+		}
+		seen[key] = true
+		if hasLoneSurrogate(raw) {
+			s.Unjudged = fmt.Sprintf("%q holds an escaped lone surrogate, which RFC 8259 leaves to the reader", key)
+			return s
+		}
+		var v string
+		if raw[0] != '"' || json.Unmarshal(raw, &v) != nil {
+			continue // not a string: the request is invalid, no echo is due
+		}
+		if key == "name" {
+			s.Name, s.HasName = v, true
+		} else {
+			s.Tag, s.HasTag = v, true
+		}
+	}
+	return s
+}
+
+// hasLoneSurrogate reports whether a raw JSON string escapes a UTF-16
+// surrogate that is not half of a pair.
+func hasLoneSurrogate(raw []byte) bool {
+	for i := 0; i+5 < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // an escaped character, perhaps a backslash: skip it
+			continue
+		}
+		u, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
+		if err != nil {
+			return false // json.Valid let it through, so this cannot be
+		}
+		switch {
+		case u >= 0xDC00 && u <= 0xDFFF:
+			return true // a low half with no high half before it
+		case u >= 0xD800 && u <= 0xDBFF:
+			next := raw[i+6:]
+			if len(next) < 6 || next[0] != '\\' || next[1] != 'u' {
+				return true
+			}
+			lo, err := strconv.ParseUint(string(next[2:6]), 16, 16)
+			if err != nil || lo < 0xDC00 || lo > 0xDFFF {
+				return true
+			}
+			i += 11
+		default:
+			i += 5
+		}
+	}
+	return false
+}
+
+// EchoFailure is one way a Plant record departs from the plant sent.
+type EchoFailure struct {
+	Rule     string // RuleName, RuleTag or RuleNoTag
+	Expected string
+	Actual   string
+}
+
+// Echo judges the Plant record of a 200 answer against what was sent: the
+// name and the tag are the very strings sent, code point by code point,
+// and no tag comes back when none was sent ("name, and tag where present").
+// A body that is not a JSON object fails every field that was due; whether
+// it is a Plant record at all is the document's to say.
+func Echo(sent Sent, answer []byte) []EchoFailure {
+	if sent.Unjudged != "" || !sent.HasName {
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(answer, &obj) != nil || obj == nil {
+		out := []EchoFailure{{RuleName, "name " + Quote(sent.Name), "a body that is not a JSON object"}}
+		if sent.HasTag {
+			out = append(out, EchoFailure{RuleTag, "tag " + Quote(sent.Tag), "a body that is not a JSON object"})
+		}
+		return out
+	}
+	var out []EchoFailure
+	if f := field(obj, "name", sent.Name); f != "" {
+		out = append(out, EchoFailure{RuleName, "name " + Quote(sent.Name) + " (the very string sent)", f})
+	}
+	switch raw, present := obj["tag"]; {
+	case sent.HasTag:
+		if f := field(obj, "tag", sent.Tag); f != "" {
+			out = append(out, EchoFailure{RuleTag, "tag " + Quote(sent.Tag) + " (the very string sent)", f})
+		}
+	case present:
+		out = append(out, EchoFailure{RuleNoTag, "no tag property (none was sent)", "tag is the JSON value " + QuoteBytes(raw)})
+	}
+	return out
+}
+
+// field says how obj[name] departs from the string want; "" when it is
+// that very string.
+func field(obj map[string]json.RawMessage, name, want string) string {
+	raw, ok := obj[name]
+	if !ok {
+		return name + " is missing"
+	}
+	var got string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &got) != nil {
+		return name + " is the JSON value " + QuoteBytes(raw) + ", not a string"
+	}
+	if got == want {
+		return ""
+	}
+	return name + " is " + Quote(got) + ": " + Difference(want, got)
+}
+
+// Difference names how got departs from want, in the terms of the bugs
+// that cause it where it recognises one, else by the first code point
+// that differs.
+func Difference(want, got string) string {
+	w, g := []rune(want), []rune(got)
+	switch {
+	case strings.TrimSpace(want) == got:
+		return "white space trimmed from its edges"
+	case len(g) < len(w) && strings.HasPrefix(want, got):
+		return fmt.Sprintf("cut to its first %d of %d characters", len(g), len(w))
+	case html.UnescapeString(got) == want:
+		return "HTML-escaped"
+	case strings.EqualFold(want, got):
+		return "its letter case changed"
+	case strings.ReplaceAll(want, "\x00", "") == got:
+		return "NUL characters removed"
+	}
+	i := 0
+	for i < len(w) && i < len(g) && w[i] == g[i] {
+		i++
+	}
+	switch {
+	case i == len(g):
+		return fmt.Sprintf("%d characters, %d sent: it ends after character %d", len(g), len(w), i)
+	case i == len(w):
+		return fmt.Sprintf("%d characters, %d sent: it goes on after character %d with U+%04X", len(g), len(w), i, g[i])
+	}
+	return fmt.Sprintf("character %d differs: U+%04X sent, U+%04X answered", i+1, w[i], g[i])
+}
+
+// quoteBytes bounds how much of a string a message quotes.
+const quoteBytes = 512
+
+// Quote writes s for a message: Go-quoted (so no control character, no
+// invalid byte, no bidirectional override reaches a terminal raw), cut
+// after a bound.
+func Quote(s string) string {
+	if len(s) <= quoteBytes {
+		return strconv.Quote(s)
+	}
+	// Back off a rune cut in two (at most UTFMax-1 bytes); a string that
+	// is not UTF-8 anyway is quoted as it comes.
+	cut := s[:quoteBytes]
+	for i := 0; i < utf8.UTFMax-1 && !utf8.ValidString(cut); i++ {
+		cut = cut[:len(cut)-1]
+	}
+	if !utf8.ValidString(cut) {
+		cut = s[:quoteBytes]
+	}
+	return fmt.Sprintf("%s … (%d bytes in all)", strconv.Quote(cut), len(s))
+}
+
+// QuoteBytes writes raw bytes for a message, as Quote does.
+func QuoteBytes(b []byte) string {
+	if len(b) == 0 {
+		return "(empty)"
+	}
+	return Quote(string(b))
+}
