@@ -311,8 +311,15 @@ func (g *Generator) value(p Property, boundary bool) json.RawMessage {
 
 // Valid returns a valid case: every required property, each optional one
 // present or absent, and for a Boundary case at least one edge value or an
-// unknown extra property.
+// unknown extra property. The members come in an order drawn at random: the
+// schema names no order, and a server must not need one.
 func (g *Generator) Valid(kind Kind) *Case {
+	c := g.valid(kind)
+	g.Rand.Shuffle(len(c.Members), func(i, j int) { c.Members[i], c.Members[j] = c.Members[j], c.Members[i] })
+	return c
+}
+
+func (g *Generator) valid(kind Kind) *Case {
 	c := &Case{Kind: kind, Class: "valid, " + kind.String() + " values"}
 	var edge []int // members that may take an edge value
 	for _, p := range g.Shape.Properties {
