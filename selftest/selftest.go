@@ -8,6 +8,7 @@ package selftest
 import (
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +34,9 @@ type Config struct {
 	Tags string
 	// Parallel is how many runs go at once; 0 means 2.
 	Parallel int
+	// Without names checks to leave out of every run (steps.Removable):
+	// the mutants that then survive are those the checks catch.
+	Without []string
 	// Timeout is the exchange time limit for mutants marked Slow; others
 	// get conformance.DefaultTimeout. 0 means 300ms.
 	Timeout time.Duration
@@ -105,7 +109,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.Timeout = 300 * time.Millisecond
 	}
 	res := &Result{Rows: make([]Row, len(cfg.Mutants))}
-	res.Reference, res.ReferenceErr = conformance.Run(ctx, conformance.Config{Tags: cfg.Tags, Output: io.Discard})
+	res.Reference, res.ReferenceErr = conformance.Run(ctx, conformance.Config{Tags: cfg.Tags, Output: io.Discard, Without: cfg.Without})
 	if errors.Is(res.ReferenceErr, conformance.ErrConfig) {
 		return nil, res.ReferenceErr
 	}
@@ -130,6 +134,9 @@ func runMutant(ctx context.Context, m mutants.Mutant, cfg Config) Row {
 	start := time.Now()
 	row := Row{Mutant: m, Verdict: Broken}
 	token := rand.Text()
+	if m.LongToken {
+		token = longToken()
+	}
 	ref, err := reference.New(reference.Config{Token: token})
 	if err != nil {
 		row.Err = err
@@ -146,7 +153,7 @@ func runMutant(ctx context.Context, m mutants.Mutant, cfg Config) Row {
 
 	run := conformance.Config{
 		BaseURL: "http://" + ln.Addr().String(), Token: token, Tags: cfg.Tags,
-		Output: io.Discard, Concurrency: 4,
+		Output: io.Discard, Concurrency: 4, Without: cfg.Without,
 	}
 	if m.Slow {
 		run.Timeout = cfg.Timeout
@@ -168,6 +175,14 @@ func runMutant(ctx context.Context, m mutants.Mutant, cfg Config) Row {
 		row.Verdict = Caught
 	}
 	return row
+}
+
+// longToken is a random token of 96 characters, for mutants whose defect
+// shows only past the 72nd byte of the token.
+func longToken() string {
+	b := make([]byte, 48)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // Write prints the reference's verdict, the table, and the score.
