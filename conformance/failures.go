@@ -69,7 +69,7 @@ func (r *Report) WriteFailures(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nFailures (%d scenarios):\n", len(failed))
 	for i, f := range failed {
-		fmt.Fprintf(w, "\n%d) %s (%s) %s\n", i+1, f.Rule.ID, strings.ToUpper(string(f.Rule.Level)), f.Name)
+		fmt.Fprintf(w, "\n%d) %s\n", i+1, Heading(f.Result))
 		fmt.Fprintf(w, "   scenario:    features/%s\n", f.Where())
 		fmt.Fprintf(w, "   requirement: %s (spec: %s)\n", f.Rule.Requirement, f.Rule.Source)
 		if f.Err != nil && len(f.Failures) == 0 {

@@ -134,11 +134,14 @@ type summaryRule struct {
 	Scenarios int      `json:"scenarios"`
 	Failures  int      `json:"failures"`
 	Notes     []string `json:"notes,omitempty"`
+	FoundBy   []string `json:"foundBy,omitempty"`
 	Rerun     string   `json:"rerun"`
 }
 
 type summaryScene struct {
-	Name      string           `json:"name"`
+	Name string `json:"name"`
+	// Heading names the scenario by what it broke (Heading).
+	Heading   string           `json:"heading,omitempty"`
 	Where     string           `json:"where"`
 	Rule      string           `json:"rule"`
 	Level     features.Level   `json:"level"`
@@ -210,7 +213,7 @@ func (r *Report) summary() *summary {
 	for _, v := range r.Rules {
 		s.Rules = append(s.Rules, summaryRule{
 			Rule: v.Rule, Outcome: string(v.Outcome), Word: outcomeWord(v), Scenarios: v.Scenarios,
-			Failures: v.Failures, Notes: v.Notes, Rerun: r.Rerun(v.Rule.ID),
+			Failures: v.Failures, Notes: v.Notes, FoundBy: v.FoundBy, Rerun: r.Rerun(v.Rule.ID),
 		})
 	}
 	for _, sc := range r.Scenarios {
@@ -223,6 +226,7 @@ func (r *Report) summary() *summary {
 		}
 		if sc.Outcome == steps.Failed || sc.Outcome == steps.Errored {
 			out.Rerun = r.Rerun(sc.Rule.ID)
+			out.Heading = Heading(sc)
 		}
 		for _, f := range sc.Failures {
 			sf := summaryFailure{
@@ -257,8 +261,12 @@ func (r *Report) writeMarkdown(b *bytes.Buffer, s *summary) {
 	fmt.Fprintf(b, "| Exchanges | %d in %.0f ms (seed %d) |\n\n", c.Exchanges, s.Duration, s.Seed)
 	fmt.Fprintf(b, "| Rule | Level | Result | Scenarios | Requirement |\n|---|---|---|---|---|\n")
 	for _, v := range s.Rules {
+		req := v.Requirement
+		for _, by := range v.FoundBy {
+			req += "<br>found by " + by
+		}
 		fmt.Fprintf(b, "| %s %s | %s | %s | %d | %s |\n", mdMarks[v.Outcome], v.ID, strings.ToUpper(string(v.Level)), v.Word, v.Scenarios,
-			strings.ReplaceAll(v.Requirement, "|", `\|`))
+			strings.ReplaceAll(req, "|", `\|`))
 	}
 	var failed []summaryScene
 	for _, sc := range s.Scenarios {
@@ -270,7 +278,7 @@ func (r *Report) writeMarkdown(b *bytes.Buffer, s *summary) {
 		fmt.Fprintf(b, "\n## Failures\n")
 	}
 	for _, sc := range failed {
-		fmt.Fprintf(b, "\n### %s %s: %s\n\n`features/%s`\n\n", mdMarks[string(sc.Outcome)], sc.Rule, sc.Name, sc.Where)
+		fmt.Fprintf(b, "\n### %s %s\n\n`features/%s`\n\n", mdMarks[string(sc.Outcome)], sc.Heading, sc.Where)
 		if sc.Error != "" && len(sc.Failures) == 0 {
 			fmt.Fprintf(b, "Error: %s\n\n", sc.Error)
 		}
@@ -365,22 +373,31 @@ func (r *Report) writeJUnit(b *bytes.Buffer) error {
 		}
 		s := &top.Suites[i]
 		c := junitCase{Name: sc.Rule.ID + ": " + sc.Name, Classname: sc.Rule.ID, Time: secs(sc.Duration)}
+		// A failure of another rule (a MUST breach that a SHOULD scenario
+		// met) is a test case of that rule's suite, so that the suite of
+		// the rule broken fails, whichever scenario found it.
+		for _, rule := range FailedRules(sc) {
+			if rule.ID == sc.Rule.ID {
+				continue
+			}
+			j, ok := idx[rule.ID]
+			if !ok {
+				continue
+			}
+			fc := junitCase{Name: rule.ID + ": found by " + sc.Rule.ID + ": " + sc.Name, Classname: rule.ID, Time: secs(sc.Duration)}
+			fc.Failure = r.junitFailure(sc, rule)
+			top.Suites[j].Cases = append(top.Suites[j].Cases, fc)
+			top.Suites[j].Tests++
+			top.Suites[j].Failures++
+			top.Tests++
+			top.Failures++
+		}
 		switch sc.Outcome {
 		case steps.Failed:
-			var text []string
-			for _, f := range sc.Failures {
-				t := f.Error()
-				if f.Exchange != nil {
-					t += "\n  reproduce: " + f.Exchange.Curl()
-				}
-				text = append(text, t)
+			if !slices.ContainsFunc(sc.Failures, func(f *steps.Failure) bool { return f.Rule.ID == sc.Rule.ID }) {
+				break // its failures belong to other rules' suites
 			}
-			text = append(text, "rerun: "+r.Rerun(sc.Rule.ID))
-			msg := "rule broken"
-			if len(sc.Failures) > 0 {
-				msg = sc.Failures[0].Rule.ID + ": expected " + sc.Failures[0].Expected + ", got " + sc.Failures[0].Actual
-			}
-			c.Failure = &junitProblem{Message: msg, Type: string(sc.Rule.Level), Text: strings.Join(text, "\n\n")}
+			c.Failure = r.junitFailure(sc, sc.Rule)
 			s.Failures++
 			top.Failures++
 		case steps.Errored:
@@ -413,6 +430,28 @@ func (r *Report) writeJUnit(b *bytes.Buffer) error {
 	}
 	b.WriteByte('\n')
 	return nil
+}
+
+// junitFailure is the <failure> of one rule in a scenario: that rule's
+// failures, with their evidence and reproduction, and the rerun command.
+func (r *Report) junitFailure(sc steps.Result, rule features.Rule) *junitProblem {
+	var text []string
+	msg := ""
+	for _, f := range sc.Failures {
+		if f.Rule.ID != rule.ID {
+			continue
+		}
+		if msg == "" {
+			msg = f.Rule.ID + ": expected " + f.Expected + ", got " + f.Actual
+		}
+		t := f.Error()
+		if f.Exchange != nil {
+			t += "\n  reproduce: " + f.Exchange.Curl()
+		}
+		text = append(text, t)
+	}
+	text = append(text, "scenario: "+sc.Rule.ID+": "+sc.Name, "rerun: "+r.Rerun(sc.Rule.ID))
+	return &junitProblem{Message: msg, Type: string(rule.Level), Text: strings.Join(text, "\n\n")}
 }
 
 //go:embed report.html.tmpl

@@ -56,11 +56,16 @@ func TestReportFiles(t *testing.T) {
 		wantJUnit  []string // regular expressions
 	}{
 		{"certified", Config{}, "certified conformant", "conformant",
-			[]string{`tests="59" failures="0" errors="0"`, `classname="AUTH-MISSING"`}},
+			[]string{`tests="104" failures="0" errors="0"`, `classname="AUTH-MISSING"`}},
 		{"non-conformant", Config{BaseURL: brokenURL, Token: brokenToken}, "non-conformant", "non-conformant",
-			[]string{`failures="1" errors="0"`, `<testcase name="CREATE-TAG: The Plant record carries the tag that was sent" classname="CREATE-TAG"[^>]*>\s*<failure message="CREATE-TAG: expected tag`, `reproduce: curl`}},
+			[]string{`<testsuite name="CREATE-TAG \(MUST\)" tests="\d+" failures="[1-9]\d*" errors="0"`,
+				`<testcase name="CREATE-TAG: The Plant record carries the tag that was sent" classname="CREATE-TAG"[^>]*>\s*<failure message="CREATE-TAG: expected tag`,
+				// A MUST breach that another rule's scenario met fails the
+				// MUST rule's suite.
+				`<testcase name="CREATE-TAG: found by CREATE-200: [^"]*" classname="CREATE-TAG"[^>]*>\s*<failure message="CREATE-TAG: expected tag[^"]*" type="must"`,
+				`reproduce: curl`}},
 		{"partial", Config{Tags: "@area-auth"}, "partial: conformant to the rules that ran", "partial",
-			[]string{`tests="4" failures="0"`, `\(partial: conformant to the rules that ran\)`}},
+			[]string{`tests="15" failures="0"`, `\(partial: conformant to the rules that ran\)`}},
 		{"harness errors", Config{BaseURL: dyingTarget(t, "t0ken-dying"), Token: "t0ken-dying"}, "incomplete", "incomplete",
 			[]string{`<error message="plantcheck could not judge this scenario: the target cannot be reached`, `type="harness"`}},
 	}

@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -41,6 +42,10 @@ type RuleVerdict struct {
 	Scenarios int           // scenarios that encode the rule and ran
 	Failures  int           // failures citing the rule, from any scenario
 	Notes     []string      // answers noted for open rules, reasons for skips
+	// FoundBy names the scenarios of other rules that found this rule
+	// broken ("BODY-TAG-ANY: A tag from every category ..."): a SHOULD
+	// scenario that met a MUST breach shows it here.
+	FoundBy []string
 }
 
 // Counts are the scenario and exchange totals of a run.
@@ -124,6 +129,9 @@ func (r *Report) finish() {
 			if fv := byRule[f.Rule.ID]; fv != nil {
 				fv.Failures++
 				fv.Outcome = steps.Failed
+				if by := s.Rule.ID + ": " + s.Name; f.Rule.ID != s.Rule.ID && !slices.Contains(fv.FoundBy, by) {
+					fv.FoundBy = append(fv.FoundBy, by)
+				}
 			}
 		}
 	}
@@ -158,6 +166,17 @@ func (r *Report) WriteVerdict(w io.Writer) {
 			outcomeWord(v), v.Scenarios, truncate(v.Rule.Requirement, 70))
 	}
 	tw.Flush()
+
+	var foundBy []string
+	for _, v := range r.Rules {
+		for _, by := range v.FoundBy {
+			foundBy = append(foundBy, fmt.Sprintf("  %s (%s) found by %s", v.Rule.ID, strings.ToUpper(string(v.Rule.Level)), by))
+		}
+	}
+	if len(foundBy) > 0 {
+		fmt.Fprintln(w, "\nRules broken in scenarios of other rules:")
+		fmt.Fprintln(w, strings.Join(foundBy, "\n"))
+	}
 
 	var notes []string
 	for _, v := range r.Rules {
@@ -241,4 +260,40 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// FailedRules are the rules a scenario's failures cite, each once, MUST
+// rules first: what its heading names.
+func FailedRules(sc steps.Result) []features.Rule {
+	var out []features.Rule
+	for _, f := range sc.Failures {
+		if !slices.ContainsFunc(out, func(r features.Rule) bool { return r.ID == f.Rule.ID }) {
+			out = append(out, f.Rule)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b features.Rule) int {
+		return map[bool]int{true: 0, false: 1}[a.Level == features.Must] - map[bool]int{true: 0, false: 1}[b.Level == features.Must]
+	})
+	return out
+}
+
+// Heading names a failed scenario by what it broke: its own rule, or the
+// rules it found broken and its own rule as the finder, so that a MUST rule
+// broken in a SHOULD scenario leads.
+func Heading(sc steps.Result) string {
+	rules := FailedRules(sc)
+	level := func(r features.Rule) string { return fmt.Sprintf("%s (%s)", r.ID, strings.ToUpper(string(r.Level))) }
+	if len(rules) == 0 || len(rules) == 1 && rules[0].ID == sc.Rule.ID {
+		return level(sc.Rule) + " " + sc.Name
+	}
+	parts := make([]string, len(rules))
+	own := false
+	for i, r := range rules {
+		parts[i] = level(r)
+		own = own || r.ID == sc.Rule.ID
+	}
+	if own {
+		return strings.Join(parts, ", ") + " " + sc.Name
+	}
+	return strings.Join(parts, ", ") + ", found by the " + level(sc.Rule) + " scenario: " + sc.Name
 }

@@ -74,6 +74,12 @@ type Config struct {
 	// Examples is how many valid bodies each generated scenario sends; 0
 	// means steps.DefaultExamples.
 	Examples int
+	// AllStrings sends every string of the catalog of hostile strings,
+	// not one of each category.
+	AllStrings bool
+	// Without names checks to leave out (steps.Removable), to prove that
+	// each is needed; never for a verdict.
+	Without []string
 	// Seed makes fresh ids reproducible; 0 draws one.
 	Seed uint64
 	// Output receives the console report; nil means os.Stdout.
@@ -118,6 +124,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var mu sync.Mutex
 	st, err := steps.New(steps.Config{
 		BaseURL: cfg.BaseURL, Token: cfg.Token, Client: client, Validator: v, Seed: cfg.Seed, Examples: cfg.Examples,
+		AllStrings: cfg.AllStrings, Without: cfg.Without,
 		OnScenario: func(r steps.Result) {
 			mu.Lock()
 			rep.Scenarios = append(rep.Scenarios, r)
@@ -278,7 +285,9 @@ func preflight(ctx context.Context, base string, timeout time.Duration, tlsConf 
 // startReference starts the bundled reference server on a loopback port
 // with a random token, and points the run at it.
 func startReference(cfg *Config) (stop func(), err error) {
-	var b [16]byte
+	// 80 characters: long enough for every credential near it, a change
+	// past bcrypt's 72 bytes included.
+	var b [40]byte
 	rand.Read(b[:])
 	cfg.Token = hex.EncodeToString(b[:])
 	srv, err := reference.New(reference.Config{Token: cfg.Token})

@@ -17,6 +17,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/plantcheck/plantcheck/reference"
+	"github.com/plantcheck/plantcheck/steps"
 )
 
 // TestUnusualButConformantTargets is the other half of the mutation test:
@@ -25,7 +26,9 @@ import (
 // the other way) must pass every rule, SHOULD rules included. A failure here
 // is the suite reading into the spec what it does not say.
 func TestUnusualButConformantTargets(t *testing.T) {
-	const token = "variant-token-0123"
+	// Long enough for every credential near it (a change past its 72nd
+	// byte included), so that every scenario runs.
+	const token = "variant-token-0123456789abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJKLMNOPQRSTUVWXYZ-0123"
 	variants := []struct {
 		name string
 		// store replaces the reference's store; nil keeps it.
@@ -82,14 +85,26 @@ func TestUnusualButConformantTargets(t *testing.T) {
 			}
 			srv := httptest.NewServer(h)
 			defer srv.Close()
-			var out bytes.Buffer
-			rep, err := Run(context.Background(), Config{BaseURL: srv.URL + v.prefix, Token: token, Output: &out, Strict: true})
-			if err != nil {
-				t.Fatalf("Run: %v", err)
-			}
-			if got := rep.ExitCode(); got != 0 || rep.Counts.Failed+rep.Counts.Errored+rep.Counts.Skipped != 0 {
-				rep.WriteFailures(&out)
-				t.Fatalf("exit code %d, counts %+v, want 0 and every scenario passed\n%s", got, rep.Counts, out.String())
+			// Twice against the same instance: a server that keeps what it
+			// stored must pass a second run as it passed the first.
+			for run := 1; run <= 2; run++ {
+				var out bytes.Buffer
+				rep, err := Run(context.Background(), Config{BaseURL: srv.URL + v.prefix, Token: token, Output: &out, Strict: true})
+				if err != nil {
+					t.Fatalf("run %d: Run: %v", run, err)
+				}
+				// The second run may find the fixed ids of BODY-ID-RANGE
+				// stored by the first: those scenarios are inconclusive.
+				skipped := rep.Counts.Skipped
+				for _, sc := range rep.Scenarios {
+					if run == 2 && sc.Outcome == steps.Skipped && strings.HasPrefix(sc.Note, "inconclusive") {
+						skipped--
+					}
+				}
+				if got := rep.ExitCode(); got != 0 || rep.Counts.Failed+rep.Counts.Errored+skipped != 0 {
+					rep.WriteFailures(&out)
+					t.Fatalf("run %d: exit code %d, counts %+v, want 0 and every scenario passed\n%s", run, got, rep.Counts, out.String())
+				}
 			}
 		})
 	}

@@ -24,12 +24,23 @@ Feature: Authentication
     Then the response status is 400
     And the response is an Error record
 
-  @AUTH-SCHEME @must
-  Scenario: The right token in a scheme other than Bearer is rejected with an Error record
-    But the request carries the valid token in the "Basic" scheme
+  Scenario Outline: The right token presented <case> is rejected with an Error record
+    A credential check that strips "Bearer " without checking that it was
+    there, or that takes the value after its seventh character, lets the
+    token through in any scheme, or in none.
+
+    But <presentation>
     When the client posts it to /plants
     Then the response status is 400
     And the response is an Error record
+
+    @AUTH-SCHEME @must
+    Examples: the scheme is Bearer
+      | case                          | presentation                                                              |
+      | in the Basic scheme           | the request carries the valid token in the "Basic" scheme                |
+      | in the Digest scheme          | the request carries the valid token in the "Digest" scheme               |
+      | without a scheme              | the request carries the valid token without a scheme                     |
+      | right after Bearer, no space  | the request carries the valid token right after "Bearer", without a space |
 
   @AUTH-EMPTY @must
   Scenario: The Bearer scheme with an empty credential is rejected with an Error record
@@ -46,3 +57,31 @@ Feature: Authentication
     When the client posts it to /plants
     Then the response status is 400
     And the response is an Error record
+
+  Scenario Outline: A bearer token near the issued one, <variant>, is rejected with an Error record
+    A token is the whole token: a check that compares a prefix, ignores
+    letter case, searches for the token inside the value, or hashes it with
+    bcrypt (which reads 72 bytes and no more) takes a token that is not the
+    one issued. Each variant is made from the token given to plantcheck and
+    is never printed: the evidence names the variant, and the curl
+    reproduction makes it from $PLANTCHECK_TOKEN. A variant that cannot be
+    made from the token given (its case, when it has no letters; a change
+    past its 72nd byte, when it is shorter) is not run, and the verdict says
+    why.
+
+    But the request carries the issued token <variant>
+    When the client posts it to /plants
+    Then the response status is 400
+    And the response is an Error record
+
+    @AUTH-NEAR-MISS @must @near-miss
+    Examples: the token, and nothing near it
+      | variant                              |
+      | with one character appended          |
+      | with one character put before it     |
+      | with its last character dropped      |
+      | with its last character changed      |
+      | with the case of its letters changed |
+      | written twice                        |
+      | cut to its first half                |
+      | changed after its 72nd byte          |

@@ -16,12 +16,45 @@ Feature: Creating a plant
   Every response of every scenario is also checked against the OpenAPI
   document (rule RESPONSE-DOCUMENTED) and must arrive in time (RESPONSE-TIMELY).
 
+  The echo is exact, and it is a MUST in every scenario of every feature: a
+  200 answered to a valid request carries the very name and tag sent,
+  compared as decoded JSON strings, code point by code point, and no tag
+  when none was sent. A name trimmed, cut, HTML-escaped, normalised, turned
+  into a number or stripped of a character fails CREATE-NAME, even in a
+  scenario whose own rule is a SHOULD: such a rule covers only a refusal
+  (400 with an Error record) of a value the spec lets a server refuse.
+
   @CREATE-200 @must
   Scenario: A valid request is answered with status 200 and a Plant record
     Given a new plant with a fresh id and the name "Monstera"
     When the client posts it to /plants
     Then the response status is 200
     And the response is a Plant record
+
+  Scenario Outline: A valid request is accepted however it is spelled: <case>
+    The spec fixes what a request says, not how its JSON is spelled or its
+    HTTP framed. Most clients send compact JSON with the members in one
+    order, an Accept header and a Content-Length; a server that needs any of
+    these (a reader built on a regular expression, a body read by its
+    Content-Length, content negotiation that insists on Accept) refuses
+    valid requests from other clients.
+
+    Given a new plant with a fresh id, the name "Ficus lyrata" and the tag "indoor"
+    But the request is presented with <presentation>
+    When the client posts it to /plants
+    Then the response status is 200
+    And the response is a Plant record
+
+    @CREATE-200 @must @varied
+    Examples: the same request, spelled otherwise
+      | case                    | presentation                                      |
+      | members reordered       | its members in reverse order                      |
+      | white space             | white space and line breaks between its tokens    |
+      | keys as escapes         | its keys written as \u escapes                    |
+      | name as escapes         | its name written as \u escapes                    |
+      | no Accept header        | no Accept header                                  |
+      | Accept */*              | the Accept header */*                             |
+      | chunked body            | its body sent in chunks, without a Content-Length |
 
   @CREATE-NAME @must
   Scenario: The Plant record carries the name that was sent

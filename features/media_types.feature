@@ -6,7 +6,9 @@ Feature: Media types
 
   Parameters of the media type, such as charset=utf-8, are allowed. Each
   rejected request below carries a valid NewPlant body and valid credentials:
-  only its declared media type is wrong.
+  only its declared media type is wrong. A media type that merely contains
+  "json", or begins with "application/json", is another media type: a check
+  by substring or prefix lets it through.
 
   Background:
     Given a new plant with a fresh id and the name "Ficus elastica"
@@ -19,9 +21,12 @@ Feature: Media types
 
     @MEDIA-REQUEST @must
     Examples: the request body is application/json
-      | case             | change                                              |
-      | text/plain       | the request declares the media type "text/plain"    |
-      | no media type    | the request declares no media type                  |
+      | case                          | change                                                        |
+      | text/plain                    | the request declares the media type "text/plain"              |
+      | no media type                 | the request declares no media type                            |
+      | text/json                     | the request declares the media type "text/json"               |
+      | application/x-json            | the request declares the media type "application/x-json"      |
+      | application/json-patch+json   | the request declares the media type "application/json-patch+json" |
 
   @MEDIA-REQUEST-PARAMS @should
   Scenario: application/json with a charset parameter is accepted

@@ -31,8 +31,9 @@ Feature: The request body
 
     @BODY-ID-REQUIRED @must
     Examples: id is required
-      | field | case    | change                     |
-      | id    | missing | the field "id" is left out |
+      | field | case                   | change                                     |
+      | id    | missing                | the field "id" is left out                 |
+      | id    | given only as "ID"     | the field "id" is sent under the key "ID"  |
 
     @BODY-ID-INTEGER @must
     Examples: id is an integer
@@ -52,8 +53,9 @@ Feature: The request body
 
     @BODY-NAME-REQUIRED @must
     Examples: name is required
-      | field | case    | change                       |
-      | name  | missing | the field "name" is left out |
+      | field | case                   | change                                       |
+      | name  | missing                | the field "name" is left out                 |
+      | name  | given only as "Name"   | the field "name" is sent under the key "Name" |
 
     @BODY-NAME-STRING @must
     Examples: name is a string
@@ -71,6 +73,12 @@ Feature: The request body
       | tag   | null     | the field "tag" is the JSON value null |
 
   Scenario Outline: A body that is <case> is rejected with an Error record
+    Lenient JSON readers take what RFC 8259 does not: a reader that decodes
+    the first value and stops, JSON5 or YAML readers, Python's NaN, a
+    hand-written number parser. A service that keeps the rule refuses each of
+    these bodies: every one is a valid NewPlant but for one departure from
+    the JSON grammar.
+
     But <change>
     When the client posts it to /plants
     Then the response status is 400
@@ -81,6 +89,26 @@ Feature: The request body
       | case            | change                                        |
       | malformed JSON  | the body is cut short after its first 9 bytes |
       | empty           | the body is empty                             |
+
+    @BODY-JSON @must @lenient-json
+    Examples: the body is JSON as RFC 8259 has it, not as a lenient reader takes it
+      | case                                  | change                                                      |
+      | followed by other bytes               | the body is written with bytes after the object             |
+      | followed by a second object           | the body is written with a second object after the first    |
+      | commented                             | the body is written with a block comment                    |
+      | commented to the end of a line        | the body is written with a line comment                     |
+      | single-quoted                         | the body is written with single quotes around its strings   |
+      | ended with a comma                    | the body is written with a comma after its last member      |
+      | written with bare keys                | the body is written with keys without quotes                |
+      | holding NaN                           | the body is written with a member whose value is NaN        |
+      | holding Infinity                      | the body is written with a member whose value is Infinity   |
+      | holding a number with a leading zero  | the body is written with the id with a leading zero         |
+      | holding a number with a plus sign     | the body is written with the id with a plus sign            |
+      | holding a hexadecimal number          | the body is written with the id in hexadecimal              |
+      | holding a raw tab in a string         | the body is written with a raw tab inside the name          |
+      | holding a raw line break in a string  | the body is written with a raw line break inside the name   |
+      | holding an invalid escape             | the body is written with the escape \' inside the name      |
+      | cut off before its closing brace      | the body is written with no closing brace                   |
 
     @BODY-OBJECT @must
     Examples: the body is a JSON object
@@ -128,3 +156,21 @@ Feature: The request body
     When the client posts it to /plants
     Then the response status is 200
     And the plant's name is the name sent
+
+  Scenario Outline: What RFC 8259 leaves to the reader is noted: <case>
+    RFC 8259 lets a parser ignore a byte order mark, leaves a repeated member
+    name and an unpaired surrogate to the implementation ("unpredictable"),
+    and asks senders, not readers, for UTF-8. A service may accept or refuse
+    such a body: the answer is noted, and no echo is judged.
+
+    But the body is written with <departure>
+    When the client posts it to /plants
+    Then the answer is noted for information
+
+    @OPEN-JSON-READER @open
+    Examples: left to the reader
+      | case                      | departure                               |
+      | a byte order mark         | a byte order mark before the object     |
+      | a repeated member         | the name given twice, with two values   |
+      | an unpaired surrogate     | an escaped lone surrogate in the name   |
+      | a byte that is not UTF-8  | a byte that is not UTF-8 in the name    |

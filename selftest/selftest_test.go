@@ -9,6 +9,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/mutants"
+	"github.com/plantcheck/plantcheck/steps"
 )
 
 // TestEveryMutantIsCaught runs the whole self-test: the reference passes,
@@ -70,8 +71,8 @@ func TestSurvivorIsNamed(t *testing.T) {
 		wantVerdict        Verdict
 		wantOut            []string
 	}{
-		{"caught", "drop-tag", "@area-create", Caught, []string{"drop-tag", "CREATE-TAG", "caught", "1 of 1 mutants caught (100%)", "SELFTEST: PASS"}},
-		{"its scenario left out", "drop-tag", "@area-create && ~@CREATE-TAG", Survived, []string{"SURVIVED", "none of CREATE-TAG", `gap: mutant "drop-tag"`, "0 of 1 mutants caught (0%)", "SELFTEST: FAIL"}},
+		{"caught", "drop-tag", "@CREATE-TAG", Caught, []string{"drop-tag", "CREATE-TAG", "caught", "1 of 1 mutants caught (100%)", "SELFTEST: PASS"}},
+		{"its scenario left out", "drop-tag", "@CREATE-NAME,@CREATE-NO-TAG", Survived, []string{"SURVIVED", "none of CREATE-TAG", `gap: mutant "drop-tag"`, "0 of 1 mutants caught (0%)", "SELFTEST: FAIL"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,6 +96,53 @@ func TestSurvivorIsNamed(t *testing.T) {
 				if !strings.Contains(out.String(), s) {
 					t.Errorf("table lacks %q:\n%s", s, out.String())
 				}
+			}
+		})
+	}
+}
+
+// TestEachNewCheckIsNeeded: for each check that finds the bugs real servers
+// have (a wrong echo judged at MUST in every scenario, credentials near the
+// issued one, the catalog of hostile strings, JSON that only a lenient
+// reader takes, the suite's own habits varied), the self-test catches a
+// mutant with the check and lets it through without it.
+func TestEachNewCheckIsNeeded(t *testing.T) {
+	tests := []struct {
+		check, mutant string
+		tags          string   // the scenarios run, with and without the check
+		leftOut       string   // the tag expression that leaves the check out
+		without       []string // or the check left out by name
+	}{
+		{"the echo is a MUST in a SHOULD scenario", "omitempty-tag", "@BODY-TAG-ANY", "", []string{steps.WithoutMustEcho}},
+		{"credentials near the issued one", "token-prefix", "@area-auth", "@area-auth && ~@near-miss", nil},
+		{"the catalog of hostile strings", "strip-nul", "", "~@catalog", nil},
+		{"JSON only a lenient reader takes", "trailing-data", "", "~@lenient-json", nil},
+		{"the suite's habits varied: framing", "needs-content-length", "", "~@varied", nil},
+		{"the suite's habits varied: Accept", "needs-accept-json", "", "~@varied", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.check, func(t *testing.T) {
+			m, ok := mutants.Lookup(tt.mutant)
+			if !ok {
+				t.Fatalf("no mutant %s", tt.mutant)
+			}
+			with, err := Run(context.Background(), Config{Mutants: []mutants.Mutant{m}, Tags: tt.tags})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if row := with.Rows[0]; row.Verdict != Caught || row.ExitCode != 1 {
+				t.Errorf("with the check: %s, exit %d (failed %v), want caught and exit 1", row.Verdict, row.ExitCode, row.Failed)
+			}
+			tags := tt.tags
+			if tt.leftOut != "" {
+				tags = tt.leftOut
+			}
+			without, err := Run(context.Background(), Config{Mutants: []mutants.Mutant{m}, Tags: tags, Without: tt.without})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if row := without.Rows[0]; row.Verdict != Survived || row.ExitCode != 0 {
+				t.Errorf("without the check: %s, exit %d (failed %v), want it to survive with exit 0", row.Verdict, row.ExitCode, row.Failed)
 			}
 		})
 	}

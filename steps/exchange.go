@@ -26,8 +26,17 @@ type Exchange struct {
 	// written as $PLANTCHECK_TOKEN.
 	authShell   string
 	ContentType string `json:"contentType,omitempty"`
-	Body        []byte `json:"-"`
-	reqHeader   http.Header
+	// Accept is the Accept header sent ("" when none was).
+	Accept string `json:"accept,omitempty"`
+	// Chunked: the body went in chunks, without a Content-Length.
+	Chunked bool `json:"chunked,omitempty"`
+	// Label says what the request is, where the scenario does not (a
+	// generated case, a presentation of a valid request).
+	Label     string `json:"label,omitempty"`
+	Body      []byte `json:"-"`
+	reqHeader http.Header
+	// issued: the request carried the user's token in the Bearer scheme.
+	issued bool
 
 	Status int `json:"status,omitempty"`
 	// RespHeader and RespBody are the response as evidence: the user's
@@ -54,6 +63,16 @@ func (x *Exchange) RequestLine() string {
 	}
 	if x.ContentType != "" {
 		hs = append(hs, "Content-Type: "+x.ContentType)
+	}
+	switch x.Accept {
+	case "application/json":
+	case "":
+		hs = append(hs, "no Accept")
+	default:
+		hs = append(hs, "Accept: "+x.Accept)
+	}
+	if x.Chunked {
+		hs = append(hs, "Transfer-Encoding: chunked")
 	}
 	if len(hs) > 0 {
 		fmt.Fprintf(&b, " [%s]", strings.Join(hs, "; "))
@@ -127,15 +146,24 @@ func (x *Exchange) Curl() string {
 	}
 	fmt.Fprintf(&b, "curl -sS -i -X %s %s", x.Method, shellQuote(x.URL))
 	if x.authShell != "" {
-		// Double quotes, so that the shell expands the variable.
-		fmt.Fprintf(&b, " \\\n  -H \"Authorization: %s\"", strings.NewReplacer(`"`, `\"`, "`", "\\`", `\`, `\\`).Replace(x.authShell))
+		// Double quotes, so that the shell expands the variable; the
+		// credential's shell form is written for them.
+		fmt.Fprintf(&b, " \\\n  -H \"Authorization: %s\"", x.authShell)
 	}
 	if x.ContentType != "" {
 		fmt.Fprintf(&b, " \\\n  -H %s", shellQuote("Content-Type: "+x.ContentType))
 	} else {
 		b.WriteString(" \\\n  -H 'Content-Type:'") // curl would add one of its own
 	}
-	fmt.Fprintf(&b, " \\\n  -H 'Accept: application/json' \\\n  %s", dataArg)
+	if x.Accept != "" {
+		fmt.Fprintf(&b, " \\\n  -H %s", shellQuote("Accept: "+x.Accept))
+	} else {
+		b.WriteString(" \\\n  -H 'Accept:'") // curl would send */* of its own
+	}
+	if x.Chunked {
+		b.WriteString(" \\\n  -H 'Transfer-Encoding: chunked'")
+	}
+	fmt.Fprintf(&b, " \\\n  %s", dataArg)
 	return b.String()
 }
 

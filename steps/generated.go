@@ -1,14 +1,15 @@
 package steps
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/generate"
 	"github.com/plantcheck/plantcheck/spec"
@@ -100,7 +101,8 @@ func (s *Suite) checkCase(c *generate.Case) error {
 }
 
 func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Exchange, error) {
-	st.raw, st.rawSet = c.Body(), true
+	st.req.setRaw(c.Body())
+	st.req.label = "generated case: " + c.Class
 	x, err := s.send(ctx, st)
 	if err != nil {
 		return nil, err
@@ -110,72 +112,43 @@ func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Exc
 	return x, nil
 }
 
-// judge says how the target's answer to a case breaks a rule: "" when it
-// does not. The answer must be 200 with a Plant record that echoes the
-// case for a valid case, and 400 with an Error record for an invalid one.
-func (s *Suite) judge(c *generate.Case, x *Exchange) (expected, actual string) {
+// judge says how the target's answer to a case breaks a rule, and which
+// rule ("" for the scenario's own): expected is "" when it breaks none. An
+// invalid case must be answered 400 with an Error record, under the rule
+// of what it breaks; a valid one must be accepted (200), under the
+// scenario's rule, and echoed exactly, under CREATE-NAME, CREATE-TAG or
+// CREATE-NO-TAG whatever the scenario's level.
+func (s *Suite) judge(c *generate.Case, x *Exchange, own features.Rule) (rule, expected, actual string) {
+	if errors.Is(x.Err, errBodyTooLarge) {
+		return "RESPONSE-DOCUMENTED", fmt.Sprintf("a response body of at most %d bytes (the bound plantcheck reads)", s.cfg.MaxBody), s.redact(x.Err.Error())
+	}
 	if x.Err != nil {
-		return "a complete HTTP response within " + s.timeout.String(), "no answer: " + s.redact(x.Err.Error())
+		return "RESPONSE-TIMELY", "a complete HTTP response within " + s.timeout.String(), "no answer: " + s.redact(x.Err.Error())
 	}
-	var obj map[string]json.RawMessage
-	d := json.NewDecoder(bytes.NewReader(x.body))
-	d.UseNumber()
-	isObject := d.Decode(&obj) == nil && obj != nil
 	if c.Kind == generate.Invalid {
-		want := "status 400 with an Error record"
+		rule, want := ruleFor(c, own), "status 400 with an Error record"
 		if x.Status != http.StatusBadRequest {
-			return want, fmt.Sprintf("status %d", x.Status)
+			return rule, want, fmt.Sprintf("status %d", x.Status)
 		}
-		if !isObject {
-			return want, "a body that is not a JSON object"
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(x.body, &obj) != nil || obj == nil {
+			return rule, want, "a body that is not a JSON object"
 		}
-		return "", "" // the record's fields are the document check's to judge
+		return "", "", "" // the record's fields are the document check's to judge
 	}
-	want := "status 200 with a Plant record that echoes the plant sent"
 	if x.Status != http.StatusOK {
-		return want, fmt.Sprintf("status %d", x.Status)
+		return "", "status 200 with a Plant record", fmt.Sprintf("status %d", x.Status)
 	}
-	if !isObject {
-		return want, "a body that is not a JSON object"
+	if fs := check.Echo(check.ReadSent(x.Body), x.body); len(fs) > 0 {
+		return s.echoRule(fs[0].Rule), fs[0].Expected, fs[0].Actual
 	}
-	for _, p := range s.shapes.plant.Properties {
-		sent, wasSent := c.Get(p.Name)
-		got, answered := obj[p.Name]
-		switch {
-		case wasSent && !answered:
-			return want, fmt.Sprintf("%s is missing (sent %s)", p.Name, excerpt(sent))
-		case !wasSent && answered:
-			return want, fmt.Sprintf("%s is %s, but none was sent", p.Name, excerpt(got))
-		case wasSent && !sameJSON(sent, got):
-			return want, fmt.Sprintf("%s is %s, sent %s", p.Name, excerpt(got), excerpt(sent))
-		}
-	}
-	return "", ""
+	return "", "", ""
 }
 
-// sameJSON compares two JSON values by meaning: strings by their text,
-// whatever their escapes. An honest echo is most often the very bytes
-// sent, which need no decoding.
-func sameJSON(a, b json.RawMessage) bool {
-	if bytes.Equal(a, b) {
-		return true
-	}
-	var va, vb any
-	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
-		return bytes.Equal(a, b)
-	}
-	ja, _ := json.Marshal(va)
-	jb, _ := json.Marshal(vb)
-	return bytes.Equal(ja, jb)
-}
-
-// ruleFor maps a case to the rule of the catalog it exercises: an invalid
-// case to the rule of its property and the way it breaks it, where the
-// catalog has one, else to the scenario's own rule.
+// ruleFor maps an invalid case to the rule of the catalog it exercises:
+// the rule of its property and the way it breaks it, where the catalog has
+// one, else the scenario's own rule.
 func ruleFor(c *generate.Case, own features.Rule) string {
-	if c.Kind != generate.Invalid {
-		return own.ID
-	}
 	var id string
 	switch p := strings.ToUpper(c.Property); c.Breaks {
 	case "object":
@@ -199,25 +172,40 @@ func ruleFor(c *generate.Case, own features.Rule) string {
 	return id
 }
 
-// eachIsAnsweredAsItShould judges every answer; the first failing case is
-// shrunk to the smallest body that still fails, and reported with it.
+// eachIsAnsweredAsItShould judges every answer. The first failing case of
+// each rule is shrunk to the smallest body that still fails that rule, and
+// reported with it and the count of cases that failed the rule: so a
+// refusal, at the scenario's level, never hides an echo failure, a MUST.
 func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 	st := stateOf(ctx)
-	var first *Failure
-	failed := 0
+	type found struct {
+		c                *generate.Case
+		x                *Exchange
+		expected, actual string
+		n                int
+	}
+	var order []string
+	byRule := map[string]*found{}
 	for i, x := range st.caseX {
-		c := st.cases[i]
-		expected, actual := s.judge(c, x)
+		rule, expected, actual := s.judge(st.cases[i], x, st.rule)
 		if expected == "" {
 			continue
 		}
-		failed++
-		if first != nil {
-			continue
+		if rule == "" {
+			rule = st.rule.ID
 		}
-		small, sx, tries := c, x, 0
-		if x.Err == nil {
-			small, tries = generate.Shrink(c, s.shapes.request, "id", shrinkBudget, func(cand *generate.Case) bool {
+		if byRule[rule] == nil {
+			byRule[rule] = &found{c: st.cases[i], x: x, expected: expected, actual: actual}
+			order = append(order, rule)
+		}
+		byRule[rule].n++
+	}
+	var first *Failure
+	for _, rule := range order {
+		fd := byRule[rule]
+		small, sx, tries := fd.c, fd.x, 0
+		if fd.x.Err == nil {
+			small, tries = generate.Shrink(fd.c, s.shapes.request, "id", shrinkBudget, func(cand *generate.Case) bool {
 				if s.tripped.Load() {
 					return false
 				}
@@ -232,30 +220,37 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 				if err != nil {
 					return false
 				}
-				if e, _ := s.judge(cand, cx); e != "" {
+				r, e, _ := s.judge(cand, cx, st.rule)
+				if r == "" {
+					r = st.rule.ID
+				}
+				if e != "" && r == rule {
 					sx = cx
 					return true
 				}
 				return false
 			})
-			expected, actual = s.judge(small, sx)
+			_, fd.expected, fd.actual = s.judge(small, sx, st.rule)
 		}
-		details := []string{"generated case: " + c.Class}
+		details := []string{"generated case: " + fd.c.Class}
 		if tries > 0 {
 			details = append(details, fmt.Sprintf("shrunk from %d to %d bytes in %d attempts (the request below is the smallest that still fails); the case as generated: %s",
-				len(c.Body()), len(small.Body()), tries, excerpt(c.Body())))
+				len(fd.c.Body()), len(small.Body()), tries, excerpt(fd.c.Body())))
 		}
-		first = s.fail(st, ruleFor(c, st.rule), sx, expected, actual, details...)
-	}
-	if first != nil {
-		summary := fmt.Sprintf("%d of %d generated cases failed (seed %d reproduces them)", failed, len(st.caseX), s.cfg.Seed)
-		first.Details = append(first.Details, summary)
-		if first.Rule.ID != st.rule.ID {
+		summary := fmt.Sprintf("%d of %d generated cases failed %s (seed %d reproduces them)", fd.n, len(st.caseX), rule, s.cfg.Seed)
+		details = append(details, summary)
+		f := s.fail(st, rule, sx, fd.expected, fd.actual, details...)
+		if first == nil {
+			first = f
+		}
+		if rule != st.rule.ID && fd.c.Kind == generate.Invalid {
 			// The case counts toward the rule of the property it breaks,
 			// and the scenario's own rule fails with it.
-			s.fail(st, "", first.Exchange, "every generated case answered as its rule requires",
-				fmt.Sprintf("%s; the first broke %s", summary, first.Rule.ID))
+			s.fail(st, "", sx, "every generated body rejected with an Error record",
+				fmt.Sprintf("%s; the first broke %s", summary, rule))
 		}
+	}
+	if first != nil {
 		return first
 	}
 	if len(st.caseX) < len(st.cases) {

@@ -22,32 +22,36 @@ func TestTheSuiteChecksItsOwnRequests(t *testing.T) {
 	valid, invalid := `{"id":7,"name":"Fern"}`, `{"id":"7","name":"Fern"}`
 	cases := []struct {
 		name       string
-		auth       authMode
+		issued     bool
 		authHeader string
 		ct         string
 		body       string
 		want       int
 		defect     bool
 	}{
-		{"valid request, 200 expected", authBearer, "Bearer " + token, "application/json", valid, 200, false},
-		{"invalid body, 400 expected", authBearer, "Bearer " + token, "application/json", invalid, 400, false},
-		{"invalid body, 200 expected", authBearer, "Bearer " + token, "application/json", invalid, 200, true},
-		{"valid request, 400 expected", authBearer, "Bearer " + token, "application/json", valid, 400, true},
-		{"id beyond int64, 200 expected", authBearer, "Bearer " + token, "application/json", `{"id":9223372036854775808,"name":"F"}`, 200, true},
-		{"another scheme, 400 expected", authScheme, "Basic " + token, "application/json", valid, 400, false},
-		{"another scheme, 200 expected", authScheme, "Basic " + token, "application/json", valid, 200, true},
-		{"no credential, 200 expected", authEmpty, "Bearer ", "application/json", valid, 200, true},
-		{"a foreign token, 400 expected", authForeign, "Bearer not-issued", "application/json", valid, 400, false},
-		{"a foreign token, 200 expected", authForeign, "Bearer not-issued", "application/json", valid, 200, true},
-		{"text/plain, 400 expected", authBearer, "Bearer " + token, "text/plain", valid, 400, false},
-		{"text/plain, 200 expected", authBearer, "Bearer " + token, "text/plain", valid, 200, true},
-		{"json with charset, 200 expected", authBearer, "Bearer " + token, "application/json; charset=utf-8", valid, 200, false},
+		{"valid request, 200 expected", true, "Bearer " + token, "application/json", valid, 200, false},
+		{"invalid body, 400 expected", true, "Bearer " + token, "application/json", invalid, 400, false},
+		{"invalid body, 200 expected", true, "Bearer " + token, "application/json", invalid, 200, true},
+		{"valid request, 400 expected", true, "Bearer " + token, "application/json", valid, 400, true},
+		{"id beyond int64, 200 expected", true, "Bearer " + token, "application/json", `{"id":9223372036854775808,"name":"F"}`, 200, true},
+		{"another scheme, 400 expected", false, "Basic " + token, "application/json", valid, 400, false},
+		{"another scheme, 200 expected", false, "Basic " + token, "application/json", valid, 200, true},
+		{"no credential, 200 expected", false, "Bearer ", "application/json", valid, 200, true},
+		{"a foreign token, 400 expected", false, "Bearer not-issued", "application/json", valid, 400, false},
+		{"a foreign token, 200 expected", false, "Bearer not-issued", "application/json", valid, 200, true},
+		{"a token near the issued one, 400 expected", false, "Bearer " + token + "x", "application/json", valid, 400, false},
+		{"a token near the issued one, 200 expected", false, "Bearer " + token + "x", "application/json", valid, 200, true},
+		{"bytes after the object, 400 expected", true, "Bearer " + token, "application/json", valid + "x", 400, false},
+		{"bytes after the object, 200 expected", true, "Bearer " + token, "application/json", valid + "x", 200, true},
+		{"text/plain, 400 expected", true, "Bearer " + token, "text/plain", valid, 400, false},
+		{"text/plain, 200 expected", true, "Bearer " + token, "text/plain", valid, 200, true},
+		{"json with charset, 200 expected", true, "Bearer " + token, "application/json; charset=utf-8", valid, 200, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := http.Header{"Authorization": {c.authHeader}, "Content-Type": {c.ct}}
-			x := &Exchange{Method: http.MethodPost, Body: []byte(c.body), reqHeader: h}
-			err := s.checkIntent(&state{auth: c.auth}, x, c.want)
+			x := &Exchange{Method: http.MethodPost, Body: []byte(c.body), reqHeader: h, issued: c.issued}
+			err := s.checkIntent(&state{}, x, c.want)
 			if got := errors.Is(err, ErrSuiteDefect); got != c.defect {
 				t.Errorf("checkIntent: defect = %v (%v), want %v", got, err, c.defect)
 			}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"syscall"
 	"time"
 
@@ -30,29 +29,44 @@ func (s *Suite) theClientPostsIt(ctx context.Context) error {
 }
 
 func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
-	body := st.body()
-	auth, authDesc, authShell := s.authorization(st)
+	body := st.req.body()
+	cred := s.credentialOf(st)
 	ct := "application/json"
-	if st.contentType != "" {
-		ct = st.contentType
+	if st.req.contentType != "" {
+		ct = st.req.contentType
 	}
-	if st.noCT {
+	if st.req.noCT {
 		ct = ""
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.plantsURL, bytes.NewReader(body))
+	accept := "application/json"
+	if st.req.accept != nil {
+		accept = *st.req.accept
+	}
+	var reader io.Reader = bytes.NewReader(body)
+	if st.req.chunked {
+		// A reader of unknown length: net/http sends the body in chunks,
+		// without a Content-Length.
+		reader = io.MultiReader(bytes.NewReader(body))
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.plantsURL, reader)
 	if err != nil {
 		return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
 	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
+	if cred.value != "" {
+		req.Header.Set("Authorization", cred.value)
 	}
 	if ct != "" {
 		req.Header.Set("Content-Type", ct)
 	}
-	req.Header.Set("Accept", "application/json")
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
 	req.Header.Set("User-Agent", "plantcheck")
 
-	x := &Exchange{Method: req.Method, URL: s.plantsURL, Auth: authDesc, authShell: authShell, ContentType: ct, Body: body, reqHeader: req.Header}
+	x := &Exchange{
+		Method: req.Method, URL: s.plantsURL, Auth: cred.desc, authShell: cred.shell, ContentType: ct,
+		Accept: accept, Chunked: st.req.chunked, Label: st.req.label, Body: body, reqHeader: req.Header, issued: cred.issued,
+	}
 	start := time.Now()
 	resp, err := s.cfg.Client.Do(req)
 	if err == nil {
@@ -99,29 +113,27 @@ func (s *Suite) scrub(x *Exchange) {
 		x.body = bytes.Clone(x.body[:evidenceBytes])
 	}
 	x.RespHeader, x.RespBody = x.header, x.body
-	if s.cfg.Token == "" {
-		return
-	}
-	tok := []byte(s.cfg.Token)
-	if bytes.Contains(x.RespBody, tok) {
-		x.RespBody = bytes.ReplaceAll(x.RespBody, tok, []byte(redacted))
+	for _, sec := range s.secrets {
+		if b := []byte(sec); bytes.Contains(x.RespBody, b) {
+			x.RespBody = bytes.ReplaceAll(x.RespBody, b, []byte(redacted))
+		}
 	}
 	for _, vs := range x.header {
 		for _, v := range vs {
-			if strings.Contains(v, s.cfg.Token) {
-				x.RespHeader = redactHeader(x.header, s.cfg.Token)
+			if s.redact(v) != v {
+				x.RespHeader = s.redactHeader(x.header)
 				return
 			}
 		}
 	}
 }
 
-// redactHeader returns a copy of h with token replaced in every value.
-func redactHeader(h http.Header, token string) http.Header {
+// redactHeader returns a copy of h with every secret hidden in every value.
+func (s *Suite) redactHeader(h http.Header) http.Header {
 	out := h.Clone()
 	for _, vs := range out {
 		for i, v := range vs {
-			vs[i] = strings.ReplaceAll(v, token, redacted)
+			vs[i] = s.redact(v)
 		}
 	}
 	return out

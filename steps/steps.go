@@ -9,7 +9,6 @@ package steps
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,6 +71,12 @@ type Config struct {
 	// Examples is how many valid bodies each generated scenario sends; 0
 	// means DefaultExamples.
 	Examples int
+	// AllStrings sends every string of the hostile-string catalog, not one
+	// drawn from each category.
+	AllStrings bool
+	// Without names checks to leave out (Removable), to prove that each
+	// is needed; a run for a verdict leaves none out.
+	Without []string
 	// OnScenario receives each scenario's result, possibly concurrently.
 	OnScenario func(Result)
 }
@@ -97,6 +103,10 @@ type Suite struct {
 	validator *spec.Validator
 	shapes    shapes
 	steps     []stepDef
+	without   map[string]bool
+	// secrets are the token and every credential near it that the suite
+	// sends, longest first: none may reach the evidence.
+	secrets []string
 	// silent counts answers in a row that did not arrive; at
 	// breakerThreshold the remaining scenarios are skipped.
 	silent  atomic.Int32
@@ -145,7 +155,14 @@ func New(cfg Config) (*Suite, error) {
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/plants"
 	u.RawPath = ""
-	s := &Suite{cfg: cfg, plantsURL: u.String(), timeout: cfg.Client.Timeout, validator: v}
+	s := &Suite{cfg: cfg, plantsURL: u.String(), timeout: cfg.Client.Timeout, validator: v, without: map[string]bool{}}
+	for _, w := range cfg.Without {
+		if !slices.Contains(Removable, w) {
+			return nil, fmt.Errorf("no check %q to leave out (%s)", w, strings.Join(Removable, ", "))
+		}
+		s.without[w] = true
+	}
+	s.secrets = secretsOf(cfg.Token)
 	s.steps = s.stepDefs()
 	if err := s.loadShapes(); err != nil {
 		return nil, fmt.Errorf("read the request schema: %w", err)
@@ -156,32 +173,32 @@ func New(cfg Config) (*Suite, error) {
 // PlantsURL is the address the suite posts to.
 func (s *Suite) PlantsURL() string { return s.plantsURL }
 
-// authMode is how the request presents its credentials.
-type authMode int
-
-const (
-	authBearer  authMode = iota // Bearer <the user's token>
-	authNone                    // no Authorization header
-	authScheme                  // <scheme> <the user's token>
-	authEmpty                   // "Bearer " with no credential
-	authForeign                 // Bearer <a random token>
-)
-
-// state is one scenario's, kept in its context.
-type state struct {
-	rule features.Rule
-	rng  *rand.Rand
-
+// request is the request a scenario is building. A new plant starts a new
+// one as a whole, so that no field of it outlives its request.
+type request struct {
 	fields  []generate.Member // the body's properties, as raw JSON
 	raw     []byte            // when rawSet, the body sent instead of fields
 	rawSet  bool
 	fixedID bool // id set by the scenario, not drawn fresh: may be reused
 
-	auth        authMode
-	scheme      string
-	foreign     string
+	// cred is the request's credential; nil: the user's bearer token.
+	cred        *credential
 	contentType string
 	noCT        bool
+	// accept is the Accept header (nil: application/json, "": none);
+	// chunked sends the body without a Content-Length.
+	accept  *string
+	chunked bool
+	// label says what the request is, for the evidence, where the
+	// scenario's name does not (a generated case, a presentation).
+	label string
+}
+
+// state is one scenario's, kept in its context.
+type state struct {
+	rule features.Rule
+	rng  *rand.Rand
+	req  request
 
 	cases []*generate.Case // generated bodies, and their exchanges
 	caseX []*Exchange
@@ -232,8 +249,14 @@ func (s *Suite) stepDefs() []stepDef {
 		{`^the body is wrapped in a JSON array$`, s.theBodyIsWrappedInAJSONArray},
 		{`^the body is the JSON text (.+)$`, s.theBodyIsTheJSONText},
 		{`^nothing else is changed$`, func() {}},
+		{`^the field "(\w+)" is sent under the key "([^"]*)"$`, s.theFieldIsSentUnderTheKey},
+		{`^the body is written with (.+)$`, s.theBodyIsWrittenWith},
+		{`^the request is presented with (.+)$`, s.theRequestIsPresentedWith},
 		{`^the request carries no Authorization header$`, s.theRequestCarriesNoAuthorization},
 		{`^the request carries the valid token in the "(\w+)" scheme$`, s.theRequestCarriesTheTokenInScheme},
+		{`^the request carries the valid token without a scheme$`, s.theRequestCarriesTheTokenWithoutAScheme},
+		{`^the request carries the valid token right after "Bearer", without a space$`, s.theRequestCarriesTheTokenJoinedToBearer},
+		{`^the request carries the issued token (.+)$`, s.theRequestCarriesTheIssuedToken},
 		{`^the request carries the Bearer scheme with an empty credential$`, s.theRequestCarriesAnEmptyCredential},
 		{`^the request carries a bearer token the service did not issue$`, s.theRequestCarriesAForeignToken},
 		{`^the request declares the media type "([^"]*)"$`, s.theRequestDeclaresTheMediaType},
@@ -241,8 +264,10 @@ func (s *Suite) stepDefs() []stepDef {
 		{`^the client posts it to /plants$`, s.theClientPostsIt},
 		{`^generated valid plants with (typical|boundary) values$`, s.generatedValidPlants},
 		{`^generated bodies that each break one rule of the schema$`, s.generatedInvalidBodies},
+		{`^a (name|tag) drawn from each category of the catalog of hostile strings$`, s.aStringFromEachCategory},
 		{`^each is posted to /plants$`, s.eachIsPosted},
-		{`^each is answered as its rule requires$`, s.eachIsAnsweredAsItShould},
+		{`^each is accepted and echoed exactly$`, s.eachIsAnsweredAsItShould},
+		{`^each is rejected with an Error record$`, s.eachIsAnsweredAsItShould},
 		{`^the response status is (\d+)$`, s.theResponseStatusIs},
 		{`^the response is a Plant record$`, s.theResponseIsAPlantRecord},
 		{`^the plant's name is the name sent$`, s.thePlantsNameIsTheNameSent},
@@ -327,7 +352,10 @@ func ruleOf(sc *godog.Scenario) features.Rule {
 func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (context.Context, error) {
 	st := stateOf(ctx)
 	var hookErr error
-	if f := s.documentFailure(st); f != nil {
+	if f := s.echoFailures(st); f != nil {
+		hookErr = f
+	}
+	if f := s.documentFailure(st); f != nil && hookErr == nil {
 		hookErr = f
 	}
 	res := Result{
@@ -400,49 +428,77 @@ func (s *Suite) fail(st *state, rule string, x *Exchange, expected, actual strin
 // redacted stands for the user's token wherever a target echoed it.
 const redacted = "<redacted>"
 
-// redact removes the user's token from text that may quote the target.
-func (s *Suite) redact(text string) string {
-	if s.cfg.Token == "" {
-		return text
+// secretsOf returns the token and the credentials near it that the suite
+// may send, longest first, so that a longer one is hidden whole. A near one
+// shorter than 8 characters is left out: ordinary text holds such strings,
+// and hiding them would garble the evidence for little gain.
+func secretsOf(token string) []string {
+	if token == "" {
+		return nil
 	}
-	return strings.ReplaceAll(text, s.cfg.Token, redacted)
+	out := []string{token}
+	for _, v := range nearMissesOf(token) {
+		if len(v) >= 8 && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
+// redact removes the user's token, and every credential near it, from text
+// that may quote the target.
+func (s *Suite) redact(text string) string {
+	for _, sec := range s.secrets {
+		if strings.Contains(text, sec) {
+			text = strings.ReplaceAll(text, sec, redacted)
+		}
+	}
+	return text
 }
 
 // --- Given: building the request ---
 
-func (st *state) set(name string, raw json.RawMessage) {
-	for i := range st.fields {
-		if st.fields[i].Name == name {
-			st.fields[i].Raw = raw
+func (r *request) set(name string, raw json.RawMessage) {
+	for i := range r.fields {
+		if r.fields[i].Name == name {
+			r.fields[i].Raw = raw
 			return
 		}
 	}
-	st.fields = append(st.fields, generate.Member{Name: name, Raw: raw})
+	r.fields = append(r.fields, generate.Member{Name: name, Raw: raw})
 }
 
-func (st *state) get(name string) (json.RawMessage, bool) {
-	return (&generate.Case{Members: st.fields}).Get(name)
+func (r *request) get(name string) (json.RawMessage, bool) {
+	return (&generate.Case{Members: r.fields}).Get(name)
 }
 
-func quote(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
+// stringField returns a field that is a JSON string, decoded.
+func (r *request) stringField(name string) (string, bool) {
+	raw, ok := r.get(name)
+	var v string
+	return v, ok && len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &v) == nil
 }
+
+// setRaw makes b the body sent, whatever the fields say.
+func (r *request) setRaw(b []byte) { r.raw, r.rawSet = b, true }
+
+func quote(s string) json.RawMessage { return jsonString(s) }
 
 // freshID draws an id no other scenario of any run is likely to have used.
 func (st *state) freshID() int64 { return st.rng.Int64N(1<<62) + 1<<32 }
 
 func (s *Suite) aNewPlantNamed(ctx context.Context, name string) context.Context {
 	st := stateOf(ctx)
-	*st = state{rule: st.rule, rng: st.rng, started: st.started, exchanges: st.exchanges, failures: st.failures}
-	st.set("id", json.RawMessage(strconv.FormatInt(st.freshID(), 10)))
-	st.set("name", quote(name))
+	st.req = request{}
+	st.req.set("id", json.RawMessage(strconv.FormatInt(st.freshID(), 10)))
+	st.req.set("name", quote(name))
 	return ctx
 }
 
 func (s *Suite) aNewPlantNamedWithTag(ctx context.Context, name, tag string) context.Context {
 	ctx = s.aNewPlantNamed(ctx, name)
-	stateOf(ctx).set("tag", quote(tag))
+	stateOf(ctx).req.set("tag", quote(tag))
 	return ctx
 }
 
@@ -455,19 +511,19 @@ func (s *Suite) aPlantHasBeenCreated(ctx context.Context, name string) (context.
 }
 
 func (s *Suite) aNewPlantWithTheSameID(ctx context.Context, name string) (context.Context, error) {
-	id, _ := stateOf(ctx).get("id")
+	id, _ := stateOf(ctx).req.get("id")
 	ctx = s.aNewPlantNamed(ctx, name)
 	st := stateOf(ctx)
-	st.set("id", id)
-	st.fixedID = true
+	st.req.set("id", id)
+	st.req.fixedID = true
 	return ctx, nil
 }
 
 func (s *Suite) theFieldIsLeftOut(ctx context.Context, name string) {
 	st := stateOf(ctx)
-	for i, f := range st.fields {
+	for i, f := range st.req.fields {
 		if f.Name == name {
-			st.fields = append(st.fields[:i], st.fields[i+1:]...)
+			st.req.fields = append(st.req.fields[:i], st.req.fields[i+1:]...)
 			return
 		}
 	}
@@ -479,50 +535,50 @@ func (s *Suite) theFieldIsTheJSONValue(ctx context.Context, name, value string) 
 		return &HarnessError{fmt.Errorf("%w: the step gives %q, which is not a JSON value", ErrSuiteDefect, value)}
 	}
 	st := stateOf(ctx)
-	st.set(name, raw)
+	st.req.set(name, raw)
 	if name == "id" {
-		st.fixedID = true
+		st.req.fixedID = true
 	}
 	return nil
 }
 
 func (s *Suite) theIDIsAFreshNegativeID(ctx context.Context) {
 	st := stateOf(ctx)
-	st.set("id", json.RawMessage(strconv.FormatInt(-st.freshID(), 10)))
+	st.req.set("id", json.RawMessage(strconv.FormatInt(-st.freshID(), 10)))
 }
 
 func (s *Suite) theIDIsWrittenWithAZeroFraction(ctx context.Context) {
 	st := stateOf(ctx)
-	st.set("id", json.RawMessage(strconv.FormatInt(st.freshID(), 10)+".0"))
+	st.req.set("id", json.RawMessage(strconv.FormatInt(st.freshID(), 10)+".0"))
 }
 
 func (s *Suite) theFieldIsAStringOfCharacters(ctx context.Context, name string, n int) {
 	const pattern = "Monstera deliciosa "
 	b := strings.Repeat(pattern, n/len(pattern)+1)[:n]
-	stateOf(ctx).set(name, quote(b))
+	stateOf(ctx).req.set(name, quote(b))
 }
 
-func (st *state) body() []byte {
-	if st.rawSet {
-		return st.raw
+func (r *request) body() []byte {
+	if r.rawSet {
+		return r.raw
 	}
-	return (&generate.Case{Members: st.fields}).Body()
+	return (&generate.Case{Members: r.fields}).Body()
 }
 
 func (s *Suite) theBodyIsCutShort(ctx context.Context, n int) {
 	st := stateOf(ctx)
-	b := st.body()
-	st.raw, st.rawSet = b[:min(n, len(b))], true
+	b := st.req.body()
+	st.req.raw, st.req.rawSet = b[:min(n, len(b))], true
 }
 
 func (s *Suite) theBodyIsEmpty(ctx context.Context) {
 	st := stateOf(ctx)
-	st.raw, st.rawSet = nil, true
+	st.req.raw, st.req.rawSet = nil, true
 }
 
 func (s *Suite) theBodyIsWrappedInAJSONArray(ctx context.Context) {
 	st := stateOf(ctx)
-	st.raw, st.rawSet = append(append([]byte("["), st.body()...), ']'), true
+	st.req.raw, st.req.rawSet = append(append([]byte("["), st.req.body()...), ']'), true
 }
 
 func (s *Suite) theBodyIsTheJSONText(ctx context.Context, text string) error {
@@ -530,54 +586,15 @@ func (s *Suite) theBodyIsTheJSONText(ctx context.Context, text string) error {
 		return &HarnessError{fmt.Errorf("%w: the step gives %q, which is not JSON", ErrSuiteDefect, text)}
 	}
 	st := stateOf(ctx)
-	st.raw, st.rawSet = []byte(text), true
+	st.req.raw, st.req.rawSet = []byte(text), true
 	return nil
-}
-
-func (s *Suite) theRequestCarriesNoAuthorization(ctx context.Context) {
-	stateOf(ctx).auth = authNone
-}
-
-func (s *Suite) theRequestCarriesTheTokenInScheme(ctx context.Context, scheme string) {
-	st := stateOf(ctx)
-	st.auth, st.scheme = authScheme, scheme
-}
-
-func (s *Suite) theRequestCarriesAnEmptyCredential(ctx context.Context) {
-	stateOf(ctx).auth = authEmpty
-}
-
-func (s *Suite) theRequestCarriesAForeignToken(ctx context.Context) {
-	st := stateOf(ctx)
-	var b [24]byte
-	for i := range b {
-		b[i] = byte(st.rng.Uint32())
-	}
-	st.auth, st.foreign = authForeign, "plantcheck-foreign-"+hex.EncodeToString(b[:])
 }
 
 func (s *Suite) theRequestDeclaresTheMediaType(ctx context.Context, mt string) {
 	st := stateOf(ctx)
-	st.contentType, st.noCT = mt, false
+	st.req.contentType, st.req.noCT = mt, false
 }
 
 func (s *Suite) theRequestDeclaresNoMediaType(ctx context.Context) {
-	stateOf(ctx).noCT = true
-}
-
-// authorization returns the header value to send and its description, which
-// never holds the user's token.
-func (s *Suite) authorization(st *state) (value, desc, shell string) {
-	switch st.auth {
-	case authNone:
-		return "", "", ""
-	case authScheme:
-		return st.scheme + " " + s.cfg.Token, st.scheme + " <token>", st.scheme + " " + tokenVar
-	case authEmpty:
-		return "Bearer ", "Bearer (empty credential)", "Bearer "
-	case authForeign:
-		return "Bearer " + st.foreign, "Bearer " + st.foreign, "Bearer " + st.foreign
-	default:
-		return "Bearer " + s.cfg.Token, "Bearer <token>", "Bearer " + tokenVar
-	}
+	stateOf(ctx).req.noCT = true
 }

@@ -37,6 +37,7 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	fs.StringVar(&cfg.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, report.html, badge.svg, junit.xml, cucumber.json")
 	fs.StringVar(&cfg.CACert, "ca-cert", "", "PEM file of certificate authorities to trust for an https target")
 	fs.IntVar(&cfg.Examples, "examples", 0, fmt.Sprintf("valid bodies each generated scenario sends (default %d)", steps.DefaultExamples))
+	fs.BoolVar(&cfg.AllStrings, "all-strings", false, "send every string of the catalog of hostile strings as a name and as a tag, not one drawn from each category")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of the run's random ids and values; 0 draws one (printed with the verdict)")
 	if code, ok := parse(c, fs, args); !ok {
 		return code

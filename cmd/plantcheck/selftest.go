@@ -7,6 +7,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/selftest"
+	"github.com/plantcheck/plantcheck/steps"
 )
 
 func cmdSelftest(ctx context.Context, c cli, args []string) int {
@@ -19,6 +20,7 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 	list := fs.Bool("list", false, "list the mutants and the rules each breaks, and run nothing")
 	parallel := fs.Int("parallel", 2, "runs at once")
 	tags := fs.String("tags", "", "restrict every run to some rules (a godog tag expression)")
+	without := fs.String("without", "", "leave these checks out of every run, to see what they catch ("+strings.Join(steps.Removable, ", ")+")")
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
@@ -41,7 +43,11 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 		}
 		return exitOK
 	}
-	res, err := selftest.Run(ctx, selftest.Config{Mutants: ms, Tags: *tags, Parallel: *parallel})
+	var leaveOut []string
+	if *without != "" {
+		leaveOut = strings.Split(*without, ",")
+	}
+	res, err := selftest.Run(ctx, selftest.Config{Mutants: ms, Tags: *tags, Parallel: *parallel, Without: leaveOut})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck selftest: %v\n", err)
 		return exitCannotRun

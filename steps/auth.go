@@ -1,0 +1,183 @@
+package steps
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cucumber/godog"
+)
+
+// credential is what a request presents in its Authorization header.
+type credential struct {
+	value string // the header value; "" sends none
+	desc  string // the value as evidence, without any secret
+	// shell is the value for a double-quoted shell word, the user's token
+	// read from $PLANTCHECK_TOKEN (POSIX sh, so any shell will do).
+	shell string
+	// issued: the user's token in the Bearer scheme, the one credential
+	// the service must accept.
+	issued bool
+}
+
+// bearer is the credential of every request that does not say otherwise.
+func (s *Suite) bearer() credential {
+	return credential{value: "Bearer " + s.cfg.Token, desc: "Bearer <token>", shell: "Bearer " + tokenVar, issued: true}
+}
+
+// credentialOf is the scenario's credential: the user's bearer token unless
+// a step changed it.
+func (s *Suite) credentialOf(st *state) credential {
+	if st.req.cred == nil {
+		return s.bearer()
+	}
+	return *st.req.cred
+}
+
+// tokenCmd writes a shell command substitution that prints the token
+// through filter, for variants no parameter expansion can make.
+func tokenCmd(filter string) string {
+	return `$(printf '%s' "$PLANTCHECK_TOKEN" | ` + filter + `)`
+}
+
+// changed is a character that differs from c: 'x', or 'y' where c is 'x'.
+// (The curl reproduction prints it, so it tells nothing more of the token
+// than whether a character is an x.)
+func changed(c byte) string {
+	if c == 'x' {
+		return "y"
+	}
+	return "x"
+}
+
+// nearMiss is a credential near the issued token, which a check that
+// compares too little accepts: a prefix match, a comparison without regard
+// to case, bcrypt's first 72 bytes, a search for the token inside the value.
+type nearMiss struct {
+	// name follows "the issued token" in the feature.
+	name string
+	// make returns the variant and its shell form, or why it cannot be
+	// made from this token.
+	make func(tok string) (variant, shell, impossible string)
+}
+
+// nearMisses is every variant the features may name, in their order.
+var nearMisses = []nearMiss{
+	{"with one character appended", func(t string) (string, string, string) {
+		return t + "x", tokenVar + "x", ""
+	}},
+	{"with one character put before it", func(t string) (string, string, string) {
+		return "x" + t, "x" + tokenVar, ""
+	}},
+	{"with its last character dropped", func(t string) (string, string, string) {
+		if len(t) < 2 {
+			return "", "", "the issued token has one character: without it, it is empty (AUTH-EMPTY)"
+		}
+		_, n := utf8.DecodeLastRuneInString(t)
+		return t[:len(t)-n], "${PLANTCHECK_TOKEN%?}", ""
+	}},
+	{"with its last character changed", func(t string) (string, string, string) {
+		_, n := utf8.DecodeLastRuneInString(t)
+		c := changed(t[len(t)-1])
+		return t[:len(t)-n] + c, "${PLANTCHECK_TOKEN%?}" + c, ""
+	}},
+	{"with the case of its letters changed", func(t string) (string, string, string) {
+		v := strings.Map(func(r rune) rune {
+			if unicode.IsUpper(r) {
+				return unicode.ToLower(r)
+			}
+			return unicode.ToUpper(r)
+		}, t)
+		if v == t {
+			return "", "", "the issued token has no letters whose case can change"
+		}
+		return v, tokenCmd(`tr 'a-zA-Z' 'A-Za-z'`), ""
+	}},
+	{"written twice", func(t string) (string, string, string) {
+		return t + t, tokenVar + tokenVar, ""
+	}},
+	{"cut to its first half", func(t string) (string, string, string) {
+		half := len(t) / 2
+		for half > 0 && !utf8.RuneStart(t[half]) {
+			half--
+		}
+		if half == 0 {
+			return "", "", "the issued token is too short to halve"
+		}
+		return t[:half], tokenCmd(fmt.Sprintf("cut -c1-%d", half)), ""
+	}},
+	{"changed after its 72nd byte", func(t string) (string, string, string) {
+		const limit = 72 // bcrypt reads no more of its input
+		switch {
+		case len(t) < limit:
+			return "", "", fmt.Sprintf("the issued token has %d bytes, fewer than the %d that bcrypt reads: give a token of %d bytes or more to run it", len(t), limit, limit)
+		case len(t) == limit:
+			return t + "x", tokenVar + "x", ""
+		case t[limit] >= utf8.RuneSelf:
+			return "", "", "the issued token has no ASCII character after its 72nd byte to change"
+		}
+		c := changed(t[limit])
+		return t[:limit] + c + t[limit+1:], tokenCmd("cut -c1-72") + c + tokenCmd("cut -c74-"), ""
+	}},
+}
+
+// nearMissesOf returns every variant that can be made from tok: with the
+// token, the secrets a report must never show.
+func nearMissesOf(tok string) []string {
+	var out []string
+	for _, nm := range nearMisses {
+		if v, _, why := nm.make(tok); why == "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (s *Suite) theRequestCarriesTheIssuedToken(ctx context.Context, variant string) error {
+	st := stateOf(ctx)
+	i := slices.IndexFunc(nearMisses, func(nm nearMiss) bool { return nm.name == variant })
+	if i < 0 {
+		return &HarnessError{fmt.Errorf("%w: no credential variant %q", ErrSuiteDefect, variant)}
+	}
+	v, shell, why := nearMisses[i].make(s.cfg.Token)
+	if why != "" {
+		st.skipped = "not run: " + why
+		return fmt.Errorf("%w: %s", godog.ErrSkip, st.skipped)
+	}
+	st.req.cred = &credential{value: "Bearer " + v, desc: "Bearer <the issued token " + variant + ">", shell: "Bearer " + shell}
+	return nil
+}
+
+func (s *Suite) theRequestCarriesNoAuthorization(ctx context.Context) {
+	stateOf(ctx).req.cred = &credential{}
+}
+
+func (s *Suite) theRequestCarriesTheTokenInScheme(ctx context.Context, scheme string) {
+	stateOf(ctx).req.cred = &credential{value: scheme + " " + s.cfg.Token, desc: scheme + " <token>", shell: scheme + " " + tokenVar}
+}
+
+func (s *Suite) theRequestCarriesTheTokenWithoutAScheme(ctx context.Context) {
+	stateOf(ctx).req.cred = &credential{value: s.cfg.Token, desc: "<token> (no scheme)", shell: tokenVar}
+}
+
+func (s *Suite) theRequestCarriesTheTokenJoinedToBearer(ctx context.Context) {
+	stateOf(ctx).req.cred = &credential{value: "Bearer" + s.cfg.Token, desc: "Bearer<token> (no space)", shell: "Bearer" + tokenVar}
+}
+
+func (s *Suite) theRequestCarriesAnEmptyCredential(ctx context.Context) {
+	stateOf(ctx).req.cred = &credential{value: "Bearer ", desc: "Bearer (empty credential)", shell: "Bearer "}
+}
+
+func (s *Suite) theRequestCarriesAForeignToken(ctx context.Context) {
+	st := stateOf(ctx)
+	var b [24]byte
+	for i := range b {
+		b[i] = byte(st.rng.Uint32())
+	}
+	foreign := "Bearer plantcheck-foreign-" + hex.EncodeToString(b[:])
+	st.req.cred = &credential{value: foreign, desc: foreign, shell: foreign}
+}

@@ -1,0 +1,133 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/plantcheck/plantcheck/check"
+)
+
+// The exact echo is a MUST whatever the scenario: rule 1 says a valid
+// request is answered with "a Plant record (name, and tag where present)",
+// and a Plant record that carries another name is not that record. So a 200
+// whose record is not the very name and tag sent fails CREATE-NAME,
+// CREATE-TAG or CREATE-NO-TAG, even in a SHOULD or OPEN scenario, whose own
+// rule covers only a refusal of a value the spec lets a server refuse.
+
+// Checks a run can be made without, to prove that each is needed: with one
+// removed, the self-test shows a broken server that then passes.
+const (
+	// WithoutMustEcho judges the echo under the scenario's own rule, at
+	// its level, as plantcheck did before: a SHOULD scenario then hides a
+	// MUST breach.
+	WithoutMustEcho = "must-echo"
+)
+
+// Removable lists the checks Config.Without may name.
+var Removable = []string{WithoutMustEcho}
+
+// echoRule is the rule an echo failure counts toward: its own (CREATE-NAME,
+// CREATE-TAG, CREATE-NO-TAG), or "" (the scenario's) with the check removed.
+func (s *Suite) echoRule(rule string) string {
+	if s.without[WithoutMustEcho] {
+		return ""
+	}
+	return rule
+}
+
+// acceptedCreate reports whether an exchange is a valid create with the
+// user's credentials that was answered 200: one whose echo is due.
+func (s *Suite) acceptedCreate(x *Exchange) bool {
+	return x != nil && x.Err == nil && x.Status == http.StatusOK && x.issued && s.requestConforms(x)
+}
+
+// echoStep judges one field of the last answer's echo: the step of a
+// scenario that states it.
+func (s *Suite) echoStep(ctx context.Context, rule string) error {
+	st := stateOf(ctx)
+	x, err := s.response(st)
+	if err != nil {
+		return err
+	}
+	sent := check.ReadSent(x.Body)
+	if sent.Unjudged != "" {
+		return &HarnessError{fmt.Errorf("%w: the echo of this request cannot be judged: %s", ErrSuiteDefect, sent.Unjudged)}
+	}
+	for _, f := range check.Echo(sent, x.body) {
+		if f.Rule == rule {
+			return s.fail(st, s.echoRule(rule), x, f.Expected, f.Actual)
+		}
+	}
+	return nil
+}
+
+func (s *Suite) thePlantsNameIsTheNameSent(ctx context.Context) error {
+	return s.echoStep(ctx, check.RuleName)
+}
+
+func (s *Suite) thePlantsTagIsTheTagSent(ctx context.Context) error {
+	return s.echoStep(ctx, check.RuleTag)
+}
+
+func (s *Suite) thePlantHasNoTag(ctx context.Context) error {
+	return s.echoStep(ctx, check.RuleNoTag)
+}
+
+// echoFailures judges the echo of every accepted create of a scenario that
+// no step has judged, and reports the first failure of each rule, with how
+// many of the scenario's answers broke it. It returns the first failure.
+func (s *Suite) echoFailures(st *state) *Failure {
+	failed := map[string]bool{}
+	for _, f := range st.failures {
+		failed[f.Rule.ID] = true
+	}
+	type found struct {
+		x *Exchange
+		f check.EchoFailure
+		n int
+	}
+	var order []string
+	byRule := map[string]*found{}
+	judged := 0
+	for _, x := range st.exchanges {
+		if !s.acceptedCreate(x) {
+			continue
+		}
+		sent := check.ReadSent(x.Body)
+		if sent.Unjudged != "" {
+			continue
+		}
+		judged++
+		for _, f := range check.Echo(sent, x.body) {
+			id := s.echoRule(f.Rule)
+			if id == "" {
+				id = st.rule.ID
+			}
+			if failed[id] {
+				continue
+			}
+			if byRule[id] == nil {
+				byRule[id] = &found{x: x, f: f}
+				order = append(order, id)
+			}
+			byRule[id].n++
+		}
+	}
+	var first *Failure
+	for _, id := range order {
+		fd := byRule[id]
+		var details []string
+		if fd.x.Label != "" {
+			details = append(details, "request: "+fd.x.Label)
+		}
+		if judged > 1 {
+			details = append(details, fmt.Sprintf("%d of the %d accepted requests of this scenario were not echoed exactly", fd.n, judged))
+		}
+		f := s.fail(st, s.echoRule(fd.f.Rule), fd.x, fd.f.Expected, fd.f.Actual, details...)
+		if first == nil {
+			first = f
+		}
+	}
+	return first
+}

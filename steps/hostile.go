@@ -1,0 +1,51 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/plantcheck/plantcheck/generate"
+)
+
+// jsonString writes s as a JSON string as most clients do: <, > and & as
+// they are (encoding/json would escape them, JavaScript does not).
+func jsonString(s string) json.RawMessage {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	e.Encode(s) // a string always encodes
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// aStringFromEachCategory makes one case per category of the catalog of
+// hostile strings, the string drawn with the scenario's seed (or one case
+// per string, with AllStrings), as the name or as the tag of a plant with a
+// fresh id. They are valid plants: a refusal is the scenario's (SHOULD)
+// failure, a wrong echo a MUST failure of CREATE-NAME or CREATE-TAG.
+func (s *Suite) aStringFromEachCategory(ctx context.Context, field string) {
+	st := stateOf(ctx)
+	for _, cat := range generate.Catalog() {
+		strs := cat.Strings
+		if !s.cfg.AllStrings {
+			strs = []string{strs[st.rng.IntN(len(strs))]}
+		}
+		for _, str := range strs {
+			c := &generate.Case{
+				Kind:     generate.Boundary,
+				Class:    fmt.Sprintf("a %s from the catalog's category %q (%s: %s)", field, cat.Name, cat.Source, cat.Why),
+				Property: field,
+				Members:  []generate.Member{{Name: "id", Raw: json.RawMessage(strconv.FormatInt(st.freshID(), 10))}},
+			}
+			if field == "name" {
+				c.Members = append(c.Members, generate.Member{Name: "name", Raw: jsonString(str)})
+			} else {
+				c.Members = append(c.Members, generate.Member{Name: "name", Raw: jsonString("Catalog tag test")},
+					generate.Member{Name: "tag", Raw: jsonString(str)})
+			}
+			st.cases = append(st.cases, c)
+		}
+	}
+}

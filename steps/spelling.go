@@ -1,0 +1,211 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/plantcheck/plantcheck/generate"
+)
+
+// How a request is spelled. The spec fixes what a request says, not how its
+// JSON is written or its HTTP framed; a server that needs the suite's own
+// habits (compact JSON, id first, an Accept header, a Content-Length) is
+// found by the presentations. And a server whose JSON reader takes what RFC
+// 8259 does not is found by the departures.
+
+// presentation changes how a valid request is written or framed, never
+// what it says.
+type presentation struct {
+	name  string // as the feature writes it, after "presented with"
+	apply func(r *request)
+}
+
+var presentations = []presentation{
+	{"its members in reverse order", func(r *request) { slices.Reverse(r.fields) }},
+	{"white space and line breaks between its tokens", func(r *request) {
+		var b bytes.Buffer
+		json.Indent(&b, r.body(), " ", "\t")
+		r.setRaw(append(append([]byte(" \r\n"), bytes.ReplaceAll(b.Bytes(), []byte("\n"), []byte("\r\n"))...), " \n"...))
+	}},
+	{"its keys written as \\u escapes", func(r *request) {
+		r.setRaw(writeObject(r.fields, func(k string) string { return string(escapeAll(k)) }, nil))
+	}},
+	{"its name written as \\u escapes", func(r *request) {
+		if name, ok := r.stringField("name"); ok {
+			r.set("name", escapeAll(name))
+		}
+	}},
+	{"no Accept header", func(r *request) { r.accept = new(string) }},
+	{"the Accept header */*", func(r *request) { any := "*/*"; r.accept = &any }},
+	{"its body sent in chunks, without a Content-Length", func(r *request) { r.chunked = true }},
+}
+
+// writeObject writes the members as a JSON-like object, each key written by
+// key and each raw value by value (nil: as it is).
+func writeObject(members []generate.Member, key func(string) string, value func(string) string) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range members {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(key(m.Name) + ":")
+		if value != nil {
+			b.WriteString(value(string(m.Raw)))
+		} else {
+			b.Write(m.Raw)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// escapeAll writes s as a JSON string with every character a \u escape
+// (a surrogate pair beyond the BMP).
+func escapeAll(s string) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('"')
+	for _, u := range utf16.Encode([]rune(s)) {
+		fmt.Fprintf(&b, `\u%04x`, u)
+	}
+	b.WriteByte('"')
+	return b.Bytes()
+}
+
+// departure writes a NewPlant body with one departure from RFC 8259: what
+// some lenient reader accepts, and a conformant service refuses (or, where
+// the RFC leaves the matter to the reader, what is only noted).
+type departure struct {
+	name  string // as the feature writes it, after "written with"
+	write func(r *request) []byte
+}
+
+// withName writes the body with the raw text of the name changed by f
+// (inside its quotes).
+func withName(r *request, f func(inner string) string) []byte {
+	raw, _ := r.get("name")
+	c := &generate.Case{Members: slices.Clone(r.fields)}
+	for i := range c.Members {
+		if c.Members[i].Name == "name" {
+			c.Members[i].Raw = json.RawMessage(`"` + f(string(raw[1:len(raw)-1])) + `"`)
+		}
+	}
+	return c.Body()
+}
+
+// withID writes the body with the digits of the id spelled by f.
+func withID(r *request, f func(id int64) string) []byte {
+	raw, _ := r.get("id")
+	id, _ := strconv.ParseInt(string(raw), 10, 64)
+	c := &generate.Case{Members: slices.Clone(r.fields)}
+	for i := range c.Members {
+		if c.Members[i].Name == "id" {
+			c.Members[i].Raw = json.RawMessage(f(id))
+		}
+	}
+	return c.Body()
+}
+
+// withMember writes the body with one more member, written raw.
+func withMember(r *request, name, raw string) []byte {
+	return (&generate.Case{Members: append(slices.Clone(r.fields), generate.Member{Name: name, Raw: json.RawMessage(raw)})}).Body()
+}
+
+var departures = []departure{
+	// Not JSON: each is answered 400 with an Error record.
+	{"bytes after the object", func(r *request) []byte { return append(r.body(), "x"...) }},
+	{"a second object after the first", func(r *request) []byte {
+		return append(r.body(), `{"id":1,"name":"second"}`...)
+	}},
+	{"a block comment", func(r *request) []byte { return append([]byte("{/* a comment */"), r.body()[1:]...) }},
+	{"a line comment", func(r *request) []byte { return append([]byte("{// a comment\n"), r.body()[1:]...) }},
+	{"single quotes around its strings", func(r *request) []byte {
+		single := func(v string) string {
+			if strings.HasPrefix(v, `"`) && !strings.ContainsAny(v, `'\`) {
+				return "'" + v[1:len(v)-1] + "'"
+			}
+			return v
+		}
+		return writeObject(r.fields, func(k string) string { return "'" + k + "'" }, single)
+	}},
+	{"a comma after its last member", func(r *request) []byte {
+		b := r.body()
+		return append(append(slices.Clone(b[:len(b)-1]), ','), '}')
+	}},
+	{"keys without quotes", func(r *request) []byte {
+		return writeObject(r.fields, func(k string) string { return k }, nil)
+	}},
+	{"a member whose value is NaN", func(r *request) []byte { return withMember(r, "height", "NaN") }},
+	{"a member whose value is Infinity", func(r *request) []byte { return withMember(r, "height", "Infinity") }},
+	{"the id with a leading zero", func(r *request) []byte {
+		return withID(r, func(id int64) string { return "0" + strconv.FormatInt(id, 10) })
+	}},
+	{"the id with a plus sign", func(r *request) []byte {
+		return withID(r, func(id int64) string { return "+" + strconv.FormatInt(id, 10) })
+	}},
+	{"the id in hexadecimal", func(r *request) []byte {
+		return withID(r, func(id int64) string { return "0x" + strconv.FormatInt(id, 16) })
+	}},
+	{"a raw tab inside the name", func(r *request) []byte {
+		return withName(r, func(s string) string { return s + "\tx" })
+	}},
+	{"a raw line break inside the name", func(r *request) []byte {
+		return withName(r, func(s string) string { return s + "\nx" })
+	}},
+	{`the escape \' inside the name`, func(r *request) []byte {
+		return withName(r, func(s string) string { return s + `\'s` })
+	}},
+	{"no closing brace", func(r *request) []byte { b := r.body(); return slices.Clone(b[:len(b)-1]) }},
+
+	// Left by RFC 8259 to the reader: noted, never failed.
+	{"a byte order mark before the object", func(r *request) []byte { return append([]byte("\xEF\xBB\xBF"), r.body()...) }},
+	{"the name given twice, with two values", func(r *request) []byte { return withMember(r, "name", `"a second name"`) }},
+	{"an escaped lone surrogate in the name", func(r *request) []byte {
+		return withName(r, func(s string) string { return s + `\ud800` })
+	}},
+	{"a byte that is not UTF-8 in the name", func(r *request) []byte {
+		return withName(r, func(s string) string { return s + "\xff" })
+	}},
+}
+
+func (s *Suite) theRequestIsPresentedWith(ctx context.Context, name string) error {
+	i := slices.IndexFunc(presentations, func(p presentation) bool { return p.name == name })
+	if i < 0 {
+		return &HarnessError{fmt.Errorf("%w: no presentation %q", ErrSuiteDefect, name)}
+	}
+	r := &stateOf(ctx).req
+	presentations[i].apply(r)
+	r.label = "a valid request presented with " + name
+	return nil
+}
+
+func (s *Suite) theBodyIsWrittenWith(ctx context.Context, name string) error {
+	i := slices.IndexFunc(departures, func(d departure) bool { return d.name == name })
+	if i < 0 {
+		return &HarnessError{fmt.Errorf("%w: no departure from JSON %q", ErrSuiteDefect, name)}
+	}
+	r := &stateOf(ctx).req
+	if _, ok := r.get("name"); !ok {
+		return &HarnessError{fmt.Errorf("%w: %q needs a body with a name", ErrSuiteDefect, name)}
+	}
+	r.setRaw(departures[i].write(r))
+	r.label = "a body written with " + name
+	return nil
+}
+
+func (s *Suite) theFieldIsSentUnderTheKey(ctx context.Context, name, key string) error {
+	r := &stateOf(ctx).req
+	for i := range r.fields {
+		if r.fields[i].Name == name {
+			r.fields[i].Name = key
+			return nil
+		}
+	}
+	return &HarnessError{fmt.Errorf("%w: the body has no field %q to rename", ErrSuiteDefect, name)}
+}
