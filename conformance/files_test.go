@@ -56,7 +56,7 @@ func TestReportFiles(t *testing.T) {
 		wantJUnit  []string // regular expressions
 	}{
 		{"certified", Config{}, "certified conformant", "conformant",
-			[]string{`tests="104" failures="0" errors="0"`, `classname="AUTH-MISSING"`}},
+			[]string{`tests="105" failures="0" errors="0"`, `classname="AUTH-MISSING"`}},
 		{"non-conformant", Config{BaseURL: brokenURL, Token: brokenToken}, "non-conformant", "non-conformant",
 			[]string{`<testsuite name="CREATE-TAG \(MUST\)" tests="\d+" failures="[1-9]\d*" errors="0"`,
 				`<testcase name="CREATE-TAG: The Plant record carries the tag that was sent" classname="CREATE-TAG"[^>]*>\s*<failure message="CREATE-TAG: expected tag`,

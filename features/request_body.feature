@@ -104,6 +104,7 @@ Feature: The request body
       | holding Infinity                      | the body is written with a member whose value is Infinity   |
       | holding a number with a leading zero  | the body is written with the id with a leading zero         |
       | holding a number with a plus sign     | the body is written with the id with a plus sign            |
+      | holding a number ending in a point    | the body is written with the id with a trailing decimal point |
       | holding a hexadecimal number          | the body is written with the id in hexadecimal              |
       | holding a raw tab in a string         | the body is written with a raw tab inside the name          |
       | holding a raw line break in a string  | the body is written with a raw line break inside the name   |

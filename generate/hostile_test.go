@@ -2,7 +2,6 @@ package generate
 
 import (
 	"encoding/json"
-	"html"
 	"strconv"
 	"unicode"
 
@@ -60,7 +59,7 @@ func TestCatalog(t *testing.T) {
 		{"Script Injection", "<script>alert(123)</script>"},
 		{"SQL Injection", "1'; DROP TABLE users-- 1"},
 		{"Terminal escape codes", "Roses are \x1b[0;31mred\x1b[0m, violets are \x1b[0;34mblue. Hope you enjoy terminal hue"},
-		{"Edge white space", " leading space"},
+		{"Edge spaces", " leading space"},
 		{"NUL", "nul\x00inside"},
 		{"Length", strings.Repeat("a", 256)},
 	}
@@ -110,18 +109,20 @@ func TestOwnCategoriesArePure(t *testing.T) {
 		return s
 	}
 	mangle := map[string]func(string) string{
-		"JSON number and literal texts":        jsonNumberOrLiteral,
-		"Number look-alikes of other syntaxes": looseNumber,
-		"HTML special characters":              html.EscapeString,
-		"Edge white space":                     strings.TrimSpace,
-		"NUL":                                  func(s string) string { return strings.ReplaceAll(s, "\x00", "") },
+		"JSON number and literal texts":         jsonNumberOrLiteral,
+		"Number look-alikes of other syntaxes":  looseNumber,
+		"HTML special characters":               strings.NewReplacer("<", "&lt;", ">", "&gt;", "&", "&amp;").Replace,
+		"Edge spaces":                           func(s string) string { return strings.Trim(s, " ") },
+		"Edge white space other than the space": strings.TrimSpace,
+		"NUL":                                   func(s string) string { return strings.ReplaceAll(s, "\x00", "") },
 		"Control characters": func(s string) string {
 			return strings.Map(func(r rune) rune { return map[bool]rune{true: -1, false: r}[unicode.IsControl(r)] }, s)
 		},
 		"JSON escapes and backslashes": unescaped,
 		"Carriage returns":             func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n") },
-		"Line feeds and Unicode line separators": func(s string) string {
-			return strings.NewReplacer("\n", "\r\n", "\u2028", "\n", "\u2029", "\n", "\u0085", "\n").Replace(s)
+		"Line feeds":                   func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") },
+		"Unicode line separators": func(s string) string {
+			return strings.NewReplacer("\u2028", "\n", "\u2029", "\n", "\u0085", "\n").Replace(s)
 		},
 		"Characters beyond the BMP": utf8mb3,
 		"Decomposed characters":     norm.NFC.String,

@@ -149,6 +149,9 @@ var departures = []departure{
 	{"the id with a plus sign", func(r *request) []byte {
 		return withID(r, func(id int64) string { return "+" + strconv.FormatInt(id, 10) })
 	}},
+	{"the id with a trailing decimal point", func(r *request) []byte {
+		return withID(r, func(id int64) string { return strconv.FormatInt(id, 10) + "." })
+	}},
 	{"the id in hexadecimal", func(r *request) []byte {
 		return withID(r, func(id int64) string { return "0x" + strconv.FormatInt(id, 16) })
 	}},
