@@ -56,8 +56,9 @@ func parseBLNS(b []byte) []Category {
 			case t != "" && i+1 < len(lines) && string(bytes.TrimSpace(lines[i+1])) == "#":
 				out = append(out, Category{Name: t, Source: "blns"})
 				cur = &out[len(out)-1]
-			case t != "" && cur != nil && cur.Why == "":
-				cur.Why = t
+			case t != "" && cur != nil && (cur.Why == "" || len(cur.Strings) == 0 && !strings.HasSuffix(cur.Why, ".")):
+				// A description may run over several comment lines.
+				cur.Why = strings.TrimSpace(cur.Why + " " + t)
 			}
 			continue
 		}

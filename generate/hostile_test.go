@@ -63,6 +63,10 @@ func TestCatalog(t *testing.T) {
 		{"NUL", "nul\x00inside"},
 		{"Length", strings.Repeat("a", 256)},
 	}
+	// A description over two comment lines is read whole.
+	if i := slices.IndexFunc(cats, func(c Category) bool { return c.Name == "Regional Indicator Symbols" }); i < 0 || !strings.HasSuffix(cats[i].Why, "special behaviors") {
+		t.Errorf("the Why of Regional Indicator Symbols is cut: %+v", cats[max(i, 0)].Why)
+	}
 	for _, k := range known {
 		if !in(k.category, k.s) {
 			t.Errorf("category %q lacks %q", k.category, k.s)

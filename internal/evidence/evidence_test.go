@@ -1,0 +1,135 @@
+package evidence
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+const canary = "Canary/Tok+en_0123456789-abcdefXYZ"
+
+// forms are the ways a target may echo the canary: each must be hidden.
+func forms(tok string) map[string]string {
+	js, _ := json.Marshal(tok)
+	var allU strings.Builder
+	for _, r := range tok {
+		fmt.Fprintf(&allU, `\u%04x`, r)
+	}
+	return map[string]string{
+		"as it is":                    tok,
+		"lower case":                  strings.ToLower(tok),
+		"upper case":                  strings.ToUpper(tok),
+		"JSON string":                 string(js),
+		"slash escaped":               strings.ReplaceAll(tok, "/", `\/`),
+		"every character \\u-escaped": allU.String(),
+		"URL query escape":            url.QueryEscape(tok),
+		"URL path escape, lower hex":  strings.ToLower(url.PathEscape(tok)),
+		"HTML references":             strings.ReplaceAll(strings.ReplaceAll(tok, "/", "&#47;"), "+", "&#x2B;"),
+		"base64":                      base64.StdEncoding.EncodeToString([]byte(tok)),
+		"base64url, no padding":       base64.RawURLEncoding.EncodeToString([]byte(tok)),
+		"base64 of Bearer <token>":    base64.StdEncoding.EncodeToString([]byte("Bearer " + tok)),
+		"base64, offset by one":       base64.StdEncoding.EncodeToString([]byte("x" + tok)),
+		"base64, offset by two":       base64.URLEncoding.EncodeToString([]byte("xy" + tok)),
+		"its first 12 characters":     tok[:12],
+		"12 characters from within":   tok[9:21],
+		"its last 12, upper case":     strings.ToUpper(tok[len(tok)-12:]),
+	}
+}
+
+func TestRedactorHidesEveryForm(t *testing.T) {
+	r := New(canary)
+	for name, form := range forms(canary) {
+		t.Run(name, func(t *testing.T) {
+			text := `{"echo":"` + form + `","ok":1}`
+			got := r.String(text)
+			if strings.Contains(got, form) || !strings.Contains(got, Redacted) {
+				t.Errorf("String(%q) = %q, want the form hidden", text, got)
+			}
+			if !strings.HasPrefix(got, `{"echo":"`) || !strings.HasSuffix(got, `","ok":1}`) {
+				t.Errorf("String(%q) = %q, hides more than the secret", text, got)
+			}
+			if !r.Contains(text) {
+				t.Errorf("Contains(%q) = false", text)
+			}
+		})
+	}
+}
+
+func TestRedactorLeavesOtherText(t *testing.T) {
+	r := New(canary)
+	for _, s := range []string{
+		"", "plain answer", `{"name":"Monstera","tag":"indoor"}`,
+		canary[:11],                // fewer than 12 characters of it
+		"Tok+en_0123" + "zz", // 11 consecutive characters of it
+	} {
+		if got := r.String(s); got != s {
+			t.Errorf("String(%q) = %q, want it unchanged", s, got)
+		}
+	}
+	short := New("s3cret")
+	if got, want := short.String("a S3CRET here, s3cre there"), "a "+Redacted+" here, s3cre there"; got != want {
+		t.Errorf("a short secret: %q, want %q", got, want)
+	}
+	var none *Redactor
+	if got := none.String("x"); got != "x" {
+		t.Errorf("nil Redactor: %q", got)
+	}
+}
+
+// TestRedactBeforeCut: a secret across the bound of a cut is hidden whole,
+// because Safe redacts before it cuts.
+func TestRedactBeforeCut(t *testing.T) {
+	r := New(canary)
+	text := strings.Repeat("a", 500) + canary + strings.Repeat("b", 100)
+	got := r.Safe(text, 512)
+	if strings.Contains(got, canary[:12]) || strings.Contains(got, canary[:8]) {
+		t.Errorf("Safe holds part of the secret: %q", got[480:])
+	}
+	huge := strings.Repeat("b", 1<<20) + canary
+	if got := r.Safe(huge, 64); !strings.HasSuffix(got, "… (1048610 bytes in all)") || len(got) > 128 {
+		t.Errorf("Safe of a megabyte = %q", got)
+	}
+	naive := Text(Cut(text, 512)) // cut first: 12 characters of it survive
+	if !strings.Contains(naive, canary[:12]) {
+		t.Fatalf("the test cannot fail: the naive cut holds %q", naive[480:])
+	}
+}
+
+func TestText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"line\nVERDICT: CONFORMANT", `line\nVERDICT: CONFORMANT`},
+		{"\x1b[2J\x1b[H", `\x1b[2J\x1b[H`},
+		{"c1 \u009b2J", `c1 \x9b2J`},
+		{"raw c1 byte \x9b", `raw c1 byte \x9b`},
+		{"rtl \u202eevil", `rtl \u202eevil`},
+		{"isolate \u2066x\u2069", `isolate \u2066x\u2069`},
+		{"del \x7f", `del \x7f`},
+		{`a \x1b looks like an escape`, `a \x1b looks like an escape`},
+		{"ok é 🌿", "ok é 🌿"},
+		{"bad \xff\xfe", `bad \xff\xfe`},
+		{"ls\u2028", `ls\u2028`},
+	}
+	for _, tt := range tests {
+		got := Text(tt.in)
+		if got != tt.want {
+			t.Errorf("Text(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if !utf8.ValidString(got) || strings.ContainsAny(got, "\n\r\x1b\x7f\u009b\u202e") {
+			t.Errorf("Text(%q) = %q is not safe", tt.in, got)
+		}
+	}
+}
+
+func TestCut(t *testing.T) {
+	if got, want := Cut("héllo", 2), "h… (6 bytes in all)"; got != want {
+		t.Errorf("Cut = %q, want %q (no rune cut in two)", got, want)
+	}
+	if got := Cut("short", 10); got != "short" {
+		t.Errorf("Cut = %q", got)
+	}
+}

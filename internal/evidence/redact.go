@@ -1,0 +1,229 @@
+// Package evidence makes what a target sent safe to keep and to show: the
+// user's secrets hidden in every form a server may echo them, every string
+// escaped so that it prints as text and never as a terminal command, and
+// every piece cut to a bound, after it is redacted, with its size said.
+// Everything a target sends is hostile until shown otherwise.
+package evidence
+
+import (
+	"encoding/base64"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Redacted stands for a secret wherever a target echoed it.
+const Redacted = "<redacted>"
+
+// window is how many consecutive characters of a secret are enough to hide
+// them: a run that long is as good as the secret to anyone who has seen the
+// rest of it in another place.
+const window = 12
+
+// Redactor hides secrets in text that may quote a target. A secret is
+// found
+//   - in any letter case;
+//   - through JSON escapes (\u002f, \/), URL escapes (%2F), and HTML
+//     character references (&#47; &#x2F;), alone or mixed;
+//   - by any 12 consecutive characters of it (a secret shorter than 12, whole);
+//   - in base64 and base64url, padded or not, at any alignment in the
+//     encoded text, which covers "Bearer <token>" encoded whole.
+//
+// It is safe for concurrent use.
+type Redactor struct {
+	// windows are the lower-cased runs of window runes (or whole short
+	// secrets) to find in the canonical text; firsts their first runes.
+	windows map[string]bool
+	firsts  map[rune]bool
+	lengths []int // the rune lengths of windows, longest first
+	// encoded are the base64 forms, found byte for byte.
+	encoded []string
+	// longest is the length in bytes of the longest secret.
+	longest int
+}
+
+// Margin is how far past a cut text must be redacted for a secret that
+// straddles the cut to be found whole: the longest secret with every
+// character written as an escape of up to 12 bytes.
+func (r *Redactor) Margin() int {
+	if r == nil {
+		return 0
+	}
+	return 12*r.longest + 16
+}
+
+// New returns a Redactor for the secrets; empty ones are ignored.
+func New(secrets ...string) *Redactor {
+	r := &Redactor{windows: map[string]bool{}, firsts: map[rune]bool{}}
+	for _, s := range secrets {
+		if s == "" {
+			continue
+		}
+		r.longest = max(r.longest, len(s))
+		low := []rune(strings.ToLower(s))
+		n := min(window, len(low))
+		for i := 0; i+n <= len(low); i++ {
+			r.windows[string(low[i:i+n])] = true
+			r.firsts[low[i]] = true
+		}
+		if !slices.Contains(r.lengths, n) {
+			r.lengths = append(r.lengths, n)
+		}
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+			for _, core := range base64Cores(enc, s) {
+				if len(core) >= window && !slices.Contains(r.encoded, core) {
+					r.encoded = append(r.encoded, core)
+				}
+			}
+		}
+	}
+	slices.SortFunc(r.lengths, func(a, b int) int { return b - a })
+	slices.SortFunc(r.encoded, func(a, b string) int { return len(b) - len(a) })
+	return r
+}
+
+// base64Cores returns, for each of the three alignments at which s may sit
+// in a longer text, the part of the text's encoding that depends on s alone.
+func base64Cores(enc *base64.Encoding, s string) []string {
+	var out []string
+	for k := 0; k < 3; k++ {
+		full := enc.EncodeToString(append(make([]byte, k), s...))
+		first := (8*k + 5) / 6         // the first character made of s's bits only
+		last := 8 * (k + len(s)) / 6 // one past the last such character
+		if first < last && last <= len(full) {
+			out = append(out, full[first:last])
+		}
+	}
+	return out
+}
+
+// Empty reports whether the Redactor hides nothing.
+func (r *Redactor) Empty() bool { return r == nil || len(r.windows) == 0 }
+
+// String returns s with every secret hidden.
+func (r *Redactor) String(s string) string {
+	if r.Empty() || s == "" {
+		return s
+	}
+	spans := r.find(s)
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	at := 0
+	for _, sp := range spans {
+		b.WriteString(s[at:sp[0]])
+		b.WriteString(Redacted)
+		at = sp[1]
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// Bytes returns b with every secret hidden; b itself when none is there.
+func (r *Redactor) Bytes(b []byte) []byte {
+	if r.Empty() || len(b) == 0 {
+		return b
+	}
+	s := string(b)
+	if out := r.String(s); out != s {
+		return []byte(out)
+	}
+	return b
+}
+
+// Contains reports whether s holds a secret in any of its forms.
+func (r *Redactor) Contains(s string) bool { return !r.Empty() && len(r.find(s)) > 0 }
+
+// find returns the byte spans of s to hide, in order and merged.
+func (r *Redactor) find(s string) [][2]int {
+	var spans [][2]int
+	for _, enc := range r.encoded {
+		for at := 0; ; {
+			i := strings.Index(s[at:], enc)
+			if i < 0 {
+				break
+			}
+			spans = append(spans, [2]int{at + i, at + i + len(enc)})
+			at += i + len(enc)
+		}
+	}
+	canon, starts, ends := canonical(s)
+	for i := range canon {
+		if !r.firsts[canon[i]] {
+			continue
+		}
+		for _, n := range r.lengths {
+			if i+n <= len(canon) && r.windows[string(canon[i:i+n])] {
+				spans = append(spans, [2]int{starts[i], ends[i+n-1]})
+				break
+			}
+		}
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	merged := spans[:1]
+	for _, sp := range spans[1:] {
+		if last := &merged[len(merged)-1]; sp[0] <= last[1] {
+			last[1] = max(last[1], sp[1])
+		} else {
+			merged = append(merged, sp)
+		}
+	}
+	return merged
+}
+
+// canonical reads s as the runes it stands for: JSON escapes, URL escapes
+// and HTML character references decoded, letters lower-cased. starts and
+// ends give each rune's bytes in s.
+func canonical(s string) (runes []rune, starts, ends []int) {
+	for i := 0; i < len(s); {
+		r, n := decodeOne(s[i:])
+		runes = append(runes, unicode.ToLower(r))
+		starts = append(starts, i)
+		ends = append(ends, i+n)
+		i += n
+	}
+	return runes, starts, ends
+}
+
+// decodeOne reads the rune at the start of s and the bytes it takes.
+func decodeOne(s string) (rune, int) {
+	switch {
+	case strings.HasPrefix(s, `\u`) && len(s) >= 6:
+		if u, err := strconv.ParseUint(s[2:6], 16, 16); err == nil {
+			r := rune(u)
+			if utf16IsHigh(r) && len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+				if lo, err := strconv.ParseUint(s[8:12], 16, 16); err == nil && utf16IsLow(rune(lo)) {
+					return 0x10000 + (r-0xD800)<<10 + (rune(lo) - 0xDC00), 12
+				}
+			}
+			return r, 6
+		}
+	case strings.HasPrefix(s, `\`) && len(s) >= 2 && strings.IndexByte(`/"\'`, s[1]) >= 0:
+		return rune(s[1]), 2
+	case s[0] == '%' && len(s) >= 3:
+		if u, err := strconv.ParseUint(s[1:3], 16, 8); err == nil && u < utf8.RuneSelf {
+			return rune(u), 3
+		}
+	case strings.HasPrefix(s, "&#"):
+		if end := strings.IndexByte(s, ';'); end > 2 && end <= 10 {
+			num, base := s[2:end], 10
+			if num[0] == 'x' || num[0] == 'X' {
+				num, base = num[1:], 16
+			}
+			if u, err := strconv.ParseUint(num, base, 32); err == nil && u <= unicode.MaxRune {
+				return rune(u), end + 1
+			}
+		}
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return r, n
+}
+
+func utf16IsHigh(r rune) bool { return r >= 0xD800 && r <= 0xDBFF }
+func utf16IsLow(r rune) bool  { return r >= 0xDC00 && r <= 0xDFFF }

@@ -1,0 +1,106 @@
+package evidence
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Text writes a string a target sent so that it prints as text: valid
+// UTF-8 and on one line, with every C0 and C1 control, DEL, line and
+// paragraph separator, and bidirectional mark, embedding, override or
+// isolate written as an escape (\n, \x1b, \u202e), and a byte that is not
+// UTF-8 as \xff. A target can then neither move the cursor, clear the
+// screen, reorder what follows, nor start a line of its own (a forged
+// verdict). A backslash stays as it is: text that looks like an escape is
+// still text, and evidence already quoted is not escaped twice.
+func Text(s string) string {
+	if isPlain(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case unsafeRune(r) && r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unsafeRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// isPlain reports whether s needs no escape: the common case, kept cheap.
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// unsafeRune reports whether printing r raw could act on a terminal or on
+// the order or lines of the text around it.
+func unsafeRune(r rune) bool {
+	switch {
+	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f: // C0, DEL, C1
+		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f: // bidirectional marks
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069: // embeddings, overrides, isolates
+		return true
+	case r == 0x2028, r == 0x2029: // line and paragraph separators
+		return true
+	}
+	return false
+}
+
+// Cut bounds s to at most n bytes, on a rune boundary, and says how long it
+// was. Redact before cutting: a secret cut in two is no longer found.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
+}
+
+// Safe is what every string from a target goes through before it is kept:
+// redacted, then cut to n bytes, then escaped. Only the part that can show
+// is redacted, with a margin past the cut wide enough to hold any form of a
+// secret, so that a megabyte costs no more than a line.
+func (r *Redactor) Safe(s string, n int) string {
+	total := len(s)
+	if limit := n + r.Margin(); len(s) > limit {
+		for limit > 0 && !utf8.RuneStart(s[limit]) {
+			limit--
+		}
+		s = s[:limit]
+	}
+	s = r.String(s)
+	if total > n || len(s) > n {
+		cut := min(n, len(s))
+		for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = fmt.Sprintf("%s… (%d bytes in all)", s[:cut], total)
+	}
+	return Text(s)
+}
