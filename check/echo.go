@@ -134,8 +134,12 @@ type EchoFailure struct {
 // name and the tag are the very strings sent, code point by code point,
 // and no tag comes back when none was sent ("name, and tag where present").
 // A body that is not a JSON object fails every field that was due; whether
-// it is a Plant record at all is the document's to say.
-func Echo(sent Sent, answer []byte) []EchoFailure {
+// it is a Plant record at all is the document's to say. redact (nil: none)
+// hides secrets in what the answer holds before it is quoted and cut.
+func Echo(sent Sent, answer []byte, redact func(string) string) []EchoFailure {
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
 	if sent.Unjudged != "" || !sent.HasName {
 		return nil
 	}
@@ -148,35 +152,35 @@ func Echo(sent Sent, answer []byte) []EchoFailure {
 		return out
 	}
 	var out []EchoFailure
-	if f := field(obj, "name", sent.Name); f != "" {
+	if f := field(obj, "name", sent.Name, redact); f != "" {
 		out = append(out, EchoFailure{RuleName, "name " + Quote(sent.Name) + " (the very string sent)", f})
 	}
 	switch raw, present := obj["tag"]; {
 	case sent.HasTag:
-		if f := field(obj, "tag", sent.Tag); f != "" {
+		if f := field(obj, "tag", sent.Tag, redact); f != "" {
 			out = append(out, EchoFailure{RuleTag, "tag " + Quote(sent.Tag) + " (the very string sent)", f})
 		}
 	case present:
-		out = append(out, EchoFailure{RuleNoTag, "no tag property (none was sent)", "tag is the JSON value " + QuoteBytes(raw)})
+		out = append(out, EchoFailure{RuleNoTag, "no tag property (none was sent)", "tag is the JSON value " + Quote(redact(string(raw)))})
 	}
 	return out
 }
 
 // field says how obj[name] departs from the string want; "" when it is
 // that very string.
-func field(obj map[string]json.RawMessage, name, want string) string {
+func field(obj map[string]json.RawMessage, name, want string, redact func(string) string) string {
 	raw, ok := obj[name]
 	if !ok {
 		return name + " is missing"
 	}
 	var got string
 	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &got) != nil {
-		return name + " is the JSON value " + QuoteBytes(raw) + ", not a string"
+		return name + " is the JSON value " + Quote(redact(string(raw))) + ", not a string"
 	}
 	if got == want {
 		return ""
 	}
-	return name + " is " + Quote(got) + ": " + Difference(want, got)
+	return name + " is " + Quote(redact(got)) + ": " + Difference(want, got)
 }
 
 // Difference names how got departs from want, in the terms of the bugs

@@ -79,7 +79,7 @@ func TestEcho(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Echo(ReadSent([]byte(tt.sent)), []byte(tt.answer))
+			got := Echo(ReadSent([]byte(tt.sent)), []byte(tt.answer), nil)
 			if len(got) != len(tt.want) {
 				t.Fatalf("%d failures %+v, want %d %v", len(got), got, len(tt.want), tt.want)
 			}

@@ -29,6 +29,13 @@ type Report struct {
 	Seed        uint64
 	Timeout     time.Duration
 
+	// Interrupted: the run was stopped (SIGINT, SIGTERM, a cancelled
+	// context) before every scenario ran; it is incomplete, never
+	// conformant.
+	Interrupted bool
+	// ReportDir is where the report files were written, if anywhere.
+	ReportDir string
+
 	Started, Ended time.Time
 	Scenarios      []steps.Result
 	Rules          []RuleVerdict
@@ -61,6 +68,9 @@ func (r *Report) Partial() bool { return r.Tags != "" }
 // Conformant reports whether every MUST rule that ran passed, and in strict
 // mode every SHOULD rule too.
 func (r *Report) Conformant() bool {
+	if r.Interrupted {
+		return false
+	}
 	for _, v := range r.Rules {
 		if v.Outcome != steps.Failed {
 			continue
@@ -76,6 +86,10 @@ func (r *Report) Conformant() bool {
 // non-conformant, 2 the run could not judge every scenario it ran.
 func (r *Report) ExitCode() int {
 	switch {
+	case r.Interrupted && r.mustFailed():
+		return 1
+	case r.Interrupted:
+		return 2
 	case !r.Conformant():
 		return 1
 	case r.Counts.Errored > 0:
@@ -83,6 +97,16 @@ func (r *Report) ExitCode() int {
 	default:
 		return 0
 	}
+}
+
+// mustFailed reports whether a MUST rule (or, strict, a SHOULD rule) failed.
+func (r *Report) mustFailed() bool {
+	for _, v := range r.Rules {
+		if v.Outcome == steps.Failed && (v.Rule.Level == features.Must || r.Strict && v.Rule.Level == features.Should) {
+			return true
+		}
+	}
+	return false
 }
 
 // finish orders the results and derives each rule's verdict.
@@ -195,6 +219,11 @@ func (r *Report) WriteVerdict(w io.Writer) {
 	fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d errors, %d not run; %d HTTP exchanges in %s (seed %d)\n",
 		c.Total, c.Passed, c.Failed, c.Errored, c.Skipped, c.Exchanges, r.Ended.Sub(r.Started).Round(time.Millisecond), r.Seed)
 	fmt.Fprintf(w, "MUST rules: %s; SHOULD rules: %s\n", r.levelSummary(features.Must), r.levelSummary(features.Should))
+	if r.ReportDir != "" {
+		fmt.Fprintf(w, "Reports: %s (summary.json, summary.md, report.html, badge.svg, junit.xml, cucumber.json)\n", r.ReportDir)
+	}
+	// The verdict is the last line, and nothing a target sent can stand on
+	// a line of its own (package evidence escapes every line break).
 	fmt.Fprintf(w, "VERDICT: %s\n", r.VerdictLine())
 }
 
@@ -205,6 +234,10 @@ func (r *Report) VerdictLine() string {
 		scope = " (partial: not every rule ran)"
 	}
 	switch code := r.ExitCode(); {
+	case r.Interrupted && code == 1:
+		return "NON-CONFORMANT, INTERRUPTED: a MUST rule failed before the run was stopped" + scope
+	case r.Interrupted:
+		return "INTERRUPTED: the run was stopped before every scenario ran (incomplete)" + scope
 	case code == 1:
 		return "NON-CONFORMANT: a MUST rule failed" + map[bool]string{true: " or, in strict mode, a SHOULD rule", false: ""}[r.Strict] + scope
 	case code == 2:

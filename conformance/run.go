@@ -34,6 +34,11 @@ import (
 	"github.com/plantcheck/plantcheck/steps"
 )
 
+// MaxResponseHeaderBytes bounds the header section of an answer that is
+// read: one with more is no answer (RESPONSE-TIMELY), and costs the run no
+// more than this.
+const MaxResponseHeaderBytes = 256 << 10
+
 // DefaultTimeout is the time limit of one exchange.
 const DefaultTimeout = 10 * time.Second
 
@@ -161,14 +166,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		},
 	}.Run()
 	rep.Ended = time.Now()
-	if status == 2 {
+	rep.Interrupted = ctx.Err() != nil
+	if status == 2 && !rep.Interrupted {
 		return nil, fmt.Errorf("%w: godog could not run the features (tags %q)", ErrConfig, cfg.Tags)
 	}
 	rep.finish()
-	if rep.Counts.Total == 0 {
+	if rep.Counts.Total == 0 && !rep.Interrupted {
 		return nil, fmt.Errorf("%w: the tag expression %q selects no scenario", ErrConfig, cfg.Tags)
 	}
 	if cfg.ReportDir != "" {
+		rep.ReportDir = cfg.ReportDir
 		if err := rep.WriteFiles(cfg.ReportDir); err != nil {
 			return rep, fmt.Errorf("%w: %v", ErrReport, err)
 		}
@@ -241,6 +248,8 @@ func NewClient(timeout time.Duration, conns int, tlsConf *tls.Config) *http.Clie
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = nil
 	tr.MaxIdleConnsPerHost = max(conns, 2)
+	// No Plant Store answer needs more; Go would read 10 MB of headers.
+	tr.MaxResponseHeaderBytes = MaxResponseHeaderBytes
 	tr.TLSClientConfig = tlsConf
 	tr.ResponseHeaderTimeout = timeout
 	tr.DialContext = (&net.Dialer{Timeout: min(timeout, 5*time.Second)}).DialContext

@@ -54,7 +54,7 @@ func (s *Suite) echoStep(ctx context.Context, rule string) error {
 	if sent.Unjudged != "" {
 		return &HarnessError{fmt.Errorf("%w: the echo of this request cannot be judged: %s", ErrSuiteDefect, sent.Unjudged)}
 	}
-	for _, f := range check.Echo(sent, x.body) {
+	for _, f := range check.Echo(sent, x.body, s.redact) {
 		if f.Rule == rule {
 			return s.fail(st, s.echoRule(rule), x, f.Expected, f.Actual)
 		}
@@ -99,7 +99,7 @@ func (s *Suite) echoFailures(st *state) *Failure {
 			continue
 		}
 		judged++
-		for _, f := range check.Echo(sent, x.body) {
+		for _, f := range check.Echo(sent, x.body, s.redact) {
 			id := s.echoRule(f.Rule)
 			if id == "" {
 				id = st.rule.ID

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -39,10 +40,12 @@ type Exchange struct {
 	issued bool
 
 	Status int `json:"status,omitempty"`
-	// RespHeader and RespBody are the response as evidence: the user's
-	// token, should the target echo it, hidden; an oversize body cut.
-	RespHeader http.Header `json:"-"`
-	RespBody   []byte      `json:"-"`
+	// RespHeader and RespBody are the response as evidence: every secret
+	// hidden, then cut to a bound (RespBodyLen is the body's length as
+	// sent), header values escaped.
+	RespHeader  http.Header `json:"-"`
+	RespBody    []byte      `json:"-"`
+	RespBodyLen int         `json:"-"`
 	// header and body are the response as the target sent it, which the
 	// steps judge (a short token may well occur in an honest answer).
 	header http.Header
@@ -87,11 +90,18 @@ func (x *Exchange) ResponseLine() string {
 	if ct == "" {
 		ct = "no Content-Type"
 	}
-	return fmt.Sprintf("%d %s, body %s (after %s)", x.Status, ct, excerpt(x.RespBody), x.Duration.Round(time.Millisecond))
+	total := len(x.RespBody)
+	if x.RespBodyLen > evidenceBytes {
+		total = x.RespBodyLen // cut when it was kept
+	}
+	return fmt.Sprintf("%d %s, body %s (after %s)", x.Status, evidence.Text(ct), excerptOf(x.RespBody, total), x.Duration.Round(time.Millisecond))
 }
 
 // excerpt quotes a body up to a bound, as text where it is text.
-func excerpt(b []byte) string {
+func excerpt(b []byte) string { return excerptOf(b, len(b)) }
+
+// excerptOf quotes the start of a body of total bytes.
+func excerptOf(b []byte, total int) string {
 	if len(b) == 0 {
 		return "(empty)"
 	}
@@ -106,8 +116,8 @@ func excerpt(b []byte) string {
 	} else {
 		s = fmt.Sprintf("%q (not UTF-8)", cut)
 	}
-	if len(b) > excerptBytes {
-		s += fmt.Sprintf(" … (%d bytes in all)", len(b))
+	if total > len(cut) {
+		s += fmt.Sprintf(" … (%d bytes in all)", total)
 	}
 	return s
 }

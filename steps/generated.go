@@ -139,7 +139,7 @@ func (s *Suite) judge(c *generate.Case, x *Exchange, own features.Rule) (rule, e
 	if x.Status != http.StatusOK {
 		return "", "status 200 with a Plant record", fmt.Sprintf("status %d", x.Status)
 	}
-	if fs := check.Echo(check.ReadSent(x.Body), x.body); len(fs) > 0 {
+	if fs := check.Echo(check.ReadSent(x.Body), x.body, s.redact); len(fs) > 0 {
 		return s.echoRule(fs[0].Rule), fs[0].Expected, fs[0].Actual
 	}
 	return "", "", ""

@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"syscall"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -98,45 +101,58 @@ func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
 	return x, nil
 }
 
-// evidenceBytes bounds the part of an oversize response body kept as
-// evidence: the rest is never needed, and a run must not hold a megabyte
-// per exchange.
-const evidenceBytes = 4 << 10
+// Bounds of the evidence kept of one response: the steps judge the
+// response as sent, then only this outlives the scenario.
+const (
+	// evidenceBytes bounds the body kept.
+	evidenceBytes = 4 << 10
+	// evidenceHeaders bounds the header fields kept, and evidenceValue
+	// each value; evidenceViolations the validator's messages kept.
+	evidenceHeaders    = 32
+	evidenceValue      = 256
+	evidenceViolations = 16
+)
 
-// scrub makes the evidence of an exchange's response: the user's token,
-// should the target echo it in a header or the body, replaced wherever it
-// appears, and an oversize body cut to its first few kilobytes (which the
-// steps never judge: it is no answer). The response as sent stays for the
-// steps to judge.
+// scrub makes the evidence of an exchange's response: every secret hidden
+// first, wherever the target echoed it and in whatever form, then each
+// piece cut to its bound with its size said, the validator's messages
+// escaped (they quote the target's headers). The response as sent stays in
+// x.header and x.body for the steps to judge.
 func (s *Suite) scrub(x *Exchange) {
-	if errors.Is(x.Err, errBodyTooLarge) && len(x.body) > evidenceBytes {
-		x.body = bytes.Clone(x.body[:evidenceBytes])
+	x.RespBodyLen = len(x.body)
+	// Redact a little past the bound, so that a secret across the cut is
+	// whole when it is found; then cut.
+	keep := x.body
+	if margin := evidenceBytes + s.red.Margin(); len(keep) > margin {
+		keep = keep[:margin]
 	}
-	x.RespHeader, x.RespBody = x.header, x.body
-	for _, sec := range s.secrets {
-		if b := []byte(sec); bytes.Contains(x.RespBody, b) {
-			x.RespBody = bytes.ReplaceAll(x.RespBody, b, []byte(redacted))
-		}
+	keep = s.red.Bytes(keep)
+	if len(keep) > evidenceBytes {
+		keep = keep[:evidenceBytes]
 	}
-	for _, vs := range x.header {
-		for _, v := range vs {
-			if s.redact(v) != v {
-				x.RespHeader = s.redactHeader(x.header)
-				return
-			}
-		}
-	}
-}
+	x.RespBody = bytes.Clone(keep)
 
-// redactHeader returns a copy of h with every secret hidden in every value.
-func (s *Suite) redactHeader(h http.Header) http.Header {
-	out := h.Clone()
-	for _, vs := range out {
-		for i, v := range vs {
-			vs[i] = s.redact(v)
+	x.RespHeader = make(http.Header, min(len(x.header), evidenceHeaders))
+	for _, k := range slices.Sorted(maps.Keys(x.header)) {
+		if len(x.RespHeader) == evidenceHeaders {
+			break
 		}
+		vs := x.header[k]
+		out := make([]string, 0, min(len(vs), 4))
+		for _, v := range vs[:min(len(vs), 4)] {
+			out = append(out, s.red.Safe(v, evidenceValue))
+		}
+		x.RespHeader[evidence.Text(evidence.Cut(k, evidenceValue))] = out
 	}
-	return out
+
+	if len(x.Violations) > evidenceViolations {
+		more := len(x.Violations) - evidenceViolations
+		x.Violations = append(x.Violations[:evidenceViolations], spec.Violation{Message: fmt.Sprintf("and %d more violations", more)})
+	}
+	for i := range x.Violations {
+		v := &x.Violations[i]
+		v.Message, v.Reason, v.Field, v.HowToFix = s.safe(v.Message), s.safe(v.Reason), s.safe(v.Field), s.safe(v.HowToFix)
+	}
 }
 
 var errBodyTooLarge = errors.New("response body too large")

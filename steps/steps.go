@@ -29,6 +29,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/generate"
+	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -104,9 +105,9 @@ type Suite struct {
 	shapes    shapes
 	steps     []stepDef
 	without   map[string]bool
-	// secrets are the token and every credential near it that the suite
-	// sends, longest first: none may reach the evidence.
-	secrets []string
+	// red hides the token, and every credential near it that the suite
+	// sends, in whatever form a target echoes them.
+	red *evidence.Redactor
 	// silent counts answers in a row that did not arrive; at
 	// breakerThreshold the remaining scenarios are skipped.
 	silent  atomic.Int32
@@ -162,7 +163,7 @@ func New(cfg Config) (*Suite, error) {
 		}
 		s.without[w] = true
 	}
-	s.secrets = secretsOf(cfg.Token)
+	s.red = evidence.New(append([]string{cfg.Token}, nearMissesOf(cfg.Token)...)...)
 	s.steps = s.stepDefs()
 	if err := s.loadShapes(); err != nil {
 		return nil, fmt.Errorf("read the request schema: %w", err)
@@ -321,6 +322,10 @@ func (s *Suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 	st := &state{started: time.Now(), rng: s.scenarioRand(sc)}
 	st.rule = ruleOf(sc)
 	ctx = context.WithValue(ctx, stateKey{}, st)
+	if ctx.Err() != nil {
+		st.skipped = "not run: the run was interrupted"
+		return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, st.skipped)
+	}
 	if s.tripped.Load() {
 		st.skipped = fmt.Sprintf("not run: the target failed to answer %d requests in a row", breakerThreshold)
 		return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, st.skipped)
@@ -362,6 +367,11 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 		ID: sc.Id, Name: sc.Name, URI: sc.Uri, Rule: st.rule, Failures: st.failures,
 		Note: st.note, Duration: time.Since(st.started), Exchanges: st.exchanges,
 	}
+	if err != nil {
+		// The error may quote the target (a malformed answer): kept as
+		// safe text, its kind kept for errors.Is and errors.As.
+		err = &safeError{msg: s.safe(err.Error()), err: err}
+	}
 	var he *HarnessError
 	switch {
 	case len(st.failures) > 0:
@@ -374,6 +384,11 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 		res.Outcome, res.Err = Errored, err
 	default:
 		res.Outcome = Passed
+	}
+	// Judged: only the bounded evidence outlives the scenario, so that a
+	// run holds a few kilobytes an exchange whatever the target sends.
+	for _, x := range st.exchanges {
+		x.header, x.body = nil, nil
 	}
 	if s.cfg.OnScenario != nil {
 		s.cfg.OnScenario(res)
@@ -418,9 +433,9 @@ func (s *Suite) fail(st *state, rule string, x *Exchange, expected, actual strin
 		}
 	}
 	for i := range details {
-		details[i] = s.redact(details[i])
+		details[i] = s.safe(details[i])
 	}
-	f := &Failure{Rule: r, Expected: s.redact(expected), Actual: s.redact(actual), Details: details, Exchange: x}
+	f := &Failure{Rule: r, Expected: s.safe(expected), Actual: s.safe(actual), Details: details, Exchange: x}
 	st.failures = append(st.failures, f)
 	return f
 }
@@ -428,34 +443,17 @@ func (s *Suite) fail(st *state, rule string, x *Exchange, expected, actual strin
 // redacted stands for the user's token wherever a target echoed it.
 const redacted = "<redacted>"
 
-// secretsOf returns the token and the credentials near it that the suite
-// may send, longest first, so that a longer one is hidden whole. A near one
-// shorter than 8 characters is left out: ordinary text holds such strings,
-// and hiding them would garble the evidence for little gain.
-func secretsOf(token string) []string {
-	if token == "" {
-		return nil
-	}
-	out := []string{token}
-	for _, v := range nearMissesOf(token) {
-		if len(v) >= 8 && !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
-	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
-	return out
-}
-
-// redact removes the user's token, and every credential near it, from text
+// redact hides the user's token, and every credential near it, in text
 // that may quote the target.
-func (s *Suite) redact(text string) string {
-	for _, sec := range s.secrets {
-		if strings.Contains(text, sec) {
-			text = strings.ReplaceAll(text, sec, redacted)
-		}
-	}
-	return text
-}
+func (s *Suite) redact(text string) string { return s.red.String(text) }
+
+// evidenceText bounds how much of one piece of evidence (an expected or
+// actual value, a detail, a message) is kept.
+const evidenceText = 2 << 10
+
+// safe is a string that may hold what the target sent, made fit to keep
+// and print: redacted, then cut, then escaped (package evidence).
+func (s *Suite) safe(text string) string { return s.red.Safe(text, evidenceText) }
 
 // --- Given: building the request ---
 
@@ -598,3 +596,13 @@ func (s *Suite) theRequestDeclaresTheMediaType(ctx context.Context, mt string) {
 func (s *Suite) theRequestDeclaresNoMediaType(ctx context.Context) {
 	stateOf(ctx).req.noCT = true
 }
+
+// safeError is an error whose text is fit to print (redacted, cut,
+// escaped) and whose chain is the original's.
+type safeError struct {
+	msg string
+	err error
+}
+
+func (e *safeError) Error() string { return e.msg }
+func (e *safeError) Unwrap() error { return e.err }

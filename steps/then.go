@@ -139,23 +139,24 @@ func (s *Suite) theResponseIsAPlantRecord(ctx context.Context) error {
 	}
 	const want = "a Plant record: an object with name (a string) and, optionally, tag (a string)"
 	if _, ok := stringField(obj, "name"); !ok {
-		return s.fail(st, "", x, want, "name is "+describeField(obj, "name"))
+		return s.fail(st, "", x, want, "name is "+s.describeField(obj, "name"))
 	}
 	if _, present := obj["tag"]; present {
 		if _, ok := stringField(obj, "tag"); !ok {
-			return s.fail(st, "", x, want, "tag is "+describeField(obj, "tag"))
+			return s.fail(st, "", x, want, "tag is "+s.describeField(obj, "tag"))
 		}
 	}
 	return nil
 }
 
-// describeField says what a property holds, for a message.
-func describeField(obj map[string]json.RawMessage, name string) string {
+// describeField says what a property holds, for a message: redacted before
+// it is cut.
+func (s *Suite) describeField(obj map[string]json.RawMessage, name string) string {
 	raw, ok := obj[name]
 	if !ok {
 		return "missing"
 	}
-	return "the JSON value " + excerpt(raw)
+	return "the JSON value " + excerpt(s.red.Bytes(raw))
 }
 
 func (s *Suite) thePlantHasNoID(ctx context.Context) error {
@@ -164,7 +165,7 @@ func (s *Suite) thePlantHasNoID(ctx context.Context) error {
 		return err
 	}
 	if _, present := obj["id"]; present {
-		return s.fail(st, "", x, "no id property", "id is "+describeField(obj, "id"))
+		return s.fail(st, "", x, "no id property", "id is "+s.describeField(obj, "id"))
 	}
 	return nil
 }
@@ -183,10 +184,10 @@ func (s *Suite) theResponseIsAnErrorRecord(ctx context.Context) error {
 		return s.fail(st, "ERROR-RECORD", x, want, "a body that is not a JSON object")
 	}
 	if !isInt32(obj["error"]) {
-		return s.fail(st, "ERROR-RECORD", x, want, "error is "+describeField(obj, "error"))
+		return s.fail(st, "ERROR-RECORD", x, want, "error is "+s.describeField(obj, "error"))
 	}
 	if _, ok := stringField(obj, "message"); !ok {
-		return s.fail(st, "ERROR-RECORD", x, want, "message is "+describeField(obj, "message"))
+		return s.fail(st, "ERROR-RECORD", x, want, "message is "+s.describeField(obj, "message"))
 	}
 	return nil
 }

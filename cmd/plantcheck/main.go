@@ -61,6 +61,12 @@ var commands = []command{
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first signal stops the run, which still reports; a second
+		// one ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 	c := cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTerminal: isTerminal(os.Stdout)}
 	code := dispatch(ctx, c, os.Args[1:])
 	stop()

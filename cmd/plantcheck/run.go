@@ -79,8 +79,5 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		}
 		return exitCannotRun
 	}
-	if cfg.ReportDir != "" {
-		fmt.Fprintf(c.stdout, "Reports: %s (summary.json, summary.md, report.html, badge.svg, junit.xml, cucumber.json)\n", cfg.ReportDir)
-	}
 	return rep.ExitCode()
 }
