@@ -63,7 +63,7 @@ func TestRedactorLeavesOtherText(t *testing.T) {
 	r := New(canary)
 	for _, s := range []string{
 		"", "plain answer", `{"name":"Monstera","tag":"indoor"}`,
-		canary[:11],                // fewer than 12 characters of it
+		canary[:11],          // fewer than 12 characters of it
 		"Tok+en_0123" + "zz", // 11 consecutive characters of it
 	} {
 		if got := r.String(s); got != s {

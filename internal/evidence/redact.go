@@ -90,7 +90,7 @@ func base64Cores(enc *base64.Encoding, s string) []string {
 	var out []string
 	for k := 0; k < 3; k++ {
 		full := enc.EncodeToString(append(make([]byte, k), s...))
-		first := (8*k + 5) / 6         // the first character made of s's bits only
+		first := (8*k + 5) / 6       // the first character made of s's bits only
 		last := 8 * (k + len(s)) / 6 // one past the last such character
 		if first < last && last <= len(full) {
 			out = append(out, full[first:last])
