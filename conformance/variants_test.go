@@ -38,6 +38,7 @@ func TestUnusualButConformantTargets(t *testing.T) {
 		// prefix is a path the API is served under.
 		prefix string
 	}{
+		{name: "the reference server as it is"},
 		{name: "escapes every non-ASCII character and slash", wrap: rewriteBody(escapeJSON)},
 		{name: "pretty-prints with tabs and CRLF", wrap: rewriteBody(func(b []byte) []byte {
 			var out bytes.Buffer
