@@ -38,6 +38,10 @@ const (
 // outcome.
 func (r *Report) Status() string {
 	switch code := r.ExitCode(); {
+	case r.Interrupted && code == 1:
+		return "interrupted: non-conformant"
+	case r.Interrupted:
+		return "interrupted: incomplete"
 	case r.Partial() && code == 0:
 		return "partial: conformant to the rules that ran"
 	case r.Partial() && code == 1:
@@ -62,21 +66,29 @@ func (r *Report) WriteFiles(dir string) error {
 		return err
 	}
 	var md, html, junit bytes.Buffer
-	r.writeMarkdown(&md, s)
+	writeMarkdown(&md, s, quoted)
 	if err := reportPage.Execute(&html, s); err != nil {
 		return fmt.Errorf("report.html: %w", err)
 	}
 	if err := r.writeJUnit(&junit); err != nil {
 		return fmt.Errorf("junit.xml: %w", err)
 	}
+	// Every file is valid UTF-8 without controls or bidirectional
+	// overrides, whatever the target sent: summary.json by encoding/json
+	// (invalid bytes become U+FFFD, controls \u escapes; a bidi override
+	// stays, escaped by nothing, as data for programs), junit.xml by
+	// writeJUnit, the others by cleanText over the whole file, because
+	// html/template passes invalid bytes, controls and overrides through.
+	// Plantcheck's own text in them holds none of these, so the pass changes
+	// only what came from the target.
 	files := []struct {
 		name string
 		data []byte
 	}{
 		{SummaryJSON, append(js, '\n')},
-		{SummaryMD, md.Bytes()},
-		{ReportHTML, html.Bytes()},
-		{BadgeSVG, r.badge()},
+		{SummaryMD, []byte(cleanText(md.String()))},
+		{ReportHTML, []byte(cleanText(html.String()))},
+		{BadgeSVG, []byte(cleanText(string(r.badge())))},
 		{JUnitXML, junit.Bytes()},
 	}
 	var errs []error
@@ -143,7 +155,7 @@ type summaryScene struct {
 	// Heading names the scenario by what it broke (Heading).
 	Heading   string           `json:"heading,omitempty"`
 	Where     string           `json:"where"`
-	Rule      string           `json:"rule"`
+	Rule      features.RuleID  `json:"rule"`
 	Level     features.Level   `json:"level"`
 	Outcome   steps.Outcome    `json:"outcome"`
 	Duration  float64          `json:"durationMs"`
@@ -155,7 +167,7 @@ type summaryScene struct {
 }
 
 type summaryFailure struct {
-	Rule        string           `json:"rule"`
+	Rule        features.RuleID  `json:"rule"`
 	Level       features.Level   `json:"level"`
 	Requirement string           `json:"requirement"`
 	Expected    string           `json:"expected"`
@@ -246,55 +258,6 @@ func (r *Report) summary() *summary {
 	return s
 }
 
-var mdMarks = map[string]string{"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "➖"}
-
-func (r *Report) writeMarkdown(b *bytes.Buffer, s *summary) {
-	fmt.Fprintf(b, "# plantcheck: %s\n\n", s.Status)
-	fmt.Fprintf(b, "**%s**\n\n", s.Verdict)
-	fmt.Fprintf(b, "| | |\n|---|---|\n")
-	fmt.Fprintf(b, "| Target | `%s`%s |\n", s.Target, map[bool]string{true: " (bundled reference server)"}[s.Reference])
-	fmt.Fprintf(b, "| Spec | %s %s (sha256 `%.12s`) |\n", s.Spec.Title, s.Spec.Version, s.Spec.SHA256)
-	fmt.Fprintf(b, "| plantcheck | %s (features sha256 `%.12s`) |\n", s.Plantcheck.Version, s.Features.SHA256)
-	fmt.Fprintf(b, "| Scope | %s%s |\n", s.Scope, map[bool]string{true: fmt.Sprintf(" (`--tags %s`)", s.Config.Tags)}[s.Config.Tags != ""])
-	c := s.Counts
-	fmt.Fprintf(b, "| Scenarios | %d: %d passed, %d failed, %d errors, %d not run |\n", c.Total, c.Passed, c.Failed, c.Errored, c.Skipped)
-	fmt.Fprintf(b, "| Exchanges | %d in %.0f ms (seed %d) |\n\n", c.Exchanges, s.Duration, s.Seed)
-	fmt.Fprintf(b, "| Rule | Level | Result | Scenarios | Requirement |\n|---|---|---|---|---|\n")
-	for _, v := range s.Rules {
-		req := v.Requirement
-		for _, by := range v.FoundBy {
-			req += "<br>found by " + by
-		}
-		fmt.Fprintf(b, "| %s %s | %s | %s | %d | %s |\n", mdMarks[v.Outcome], v.ID, strings.ToUpper(string(v.Level)), v.Word, v.Scenarios,
-			strings.ReplaceAll(req, "|", `\|`))
-	}
-	var failed []summaryScene
-	for _, sc := range s.Scenarios {
-		if sc.Outcome == steps.Failed || sc.Outcome == steps.Errored {
-			failed = append(failed, sc)
-		}
-	}
-	if len(failed) > 0 {
-		fmt.Fprintf(b, "\n## Failures\n")
-	}
-	for _, sc := range failed {
-		fmt.Fprintf(b, "\n### %s %s\n\n`features/%s`\n\n", mdMarks[string(sc.Outcome)], sc.Heading, sc.Where)
-		if sc.Error != "" && len(sc.Failures) == 0 {
-			fmt.Fprintf(b, "Error: %s\n\n", sc.Error)
-		}
-		for _, f := range sc.Failures {
-			fmt.Fprintf(b, "- **%s (%s)**: %s\n- Expected: %s\n- Actual: %s\n", f.Rule, strings.ToUpper(string(f.Level)), f.Requirement, f.Expected, f.Actual)
-			for _, d := range f.Details {
-				fmt.Fprintf(b, "  - %s\n", d)
-			}
-			if f.Curl != "" {
-				fmt.Fprintf(b, "\nReproduce (with `PLANTCHECK_TOKEN` set):\n\n```sh\n%s\n```\n", f.Curl)
-			}
-		}
-		fmt.Fprintf(b, "\nRerun the rule:\n\n```sh\n%s\n```\n", sc.Rerun)
-	}
-}
-
 // badge is a small SVG badge: the spec and the run's standing.
 func (r *Report) badge() []byte {
 	word, colour := "non-conformant", "#c0392b"
@@ -309,7 +272,7 @@ func (r *Report) badge() []byte {
 	left := fmt.Sprintf("%s %s", r.SpecTitle, r.SpecVersion)
 	lw, rw := 7*len(left)+12, 7*len(word)+12
 	var b bytes.Buffer
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="20" role="img" aria-label="%s: %s">`, lw+rw, left, word)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="20" role="img" aria-label="%s: %s">`, lw+rw, template.HTMLEscapeString(left), word)
 	fmt.Fprintf(&b, `<title>%s: %s</title>`, template.HTMLEscapeString(left), word)
 	fmt.Fprintf(&b, `<rect width="%d" height="20" rx="3" fill="#555"/><rect x="%d" width="%d" height="20" rx="3" fill="%s"/>`, lw+rw, lw, rw, colour)
 	fmt.Fprintf(&b, `<rect x="%d" width="4" height="20" fill="%s"/>`, lw, colour)
@@ -360,7 +323,7 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 func (r *Report) writeJUnit(b *bytes.Buffer) error {
 	top := junitSuites{Name: fmt.Sprintf("plantcheck: %s %s (%s)", r.SpecTitle, r.SpecVersion, r.Status()), Time: secs(r.Ended.Sub(r.Started))}
-	idx := map[string]int{}
+	idx := map[features.RuleID]int{}
 	suiteTime := make([]time.Duration, len(r.Rules))
 	for _, v := range r.Rules {
 		idx[v.Rule.ID] = len(top.Suites)
@@ -372,7 +335,7 @@ func (r *Report) writeJUnit(b *bytes.Buffer) error {
 			continue
 		}
 		s := &top.Suites[i]
-		c := junitCase{Name: sc.Rule.ID + ": " + sc.Name, Classname: sc.Rule.ID, Time: secs(sc.Duration)}
+		c := junitCase{Name: string(sc.Rule.ID) + ": " + sc.Name, Classname: string(sc.Rule.ID), Time: secs(sc.Duration)}
 		// A failure of another rule (a MUST breach that a SHOULD scenario
 		// met) is a test case of that rule's suite, so that the suite of
 		// the rule broken fails, whichever scenario found it.
@@ -384,7 +347,7 @@ func (r *Report) writeJUnit(b *bytes.Buffer) error {
 			if !ok {
 				continue
 			}
-			fc := junitCase{Name: rule.ID + ": found by " + sc.Rule.ID + ": " + sc.Name, Classname: rule.ID, Time: secs(sc.Duration)}
+			fc := junitCase{Name: string(rule.ID) + ": found by " + string(sc.Rule.ID) + ": " + sc.Name, Classname: string(rule.ID), Time: secs(sc.Duration)}
 			fc.Failure = r.junitFailure(sc, rule)
 			top.Suites[j].Cases = append(top.Suites[j].Cases, fc)
 			top.Suites[j].Tests++
@@ -422,6 +385,22 @@ func (r *Report) writeJUnit(b *bytes.Buffer) error {
 		top.Suites[i].Time = secs(suiteTime[i])
 	}
 	top.Suites = slices.DeleteFunc(top.Suites, func(s junitSuite) bool { return s.Tests == 0 })
+	// encoding/xml writes a character XML 1.0 cannot hold (most C0
+	// controls, invalid UTF-8) as U+FFFD, so the file is well-formed
+	// anyway; cleaning first shows the reader which control it was, and
+	// escapes the C1 controls and bidi overrides XML would let through.
+	top.Name = cleanText(top.Name)
+	for i := range top.Suites {
+		for j := range top.Suites[i].Cases {
+			c := &top.Suites[i].Cases[j]
+			c.Name = cleanText(c.Name)
+			for _, p := range []*junitProblem{c.Failure, c.Error, c.Skipped} {
+				if p != nil {
+					p.Message, p.Text = cleanText(p.Message), cleanText(p.Text)
+				}
+			}
+		}
+	}
 	b.WriteString(xml.Header)
 	enc := xml.NewEncoder(b)
 	enc.Indent("", "  ")
@@ -442,7 +421,7 @@ func (r *Report) junitFailure(sc steps.Result, rule features.Rule) *junitProblem
 			continue
 		}
 		if msg == "" {
-			msg = f.Rule.ID + ": expected " + f.Expected + ", got " + f.Actual
+			msg = string(f.Rule.ID) + ": expected " + f.Expected + ", got " + f.Actual
 		}
 		t := f.Error()
 		if f.Exchange != nil {
@@ -450,7 +429,7 @@ func (r *Report) junitFailure(sc steps.Result, rule features.Rule) *junitProblem
 		}
 		text = append(text, t)
 	}
-	text = append(text, "scenario: "+sc.Rule.ID+": "+sc.Name, "rerun: "+r.Rerun(sc.Rule.ID))
+	text = append(text, "scenario: "+string(sc.Rule.ID)+": "+sc.Name, "rerun: "+r.Rerun(sc.Rule.ID))
 	return &junitProblem{Message: msg, Type: string(rule.Level), Text: strings.Join(text, "\n\n")}
 }
 
