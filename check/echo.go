@@ -13,14 +13,15 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/plantcheck/plantcheck/features"
 )
 
-// The rules an echo judgement cites. They are the catalog's IDs
-// (features.Rules); a test keeps the two in step.
+// The rules an echo judgement cites.
 const (
-	RuleName  = "CREATE-NAME"
-	RuleTag   = "CREATE-TAG"
-	RuleNoTag = "CREATE-NO-TAG"
+	RuleName  = features.CreateName
+	RuleTag   = features.CreateTag
+	RuleNoTag = features.CreateNoTag
 )
 
 // Sent is what a create request asked to store: its name and tag, as
@@ -125,7 +126,7 @@ func hasLoneSurrogate(raw []byte) bool {
 
 // EchoFailure is one way a Plant record departs from the plant sent.
 type EchoFailure struct {
-	Rule     string // RuleName, RuleTag or RuleNoTag
+	Rule     features.RuleID // RuleName, RuleTag or RuleNoTag
 	Expected string
 	Actual   string
 }

@@ -85,7 +85,7 @@ func TestEcho(t *testing.T) {
 			}
 			for i, w := range tt.want {
 				rule, part, _ := strings.Cut(w, ": ")
-				if got[i].Rule != rule || !strings.Contains(got[i].Actual, part) {
+				if string(got[i].Rule) != rule || !strings.Contains(got[i].Actual, part) {
 					t.Errorf("failure %d = %s %q, want %s containing %q", i, got[i].Rule, got[i].Actual, rule, part)
 				}
 			}

@@ -149,7 +149,7 @@ func TestEveryRuleHasAScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
+	seen := map[features.RuleID]bool{}
 	for _, s := range rep.Scenarios {
 		if s.Rule.ID == "UNTAGGED" {
 			t.Errorf("scenario %q names no rule of the catalog", s.Name)

@@ -12,7 +12,7 @@ import (
 // Rerun returns the command that runs one rule again against the same
 // target. It draws fresh ids (no --seed), so it works against a service that
 // refuses an id it has stored.
-func (r *Report) Rerun(ruleID string) string {
+func (r *Report) Rerun(ruleID features.RuleID) string {
 	cmd := "plantcheck run"
 	if !r.Reference {
 		cmd += " --base-url " + shellQuote(r.BaseURL)
@@ -23,7 +23,7 @@ func (r *Report) Rerun(ruleID string) string {
 	if r.CACert != "" {
 		cmd += " --ca-cert " + shellQuote(r.CACert)
 	}
-	return cmd + " --tags '@" + ruleID + "'"
+	return cmd + " --tags '@" + string(ruleID) + "'"
 }
 
 func shellQuote(s string) string {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/steps"
@@ -22,7 +23,7 @@ import (
 func TestGeneratedScenariosCatchBrokenValueHandling(t *testing.T) {
 	tests := []struct {
 		mutant string
-		rule   string
+		rule   features.RuleID
 	}{
 		{"int32-id", "GEN-VALID"},
 		{"loose-tag-type", "BODY-TAG-STRING"},

@@ -112,7 +112,7 @@ func (r *Report) mustFailed() bool {
 // finish orders the results and derives each rule's verdict.
 func (r *Report) finish() {
 	sortResults(r.Scenarios)
-	byRule := map[string]*RuleVerdict{}
+	byRule := map[features.RuleID]*RuleVerdict{}
 	for _, rule := range features.Rules {
 		r.Rules = append(r.Rules, RuleVerdict{Rule: rule, Outcome: steps.Skipped})
 	}
@@ -153,7 +153,7 @@ func (r *Report) finish() {
 			if fv := byRule[f.Rule.ID]; fv != nil {
 				fv.Failures++
 				fv.Outcome = steps.Failed
-				if by := s.Rule.ID + ": " + s.Name; f.Rule.ID != s.Rule.ID && !slices.Contains(fv.FoundBy, by) {
+				if by := string(s.Rule.ID) + ": " + s.Name; f.Rule.ID != s.Rule.ID && !slices.Contains(fv.FoundBy, by) {
 					fv.FoundBy = append(fv.FoundBy, by)
 				}
 			}
@@ -162,7 +162,7 @@ func (r *Report) finish() {
 	// A scenario that ran without failure exercised the cross-cutting
 	// rules too: every exchange was checked against the document and
 	// arrived in time.
-	for _, id := range []string{"RESPONSE-DOCUMENTED", "RESPONSE-TIMELY"} {
+	for _, id := range []features.RuleID{features.ResponseDocumented, features.ResponseTimely} {
 		v := byRule[id]
 		if v.Outcome == steps.Skipped && r.Counts.Passed > 0 {
 			v.Outcome = steps.Passed

@@ -72,8 +72,8 @@ func Build(fsys fs.FS) (*Book, error) {
 			continue
 		}
 		out := Feature{Name: f.Name, File: d.URI, Description: paragraphs(f.Description)}
-		groups := map[string]int{}
-		add := func(id string, sc Scenario) {
+		groups := map[features.RuleID]int{}
+		add := func(id features.RuleID, sc Scenario) {
 			i, ok := groups[id]
 			if !ok {
 				r, found := features.Lookup(id)
@@ -114,10 +114,10 @@ func Build(fsys fs.FS) (*Book, error) {
 	return b, nil
 }
 
-func ruleOf(tags []*messages.Tag) string {
+func ruleOf(tags []*messages.Tag) features.RuleID {
 	for _, t := range tags {
 		if features.IsRuleTag(t.Name) {
-			return strings.TrimPrefix(t.Name, "@")
+			return features.RuleID(strings.TrimPrefix(t.Name, "@"))
 		}
 	}
 	return ""
@@ -197,7 +197,7 @@ func Write(dir string) ([]string, error) {
 
 var funcs = map[string]any{
 	"upper":  func(l features.Level) string { return strings.ToUpper(string(l)) },
-	"anchor": func(id string) string { return strings.ToLower(id) },
+	"anchor": func(id features.RuleID) string { return strings.ToLower(string(id)) },
 	"cells": func(row []string) string {
 		out := make([]string, len(row))
 		for i, c := range row {

@@ -31,15 +31,15 @@ func TestWrite(t *testing.T) {
 		// Each rule: in the table, then as a section with its level,
 		// requirement and source.
 		wantMD := []string{
-			"| [" + r.ID + "](#" + strings.ToLower(r.ID) + ") | " + strings.ToUpper(string(r.Level)) + " |",
-			"### " + r.ID + "\n\n**" + strings.ToUpper(string(r.Level)) + "**: " + r.Requirement + "\n*Source: " + r.Source + ".*",
+			"| [" + string(r.ID) + "](#" + strings.ToLower(string(r.ID)) + ") | " + strings.ToUpper(string(r.Level)) + " |",
+			"### " + string(r.ID) + "\n\n**" + strings.ToUpper(string(r.Level)) + "**: " + r.Requirement + "\n*Source: " + r.Source + ".*",
 		}
 		for _, w := range wantMD {
 			if !strings.Contains(string(md), w) {
 				t.Errorf("Markdown lacks %q", w)
 			}
 		}
-		if !regexp.MustCompile(`<section class="rule" id="` + strings.ToLower(r.ID) + `">\s*<h3>` + r.ID + ` <span class="level ` + string(r.Level) + `">`).Match(html) {
+		if !regexp.MustCompile(`<section class="rule" id="` + strings.ToLower(string(r.ID)) + `">\s*<h3>` + string(r.ID) + ` <span class="level ` + string(r.Level) + `">`).Match(html) {
 			t.Errorf("HTML lacks the section of %s", r.ID)
 		}
 	}

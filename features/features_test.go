@@ -29,7 +29,7 @@ func TestGateCanFail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	without := func(id string) []Scenario {
+	without := func(id RuleID) []Scenario {
 		return slices.DeleteFunc(slices.Clone(scs), func(s Scenario) bool { return s.Rule() == id })
 	}
 	edit := func(change func(*Scenario)) []Scenario {
@@ -45,11 +45,11 @@ func TestGateCanFail(t *testing.T) {
 	}{
 		{"a rule loses its scenario", Rules, without("CREATE-TAG"), "rule CREATE-TAG has no scenario"},
 		{"a scenario names no rule", Rules, edit(func(s *Scenario) { s.Rules = nil }), "names no rule"},
-		{"a scenario names a rule not in the catalog", Rules, edit(func(s *Scenario) { s.Rules = []string{"NO-SUCH-RULE"} }), "NO-SUCH-RULE, which is not in the catalog"},
+		{"a scenario names a rule not in the catalog", Rules, edit(func(s *Scenario) { s.Rules = []RuleID{"NO-SUCH-RULE"} }), "NO-SUCH-RULE, which is not in the catalog"},
 		{"a scenario has no level", Rules, edit(func(s *Scenario) { s.Levels = nil }), "has no level tag"},
 		{"a scenario has the wrong level", Rules, edit(func(s *Scenario) { s.Levels = []Level{Open} }), "is tagged [open], but rule"},
-		{"a scenario names two rules", Rules, edit(func(s *Scenario) { s.Rules = []string{"CREATE-200", "CREATE-TAG"} }), "names 2 rules"},
-		{"two rules share an ID", append(slices.Clone(Rules), Rules[0]), scs, "rule " + Rules[0].ID + " is in the catalog twice"},
+		{"a scenario names two rules", Rules, edit(func(s *Scenario) { s.Rules = []RuleID{Create200, CreateTag} }), "names 2 rules"},
+		{"two rules share an ID", append(slices.Clone(Rules), Rules[0]), scs, "rule " + string(Rules[0].ID) + " is in the catalog twice"},
 		{"a rule has no level", append(slices.Clone(Rules), Rule{ID: "NEW-RULE"}), scs, "rule NEW-RULE has no level"},
 	}
 	for _, tt := range tests {
@@ -83,10 +83,11 @@ Feature: A
 		t.Fatal(err)
 	}
 	want := []struct {
-		name, rule string
-		level      Level
-		line       int
-		step       string
+		name  string
+		rule  RuleID
+		level Level
+		line  int
+		step  string
 	}{
 		{"plain", "ONE-RULE", Must, 4, "a step"},
 		{"outline 1", "TWO-RULE", Should, 13, "step 1"},

@@ -25,14 +25,14 @@ type Scenario struct {
 	Line int    `json:"line"`
 	// Rules are the rule ID tags, Levels the level tags (one of each when
 	// the scenario is well tagged).
-	Rules  []string `json:"rules"`
+	Rules  []RuleID `json:"rules"`
 	Levels []Level  `json:"levels"`
 	Tags   []string `json:"tags"`
 	Steps  []string `json:"steps"`
 }
 
 // Rule returns the scenario's rule ID, or "" when it has not exactly one.
-func (s Scenario) Rule() string {
+func (s Scenario) Rule() RuleID {
 	if len(s.Rules) != 1 {
 		return ""
 	}
@@ -84,7 +84,7 @@ func Parse(fsys fs.FS) ([]Document, []Scenario, error) {
 				case lvl == Must || lvl == Should || lvl == Open:
 					s.Levels = append(s.Levels, lvl)
 				case IsRuleTag(t.Name):
-					s.Rules = append(s.Rules, strings.TrimPrefix(t.Name, "@"))
+					s.Rules = append(s.Rules, RuleID(strings.TrimPrefix(t.Name, "@")))
 				}
 			}
 			for _, st := range p.Steps {
@@ -137,7 +137,7 @@ func Scenarios() ([]Scenario, error) { return parsed() }
 // rule's level, and no two rules share an ID. It returns the problems found.
 func Gate(rules []Rule, scenarios []Scenario) []string {
 	var problems []string
-	byID := map[string]Rule{}
+	byID := map[RuleID]Rule{}
 	for _, r := range rules {
 		if _, dup := byID[r.ID]; dup {
 			problems = append(problems, fmt.Sprintf("rule %s is in the catalog twice", r.ID))
@@ -147,7 +147,7 @@ func Gate(rules []Rule, scenarios []Scenario) []string {
 			problems = append(problems, fmt.Sprintf("rule %s has no level", r.ID))
 		}
 	}
-	covered := map[string]bool{}
+	covered := map[RuleID]bool{}
 	for _, s := range scenarios {
 		where := fmt.Sprintf("%s:%d %q", s.URI, s.Line, s.Name)
 		switch len(s.Rules) {
@@ -156,7 +156,7 @@ func Gate(rules []Rule, scenarios []Scenario) []string {
 			continue
 		case 1:
 		default:
-			problems = append(problems, fmt.Sprintf("%s names %d rules (%s); a scenario encodes one", where, len(s.Rules), strings.Join(s.Rules, " ")))
+			problems = append(problems, fmt.Sprintf("%s names %d rules (%s); a scenario encodes one", where, len(s.Rules), JoinIDs(s.Rules, " ")))
 			continue
 		}
 		r, ok := byID[s.Rules[0]]
@@ -178,4 +178,13 @@ func Gate(rules []Rule, scenarios []Scenario) []string {
 		}
 	}
 	return slices.Compact(problems)
+}
+
+// JoinIDs writes rule IDs as one string, separated by sep.
+func JoinIDs(ids []RuleID, sep string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = string(id)
+	}
+	return strings.Join(out, sep)
 }

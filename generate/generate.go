@@ -149,6 +149,17 @@ func (sh *Shape) collect(sp *base.SchemaProxy, seen map[string]int, depth int) e
 	return nil
 }
 
+// Breaks is how an invalid case breaks the schema.
+type Breaks string
+
+const (
+	BreaksRequired Breaks = "required" // a required property left out
+	BreaksType     Breaks = "type"     // a property of another JSON type
+	BreaksFraction Breaks = "fraction" // an integer with a fraction
+	BreaksRange    Breaks = "range"    // an integer past a bound of its format
+	BreaksObject   Breaks = "object"   // a body that is not an object
+)
+
 // Kind says what a case claims to be.
 type Kind int
 
@@ -178,9 +189,9 @@ type Case struct {
 	Class string
 	// Property is the property the case turns on, "" for the whole body.
 	Property string
-	// Breaks is, for an invalid case, how it breaks the schema: required,
+	// Breaks is, for an invalid case, how it breaks the schema.
 	// type, range, fraction, object.
-	Breaks string
+	Breaks Breaks
 	// Members is the body, an object; unless Raw is set, which is then the
 	// body (a body that is not an object).
 	Members []Member
@@ -399,25 +410,25 @@ func (g *Generator) Invalid() []*Case {
 	for _, p := range g.Shape.Properties {
 		if p.Required {
 			ms := slices.DeleteFunc(valid(), func(m Member) bool { return m.Name == p.Name })
-			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q is missing", p.Name), Property: p.Name, Breaks: "required", Members: ms})
+			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q is missing", p.Name), Property: p.Name, Breaks: BreaksRequired, Members: ms})
 		}
 		for _, w := range wrongTypes {
 			if w.jsonType == p.Type || w.jsonType == "integer" && p.Type == "number" || p.Type == "" {
 				continue
 			}
-			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q is %s", p.Name, w.class), Property: p.Name, Breaks: "type", Members: with(p.Name, json.RawMessage(w.raw))})
+			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q is %s", p.Name, w.class), Property: p.Name, Breaks: BreaksType, Members: with(p.Name, json.RawMessage(w.raw))})
 		}
 		if p.Type == "integer" {
 			frac := fmt.Sprintf("%d.5", 1+g.Rand.IntN(1000))
-			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q has a fraction", p.Name), Property: p.Name, Breaks: "fraction", Members: with(p.Name, json.RawMessage(frac))})
+			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q has a fraction", p.Name), Property: p.Name, Breaks: BreaksFraction, Members: with(p.Name, json.RawMessage(frac))})
 			lo, hi := "-9223372036854775808", "9223372036854775807"
 			if p.Format == "int32" {
 				lo, hi = "-2147483648", "2147483647"
 			}
 			if p.Format == "int32" || p.Format == "int64" {
 				out = append(out,
-					&Case{Kind: Invalid, Class: fmt.Sprintf("%q is one above the %s maximum", p.Name, p.Format), Property: p.Name, Breaks: "range", Members: with(p.Name, json.RawMessage(addOne(hi)))},
-					&Case{Kind: Invalid, Class: fmt.Sprintf("%q is one below the %s minimum", p.Name, p.Format), Property: p.Name, Breaks: "range", Members: with(p.Name, json.RawMessage("-"+addOne(lo[1:])))})
+					&Case{Kind: Invalid, Class: fmt.Sprintf("%q is one above the %s maximum", p.Name, p.Format), Property: p.Name, Breaks: BreaksRange, Members: with(p.Name, json.RawMessage(addOne(hi)))},
+					&Case{Kind: Invalid, Class: fmt.Sprintf("%q is one below the %s minimum", p.Name, p.Format), Property: p.Name, Breaks: BreaksRange, Members: with(p.Name, json.RawMessage("-"+addOne(lo[1:])))})
 			}
 		}
 	}
@@ -429,7 +440,7 @@ func (g *Generator) Invalid() []*Case {
 		{"JSON null", "null"},
 		{"JSON true", "true"},
 	} {
-		out = append(out, &Case{Kind: Invalid, Class: "the body is " + nb.class, Breaks: "object", Raw: []byte(nb.raw)})
+		out = append(out, &Case{Kind: Invalid, Class: "the body is " + nb.class, Breaks: BreaksObject, Raw: []byte(nb.raw)})
 	}
 	return out
 }

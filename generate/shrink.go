@@ -53,7 +53,7 @@ func candidates(c *Case, sh *Shape, keep string) []*Case {
 		if m.Name == keep && c.Property != keep {
 			continue
 		}
-		if m.Name == c.Property && c.Breaks == "range" {
+		if m.Name == c.Property && c.Breaks == BreaksRange {
 			continue // one past a bound is as small as it gets
 		}
 		for _, smaller := range smallerValues(m.Raw) {

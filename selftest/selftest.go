@@ -15,12 +15,12 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/plantcheck/plantcheck/conformance"
+	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/steps"
@@ -57,8 +57,8 @@ const (
 // Row is one mutant's line of the table.
 type Row struct {
 	Mutant   mutants.Mutant
-	Failed   []string // every rule the run failed
-	ExitCode int      // the run's exit status
+	Failed   []features.RuleID // every rule the run failed
+	ExitCode int               // the run's exit status
 	Verdict  Verdict
 	Err      error // why the run could not be made (Broken)
 	Duration time.Duration
@@ -171,7 +171,7 @@ func runMutant(ctx context.Context, m mutants.Mutant, cfg Config) Row {
 	}
 	row.ExitCode = rep.ExitCode()
 	row.Verdict = Survived
-	if slices.ContainsFunc(m.Rules, func(id string) bool { return slices.Contains(row.Failed, id) }) {
+	if slices.ContainsFunc(m.Rules, func(id features.RuleID) bool { return slices.Contains(row.Failed, id) }) {
 		row.Verdict = Caught
 	}
 	return row
@@ -213,7 +213,7 @@ func (r *Result) Write(w io.Writer) {
 	for _, row := range r.Rows {
 		if row.Verdict != Caught {
 			fmt.Fprintf(w, "gap: mutant %q (%s) is not caught by %s\n", row.Mutant.Name, row.Mutant.Defect,
-				strings.Join(row.Mutant.Rules, " or "))
+				features.JoinIDs(row.Mutant.Rules, " or "))
 		}
 	}
 	if r.OK() {
@@ -229,15 +229,15 @@ func (row Row) caughtBy() string {
 	if row.Err != nil {
 		return row.Err.Error()
 	}
-	var own []string
+	var own []features.RuleID
 	for _, id := range row.Failed {
 		if slices.Contains(row.Mutant.Rules, id) {
 			own = append(own, id)
 		}
 	}
-	s := strings.Join(own, " ")
+	s := features.JoinIDs(own, " ")
 	if len(own) == 0 {
-		s = "none of " + strings.Join(row.Mutant.Rules, " ")
+		s = "none of " + features.JoinIDs(row.Mutant.Rules, " ")
 	}
 	switch n := len(row.Failed) - len(own); {
 	case n == 1:

@@ -26,7 +26,7 @@ func TestEveryMutantIsCaught(t *testing.T) {
 	if res.ReferenceErr != nil || res.Reference.ExitCode() != 0 {
 		t.Fatalf("the reference does not pass: %v %+v", res.ReferenceErr, res.Reference.Counts)
 	}
-	broken := map[string]bool{} // MUST rules some mutant was caught by
+	broken := map[features.RuleID]bool{} // MUST rules some mutant was caught by
 	for _, row := range res.Rows {
 		t.Run(row.Mutant.Name, func(t *testing.T) {
 			if row.Verdict != Caught {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/plantcheck/plantcheck/check"
+	"github.com/plantcheck/plantcheck/features"
 )
 
 // The exact echo is a MUST whatever the scenario: rule 1 says a valid
@@ -29,7 +30,7 @@ var Removable = []string{WithoutMustEcho}
 
 // echoRule is the rule an echo failure counts toward: its own (CREATE-NAME,
 // CREATE-TAG, CREATE-NO-TAG), or "" (the scenario's) with the check removed.
-func (s *Suite) echoRule(rule string) string {
+func (s *Suite) echoRule(rule features.RuleID) features.RuleID {
 	if s.without[WithoutMustEcho] {
 		return ""
 	}
@@ -44,7 +45,7 @@ func (s *Suite) acceptedCreate(x *Exchange) bool {
 
 // echoStep judges one field of the last answer's echo: the step of a
 // scenario that states it.
-func (s *Suite) echoStep(ctx context.Context, rule string) error {
+func (s *Suite) echoStep(ctx context.Context, rule features.RuleID) error {
 	st := stateOf(ctx)
 	x, err := s.response(st)
 	if err != nil {
@@ -78,7 +79,7 @@ func (s *Suite) thePlantHasNoTag(ctx context.Context) error {
 // no step has judged, and reports the first failure of each rule, with how
 // many of the scenario's answers broke it. It returns the first failure.
 func (s *Suite) echoFailures(st *state) *Failure {
-	failed := map[string]bool{}
+	failed := map[features.RuleID]bool{}
 	for _, f := range st.failures {
 		failed[f.Rule.ID] = true
 	}
@@ -87,8 +88,8 @@ func (s *Suite) echoFailures(st *state) *Failure {
 		f check.EchoFailure
 		n int
 	}
-	var order []string
-	byRule := map[string]*found{}
+	var order []features.RuleID
+	byRule := map[features.RuleID]*found{}
 	judged := 0
 	for _, x := range st.exchanges {
 		if !s.acceptedCreate(x) {

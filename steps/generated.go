@@ -118,12 +118,12 @@ func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Exc
 // of what it breaks; a valid one must be accepted (200), under the
 // scenario's rule, and echoed exactly, under CREATE-NAME, CREATE-TAG or
 // CREATE-NO-TAG whatever the scenario's level.
-func (s *Suite) judge(c *generate.Case, x *Exchange, own features.Rule) (rule, expected, actual string) {
+func (s *Suite) judge(c *generate.Case, x *Exchange, own features.Rule) (rule features.RuleID, expected, actual string) {
 	if errors.Is(x.Err, errBodyTooLarge) {
-		return "RESPONSE-DOCUMENTED", fmt.Sprintf("a response body of at most %d bytes (the bound plantcheck reads)", s.cfg.MaxBody), s.redact(x.Err.Error())
+		return features.ResponseDocumented, fmt.Sprintf("a response body of at most %d bytes (the bound plantcheck reads)", s.cfg.MaxBody), s.redact(x.Err.Error())
 	}
 	if x.Err != nil {
-		return "RESPONSE-TIMELY", "a complete HTTP response within " + s.timeout.String(), "no answer: " + s.redact(x.Err.Error())
+		return features.ResponseTimely, "a complete HTTP response within " + s.timeout.String(), "no answer: " + s.redact(x.Err.Error())
 	}
 	if c.Kind == generate.Invalid {
 		rule, want := ruleFor(c, own), "status 400 with an Error record"
@@ -145,31 +145,33 @@ func (s *Suite) judge(c *generate.Case, x *Exchange, own features.Rule) (rule, e
 	return "", "", ""
 }
 
-// ruleFor maps an invalid case to the rule of the catalog it exercises:
-// the rule of its property and the way it breaks it, where the catalog has
-// one, else the scenario's own rule.
-func ruleFor(c *generate.Case, own features.Rule) string {
-	var id string
-	switch p := strings.ToUpper(c.Property); c.Breaks {
-	case "object":
-		id = "BODY-OBJECT"
-	case "required":
-		id = "BODY-" + p + "-REQUIRED"
-	case "range":
-		id = "BODY-" + p + "-INT64"
-	case "fraction":
-		id = "BODY-" + p + "-INTEGER"
-	case "type":
-		for _, suffix := range []string{"-STRING", "-INTEGER"} {
-			if _, ok := features.Lookup("BODY-" + p + suffix); ok {
-				id = "BODY-" + p + suffix
-			}
-		}
+// invalidRules maps how a generated case breaks a property to the rule
+// of the catalog it exercises.
+var invalidRules = map[struct {
+	property string
+	breaks   generate.Breaks
+}]features.RuleID{
+	{"id", generate.BreaksRequired}:   features.BodyIDRequired,
+	{"id", generate.BreaksType}:       features.BodyIDInteger,
+	{"id", generate.BreaksFraction}:   features.BodyIDInteger,
+	{"id", generate.BreaksRange}:      features.BodyIDInt64,
+	{"name", generate.BreaksRequired}: features.BodyNameRequired,
+	{"name", generate.BreaksType}:     features.BodyNameString,
+	{"tag", generate.BreaksType}:      features.BodyTagString,
+	{"", generate.BreaksObject}:       features.BodyObject,
+}
+
+// ruleFor maps an invalid case to the rule of the catalog it exercises. A
+// property the catalog has no rule for (one the document gained since)
+// counts toward the scenario's own rule, GEN-INVALID.
+func ruleFor(c *generate.Case, own features.Rule) features.RuleID {
+	if id, ok := invalidRules[struct {
+		property string
+		breaks   generate.Breaks
+	}{c.Property, c.Breaks}]; ok {
+		return id
 	}
-	if _, ok := features.Lookup(id); !ok {
-		return own.ID
-	}
-	return id
+	return own.ID
 }
 
 // eachIsAnsweredAsItShould judges every answer. The first failing case of
@@ -184,8 +186,8 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		expected, actual string
 		n                int
 	}
-	var order []string
-	byRule := map[string]*found{}
+	var order []features.RuleID
+	byRule := map[features.RuleID]*found{}
 	for i, x := range st.caseX {
 		rule, expected, actual := s.judge(st.cases[i], x, st.rule)
 		if expected == "" {
@@ -254,7 +256,7 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		return first
 	}
 	if len(st.caseX) < len(st.cases) {
-		return s.fail(st, "RESPONSE-TIMELY", st.last, "an answer to every request",
+		return s.fail(st, features.ResponseTimely, st.last, "an answer to every request",
 			fmt.Sprintf("%d of %d generated cases were not sent: the target stopped answering", len(st.cases)-len(st.caseX), len(st.cases)))
 	}
 	return nil

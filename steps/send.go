@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/spec"
 )
@@ -185,7 +186,7 @@ func (s *Suite) response(st *state) (*Exchange, error) {
 		return x, nil
 	}
 	if errors.Is(x.Err, errBodyTooLarge) {
-		return nil, s.fail(st, "RESPONSE-DOCUMENTED", x,
+		return nil, s.fail(st, features.ResponseDocumented, x,
 			fmt.Sprintf("a response body of at most %d bytes (the bound plantcheck reads)", s.cfg.MaxBody),
 			fmt.Sprintf("status %d with a body longer than %d bytes", x.Status, s.cfg.MaxBody))
 	}
@@ -194,6 +195,6 @@ func (s *Suite) response(st *state) (*Exchange, error) {
 	if errors.As(x.Err, &ne) && ne.Timeout() {
 		actual = fmt.Sprintf("no complete answer within %s", s.timeout)
 	}
-	return nil, s.fail(st, "RESPONSE-TIMELY", x,
+	return nil, s.fail(st, features.ResponseTimely, x,
 		fmt.Sprintf("a complete HTTP response within %s", s.timeout), actual)
 }

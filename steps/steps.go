@@ -207,9 +207,12 @@ type state struct {
 	last      *Exchange
 	exchanges []*Exchange
 	failures  []*Failure
-	note      string
-	skipped   string
-	started   time.Time
+	// defects are the suite's own faults met in the scenario (a rule the
+	// catalog lacks): the scenario is then an error, whatever else it saw.
+	defects []string
+	note    string
+	skipped string
+	started time.Time
 }
 
 type stateKey struct{}
@@ -347,7 +350,7 @@ func (s *Suite) scenarioRand(sc *godog.Scenario) *rand.Rand {
 // ruleOf finds the scenario's rule from its tags.
 func ruleOf(sc *godog.Scenario) features.Rule {
 	for _, t := range sc.Tags {
-		if r, ok := features.Lookup(strings.TrimPrefix(t.Name, "@")); ok {
+		if r, ok := features.Lookup(features.RuleID(strings.TrimPrefix(t.Name, "@"))); ok {
 			return r
 		}
 	}
@@ -374,6 +377,9 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 	}
 	var he *HarnessError
 	switch {
+	case len(st.defects) > 0:
+		res.Outcome = Errored
+		res.Err = &HarnessError{fmt.Errorf("%w: %s", ErrSuiteDefect, strings.Join(st.defects, "; "))}
 	case len(st.failures) > 0:
 		res.Outcome = Failed
 	case errors.As(err, &he):
@@ -400,13 +406,13 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 // document, once per scenario, under RESPONSE-DOCUMENTED.
 func (s *Suite) documentFailure(st *state) *Failure {
 	for _, f := range st.failures {
-		if f.Rule.ID == "RESPONSE-DOCUMENTED" {
+		if f.Rule.ID == features.ResponseDocumented {
 			return nil
 		}
 	}
 	for _, x := range st.exchanges {
 		if len(x.Violations) > 0 {
-			return s.fail(st, "RESPONSE-DOCUMENTED", x,
+			return s.fail(st, features.ResponseDocumented, x,
 				"a response the document describes: 200 with a Plant record or 400 with an Error record, as application/json",
 				fmt.Sprintf("a response the document does not describe (%d violation(s))", len(x.Violations)),
 				violationLines(x.Violations)...)
@@ -424,13 +430,18 @@ func violationLines(vs []spec.Violation) []string {
 }
 
 // fail records a failure of a rule (the scenario's own when rule is "") and
-// returns it, with the token removed from every piece of evidence.
-func (s *Suite) fail(st *state, rule string, x *Exchange, expected, actual string, details ...string) *Failure {
+// returns it, with the token removed from every piece of evidence. A rule
+// the catalog lacks is a defect of the suite, which the scenario reports as
+// an error: blaming another rule instead would be a wrong verdict.
+func (s *Suite) fail(st *state, rule features.RuleID, x *Exchange, expected, actual string, details ...string) *Failure {
 	r := st.rule
 	if rule != "" {
-		if cr, ok := features.Lookup(rule); ok {
-			r = cr
+		cr, ok := features.Lookup(rule)
+		if !ok {
+			st.defects = append(st.defects, fmt.Sprintf("a failure cites rule %q, which is not in the catalog", rule))
+			cr = features.Rule{ID: rule, Level: features.Must, Requirement: "(not in the catalog: a defect of the suite)"}
 		}
+		r = cr
 	}
 	for i := range details {
 		details[i] = s.safe(details[i])

@@ -1,8 +1,15 @@
 package steps
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"testing"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/plantcheck/plantcheck/features"
 )
 
 // TestStepPatternsCompiledOncePerProcess: a second suite in the same
@@ -34,5 +41,49 @@ func TestStepPatternsCompiledOncePerProcess(t *testing.T) {
 		if p[0] != '^' || p[len(p)-1] != '$' {
 			t.Errorf("pattern %s is not anchored at both ends", p)
 		}
+	}
+}
+
+// TestAnUnknownRuleIsADefect: a failure that cites a rule the catalog lacks
+// (a renamed or mistyped ID) makes the scenario an error of the suite; it
+// is never laid to the scenario's own rule, which would blame a rule that
+// was not broken.
+func TestAnUnknownRuleIsADefect(t *testing.T) {
+	s, err := New(Config{BaseURL: "http://127.0.0.1:1", Token: "t0ken-of-the-test", Client: &http.Client{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		rule    features.RuleID
+		outcome Outcome
+	}{
+		{"a rule of the catalog", features.ErrorRecord, Failed},
+		{"a mistyped rule", features.RuleID("ERROR-RECORDS"), Errored},
+		{"a renamed rule", features.RuleID("ERROR-REC"), Errored},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got Result
+			s.cfg.OnScenario = func(r Result) { got = r }
+			own, _ := features.Lookup(features.AuthMissing)
+			st := &state{rule: own, started: time.Now()}
+			ctx := context.WithValue(context.Background(), stateKey{}, st)
+			s.fail(st, tt.rule, nil, "an Error record", "something else")
+			if _, err := s.after(ctx, &godog.Scenario{Name: "test"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if got.Outcome != tt.outcome {
+				t.Fatalf("outcome = %s, want %s (failures %v, err %v)", got.Outcome, tt.outcome, got.Failures, got.Err)
+			}
+			if tt.outcome == Errored && !errors.Is(got.Err, ErrSuiteDefect) {
+				t.Errorf("err = %v, want a suite defect", got.Err)
+			}
+			for _, f := range got.Failures {
+				if f.Rule.ID == own.ID {
+					t.Errorf("the failure was laid to the scenario's own rule %s", own.ID)
+				}
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -181,13 +182,13 @@ func (s *Suite) theResponseIsAnErrorRecord(ctx context.Context) error {
 	d := json.NewDecoder(bytes.NewReader(x.body))
 	d.UseNumber()
 	if err := d.Decode(&obj); err != nil || obj == nil {
-		return s.fail(st, "ERROR-RECORD", x, want, "a body that is not a JSON object")
+		return s.fail(st, features.ErrorRecord, x, want, "a body that is not a JSON object")
 	}
 	if !isInt32(obj["error"]) {
-		return s.fail(st, "ERROR-RECORD", x, want, "error is "+s.describeField(obj, "error"))
+		return s.fail(st, features.ErrorRecord, x, want, "error is "+s.describeField(obj, "error"))
 	}
 	if _, ok := stringField(obj, "message"); !ok {
-		return s.fail(st, "ERROR-RECORD", x, want, "message is "+s.describeField(obj, "message"))
+		return s.fail(st, features.ErrorRecord, x, want, "message is "+s.describeField(obj, "message"))
 	}
 	return nil
 }
@@ -229,7 +230,7 @@ func (s *Suite) theResponseConformsToTheDocument(ctx context.Context) error {
 		return err
 	}
 	if len(x.Violations) > 0 {
-		return s.fail(st, "RESPONSE-DOCUMENTED", x,
+		return s.fail(st, features.ResponseDocumented, x,
 			"a response the document describes: 200 with a Plant record or 400 with an Error record, as application/json",
 			fmt.Sprintf("a response the document does not describe (%d violation(s))", len(x.Violations)),
 			violationLines(x.Violations)...)

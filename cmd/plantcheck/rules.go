@@ -25,7 +25,7 @@ func cmdRules(_ context.Context, c cli, args []string) int {
 		fmt.Fprintf(c.stderr, "plantcheck rules: %v\n", err)
 		return exitFailed
 	}
-	byRule := map[string][]features.Scenario{}
+	byRule := map[features.RuleID][]features.Scenario{}
 	for _, s := range scs {
 		byRule[s.Rule()] = append(byRule[s.Rule()], s)
 	}
