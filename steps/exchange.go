@@ -2,7 +2,6 @@ package steps
 
 import (
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -120,19 +119,6 @@ func excerptOf(b []byte, total int) string {
 		s += fmt.Sprintf(" … (%d bytes in all)", total)
 	}
 	return s
-}
-
-// mediaType returns the media type of a Content-Type value without its
-// parameters, lower-cased; "" when there is none or it does not parse.
-func mediaType(v string) string {
-	if v == "" {
-		return ""
-	}
-	mt, _, err := mime.ParseMediaType(v)
-	if err != nil {
-		return ""
-	}
-	return mt
 }
 
 // tokenVar is how a reproduction command refers to the user's token: the

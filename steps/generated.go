@@ -95,7 +95,7 @@ func (s *Suite) checkCase(c *generate.Case) error {
 	vs := s.validator.CheckRequest(spec.Request{Method: http.MethodPost, Path: "/plants", Header: h, Body: c.Body()})
 	if valid := len(vs) == 0; valid != (c.Kind != generate.Invalid) {
 		return &HarnessError{fmt.Errorf("%w: a generated case (%s) is not what it claims: the document finds it valid=%v %s",
-			ErrSuiteDefect, c.Class, valid, s.redact(strings.Join(violationLines(vs), "; ")))}
+			ErrSuiteDefect, c.Class, valid, s.redact(strings.Join(check.Documented(vs).Details, "; ")))}
 	}
 	return nil
 }

@@ -27,6 +27,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/generate"
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -411,22 +412,11 @@ func (s *Suite) documentFailure(st *state) *Failure {
 		}
 	}
 	for _, x := range st.exchanges {
-		if len(x.Violations) > 0 {
-			return s.fail(st, features.ResponseDocumented, x,
-				"a response the document describes: 200 with a Plant record or 400 with an Error record, as application/json",
-				fmt.Sprintf("a response the document does not describe (%d violation(s))", len(x.Violations)),
-				violationLines(x.Violations)...)
+		if j := check.Documented(x.Violations); !j.OK() {
+			return s.fail(st, features.ResponseDocumented, x, j.Expected, j.Actual, j.Details...)
 		}
 	}
 	return nil
-}
-
-func violationLines(vs []spec.Violation) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = v.String()
-	}
-	return out
 }
 
 // fail records a failure of a rule (the scenario's own when rule is "") and

@@ -1,17 +1,16 @@
 package steps
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/cucumber/godog"
 
+	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/spec"
 )
@@ -60,7 +59,7 @@ func (s *Suite) checkIntent(st *state, x *Exchange, want int) error {
 	switch {
 	case want == http.StatusOK && !valid:
 		return &HarnessError{fmt.Errorf("%w: the scenario expects 200 for a request the document refuses: %s",
-			ErrSuiteDefect, s.redact(strings.Join(violationLines(vs), "; ")))}
+			ErrSuiteDefect, s.redact(strings.Join(check.Documented(vs).Details, "; ")))}
 	case want == http.StatusBadRequest && valid:
 		return &HarnessError{fmt.Errorf("%w: the scenario expects 400 for a request the document accepts", ErrSuiteDefect)}
 	}
@@ -99,143 +98,60 @@ func (s *Suite) refusesReusedIDs(ctx context.Context) bool {
 	return s.reuseSeen
 }
 
-// object decodes the response body as a JSON object.
-func (s *Suite) object(st *state, x *Exchange, record string) (map[string]json.RawMessage, error) {
-	var obj map[string]json.RawMessage
-	d := json.NewDecoder(bytes.NewReader(x.body))
-	d.UseNumber()
-	if err := d.Decode(&obj); err != nil || obj == nil {
-		return nil, s.fail(st, "", x, record+": a JSON object", "a body that is not a JSON object")
+// judged records a failure of rule when a check's judgement says the
+// answer broke it.
+func (s *Suite) judged(st *state, rule features.RuleID, x *Exchange, j check.Judgement) error {
+	if j.OK() {
+		return nil
 	}
-	return obj, nil
+	return s.fail(st, rule, x, j.Expected, j.Actual, j.Details...)
 }
 
-func (s *Suite) plant(ctx context.Context) (*state, *Exchange, map[string]json.RawMessage, error) {
+// answered returns the scenario's state and its last answer.
+func (s *Suite) answered(ctx context.Context) (*state, *Exchange, error) {
 	st := stateOf(ctx)
 	x, err := s.response(st)
-	if err != nil {
-		return st, nil, nil, err
-	}
-	obj, err := s.object(st, x, "a Plant record")
-	return st, x, obj, err
-}
-
-// stringField reads a property that must be a JSON string.
-func stringField(obj map[string]json.RawMessage, name string) (string, bool) {
-	raw, ok := obj[name]
-	if !ok {
-		return "", false
-	}
-	var v string
-	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) || json.Unmarshal(raw, &v) != nil {
-		return "", false
-	}
-	return v, true
+	return st, x, err
 }
 
 func (s *Suite) theResponseIsAPlantRecord(ctx context.Context) error {
-	st, x, obj, err := s.plant(ctx)
+	st, x, err := s.answered(ctx)
 	if err != nil {
 		return err
 	}
-	const want = "a Plant record: an object with name (a string) and, optionally, tag (a string)"
-	if _, ok := stringField(obj, "name"); !ok {
-		return s.fail(st, "", x, want, "name is "+s.describeField(obj, "name"))
-	}
-	if _, present := obj["tag"]; present {
-		if _, ok := stringField(obj, "tag"); !ok {
-			return s.fail(st, "", x, want, "tag is "+s.describeField(obj, "tag"))
-		}
-	}
-	return nil
-}
-
-// describeField says what a property holds, for a message: redacted before
-// it is cut.
-func (s *Suite) describeField(obj map[string]json.RawMessage, name string) string {
-	raw, ok := obj[name]
-	if !ok {
-		return "missing"
-	}
-	return "the JSON value " + excerpt(s.red.Bytes(raw))
+	return s.judged(st, "", x, check.PlantRecord(x.body, s.redact))
 }
 
 func (s *Suite) thePlantHasNoID(ctx context.Context) error {
-	st, x, obj, err := s.plant(ctx)
+	st, x, err := s.answered(ctx)
 	if err != nil {
 		return err
 	}
-	if _, present := obj["id"]; present {
-		return s.fail(st, "", x, "no id property", "id is "+s.describeField(obj, "id"))
-	}
-	return nil
+	return s.judged(st, "", x, check.NoID(x.body, s.redact))
 }
 
 func (s *Suite) theResponseIsAnErrorRecord(ctx context.Context) error {
-	st := stateOf(ctx)
-	x, err := s.response(st)
+	st, x, err := s.answered(ctx)
 	if err != nil {
 		return err
 	}
-	const want = "an Error record: an object with error (an int32 integer) and message (a string)"
-	var obj map[string]json.RawMessage
-	d := json.NewDecoder(bytes.NewReader(x.body))
-	d.UseNumber()
-	if err := d.Decode(&obj); err != nil || obj == nil {
-		return s.fail(st, features.ErrorRecord, x, want, "a body that is not a JSON object")
-	}
-	if !isInt32(obj["error"]) {
-		return s.fail(st, features.ErrorRecord, x, want, "error is "+s.describeField(obj, "error"))
-	}
-	if _, ok := stringField(obj, "message"); !ok {
-		return s.fail(st, features.ErrorRecord, x, want, "message is "+s.describeField(obj, "message"))
-	}
-	return nil
-}
-
-// isInt32 reports whether a raw JSON value is an integer within int32. A
-// zero fraction (400.0) is an integer in JSON Schema 2020-12.
-func isInt32(raw json.RawMessage) bool {
-	t := strings.TrimSpace(string(raw))
-	if t == "" || !(t[0] == '-' || t[0] >= '0' && t[0] <= '9') {
-		return false
-	}
-	if _, err := strconv.ParseInt(t, 10, 32); err == nil {
-		return true
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	return err == nil && f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32
+	return s.judged(st, features.ErrorRecord, x, check.ErrorRecord(x.body, s.redact))
 }
 
 func (s *Suite) theResponseMediaTypeIsJSON(ctx context.Context) error {
-	st := stateOf(ctx)
-	x, err := s.response(st)
+	st, x, err := s.answered(ctx)
 	if err != nil {
 		return err
 	}
-	ct := x.header.Get("Content-Type")
-	if mediaType(ct) != "application/json" {
-		if ct == "" {
-			ct = "no Content-Type header"
-		}
-		return s.fail(st, "", x, "Content-Type application/json (parameters allowed)", "Content-Type "+ct)
-	}
-	return nil
+	return s.judged(st, "", x, check.MediaTypeJSON(x.header.Get("Content-Type"), s.redact))
 }
 
 func (s *Suite) theResponseConformsToTheDocument(ctx context.Context) error {
-	st := stateOf(ctx)
-	x, err := s.response(st)
+	st, x, err := s.answered(ctx)
 	if err != nil {
 		return err
 	}
-	if len(x.Violations) > 0 {
-		return s.fail(st, features.ResponseDocumented, x,
-			"a response the document describes: 200 with a Plant record or 400 with an Error record, as application/json",
-			fmt.Sprintf("a response the document does not describe (%d violation(s))", len(x.Violations)),
-			violationLines(x.Violations)...)
-	}
-	return nil
+	return s.judged(st, features.ResponseDocumented, x, check.Documented(x.Violations))
 }
 
 func (s *Suite) theResponseArrivedInTime(ctx context.Context) error {

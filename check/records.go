@@ -1,0 +1,158 @@
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"mime"
+	"strconv"
+	"strings"
+
+	"github.com/plantcheck/plantcheck/spec"
+)
+
+// A judgement says what was expected and, when the answer departs from it,
+// what came back; Actual is "" when the answer keeps the rule. Which rule
+// it counts toward is the caller's to say, but for the echo, whose rules
+// are its own.
+type Judgement struct {
+	Expected, Actual string
+	Details          []string
+}
+
+// OK reports whether the answer kept the rule.
+func (j Judgement) OK() bool { return j.Actual == "" }
+
+// object reads a body as one JSON object, as RFC 8259 has it: nothing
+// after it, and no other kind of value.
+func object(body []byte) (map[string]json.RawMessage, bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil || obj == nil {
+		return nil, false
+	}
+	return obj, true
+}
+
+// describe says what a property holds, for a message: redacted before it is
+// quoted and cut.
+func describe(obj map[string]json.RawMessage, name string, redact func(string) string) string {
+	raw, ok := obj[name]
+	if !ok {
+		return "missing"
+	}
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
+	return "the JSON value " + Quote(redact(string(raw)))
+}
+
+// isString reports whether a raw JSON value is a string (null is not).
+func isString(raw json.RawMessage) bool {
+	var s string
+	return len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil
+}
+
+// isInt32 reports whether a raw JSON value is an integer within int32. A
+// zero fraction (400.0) is an integer in JSON Schema 2020-12.
+func isInt32(raw json.RawMessage) bool {
+	t := strings.TrimSpace(string(raw))
+	if t == "" || !(t[0] == '-' || t[0] >= '0' && t[0] <= '9') {
+		return false
+	}
+	if _, err := strconv.ParseInt(t, 10, 32); err == nil {
+		return true
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	return err == nil && f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32
+}
+
+// PlantRecord judges a body as a Plant record: an object with name, a
+// string, and, optionally, tag, a string.
+func PlantRecord(body []byte, redact func(string) string) Judgement {
+	j := Judgement{Expected: "a Plant record: an object with name (a string) and, optionally, tag (a string)"}
+	obj, ok := object(body)
+	switch {
+	case !ok:
+		j.Actual = "a body that is not a JSON object"
+	case !isString(obj["name"]):
+		j.Actual = "name is " + describe(obj, "name", redact)
+	case obj["tag"] != nil && !isString(obj["tag"]):
+		j.Actual = "tag is " + describe(obj, "tag", redact)
+	}
+	return j
+}
+
+// NoID judges a Plant record for the id it must not carry ("The Plant
+// record has no id field").
+func NoID(body []byte, redact func(string) string) Judgement {
+	j := Judgement{Expected: "no id property"}
+	obj, ok := object(body)
+	switch {
+	case !ok:
+		j.Actual = "a body that is not a JSON object"
+	case obj["id"] != nil:
+		j.Actual = "id is " + describe(obj, "id", redact)
+	}
+	return j
+}
+
+// ErrorRecord judges a body as an Error record: an object with error, an
+// int32 integer, and message, a string ("an error response carries both
+// error and message").
+func ErrorRecord(body []byte, redact func(string) string) Judgement {
+	j := Judgement{Expected: "an Error record: an object with error (an int32 integer) and message (a string)"}
+	obj, ok := object(body)
+	switch {
+	case !ok:
+		j.Actual = "a body that is not a JSON object"
+	case !isInt32(obj["error"]):
+		j.Actual = "error is " + describe(obj, "error", redact)
+	case !isString(obj["message"]):
+		j.Actual = "message is " + describe(obj, "message", redact)
+	}
+	return j
+}
+
+// MediaType returns the media type of a Content-Type value without its
+// parameters, lower-cased; "" when there is none or it does not parse.
+func MediaType(v string) string {
+	if v == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(v)
+	if err != nil {
+		return ""
+	}
+	return mt
+}
+
+// MediaTypeJSON judges a response's Content-Type: application/json, with
+// any parameters.
+func MediaTypeJSON(contentType string, redact func(string) string) Judgement {
+	j := Judgement{Expected: "Content-Type application/json (parameters allowed)"}
+	switch {
+	case contentType == "":
+		j.Actual = "no Content-Type header"
+	case MediaType(contentType) != "application/json":
+		if redact != nil {
+			contentType = redact(contentType)
+		}
+		j.Actual = "Content-Type " + Quote(contentType)
+	}
+	return j
+}
+
+// Documented judges an answer by the document's violations of it: a
+// documented status, media type and body ("200 with a Plant record or 400
+// with an Error record, as application/json").
+func Documented(vs []spec.Violation) Judgement {
+	j := Judgement{Expected: "a response the document describes: 200 with a Plant record or 400 with an Error record, as application/json"}
+	if len(vs) == 0 {
+		return j
+	}
+	j.Actual = fmt.Sprintf("a response the document does not describe (%d violation(s))", len(vs))
+	for _, v := range vs {
+		j.Details = append(j.Details, v.String())
+	}
+	return j
+}

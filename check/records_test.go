@@ -1,0 +1,78 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/plantcheck/plantcheck/spec"
+)
+
+func TestRecords(t *testing.T) {
+	redact := func(s string) string { return strings.ReplaceAll(s, "s3cret-token", "<redacted>") }
+	tests := []struct {
+		name   string
+		judge  func([]byte, func(string) string) Judgement
+		body   string
+		actual string // a part of Actual; "" when the body keeps the rule
+	}{
+		{"a Plant record", PlantRecord, `{"name":"Fern","tag":"green"}`, ""},
+		{"a Plant record without tag", PlantRecord, `{"name":""}`, ""},
+		{"a Plant record with a null tag", PlantRecord, `{"name":"a","tag":null}`, "tag is the JSON value \"null\""},
+		{"a name that is a number", PlantRecord, `{"name":42}`, "name is the JSON value \"42\""},
+		{"no name", PlantRecord, `{"tag":"x"}`, "name is missing"},
+		{"trailing data is not a record", PlantRecord, `{"name":"a"}{"name":"b"}`, "not a JSON object"},
+		{"an array", PlantRecord, `[{"name":"a"}]`, "not a JSON object"},
+		{"the token in a field is hidden", PlantRecord, `{"name":{"t":"s3cret-token"}}`, `<redacted>`},
+		{"no id", NoID, `{"name":"a"}`, ""},
+		{"an id", NoID, `{"name":"a","id":7}`, "id is the JSON value \"7\""},
+		{"an Error record", ErrorRecord, `{"error":400,"message":"no"}`, ""},
+		{"an Error code written 4.0e2", ErrorRecord, `{"error":4.0e2,"message":""}`, ""},
+		{"an Error code beyond int32", ErrorRecord, `{"error":2147483648,"message":"no"}`, "error is"},
+		{"an Error code as a string", ErrorRecord, `{"error":"1","message":"no"}`, "error is"},
+		{"an Error code with a fraction", ErrorRecord, `{"error":1.5,"message":"no"}`, "error is"},
+		{"no message", ErrorRecord, `{"error":1}`, "message is missing"},
+		{"a null message", ErrorRecord, `{"error":1,"message":null}`, "message is"},
+		{"text", ErrorRecord, `Bad Request`, "not a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := tt.judge([]byte(tt.body), redact)
+			if tt.actual == "" {
+				if !j.OK() {
+					t.Errorf("judged %q broken: %s", tt.body, j.Actual)
+				}
+				return
+			}
+			if j.OK() || !strings.Contains(j.Actual, tt.actual) || strings.Contains(j.Actual, "s3cret") {
+				t.Errorf("Actual = %q, want it to say %q", j.Actual, tt.actual)
+			}
+		})
+	}
+}
+
+func TestMediaTypeJSON(t *testing.T) {
+	tests := []struct{ ct, actual string }{
+		{"application/json", ""},
+		{"Application/JSON; Charset=UTF-8", ""},
+		{"", "no Content-Type header"},
+		{"text/json", `Content-Type "text/json"`},
+		{"application/json-patch+json", "json-patch"},
+		{"application/json, text/plain", "Content-Type"},
+	}
+	for _, tt := range tests {
+		j := MediaTypeJSON(tt.ct, nil)
+		if (tt.actual == "") != j.OK() || !strings.Contains(j.Actual, tt.actual) {
+			t.Errorf("MediaTypeJSON(%q) = %q, want %q", tt.ct, j.Actual, tt.actual)
+		}
+	}
+}
+
+func TestDocumented(t *testing.T) {
+	if j := Documented(nil); !j.OK() {
+		t.Errorf("no violations judged broken: %s", j.Actual)
+	}
+	j := Documented([]spec.Violation{{Message: "status 201 is not documented", SpecLine: 36}})
+	if j.OK() || len(j.Details) != 1 || !strings.Contains(j.Details[0], "openapi.yaml line 36") {
+		t.Errorf("Documented = %+v", j)
+	}
+}
