@@ -26,7 +26,13 @@ func BenchmarkRunReference(b *testing.B) {
 	b.ReportAllocs()
 	var scenarios, exchanges int
 	for b.Loop() {
-		rep, err := Run(context.Background(), Config{Output: io.Discard})
+		// A fresh reference each run, as plantcheck run starts one.
+		url, token, stop, err := reference.StartLoopback()
+		if err != nil {
+			b.Fatal(err)
+		}
+		rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Reference: true, Output: io.Discard})
+		stop()
 		if err != nil {
 			b.Fatal(err)
 		}

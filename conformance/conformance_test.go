@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cucumber/godog"
+
 	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
@@ -22,7 +24,7 @@ import (
 // server in-process, each scenario a subtest, strict.
 func TestReferenceConforms(t *testing.T) {
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), Config{TestingT: t, Output: &out})
+	rep, err := Run(context.Background(), withReference(t, Config{Godog: func(o *godog.Options) { o.TestingT = t }, Output: &out}))
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -100,9 +102,10 @@ func TestRunCannotRun(t *testing.T) {
 		{"not a URL", Config{BaseURL: "ftp://example", Token: "x"}, ErrConfig},
 		{"no host", Config{BaseURL: "http://", Token: "x"}, ErrConfig},
 		{"no token", Config{BaseURL: closed}, ErrConfig},
-		{"bad format", Config{Format: "xml"}, ErrConfig},
-		{"bad concurrency", Config{Concurrency: -1}, ErrConfig},
-		{"tags select nothing", Config{Tags: "@NO-SUCH-RULE"}, ErrConfig},
+		{"no target", Config{}, ErrConfig},
+		{"bad format", withReference(t, Config{Format: "xml"}), ErrConfig},
+		{"bad concurrency", withReference(t, Config{Concurrency: -1}), ErrConfig},
+		{"tags select nothing", withReference(t, Config{Tags: "@NO-SUCH-RULE"}), ErrConfig},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,7 +123,7 @@ func TestRunCannotRun(t *testing.T) {
 }
 
 func TestPartialRunByTags(t *testing.T) {
-	rep, err := Run(context.Background(), Config{Tags: "@AUTH-MISSING", Output: io.Discard})
+	rep, err := Run(context.Background(), withReference(t, Config{Tags: "@AUTH-MISSING", Output: io.Discard}))
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -145,7 +148,7 @@ func TestPartialRunByTags(t *testing.T) {
 
 // TestEveryRuleHasAScenario keeps the catalog and the features in step.
 func TestEveryRuleHasAScenario(t *testing.T) {
-	rep, err := Run(context.Background(), Config{Output: io.Discard})
+	rep, err := Run(context.Background(), withReference(t, Config{Output: io.Discard}))
 	if err != nil {
 		t.Fatal(err)
 	}

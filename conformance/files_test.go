@@ -73,6 +73,9 @@ func TestReportFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "reports", "nested")
 			tt.cfg.ReportDir, tt.cfg.Output = dir, io.Discard
+			if tt.cfg.BaseURL == "" {
+				tt.cfg = withReference(t, tt.cfg)
+			}
 			rep, err := Run(context.Background(), tt.cfg)
 			if err != nil {
 				t.Fatalf("Run: %v", err)

@@ -73,7 +73,7 @@ func TestGeneratedScenariosCatchBrokenValueHandling(t *testing.T) {
 // with many seeds against the reference server.
 func TestGeneratedPassTheReferenceForManySeeds(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
-		rep, err := Run(context.Background(), Config{Tags: "@area-generated", Output: io.Discard, Seed: seed, Examples: 40})
+		rep, err := Run(context.Background(), withReference(t, Config{Tags: "@area-generated", Output: io.Discard, Seed: seed, Examples: 40}))
 		if err != nil {
 			t.Fatal(err)
 		}

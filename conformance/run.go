@@ -1,8 +1,9 @@
 // Package conformance runs the Plant Store features against a target and
 // turns the scenarios' results into a verdict: each rule of the catalog with
-// its level and outcome, and whether the target keeps the contract. With no
-// target named, it certifies the bundled reference server, started
-// in-process on a loopback port.
+// its level and outcome, and whether the target keeps the contract. It
+// knows the target by its URL and token alone: the CLI, which certifies the
+// bundled reference server when no target is named, starts it and hands the
+// run its address.
 package conformance
 
 import (
@@ -10,7 +11,6 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -23,13 +23,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/cucumber/godog"
 
 	"github.com/plantcheck/plantcheck/features"
-	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/steps"
 )
@@ -89,8 +87,12 @@ type Config struct {
 	Seed uint64
 	// Output receives the console report; nil means os.Stdout.
 	Output io.Writer
-	// TestingT, when set, runs each scenario as a subtest.
-	TestingT *testing.T
+	// Reference says the target is the bundled reference server (the
+	// verdict says so, and a reproduction needs no --base-url).
+	Reference bool
+	// Godog, when set, adjusts godog's options before the run (a test sets
+	// TestingT there, to run each scenario as a subtest).
+	Godog func(*godog.Options)
 }
 
 // Run runs the suite and returns its report. An error means the run could
@@ -108,14 +110,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		Target: cfg.BaseURL, BaseURL: cfg.BaseURL, CACert: cfg.CACert, SpecTitle: v.Info().Title, SpecVersion: v.Info().Version,
 		Tags: cfg.Tags, Strict: cfg.Strict, Concurrency: cfg.Concurrency, Seed: cfg.Seed, Timeout: cfg.Timeout,
 	}
-	if cfg.BaseURL == "" {
-		stop, err := startReference(&cfg)
-		if err != nil {
-			return nil, err
-		}
-		defer stop()
-		rep.Target, rep.Reference = cfg.BaseURL, true
-	}
+	rep.Reference = cfg.Reference
 	tlsConf, err := cfg.tlsConfig()
 	if err != nil {
 		return nil, err
@@ -148,23 +143,22 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		format += ",cucumber:" + filepath.Join(cfg.ReportDir, "cucumber.json")
 	}
+	opts := &godog.Options{
+		Format:         format,
+		Output:         cfg.Output,
+		FS:             features.FS,
+		Paths:          []string{"."},
+		Tags:           cfg.Tags,
+		Strict:         true,
+		Concurrency:    cfg.Concurrency,
+		NoColors:       true,
+		DefaultContext: ctx,
+	}
+	if cfg.Godog != nil {
+		cfg.Godog(opts)
+	}
 	rep.Started = time.Now()
-	status := godog.TestSuite{
-		Name:                 "plantcheck",
-		TestSuiteInitializer: st.InitializeSuite,
-		Options: &godog.Options{
-			Format:         format,
-			Output:         cfg.Output,
-			FS:             features.FS,
-			Paths:          []string{"."},
-			Tags:           cfg.Tags,
-			Strict:         true,
-			Concurrency:    cfg.Concurrency,
-			TestingT:       cfg.TestingT,
-			NoColors:       true,
-			DefaultContext: ctx,
-		},
-	}.Run()
+	status := godog.TestSuite{Name: "plantcheck", TestSuiteInitializer: st.InitializeSuite, Options: opts}.Run()
 	rep.Ended = time.Now()
 	rep.Interrupted = ctx.Err() != nil
 	if status == 2 && !rep.Interrupted {
@@ -206,14 +200,14 @@ func (cfg *Config) normalise() error {
 	if cfg.Output == nil {
 		cfg.Output = os.Stdout
 	}
-	if cfg.BaseURL != "" {
-		u, err := url.Parse(cfg.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("%w: the base URL %q is not an http or https URL", ErrConfig, cfg.BaseURL)
-		}
-		if cfg.Token == "" {
-			return fmt.Errorf("%w: a target needs its bearer token (--token or PLANTCHECK_TOKEN)", ErrConfig)
-		}
+	if cfg.BaseURL == "" {
+		return fmt.Errorf("%w: no target: a base URL is required", ErrConfig)
+	}
+	if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%w: the base URL %q is not an http or https URL", ErrConfig, cfg.BaseURL)
+	}
+	if cfg.Token == "" {
+		return fmt.Errorf("%w: a target needs its bearer token (--token or PLANTCHECK_TOKEN)", ErrConfig)
 	}
 	if cfg.Seed == 0 {
 		var b [8]byte
@@ -289,32 +283,6 @@ func preflight(ctx context.Context, base string, timeout time.Duration, tlsConf 
 		return fmt.Errorf("%w: TLS with %s: %v (use --ca-cert to trust a private certificate authority)", ErrUnreachable, host, err)
 	}
 	return nil
-}
-
-// startReference starts the bundled reference server on a loopback port
-// with a random token, and points the run at it.
-func startReference(cfg *Config) (stop func(), err error) {
-	// 80 characters: long enough for every credential near it, a change
-	// past bcrypt's 72 bytes included.
-	var b [40]byte
-	rand.Read(b[:])
-	cfg.Token = hex.EncodeToString(b[:])
-	srv, err := reference.New(reference.Config{Token: cfg.Token})
-	if err != nil {
-		return nil, fmt.Errorf("start the reference server: %w", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("start the reference server: %w", err)
-	}
-	hs := srv.HTTPServer()
-	go hs.Serve(ln)
-	cfg.BaseURL = "http://" + ln.Addr().String()
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		hs.Shutdown(ctx)
-	}, nil
 }
 
 // sortResults orders results as the features are read: by file, then by

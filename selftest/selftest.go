@@ -8,12 +8,9 @@ package selftest
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"slices"
 	"sync"
 	"text/tabwriter"
@@ -109,7 +106,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.Timeout = 300 * time.Millisecond
 	}
 	res := &Result{Rows: make([]Row, len(cfg.Mutants))}
-	res.Reference, res.ReferenceErr = conformance.Run(ctx, conformance.Config{Tags: cfg.Tags, Output: io.Discard, Without: cfg.Without})
+	res.Reference, res.ReferenceErr = runReference(ctx, cfg)
 	if errors.Is(res.ReferenceErr, conformance.ErrConfig) {
 		return nil, res.ReferenceErr
 	}
@@ -128,6 +125,19 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, ctx.Err()
 }
 
+// runReference runs the suite against the reference server, on a loopback
+// port.
+func runReference(ctx context.Context, cfg Config) (*conformance.Report, error) {
+	url, token, stop, err := reference.StartLoopback()
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	return conformance.Run(ctx, conformance.Config{
+		BaseURL: url, Token: token, Reference: true, Tags: cfg.Tags, Output: io.Discard, Without: cfg.Without,
+	})
+}
+
 // runMutant serves one mutant on a loopback port and runs the suite
 // against it.
 func runMutant(ctx context.Context, m mutants.Mutant, cfg Config) Row {
@@ -135,24 +145,22 @@ func runMutant(ctx context.Context, m mutants.Mutant, cfg Config) Row {
 	row := Row{Mutant: m, Verdict: Broken}
 	token := rand.Text()
 	if m.LongToken {
-		token = longToken()
+		token = reference.RandomToken(48)
 	}
 	ref, err := reference.New(reference.Config{Token: token})
 	if err != nil {
 		row.Err = err
 		return row
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	url, stop, err := reference.Loopback(m.Wrap(ref, token))
 	if err != nil {
 		row.Err = err
 		return row
 	}
-	srv := &http.Server{Handler: m.Wrap(ref, token), ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	defer srv.Close()
+	defer stop()
 
 	run := conformance.Config{
-		BaseURL: "http://" + ln.Addr().String(), Token: token, Tags: cfg.Tags,
+		BaseURL: url, Token: token, Tags: cfg.Tags,
 		Output: io.Discard, Concurrency: 4, Without: cfg.Without,
 	}
 	if m.Slow {
@@ -175,14 +183,6 @@ func runMutant(ctx context.Context, m mutants.Mutant, cfg Config) Row {
 		row.Verdict = Caught
 	}
 	return row
-}
-
-// longToken is a random token of 96 characters, for mutants whose defect
-// shows only past the 72nd byte of the token.
-func longToken() string {
-	b := make([]byte, 48)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // Write prints the reference's verdict, the table, and the score.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/plantcheck/plantcheck/conformance"
+	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -67,6 +68,15 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	}
 	cfg.Output = c.stdout
 
+	if cfg.BaseURL == "" {
+		url, token, stop, err := reference.StartLoopback()
+		if err != nil {
+			fmt.Fprintf(c.stderr, "plantcheck run: start the reference server: %v\n", err)
+			return exitCannotRun
+		}
+		defer stop()
+		cfg.BaseURL, cfg.Token, cfg.Reference = url, token, true
+	}
 	tuneGC(c.getenv)
 	rep, err := conformance.Run(ctx, cfg)
 	if rep != nil {

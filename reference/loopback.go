@@ -1,0 +1,53 @@
+package reference
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+)
+
+// Loopback serves h on a random port of 127.0.0.1, with the limits of
+// HTTPServer, until stop is called: the one way plantcheck starts a server
+// of its own (the reference to certify, a mutant to catch, a test's target).
+func Loopback(h http.Handler) (baseURL string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, fmt.Errorf("listen on loopback: %w", err)
+	}
+	hs := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+	}
+	go hs.Serve(ln)
+	// The run it served is over: requests still held (a mutant that never
+	// answers) are cut, not waited for.
+	return "http://" + ln.Addr().String(), func() { hs.Close() }, nil
+}
+
+// RandomToken returns a token of n random bytes written in hex (2n
+// characters).
+func RandomToken(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// StartLoopback starts the reference with a random token of 80 characters
+// (long enough for every credential near it a suite may derive, a change
+// past bcrypt's 72 bytes included) on a loopback port, and returns its base
+// URL and token.
+func StartLoopback() (baseURL, token string, stop func(), err error) {
+	token = RandomToken(40)
+	srv, err := New(Config{Token: token})
+	if err != nil {
+		return "", "", nil, err
+	}
+	baseURL, stop, err = Loopback(srv)
+	return baseURL, token, stop, err
+}
