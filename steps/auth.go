@@ -12,6 +12,18 @@ import (
 	"github.com/cucumber/godog"
 )
 
+func (s *Suite) authSteps() []stepPattern {
+	return []stepPattern{
+		{`^the request carries no Authorization header$`, s.theRequestCarriesNoAuthorization},
+		{`^the request carries the valid token in the "(\w+)" scheme$`, s.theRequestCarriesTheTokenInScheme},
+		{`^the request carries the valid token without a scheme$`, s.theRequestCarriesTheTokenWithoutAScheme},
+		{`^the request carries the valid token right after "Bearer", without a space$`, s.theRequestCarriesTheTokenJoinedToBearer},
+		{`^the request carries the issued token (.+)$`, s.theRequestCarriesTheIssuedToken},
+		{`^the request carries the Bearer scheme with an empty credential$`, s.theRequestCarriesAnEmptyCredential},
+		{`^the request carries a bearer token the service did not issue$`, s.theRequestCarriesAForeignToken},
+	}
+}
+
 // credential is what a request presents in its Authorization header.
 type credential struct {
 	value string // the header value; "" sends none

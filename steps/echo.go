@@ -43,6 +43,14 @@ func (s *Suite) acceptedCreate(x *Exchange) bool {
 	return x != nil && x.Err == nil && x.Status == http.StatusOK && x.issued && s.requestConforms(x)
 }
 
+func (s *Suite) echoSteps() []stepPattern {
+	return []stepPattern{
+		{`^the plant's name is the name sent$`, s.thePlantsNameIsTheNameSent},
+		{`^the plant's tag is the tag sent$`, s.thePlantsTagIsTheTagSent},
+		{`^the plant has no tag$`, s.thePlantHasNoTag},
+	}
+}
+
 // echoStep judges one field of the last answer's echo: the step of a
 // scenario that states it.
 func (s *Suite) echoStep(ctx context.Context, rule features.RuleID) error {

@@ -22,6 +22,16 @@ const DefaultExamples = 25
 // shrinkBudget bounds the requests spent shrinking one failing case.
 const shrinkBudget = 24
 
+func (s *Suite) generatedSteps() []stepPattern {
+	return []stepPattern{
+		{`^generated valid plants with (typical|boundary) values$`, s.generatedValidPlants},
+		{`^generated bodies that each break one rule of the schema$`, s.generatedInvalidBodies},
+		{`^each is posted to /plants$`, s.eachIsPosted},
+		{`^each is accepted and echoed exactly$`, s.eachIsAnsweredAsItShould},
+		{`^each is rejected with an Error record$`, s.eachIsAnsweredAsItShould},
+	}
+}
+
 // shapes are what the document asks of a request body and of a Plant
 // record, read once per suite.
 type shapes struct {

@@ -10,6 +10,12 @@ import (
 	"github.com/plantcheck/plantcheck/generate"
 )
 
+func (s *Suite) hostileSteps() []stepPattern {
+	return []stepPattern{
+		{`^a (name|tag) drawn from each category of the catalog of hostile strings$`, s.aStringFromEachCategory},
+	}
+}
+
 // jsonString writes s as a JSON string as most clients do: <, > and & as
 // they are (encoding/json would escape them, JavaScript does not).
 func jsonString(s string) json.RawMessage {

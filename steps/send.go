@@ -18,6 +18,10 @@ import (
 	"github.com/plantcheck/plantcheck/spec"
 )
 
+func (s *Suite) sendSteps() []stepPattern {
+	return []stepPattern{{`^the client posts it to /plants$`, s.theClientPostsIt}}
+}
+
 // theClientPostsIt sends the scenario's request and keeps the exchange. A
 // response that does not arrive is not a step failure here: the steps that
 // read the response report it, under RESPONSE-TIMELY.

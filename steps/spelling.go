@@ -19,6 +19,14 @@ import (
 // found by the presentations. And a server whose JSON reader takes what RFC
 // 8259 does not is found by the departures.
 
+func (s *Suite) spellingSteps() []stepPattern {
+	return []stepPattern{
+		{`^the field "(\w+)" is sent under the key "([^"]*)"$`, s.theFieldIsSentUnderTheKey},
+		{`^the body is written with (.+)$`, s.theBodyIsWrittenWith},
+		{`^the request is presented with (.+)$`, s.theRequestIsPresentedWith},
+	}
+}
+
 // presentation changes how a valid request is written or framed, never
 // what it says.
 type presentation struct {

@@ -19,7 +19,6 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -233,61 +232,25 @@ type stepDef struct {
 	fn any
 }
 
-// stepDefs lists every step of the features. The patterns are compiled
-// here, once per process, rather than by godog for every scenario.
+// stepPattern is a step as an area of the spec registers it: its pattern
+// and its function.
+type stepPattern struct {
+	pattern string
+	fn      any
+}
+
+// stepDefs lists every step of the features, area by area: each file of
+// the package registers its own. The patterns are compiled here, once per
+// process, rather than by godog for every scenario.
 func (s *Suite) stepDefs() []stepDef {
-	defs := []struct {
-		pattern string
-		fn      any
-	}{
-		{`^a new plant with a fresh id and the name "([^"]*)"$`, s.aNewPlantNamed},
-		{`^a new plant with a fresh id, the name "([^"]*)" and the tag "([^"]*)"$`, s.aNewPlantNamedWithTag},
-		{`^a plant with a fresh id and the name "([^"]*)" has been created$`, s.aPlantHasBeenCreated},
-		{`^a new plant with the same id and the name "([^"]*)"$`, s.aNewPlantWithTheSameID},
-		{`^the field "(\w+)" is left out$`, s.theFieldIsLeftOut},
-		{`^the field "(\w+)" is the JSON value (.+)$`, s.theFieldIsTheJSONValue},
-		{`^the field "id" is a fresh negative id$`, s.theIDIsAFreshNegativeID},
-		{`^the field "id" is the fresh id written with a zero fraction$`, s.theIDIsWrittenWithAZeroFraction},
-		{`^the field "(\w+)" is a string of (\d+) characters$`, s.theFieldIsAStringOfCharacters},
-		{`^the body is cut short after its first (\d+) bytes$`, s.theBodyIsCutShort},
-		{`^the body is empty$`, s.theBodyIsEmpty},
-		{`^the body is wrapped in a JSON array$`, s.theBodyIsWrappedInAJSONArray},
-		{`^the body is the JSON text (.+)$`, s.theBodyIsTheJSONText},
-		{`^nothing else is changed$`, func() {}},
-		{`^the field "(\w+)" is sent under the key "([^"]*)"$`, s.theFieldIsSentUnderTheKey},
-		{`^the body is written with (.+)$`, s.theBodyIsWrittenWith},
-		{`^the request is presented with (.+)$`, s.theRequestIsPresentedWith},
-		{`^the request carries no Authorization header$`, s.theRequestCarriesNoAuthorization},
-		{`^the request carries the valid token in the "(\w+)" scheme$`, s.theRequestCarriesTheTokenInScheme},
-		{`^the request carries the valid token without a scheme$`, s.theRequestCarriesTheTokenWithoutAScheme},
-		{`^the request carries the valid token right after "Bearer", without a space$`, s.theRequestCarriesTheTokenJoinedToBearer},
-		{`^the request carries the issued token (.+)$`, s.theRequestCarriesTheIssuedToken},
-		{`^the request carries the Bearer scheme with an empty credential$`, s.theRequestCarriesAnEmptyCredential},
-		{`^the request carries a bearer token the service did not issue$`, s.theRequestCarriesAForeignToken},
-		{`^the request declares the media type "([^"]*)"$`, s.theRequestDeclaresTheMediaType},
-		{`^the request declares no media type$`, s.theRequestDeclaresNoMediaType},
-		{`^the client posts it to /plants$`, s.theClientPostsIt},
-		{`^generated valid plants with (typical|boundary) values$`, s.generatedValidPlants},
-		{`^generated bodies that each break one rule of the schema$`, s.generatedInvalidBodies},
-		{`^a (name|tag) drawn from each category of the catalog of hostile strings$`, s.aStringFromEachCategory},
-		{`^each is posted to /plants$`, s.eachIsPosted},
-		{`^each is accepted and echoed exactly$`, s.eachIsAnsweredAsItShould},
-		{`^each is rejected with an Error record$`, s.eachIsAnsweredAsItShould},
-		{`^the response status is (\d+)$`, s.theResponseStatusIs},
-		{`^the response is a Plant record$`, s.theResponseIsAPlantRecord},
-		{`^the plant's name is the name sent$`, s.thePlantsNameIsTheNameSent},
-		{`^the plant's tag is the tag sent$`, s.thePlantsTagIsTheTagSent},
-		{`^the plant has no tag$`, s.thePlantHasNoTag},
-		{`^the plant has no id$`, s.thePlantHasNoID},
-		{`^the response is an Error record$`, s.theResponseIsAnErrorRecord},
-		{`^the response media type is application/json$`, s.theResponseMediaTypeIsJSON},
-		{`^the response conforms to the document$`, s.theResponseConformsToTheDocument},
-		{`^the response arrived within the time limit$`, s.theResponseArrivedInTime},
-		{`^the answer is noted for information$`, s.theAnswerIsNoted},
-	}
-	out := make([]stepDef, len(defs))
-	for i, d := range defs {
-		out[i] = stepDef{compiled(d.pattern), d.fn}
+	var out []stepDef
+	for _, area := range [][]stepPattern{
+		s.bodySteps(), s.spellingSteps(), s.authSteps(), s.mediaSteps(), s.sendSteps(),
+		s.generatedSteps(), s.hostileSteps(), s.recordSteps(), s.echoSteps(),
+	} {
+		for _, p := range area {
+			out = append(out, stepDef{compiled(p.pattern), p.fn})
+		}
 	}
 	return out
 }
@@ -482,120 +445,11 @@ func (r *request) stringField(name string) (string, bool) {
 // setRaw makes b the body sent, whatever the fields say.
 func (r *request) setRaw(b []byte) { r.raw, r.rawSet = b, true }
 
-func quote(s string) json.RawMessage { return jsonString(s) }
-
-// freshID draws an id no other scenario of any run is likely to have used.
-func (st *state) freshID() int64 { return st.rng.Int64N(1<<62) + 1<<32 }
-
-func (s *Suite) aNewPlantNamed(ctx context.Context, name string) context.Context {
-	st := stateOf(ctx)
-	st.req = request{}
-	st.req.set("id", json.RawMessage(strconv.FormatInt(st.freshID(), 10)))
-	st.req.set("name", quote(name))
-	return ctx
-}
-
-func (s *Suite) aNewPlantNamedWithTag(ctx context.Context, name, tag string) context.Context {
-	ctx = s.aNewPlantNamed(ctx, name)
-	stateOf(ctx).req.set("tag", quote(tag))
-	return ctx
-}
-
-func (s *Suite) aPlantHasBeenCreated(ctx context.Context, name string) (context.Context, error) {
-	ctx = s.aNewPlantNamed(ctx, name)
-	if err := s.theClientPostsIt(ctx); err != nil {
-		return ctx, err
-	}
-	return ctx, s.theResponseStatusIs(ctx, http.StatusOK)
-}
-
-func (s *Suite) aNewPlantWithTheSameID(ctx context.Context, name string) (context.Context, error) {
-	id, _ := stateOf(ctx).req.get("id")
-	ctx = s.aNewPlantNamed(ctx, name)
-	st := stateOf(ctx)
-	st.req.set("id", id)
-	st.req.fixedID = true
-	return ctx, nil
-}
-
-func (s *Suite) theFieldIsLeftOut(ctx context.Context, name string) {
-	st := stateOf(ctx)
-	for i, f := range st.req.fields {
-		if f.Name == name {
-			st.req.fields = append(st.req.fields[:i], st.req.fields[i+1:]...)
-			return
-		}
-	}
-}
-
-func (s *Suite) theFieldIsTheJSONValue(ctx context.Context, name, value string) error {
-	raw := json.RawMessage(strings.TrimSpace(value))
-	if !json.Valid(raw) {
-		return &HarnessError{fmt.Errorf("%w: the step gives %q, which is not a JSON value", ErrSuiteDefect, value)}
-	}
-	st := stateOf(ctx)
-	st.req.set(name, raw)
-	if name == "id" {
-		st.req.fixedID = true
-	}
-	return nil
-}
-
-func (s *Suite) theIDIsAFreshNegativeID(ctx context.Context) {
-	st := stateOf(ctx)
-	st.req.set("id", json.RawMessage(strconv.FormatInt(-st.freshID(), 10)))
-}
-
-func (s *Suite) theIDIsWrittenWithAZeroFraction(ctx context.Context) {
-	st := stateOf(ctx)
-	st.req.set("id", json.RawMessage(strconv.FormatInt(st.freshID(), 10)+".0"))
-}
-
-func (s *Suite) theFieldIsAStringOfCharacters(ctx context.Context, name string, n int) {
-	const pattern = "Monstera deliciosa "
-	b := strings.Repeat(pattern, n/len(pattern)+1)[:n]
-	stateOf(ctx).req.set(name, quote(b))
-}
-
 func (r *request) body() []byte {
 	if r.rawSet {
 		return r.raw
 	}
 	return (&generate.Case{Members: r.fields}).Body()
-}
-
-func (s *Suite) theBodyIsCutShort(ctx context.Context, n int) {
-	st := stateOf(ctx)
-	b := st.req.body()
-	st.req.raw, st.req.rawSet = b[:min(n, len(b))], true
-}
-
-func (s *Suite) theBodyIsEmpty(ctx context.Context) {
-	st := stateOf(ctx)
-	st.req.raw, st.req.rawSet = nil, true
-}
-
-func (s *Suite) theBodyIsWrappedInAJSONArray(ctx context.Context) {
-	st := stateOf(ctx)
-	st.req.raw, st.req.rawSet = append(append([]byte("["), st.req.body()...), ']'), true
-}
-
-func (s *Suite) theBodyIsTheJSONText(ctx context.Context, text string) error {
-	if !json.Valid([]byte(text)) {
-		return &HarnessError{fmt.Errorf("%w: the step gives %q, which is not JSON", ErrSuiteDefect, text)}
-	}
-	st := stateOf(ctx)
-	st.req.raw, st.req.rawSet = []byte(text), true
-	return nil
-}
-
-func (s *Suite) theRequestDeclaresTheMediaType(ctx context.Context, mt string) {
-	st := stateOf(ctx)
-	st.req.contentType, st.req.noCT = mt, false
-}
-
-func (s *Suite) theRequestDeclaresNoMediaType(ctx context.Context) {
-	stateOf(ctx).req.noCT = true
 }
 
 // safeError is an error whose text is fit to print (redacted, cut,

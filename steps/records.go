@@ -15,6 +15,18 @@ import (
 	"github.com/plantcheck/plantcheck/spec"
 )
 
+func (s *Suite) recordSteps() []stepPattern {
+	return []stepPattern{
+		{`^the response status is (\d+)$`, s.theResponseStatusIs},
+		{`^the response is a Plant record$`, s.theResponseIsAPlantRecord},
+		{`^the plant has no id$`, s.thePlantHasNoID},
+		{`^the response is an Error record$`, s.theResponseIsAnErrorRecord},
+		{`^the response conforms to the document$`, s.theResponseConformsToTheDocument},
+		{`^the response arrived within the time limit$`, s.theResponseArrivedInTime},
+		{`^the answer is noted for information$`, s.theAnswerIsNoted},
+	}
+}
+
 var statusMeaning = map[int]string{
 	http.StatusOK:         "a Plant record",
 	http.StatusBadRequest: "an Error record",
@@ -136,14 +148,6 @@ func (s *Suite) theResponseIsAnErrorRecord(ctx context.Context) error {
 		return err
 	}
 	return s.judged(st, features.ErrorRecord, x, check.ErrorRecord(x.body, s.redact))
-}
-
-func (s *Suite) theResponseMediaTypeIsJSON(ctx context.Context) error {
-	st, x, err := s.answered(ctx)
-	if err != nil {
-		return err
-	}
-	return s.judged(st, "", x, check.MediaTypeJSON(x.header.Get("Content-Type"), s.redact))
 }
 
 func (s *Suite) theResponseConformsToTheDocument(ctx context.Context) error {

@@ -1,0 +1,132 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// The request body: a NewPlant built field by field, and the ways the
+// features change it.
+
+func (s *Suite) bodySteps() []stepPattern {
+	return []stepPattern{
+		{`^a new plant with a fresh id and the name "([^"]*)"$`, s.aNewPlantNamed},
+		{`^a new plant with a fresh id, the name "([^"]*)" and the tag "([^"]*)"$`, s.aNewPlantNamedWithTag},
+		{`^a plant with a fresh id and the name "([^"]*)" has been created$`, s.aPlantHasBeenCreated},
+		{`^a new plant with the same id and the name "([^"]*)"$`, s.aNewPlantWithTheSameID},
+		{`^the field "(\w+)" is left out$`, s.theFieldIsLeftOut},
+		{`^the field "(\w+)" is the JSON value (.+)$`, s.theFieldIsTheJSONValue},
+		{`^the field "id" is a fresh negative id$`, s.theIDIsAFreshNegativeID},
+		{`^the field "id" is the fresh id written with a zero fraction$`, s.theIDIsWrittenWithAZeroFraction},
+		{`^the field "(\w+)" is a string of (\d+) characters$`, s.theFieldIsAStringOfCharacters},
+		{`^the body is cut short after its first (\d+) bytes$`, s.theBodyIsCutShort},
+		{`^the body is empty$`, s.theBodyIsEmpty},
+		{`^the body is wrapped in a JSON array$`, s.theBodyIsWrappedInAJSONArray},
+		{`^the body is the JSON text (.+)$`, s.theBodyIsTheJSONText},
+		{`^nothing else is changed$`, func() {}},
+	}
+}
+
+func quote(s string) json.RawMessage { return jsonString(s) }
+
+// freshID draws an id no other scenario of any run is likely to have used.
+func (st *state) freshID() int64 { return st.rng.Int64N(1<<62) + 1<<32 }
+
+func (s *Suite) aNewPlantNamed(ctx context.Context, name string) context.Context {
+	st := stateOf(ctx)
+	st.req = request{}
+	st.req.set("id", json.RawMessage(strconv.FormatInt(st.freshID(), 10)))
+	st.req.set("name", quote(name))
+	return ctx
+}
+
+func (s *Suite) aNewPlantNamedWithTag(ctx context.Context, name, tag string) context.Context {
+	ctx = s.aNewPlantNamed(ctx, name)
+	stateOf(ctx).req.set("tag", quote(tag))
+	return ctx
+}
+
+func (s *Suite) aPlantHasBeenCreated(ctx context.Context, name string) (context.Context, error) {
+	ctx = s.aNewPlantNamed(ctx, name)
+	if err := s.theClientPostsIt(ctx); err != nil {
+		return ctx, err
+	}
+	return ctx, s.theResponseStatusIs(ctx, http.StatusOK)
+}
+
+func (s *Suite) aNewPlantWithTheSameID(ctx context.Context, name string) (context.Context, error) {
+	id, _ := stateOf(ctx).req.get("id")
+	ctx = s.aNewPlantNamed(ctx, name)
+	st := stateOf(ctx)
+	st.req.set("id", id)
+	st.req.fixedID = true
+	return ctx, nil
+}
+
+func (s *Suite) theFieldIsLeftOut(ctx context.Context, name string) {
+	st := stateOf(ctx)
+	for i, f := range st.req.fields {
+		if f.Name == name {
+			st.req.fields = append(st.req.fields[:i], st.req.fields[i+1:]...)
+			return
+		}
+	}
+}
+
+func (s *Suite) theFieldIsTheJSONValue(ctx context.Context, name, value string) error {
+	raw := json.RawMessage(strings.TrimSpace(value))
+	if !json.Valid(raw) {
+		return &HarnessError{fmt.Errorf("%w: the step gives %q, which is not a JSON value", ErrSuiteDefect, value)}
+	}
+	st := stateOf(ctx)
+	st.req.set(name, raw)
+	if name == "id" {
+		st.req.fixedID = true
+	}
+	return nil
+}
+
+func (s *Suite) theIDIsAFreshNegativeID(ctx context.Context) {
+	st := stateOf(ctx)
+	st.req.set("id", json.RawMessage(strconv.FormatInt(-st.freshID(), 10)))
+}
+
+func (s *Suite) theIDIsWrittenWithAZeroFraction(ctx context.Context) {
+	st := stateOf(ctx)
+	st.req.set("id", json.RawMessage(strconv.FormatInt(st.freshID(), 10)+".0"))
+}
+
+func (s *Suite) theFieldIsAStringOfCharacters(ctx context.Context, name string, n int) {
+	const pattern = "Monstera deliciosa "
+	b := strings.Repeat(pattern, n/len(pattern)+1)[:n]
+	stateOf(ctx).req.set(name, quote(b))
+}
+
+func (s *Suite) theBodyIsCutShort(ctx context.Context, n int) {
+	st := stateOf(ctx)
+	b := st.req.body()
+	st.req.raw, st.req.rawSet = b[:min(n, len(b))], true
+}
+
+func (s *Suite) theBodyIsEmpty(ctx context.Context) {
+	st := stateOf(ctx)
+	st.req.raw, st.req.rawSet = nil, true
+}
+
+func (s *Suite) theBodyIsWrappedInAJSONArray(ctx context.Context) {
+	st := stateOf(ctx)
+	st.req.raw, st.req.rawSet = append(append([]byte("["), st.req.body()...), ']'), true
+}
+
+func (s *Suite) theBodyIsTheJSONText(ctx context.Context, text string) error {
+	if !json.Valid([]byte(text)) {
+		return &HarnessError{fmt.Errorf("%w: the step gives %q, which is not JSON", ErrSuiteDefect, text)}
+	}
+	st := stateOf(ctx)
+	st.req.raw, st.req.rawSet = []byte(text), true
+	return nil
+}
