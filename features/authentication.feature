@@ -5,7 +5,7 @@ Feature: Authentication
     "Every request carries the header Authorization with the value Bearer
     followed by a space and <ACCESS_TOKEN>."
 
-  The token is the one given to plantcheck (--token or PLANTCHECK_TOKEN);
+  The token is the one the service issued to the client under test;
   plantcheck never prints it. How a token is obtained, its format and its
   lifetime are "not shown", so the suite makes no assumption about them. The
   only error response the document has is 400 with an Error record, so that is
@@ -63,8 +63,7 @@ Feature: Authentication
     letter case, searches for the token inside the value, or hashes it with
     bcrypt (which reads 72 bytes and no more) takes a token that is not the
     one issued. Each variant is made from the token given to plantcheck and
-    is never printed: the evidence names the variant, and the curl
-    reproduction makes it from $PLANTCHECK_TOKEN. A variant that cannot be
+    is never printed: the evidence names the variant. A variant that cannot be
     made from the token given (its case, when it has no letters; a change
     past its 72nd byte, when it is shorter) is not run, and the verdict says
     why.

@@ -8,8 +8,7 @@ Feature: Generated requests
 
   Before a generated body is sent, plantcheck confirms with the document that
   it is what it claims to be (valid or invalid). Each run draws its values
-  from the seed printed with the verdict (--seed reproduces them byte for
-  byte), and --examples sets how many valid bodies each scenario sends. A
+  from the run's seed, so that a seed reproduces them byte for byte. A
   failing case is shrunk to the smallest body that still fails: optional
   properties dropped, strings shortened, numbers moved toward zero.
 

@@ -13,7 +13,7 @@ Feature: Hostile strings
   control characters, escapes, line endings, characters beyond the BMP,
   Unicode normalisation, letter case, lengths). A default run sends one
   string of every category as the name and one as the tag, drawn with the
-  run's seed; --all-strings sends every string of the catalog.
+  run's seed (a run may also send every string of the catalog).
 
   A refusal (400 with an Error record) is a SHOULD failure of the scenario's
   rule: the spec lets a server limit its strings. A 200 whose Plant record is

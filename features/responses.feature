@@ -13,7 +13,7 @@ Feature: Responses and error records
   checked against the OpenAPI document: a status other than 200 or 400, a media
   type other than application/json, or a body that does not match the status's
   schema fails the scenario under rule RESPONSE-DOCUMENTED. An answer that does
-  not arrive within the time limit (--timeout) fails under RESPONSE-TIMELY.
+  not arrive within the run's time limit fails under RESPONSE-TIMELY.
   Which conditions produce 400 beyond the written rules, and what the values of
   error mean, are "not shown": any int32 value and any message will do.
 
