@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +37,10 @@ import (
 // read: one with more is no answer (RESPONSE-TIMELY), and costs the run no
 // more than this.
 const MaxResponseHeaderBytes = 256 << 10
+
+// headerName is what an extra header's name may be: letters, digits and
+// hyphens (a reproduction writes it into a shell word).
+var headerName = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
 
 // DefaultTimeout is the time limit of one exchange.
 const DefaultTimeout = 10 * time.Second
@@ -72,8 +77,17 @@ type Config struct {
 	// ReportDir, when set, receives the reports: summary.json, summary.md,
 	// report.html, badge.svg, junit.xml and (from godog) cucumber.json.
 	ReportDir string
-	// CACert is a PEM file of certificate authorities to trust for https.
+	// CACert is a PEM file of certificate authorities to trust for https,
+	// beside the system's.
 	CACert string
+	// Cert and Key are the client certificate and its key (PEM files), for
+	// a server that asks for one (mutual TLS).
+	Cert, Key string
+	// Proxy is the proxy every request goes through; "" follows
+	// HTTP_PROXY, HTTPS_PROXY and NO_PROXY.
+	Proxy string
+	// Headers are sent on every request; their values are secrets.
+	Headers http.Header
 	// Examples is how many valid bodies each generated scenario sends; 0
 	// means steps.DefaultExamples.
 	Examples int
@@ -115,16 +129,20 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := preflight(ctx, cfg.BaseURL, cfg.Timeout, tlsConf); err != nil {
+	proxy, err := cfg.proxyFunc()
+	if err != nil {
+		return nil, err
+	}
+	if err := preflight(ctx, cfg.BaseURL, cfg.Timeout, tlsConf, proxy); err != nil {
 		return nil, err
 	}
 
-	client := NewClient(cfg.Timeout, cfg.Concurrency, tlsConf)
+	client := NewClient(cfg.Timeout, cfg.Concurrency, tlsConf, proxy)
 	defer client.CloseIdleConnections()
 	var mu sync.Mutex
 	st, err := steps.New(steps.Config{
 		BaseURL: cfg.BaseURL, Token: cfg.Token, Client: client, Validator: v, Seed: cfg.Seed, Examples: cfg.Examples,
-		AllStrings: cfg.AllStrings, Without: cfg.Without,
+		AllStrings: cfg.AllStrings, Without: cfg.Without, Headers: cfg.Headers,
 		OnScenario: func(r steps.Result) {
 			mu.Lock()
 			rep.Scenarios = append(rep.Scenarios, r)
@@ -203,6 +221,14 @@ func (cfg *Config) normalise() error {
 	if cfg.BaseURL == "" {
 		return fmt.Errorf("%w: no target: a base URL is required", ErrConfig)
 	}
+	for name := range cfg.Headers {
+		if !headerName.MatchString(name) {
+			return fmt.Errorf("%w: the header name %q: letters, digits and hyphens only", ErrConfig, name)
+		}
+		if slices.ContainsFunc(steps.ReservedHeaders, func(r string) bool { return strings.EqualFold(r, name) }) {
+			return fmt.Errorf("%w: --header %s: the scenarios set this header themselves (%s cannot be given)", ErrConfig, name, strings.Join(steps.ReservedHeaders, ", "))
+		}
+	}
 	if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("%w: the base URL %q is not an http or https URL", ErrConfig, cfg.BaseURL)
 	}
@@ -220,27 +246,69 @@ func (cfg *Config) normalise() error {
 	return nil
 }
 
+// sortResults orders results as the features are read: by file, then by
+// position in the file (godog numbers pickles in parse order).
+func sortResults(rs []steps.Result) {
+	slices.SortStableFunc(rs, func(a, b steps.Result) int {
+		if c := strings.Compare(a.URI, b.URI); c != 0 {
+			return c
+		}
+		ai, _ := strconv.Atoi(a.ID)
+		bi, _ := strconv.Atoi(b.ID)
+		return ai - bi
+	})
+}
+
+// tlsConfig is the TLS of a run: the system's certificate authorities and
+// those of --ca-cert, and the client certificate of --cert and --key.
 func (cfg *Config) tlsConfig() (*tls.Config, error) {
-	if cfg.CACert == "" {
-		return nil, nil
+	conf := &tls.Config{MinVersion: tls.VersionTLS12}
+	if cfg.CACert != "" {
+		pem, err := os.ReadFile(cfg.CACert)
+		if err != nil {
+			return nil, fmt.Errorf("%w: CA certificate: %v", ErrConfig, err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("%w: %s holds no PEM certificate", ErrConfig, cfg.CACert)
+		}
+		conf.RootCAs = pool
 	}
-	pem, err := os.ReadFile(cfg.CACert)
-	if err != nil {
-		return nil, fmt.Errorf("%w: CA certificate: %v", ErrConfig, err)
+	switch {
+	case cfg.Cert != "" && cfg.Key != "":
+		pair, err := tls.LoadX509KeyPair(cfg.Cert, cfg.Key)
+		if err != nil {
+			return nil, fmt.Errorf("%w: client certificate (--cert, --key): %v", ErrConfig, err)
+		}
+		conf.Certificates = []tls.Certificate{pair}
+	case cfg.Cert != "" || cfg.Key != "":
+		return nil, fmt.Errorf("%w: --cert and --key go together", ErrConfig)
 	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("%w: %s holds no PEM certificate", ErrConfig, cfg.CACert)
+	return conf, nil
+}
+
+// proxyFunc is how a run reaches its target: through --proxy, else as
+// HTTP_PROXY, HTTPS_PROXY and NO_PROXY say (as net/http reads them).
+func (cfg *Config) proxyFunc() (func(*http.Request) (*url.URL, error), error) {
+	if cfg.Proxy == "" {
+		return http.ProxyFromEnvironment, nil
 	}
-	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
+	u, err := url.Parse(cfg.Proxy)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") {
+		return nil, fmt.Errorf("%w: the proxy %q is not an http, https or socks5 URL", ErrConfig, cfg.Proxy)
+	}
+	return http.ProxyURL(u), nil
 }
 
 // NewClient returns the client of a run: one time limit per exchange,
 // redirects not followed (a 3xx is an undocumented status), connections
-// reused across scenarios.
-func NewClient(timeout time.Duration, conns int, tlsConf *tls.Config) *http.Client {
+// reused across scenarios, through proxy (nil: none).
+func NewClient(timeout time.Duration, conns int, tlsConf *tls.Config, proxy func(*http.Request) (*url.URL, error)) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.Proxy = nil
+	tr.Proxy = proxy
 	tr.MaxIdleConnsPerHost = max(conns, 2)
 	// No Plant Store answer needs more; Go would read 10 MB of headers.
 	tr.MaxResponseHeaderBytes = MaxResponseHeaderBytes
@@ -256,11 +324,30 @@ func NewClient(timeout time.Duration, conns int, tlsConf *tls.Config) *http.Clie
 
 // preflight says within seconds whether the target can be reached at all,
 // so that a wrong address fails at once rather than after every scenario.
-func preflight(ctx context.Context, base string, timeout time.Duration, tlsConf *tls.Config) error {
+// Through a proxy it reaches the proxy (the target's name may be one only
+// the proxy resolves). Over TLS it completes the handshake and reads the
+// server's first word, so that a server that refuses the client for want of
+// a certificate (which TLS 1.3 says after the handshake) is found here: a
+// fault of the setup, never of the service.
+func preflight(ctx context.Context, base string, timeout time.Duration, tlsConf *tls.Config, proxy func(*http.Request) (*url.URL, error)) error {
 	u, _ := url.Parse(base)
 	host := u.Host
 	if u.Port() == "" {
 		host = net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
+	}
+	if proxy != nil {
+		if p, err := proxy(&http.Request{URL: u}); err == nil && p != nil {
+			host = p.Host
+			if p.Port() == "" {
+				host = net.JoinHostPort(p.Hostname(), map[string]string{"http": "80", "https": "443", "socks5": "1080"}[p.Scheme])
+			}
+			conn, err := (&net.Dialer{Timeout: min(timeout, 5*time.Second)}).DialContext(ctx, "tcp", host)
+			if err != nil {
+				return fmt.Errorf("%w: the proxy %s: %v (check --proxy, HTTP_PROXY, HTTPS_PROXY)", ErrUnreachable, host, err)
+			}
+			conn.Close()
+			return nil
+		}
 	}
 	d := &net.Dialer{Timeout: min(timeout, 5*time.Second)}
 	conn, err := d.DialContext(ctx, "tcp", host)
@@ -271,29 +358,30 @@ func preflight(ctx context.Context, base string, timeout time.Duration, tlsConf 
 	if u.Scheme != "https" {
 		return nil
 	}
-	conf := &tls.Config{ServerName: u.Hostname()}
-	if tlsConf != nil {
-		conf = tlsConf.Clone()
-		conf.ServerName = u.Hostname()
-	}
+	conf := tlsConf.Clone()
+	conf.ServerName = u.Hostname()
+	conf.NextProtos = []string{"http/1.1"}
 	tc := tls.Client(conn, conf)
-	hctx, cancel := context.WithTimeout(ctx, min(timeout, 5*time.Second))
-	defer cancel()
-	if err := tc.HandshakeContext(hctx); err != nil {
-		return fmt.Errorf("%w: TLS with %s: %v (use --ca-cert to trust a private certificate authority)", ErrUnreachable, host, err)
+	deadline := time.Now().Add(min(timeout, 5*time.Second))
+	tc.SetDeadline(deadline)
+	hint := "use --ca-cert to trust a private certificate authority, and --cert and --key if the server asks for a client certificate"
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return fmt.Errorf("%w: TLS with %s: %v (%s)", ErrUnreachable, host, err, hint)
+	}
+	fmt.Fprintf(tc, "HEAD %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: plantcheck\r\nConnection: close\r\n\r\n", cmpOr(u.EscapedPath(), "/"), u.Host)
+	var one [1]byte
+	if _, err := tc.Read(one[:]); err != nil && !errors.Is(err, io.EOF) {
+		var ne net.Error
+		if !(errors.As(err, &ne) && ne.Timeout()) {
+			return fmt.Errorf("%w: TLS with %s: the server ended the connection after the handshake: %v (%s)", ErrUnreachable, host, err, hint)
+		}
 	}
 	return nil
 }
 
-// sortResults orders results as the features are read: by file, then by
-// position in the file (godog numbers pickles in parse order).
-func sortResults(rs []steps.Result) {
-	slices.SortStableFunc(rs, func(a, b steps.Result) int {
-		if c := strings.Compare(a.URI, b.URI); c != 0 {
-			return c
-		}
-		ai, _ := strconv.Atoi(a.ID)
-		bi, _ := strconv.Atoi(b.ID)
-		return ai - bi
-	})
+func cmpOr(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
 }

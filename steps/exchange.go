@@ -37,6 +37,8 @@ type Exchange struct {
 	reqHeader http.Header
 	// issued: the request carried the user's token in the Bearer scheme.
 	issued bool
+	// extra names the extra headers sent, whose values are secrets.
+	extra []string
 
 	Status int `json:"status,omitempty"`
 	// RespHeader and RespBody are the response as evidence: every secret
@@ -75,6 +77,9 @@ func (x *Exchange) RequestLine() string {
 	}
 	if x.Chunked {
 		hs = append(hs, "Transfer-Encoding: chunked")
+	}
+	for _, name := range x.extra {
+		hs = append(hs, http.CanonicalHeaderKey(name)+": <redacted>")
 	}
 	if len(hs) > 0 {
 		fmt.Fprintf(&b, " [%s]", strings.Join(hs, "; "))
@@ -145,6 +150,10 @@ func (x *Exchange) Curl() string {
 		// Double quotes, so that the shell expands the variable; the
 		// credential's shell form is written for them.
 		fmt.Fprintf(&b, " \\\n  -H \"Authorization: %s\"", x.authShell)
+	}
+	for _, name := range x.extra {
+		// The value is a secret: the shell reads it from a variable.
+		fmt.Fprintf(&b, " \\\n  -H \"%s: ${%s}\"", http.CanonicalHeaderKey(name), HeaderVar(name))
 	}
 	if x.ContentType != "" {
 		fmt.Fprintf(&b, " \\\n  -H %s", shellQuote("Content-Type: "+x.ContentType))

@@ -70,10 +70,14 @@ func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
 		req.Header.Set("Accept", accept)
 	}
 	req.Header.Set("User-Agent", "plantcheck")
+	for name, vs := range s.cfg.Headers {
+		req.Header[http.CanonicalHeaderKey(name)] = vs
+	}
 
 	x := &Exchange{
 		Method: req.Method, URL: s.plantsURL, Auth: cred.desc, authShell: cred.shell, ContentType: ct,
 		Accept: accept, Chunked: st.req.chunked, Label: st.req.label, Body: body, reqHeader: req.Header, issued: cred.issued,
+		extra: slices.Sorted(maps.Keys(s.cfg.Headers)),
 	}
 	start := time.Now()
 	resp, err := s.cfg.Client.Do(req)

@@ -72,6 +72,10 @@ type Config struct {
 	// Examples is how many valid bodies each generated scenario sends; 0
 	// means DefaultExamples.
 	Examples int
+	// Headers are sent on every request (a gateway's key): secrets, like
+	// the token, never printed. They never replace a header a scenario
+	// sets (ReservedHeaders).
+	Headers http.Header
 	// AllStrings sends every string of the hostile-string catalog, not one
 	// drawn from each category.
 	AllStrings bool
@@ -163,12 +167,37 @@ func New(cfg Config) (*Suite, error) {
 		}
 		s.without[w] = true
 	}
-	s.red = evidence.New(append([]string{cfg.Token}, nearMissesOf(cfg.Token)...)...)
+	secrets := append([]string{cfg.Token}, nearMissesOf(cfg.Token)...)
+	for name, vs := range cfg.Headers {
+		if slices.ContainsFunc(ReservedHeaders, func(r string) bool { return strings.EqualFold(r, name) }) {
+			return nil, fmt.Errorf("the header %s is set by the scenarios and cannot be given", name)
+		}
+		secrets = append(secrets, vs...)
+	}
+	s.red = evidence.New(secrets...)
 	s.steps = s.stepDefs()
 	if err := s.loadShapes(); err != nil {
 		return nil, fmt.Errorf("read the request schema: %w", err)
 	}
 	return s, nil
+}
+
+// ReservedHeaders are the headers scenarios set or leave out on purpose:
+// an extra header may not name one.
+var ReservedHeaders = []string{"Authorization", "Content-Type", "Accept", "Content-Length", "Transfer-Encoding", "Host"}
+
+// HeaderVar names the environment variable a reproduction reads an extra
+// header's value from: PLANTCHECK_HEADER_X_API_KEY for X-Api-Key.
+func HeaderVar(name string) string {
+	return "PLANTCHECK_HEADER_" + strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		}
+		return '_'
+	}, name)
 }
 
 // PlantsURL is the address the suite posts to.

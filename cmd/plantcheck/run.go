@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
+	"strings"
 
 	"github.com/plantcheck/plantcheck/conformance"
 	"github.com/plantcheck/plantcheck/reference"
@@ -36,7 +38,12 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	fs.IntVar(&cfg.Concurrency, "concurrency", 1, "scenarios run at once (1-64)")
 	fs.StringVar(&cfg.Format, "format", "", "console format: pretty or progress (default pretty on a terminal, progress otherwise)")
 	fs.StringVar(&cfg.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, report.html, badge.svg, junit.xml, cucumber.json")
-	fs.StringVar(&cfg.CACert, "ca-cert", "", "PEM file of certificate authorities to trust for an https target")
+	fs.StringVar(&cfg.CACert, "ca-cert", "", "PEM file of certificate authorities to trust for an https target, beside the system's")
+	fs.StringVar(&cfg.Cert, "cert", "", "PEM file of a client certificate, for a server that asks for one (with --key)")
+	fs.StringVar(&cfg.Key, "key", "", "PEM file of the client certificate's private key (with --cert)")
+	fs.StringVar(&cfg.Proxy, "proxy", "", "send every request through this proxy (http, https or socks5 URL); default: HTTP_PROXY, HTTPS_PROXY and NO_PROXY")
+	var headers headerFlag
+	fs.Var(&headers, "header", "'Name: value' sent on every request, such as a gateway's key (repeatable); the value is a secret, never printed")
 	fs.IntVar(&cfg.Examples, "examples", 0, fmt.Sprintf("valid bodies each generated scenario sends (default %d)", steps.DefaultExamples))
 	fs.BoolVar(&cfg.AllStrings, "all-strings", false, "send every string of the catalog of hostile strings as a name and as a tag, not one drawn from each category")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of the run's random ids and values; 0 draws one (printed with the verdict)")
@@ -50,6 +57,17 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	}
 	if !set["token"] {
 		cfg.Token = c.getenv(envToken)
+	}
+	if len(headers) > 0 {
+		cfg.Headers = http.Header{}
+		for _, h := range headers {
+			name, value, ok := strings.Cut(h, ":")
+			if !ok || strings.TrimSpace(name) == "" {
+				fmt.Fprintf(c.stderr, "plantcheck run: --header wants 'Name: value'\n")
+				return exitCannotRun
+			}
+			cfg.Headers[strings.TrimSpace(name)] = append(cfg.Headers[strings.TrimSpace(name)], strings.TrimSpace(value))
+		}
 	}
 	if cfg.Format == "" {
 		cfg.Format = "progress"
@@ -91,3 +109,9 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	}
 	return rep.ExitCode()
 }
+
+// headerFlag collects a repeatable --header.
+type headerFlag []string
+
+func (h *headerFlag) String() string     { return "" } // values are secrets
+func (h *headerFlag) Set(v string) error { *h = append(*h, v); return nil }

@@ -1,0 +1,185 @@
+package conformance
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plantcheck/plantcheck/reference"
+)
+
+// TestAGatewayKeyHeader: a gateway stand-in that wants its own key refuses
+// a run without it and passes one with --header; the key, which it echoes
+// back, is never printed or written, and the reproduction reads it from a
+// variable; a header the scenarios set cannot be given.
+func TestAGatewayKeyHeader(t *testing.T) {
+	const key = "gw-key-Zq81/abcdefghijklmnop"
+	ref, token := referenceHandler(t)
+	base := handlerTarget(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != key {
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(http.StatusForbidden)
+			w.Write([]byte("gateway: missing key"))
+			return
+		}
+		w.Header().Set("X-Seen-Key", strings.ToUpper(key)) // a gateway that talks too much
+		ref.ServeHTTP(w, r)
+	})
+	tests := []struct {
+		name     string
+		headers  http.Header
+		wantErr  error
+		wantCode int
+	}{
+		{"without the key", nil, nil, 1},
+		{"with the key", http.Header{"X-Api-Key": {key}}, nil, 0},
+		{"a header the scenarios set", http.Header{"Authorization": {"Bearer x"}}, ErrConfig, 0},
+		{"a name a shell would expand", http.Header{"X-$Key": {"v"}}, ErrConfig, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var console strings.Builder
+			rep, err := Run(context.Background(), Config{BaseURL: base, Token: token, Headers: tt.headers, Output: &console, ReportDir: dir, Tags: "@area-create,@area-auth"})
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep.WriteVerdict(&console)
+			if got := rep.ExitCode(); got != tt.wantCode {
+				t.Fatalf("exit %d, want %d\n%s", got, tt.wantCode, console.String())
+			}
+			for file, text := range outputs(t, console.String(), dir) {
+				if strings.Contains(strings.ToLower(text), strings.ToLower(key[:12])) {
+					t.Errorf("%s holds the gateway key", file)
+				}
+			}
+		})
+	}
+	// A failure's reproduction names the variable, never the value.
+	var out strings.Builder
+	rep, err := Run(context.Background(), Config{BaseURL: base, Token: token + "-wrong", Headers: http.Header{"X-Api-Key": {key}}, Output: &out, Tags: "@CREATE-200"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.WriteFailures(&out)
+	if !strings.Contains(out.String(), `-H "X-Api-Key: ${PLANTCHECK_HEADER_X_API_KEY}"`) || strings.Contains(out.String(), key) {
+		t.Errorf("the reproduction does not read the key from its variable:\n%s", out.String())
+	}
+}
+
+// referenceHandler is the reference server's handler with a fresh token.
+func referenceHandler(t *testing.T) (http.Handler, string) {
+	token := reference.RandomToken(40)
+	ref, err := reference.New(reference.Config{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref, token
+}
+
+// TestThroughAProxy: a target whose name only the proxy resolves is
+// reached, the reachability check included, through --proxy.
+func TestThroughAProxy(t *testing.T) {
+	ref, token := referenceHandler(t)
+	inner := httptest.NewServer(ref)
+	t.Cleanup(inner.Close)
+	innerURL, _ := url.Parse(inner.URL)
+	seen := 0
+	proxy := handlerTarget(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Host != "plants.internal.test" {
+			http.Error(w, "proxy: unknown host "+r.URL.Host, http.StatusBadGateway)
+			return
+		}
+		seen++
+		rp := httputil.NewSingleHostReverseProxy(innerURL)
+		rp.ServeHTTP(w, r)
+	})
+	rep, err := Run(context.Background(), Config{BaseURL: "http://plants.internal.test/", Token: token, Proxy: proxy, Output: &strings.Builder{}, Tags: "@area-create"})
+	if err != nil {
+		t.Fatalf("Run through the proxy: %v", err)
+	}
+	if rep.ExitCode() != 0 || seen == 0 {
+		t.Errorf("exit %d, %d requests through the proxy; want 0 and some", rep.ExitCode(), seen)
+	}
+	if _, err := Run(context.Background(), Config{BaseURL: "http://plants.internal.test/", Token: token, Proxy: "http://127.0.0.1:1", Output: &strings.Builder{}}); !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "proxy") {
+		t.Errorf("an unreachable proxy: %v, want ErrUnreachable naming the proxy", err)
+	}
+}
+
+// TestMutualTLS: a server that requires a client certificate is certified
+// with --cert and --key; without them the run cannot be made (exit 2, not a
+// rule failure), and the message names the flags.
+func TestMutualTLS(t *testing.T) {
+	ref, token := referenceHandler(t)
+	dir := t.TempDir()
+	certFile, keyFile, clientCert := clientCertificate(t, dir)
+	pool := x509.NewCertPool()
+	pool.AddCert(clientCert)
+	srv := httptest.NewUnstartedServer(ref)
+	srv.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	caFile := filepath.Join(dir, "ca.pem")
+	os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600)
+
+	_, err := Run(context.Background(), Config{BaseURL: srv.URL, Token: token, CACert: caFile, Output: &strings.Builder{}})
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "--cert") {
+		t.Errorf("without a client certificate: %v, want ErrUnreachable naming --cert", err)
+	}
+	rep, err := Run(context.Background(), Config{BaseURL: srv.URL, Token: token, CACert: caFile, Cert: certFile, Key: keyFile, Output: &strings.Builder{}, Tags: "@area-create"})
+	if err != nil {
+		t.Fatalf("with a client certificate: %v", err)
+	}
+	if rep.ExitCode() != 0 {
+		t.Errorf("exit %d with a client certificate, want 0", rep.ExitCode())
+	}
+	if _, err := Run(context.Background(), Config{BaseURL: srv.URL, Token: token, Cert: certFile, Output: &strings.Builder{}}); !errors.Is(err, ErrConfig) {
+		t.Errorf("--cert without --key: %v, want ErrConfig", err)
+	}
+}
+
+// clientCertificate writes a self-signed client certificate and its key.
+func clientCertificate(t *testing.T, dir string) (certFile, keyFile string, cert *x509.Certificate) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "plantcheck test client"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+		BasicConstraintsValid: true, IsCA: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ = x509.ParseCertificate(der)
+	keyDER, _ := x509.MarshalECPrivateKey(key)
+	certFile, keyFile = filepath.Join(dir, "client.pem"), filepath.Join(dir, "client.key")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600)
+	return certFile, keyFile, cert
+}
