@@ -2,12 +2,16 @@ package check
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"mime"
+	"net"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -155,4 +159,30 @@ func Documented(vs []spec.Violation) Judgement {
 		j.Details = append(j.Details, v.String())
 	}
 	return j
+}
+
+// ErrBodyTooLarge marks an answer whose body passed the bound that is read.
+var ErrBodyTooLarge = errors.New("response body too large")
+
+// Answered judges whether an answer came, whole, in time: err is how the
+// exchange failed (nil when it did not), limit the time limit and maxBody
+// the bound of a body read. It returns the rule the failure counts toward:
+// RESPONSE-DOCUMENTED for a body past the bound (no documented answer is
+// that long), RESPONSE-TIMELY for no answer.
+func Answered(err error, status int, limit time.Duration, maxBody int64) (features.RuleID, Judgement) {
+	if err == nil {
+		return features.ResponseTimely, Judgement{}
+	}
+	if errors.Is(err, ErrBodyTooLarge) {
+		return features.ResponseDocumented, Judgement{
+			Expected: fmt.Sprintf("a response body of at most %d bytes (the bound plantcheck reads)", maxBody),
+			Actual:   fmt.Sprintf("status %d with a body longer than %d bytes", status, maxBody),
+		}
+	}
+	j := Judgement{Expected: fmt.Sprintf("a complete HTTP response within %s", limit), Actual: "no answer: " + err.Error()}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		j.Actual = fmt.Sprintf("no complete answer within %s", limit)
+	}
+	return features.ResponseTimely, j
 }

@@ -1,9 +1,13 @@
 package check
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -74,5 +78,31 @@ func TestDocumented(t *testing.T) {
 	j := Documented([]spec.Violation{{Message: "status 201 is not documented", SpecLine: 36}})
 	if j.OK() || len(j.Details) != 1 || !strings.Contains(j.Details[0], "openapi.yaml line 36") {
 		t.Errorf("Documented = %+v", j)
+	}
+}
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
+
+func TestAnswered(t *testing.T) {
+	tests := []struct {
+		name   string
+		err    error
+		rule   features.RuleID
+		actual string
+	}{
+		{"an answer", nil, features.ResponseTimely, ""},
+		{"a body past the bound", fmt.Errorf("read: %w", ErrBodyTooLarge), features.ResponseDocumented, "a body longer than 1024 bytes"},
+		{"a time-out", fmt.Errorf("get: %w", timeoutErr{}), features.ResponseTimely, "no complete answer within 2s"},
+		{"a reset", errors.New("connection reset by peer"), features.ResponseTimely, "no answer: connection reset by peer"},
+	}
+	for _, tt := range tests {
+		rule, j := Answered(tt.err, 200, 2*time.Second, 1024)
+		if rule != tt.rule || j.Actual != "" && !strings.Contains(j.Actual, tt.actual) || (tt.actual == "") != j.OK() {
+			t.Errorf("%s: Answered = %s %q, want %s %q", tt.name, rule, j.Actual, tt.rule, tt.actual)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package steps
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -129,11 +128,9 @@ func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Exc
 // scenario's rule, and echoed exactly, under CREATE-NAME, CREATE-TAG or
 // CREATE-NO-TAG whatever the scenario's level.
 func (s *Suite) judge(c *generate.Case, x *Exchange, own features.Rule) (rule features.RuleID, expected, actual string) {
-	if errors.Is(x.Err, errBodyTooLarge) {
-		return features.ResponseDocumented, fmt.Sprintf("a response body of at most %d bytes (the bound plantcheck reads)", s.cfg.MaxBody), s.redact(x.Err.Error())
-	}
 	if x.Err != nil {
-		return features.ResponseTimely, "a complete HTTP response within " + s.timeout.String(), "no answer: " + s.redact(x.Err.Error())
+		rule, j := check.Answered(x.Err, x.Status, s.timeout, s.cfg.MaxBody)
+		return rule, j.Expected, j.Actual
 	}
 	if c.Kind == generate.Invalid {
 		rule, want := ruleFor(c, own), "status 400 with an Error record"

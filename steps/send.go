@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/spec"
 )
@@ -164,7 +164,7 @@ func (s *Suite) scrub(x *Exchange) {
 	}
 }
 
-var errBodyTooLarge = errors.New("response body too large")
+var errBodyTooLarge = check.ErrBodyTooLarge
 
 // readBounded reads a body up to max bytes; more is an error.
 func readBounded(r io.Reader, max int64) ([]byte, error) {
@@ -193,16 +193,6 @@ func (s *Suite) response(st *state) (*Exchange, error) {
 	if x.Err == nil {
 		return x, nil
 	}
-	if errors.Is(x.Err, errBodyTooLarge) {
-		return nil, s.fail(st, features.ResponseDocumented, x,
-			fmt.Sprintf("a response body of at most %d bytes (the bound plantcheck reads)", s.cfg.MaxBody),
-			fmt.Sprintf("status %d with a body longer than %d bytes", x.Status, s.cfg.MaxBody))
-	}
-	actual := "no answer: " + x.Err.Error()
-	var ne net.Error
-	if errors.As(x.Err, &ne) && ne.Timeout() {
-		actual = fmt.Sprintf("no complete answer within %s", s.timeout)
-	}
-	return nil, s.fail(st, features.ResponseTimely, x,
-		fmt.Sprintf("a complete HTTP response within %s", s.timeout), actual)
+	rule, j := check.Answered(x.Err, x.Status, s.timeout, s.cfg.MaxBody)
+	return nil, s.fail(st, rule, x, j.Expected, j.Actual)
 }
