@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -34,6 +35,8 @@ func forms(tok string) map[string]string {
 		"base64 of Bearer <token>":    base64.StdEncoding.EncodeToString([]byte("Bearer " + tok)),
 		"base64, offset by one":       base64.StdEncoding.EncodeToString([]byte("x" + tok)),
 		"base64, offset by two":       base64.URLEncoding.EncodeToString([]byte("xy" + tok)),
+		"hexadecimal":                 hex.EncodeToString([]byte(tok)),
+		"hexadecimal, upper case":     strings.ToUpper(hex.EncodeToString([]byte(tok))),
 		"its first 12 characters":     tok[:12],
 		"12 characters from within":   tok[9:21],
 		"its last 12, upper case":     strings.ToUpper(tok[len(tok)-12:]),

@@ -7,6 +7,7 @@ package evidence
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +30,8 @@ const window = 12
 //     character references (&#47; &#x2F;), alone or mixed;
 //   - by any 12 consecutive characters of it (a secret shorter than 12, whole);
 //   - in base64 and base64url, padded or not, at any alignment in the
-//     encoded text, which covers "Bearer <token>" encoded whole.
+//     encoded text, which covers "Bearer <token>" encoded whole;
+//   - in hexadecimal, in either case (a debug dump of its bytes).
 //
 // It is safe for concurrent use.
 type Redactor struct {
@@ -70,6 +72,9 @@ func New(secrets ...string) *Redactor {
 		}
 		if !slices.Contains(r.lengths, n) {
 			r.lengths = append(r.lengths, n)
+		}
+		if h := hex.EncodeToString([]byte(s)); len(h) >= window {
+			r.encoded = append(r.encoded, h, strings.ToUpper(h))
 		}
 		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
 			for _, core := range base64Cores(enc, s) {
