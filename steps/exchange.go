@@ -39,6 +39,9 @@ type Exchange struct {
 	issued bool
 	// extra names the extra headers sent, whose values are secrets.
 	extra []string
+	// conforms: the document is known to accept the request's body (a
+	// generated case checked before it was sent), so it is not checked again.
+	conforms bool
 
 	Status int `json:"status,omitempty"`
 	// RespHeader and RespBody are the response as evidence: every secret

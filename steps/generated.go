@@ -90,6 +90,7 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		x.conforms = c.Kind != generate.Invalid // checkCase said so above
 		st.caseX = append(st.caseX, x)
 	}
 	return nil

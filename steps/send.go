@@ -164,7 +164,6 @@ func (s *Suite) scrub(x *Exchange) {
 	}
 }
 
-var errBodyTooLarge = check.ErrBodyTooLarge
 
 // readBounded reads a body up to max bytes; more is an error.
 func readBounded(r io.Reader, max int64) ([]byte, error) {
@@ -173,7 +172,7 @@ func readBounded(r io.Reader, max int64) ([]byte, error) {
 		return b, err
 	}
 	if int64(len(b)) > max {
-		return b[:max], fmt.Errorf("%w: more than %d bytes", errBodyTooLarge, max)
+		return b[:max], fmt.Errorf("%w: more than %d bytes", check.ErrBodyTooLarge, max)
 	}
 	return b, nil
 }
