@@ -164,7 +164,6 @@ func (s *Suite) scrub(x *Exchange) {
 	}
 }
 
-
 // readBounded reads a body up to max bytes; more is an error.
 func readBounded(r io.Reader, max int64) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, max+1))
