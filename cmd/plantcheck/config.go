@@ -1,0 +1,248 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+)
+
+// defaultConfigFile is read from the working directory when --config is not
+// given, so that a repository can carry its settings beside its workflow.
+const defaultConfigFile = "plantcheck.yaml"
+
+// repeatable is implemented by a flag.Value that may be given more than
+// once; a config file gives it a list.
+type repeatable interface{ Repeatable() bool }
+
+// Repeatable lets a config file give --header as a list.
+func (h *headerFlag) Repeatable() bool { return true }
+
+// loadConfigFile applies a YAML config file to fs: each key is the long name of one of fs's flags; a
+// repeatable flag (its flag.Value implements interface{ Repeatable() bool } returning true) takes a
+// list (a single scalar is also fine), any other flag takes a scalar (string, number or bool, written
+// to the flag with fs.Set as its text). `${VAR}` in any string value is expanded from getenv; an unset
+// or empty variable is an error naming it (never silently an empty token). Flags already set on the
+// command line (set[name] true) win: the file's value for them is ignored. An unknown key is an error
+// naming the key and listing the valid ones; a key `config` is refused. When path == "" it reads
+// "plantcheck.yaml" in the working directory if that file exists, and does nothing if it does not.
+// It returns the path of the file actually used ("" when none).
+//
+// Values may be secrets (tokens, header values), so no error names one: errors
+// name the file, the key, its line and the variable, never what was written.
+func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv func(string) string) (used string, err error) {
+	used = path
+	if used == "" {
+		used = defaultConfigFile
+	}
+	data, err := os.ReadFile(used)
+	if err != nil {
+		if path == "" && errors.Is(err, os.ErrNotExist) {
+			return "", nil
+		}
+		return "", fmt.Errorf("config: %w", err)
+	}
+	root, err := parseConfig(data)
+	if err != nil {
+		return "", fmt.Errorf("config %s: %w", used, err)
+	}
+	if root == nil {
+		return used, nil
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		keyNode, valueNode := root.Content[i], resolveAlias(root.Content[i+1])
+		if keyNode.Kind != yaml.ScalarNode {
+			return "", fmt.Errorf("config %s: line %d: a key must be a flag's name", used, keyNode.Line)
+		}
+		name := keyNode.Value
+		if seen[name] {
+			return "", fmt.Errorf("config %s: line %d: key %q given twice", used, keyNode.Line, name)
+		}
+		seen[name] = true
+		if name == "config" {
+			return "", fmt.Errorf("config %s: line %d: key \"config\": a config file cannot name another", used, keyNode.Line)
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			return "", fmt.Errorf("config %s: line %d: unknown key %q; the keys are the long names of the flags: %s",
+				used, keyNode.Line, name, strings.Join(configKeys(fs), ", "))
+		}
+		values, err := configValues(f, valueNode)
+		if err != nil {
+			return "", fmt.Errorf("config %s: line %d: key %q: %w", used, valueNode.Line, name, err)
+		}
+		if set[name] {
+			// The command line wins, and a variable the ignored value names
+			// need not be set.
+			continue
+		}
+		for _, v := range values {
+			v, err := expandVars(v, getenv)
+			if err != nil {
+				return "", fmt.Errorf("config %s: line %d: key %q: %w", used, valueNode.Line, name, err)
+			}
+			if err := fs.Set(name, v); err != nil {
+				// The flag's own error may quote the value: describe the
+				// value wanted instead.
+				return "", fmt.Errorf("config %s: line %d: key %q: not a valid %s; the value is not shown, as it may be a secret",
+					used, valueNode.Line, name, flagKind(f))
+			}
+		}
+	}
+	return used, nil
+}
+
+// parseConfig parses data as one YAML document and returns its mapping, or
+// nil when the document is empty.
+func parseConfig(data []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		return nil, yamlError(err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return nil, yamlError(err)
+		}
+		return nil, fmt.Errorf("line %d: a second YAML document; a config file is one mapping", extra.Line)
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 {
+			return nil, nil
+		}
+		root = root.Content[0]
+	}
+	root = resolveAlias(root)
+	switch {
+	case root.Kind == yaml.ScalarNode && root.Tag == "!!null":
+		return nil, nil
+	case root.Kind != yaml.MappingNode:
+		return nil, fmt.Errorf("line %d: want a mapping of flag names to values", root.Line)
+	}
+	return root, nil
+}
+
+// yamlError reports where the YAML is broken but not the parser's message,
+// which may quote what it found there.
+func yamlError(err error) error {
+	var le *yaml.LoadError
+	if errors.As(err, &le) && le.Mark.Line > 0 {
+		return fmt.Errorf("line %d, column %d: not valid YAML", le.Mark.Line, le.Mark.Column)
+	}
+	return errors.New("not valid YAML")
+}
+
+// configValues returns the text of each value n gives flag f: one for a
+// scalar, one per item of a list, which only a repeatable flag takes.
+func configValues(f *flag.Flag, n *yaml.Node) ([]string, error) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return nil, errors.New("no value")
+		}
+		return []string{n.Value}, nil
+	case yaml.SequenceNode:
+		if r, ok := f.Value.(repeatable); !ok || !r.Repeatable() {
+			return nil, fmt.Errorf("a list, but --%s takes one value", f.Name)
+		}
+		values := make([]string, 0, len(n.Content))
+		for i, item := range n.Content {
+			item = resolveAlias(item)
+			if item.Kind != yaml.ScalarNode || item.Tag == "!!null" {
+				return nil, fmt.Errorf("item %d of the list is not a string, number or bool", i+1)
+			}
+			values = append(values, item.Value)
+		}
+		return values, nil
+	default:
+		return nil, errors.New("want a string, number or bool (or a list of them for a repeatable flag), not a mapping")
+	}
+}
+
+// resolveAlias returns the node an alias (*name) stands for.
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// expandVars replaces each ${NAME} in s with getenv(NAME). A variable's value
+// is not expanded again, so it may hold "${" itself. Only the braced form is
+// read: a lone "$" (common in tokens) stays as written.
+func expandVars(s string, getenv func(string) string) (string, error) {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), nil
+		}
+		b.WriteString(s[:i])
+		end := strings.IndexByte(s[i+2:], '}')
+		if end < 0 || !isVarName(s[i+2:i+2+end]) {
+			// The text after "${" is not shown: it may be part of a secret.
+			return "", errors.New("a ${ that does not start a ${NAME} reference (NAME: letters, digits and _)")
+		}
+		name := s[i+2 : i+2+end]
+		v := getenv(name)
+		if v == "" {
+			return "", fmt.Errorf("environment variable %s is unset or empty", name)
+		}
+		b.WriteString(v)
+		s = s[i+2+end+1:]
+	}
+}
+
+func isVarName(s string) bool {
+	if s == "" || ('0' <= s[0] && s[0] <= '9') {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// configKeys returns the keys a config file may use: the flags' names but
+// "config".
+func configKeys(fs *flag.FlagSet) []string {
+	var keys []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name != "config" {
+			keys = append(keys, f.Name)
+		}
+	})
+	sort.Strings(keys)
+	return keys
+}
+
+// flagKind names the kind of value f takes, for an error that cannot quote
+// the value given.
+func flagKind(f *flag.Flag) string {
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return "bool (true or false)"
+	}
+	kind, _ := flag.UnquoteUsage(f)
+	switch kind {
+	case "duration":
+		return `duration (such as "2s" or "1m30s")`
+	case "", "value":
+		return "value"
+	}
+	return kind
+}
