@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -86,13 +87,19 @@ func startTarget(t *testing.T, wrap func(http.Handler, string) http.Handler) (ur
 	return srv.URL, token
 }
 
-func TestRunCannotRun(t *testing.T) {
+// closedPort returns the URL of a loopback port nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := "http://" + ln.Addr().String()
-	ln.Close()
+	defer ln.Close()
+	return "http://" + ln.Addr().String()
+}
+
+func TestRunCannotRun(t *testing.T) {
+	closed := closedPort(t)
 	tests := []struct {
 		name string
 		cfg  Config
@@ -189,7 +196,7 @@ func TestFailureEvidence(t *testing.T) {
 		"response:    200 application/json",
 		"reproduce:   curl -sS -i -X POST '" + url + "/plants'",
 		`-H "Authorization: Bearer ${PLANTCHECK_TOKEN}"`,
-		"rerun:       plantcheck run --base-url '" + url + "' --timeout 5s --tags '@CREATE-TAG'",
+		"rerun:       plantcheck run --base-url '" + url + "' --seed " + strconv.FormatUint(rep.Seed, 10) + " --timeout 5s --tags '@CREATE-TAG'",
 		"scope:  partial",
 	} {
 		if !strings.Contains(out.String(), want) {

@@ -10,20 +10,11 @@ import (
 )
 
 // Rerun returns the command that runs one rule again against the same
-// target. It draws fresh ids (no --seed), so it works against a service that
-// refuses an id it has stored.
+// target and sends the same requests: the same seed draws the same cases
+// and strings (fresh ids are drawn apart from the seed, so that a rerun
+// never meets an id its run stored).
 func (r *Report) Rerun(ruleID features.RuleID) string {
-	cmd := "plantcheck run"
-	if !r.Reference {
-		cmd += " --base-url " + shellQuote(r.BaseURL)
-	}
-	if r.Timeout != DefaultTimeout && r.Timeout > 0 {
-		cmd += " --timeout " + r.Timeout.String()
-	}
-	if r.CACert != "" {
-		cmd += " --ca-cert " + shellQuote(r.CACert)
-	}
-	return cmd + " --tags '@" + string(ruleID) + "'"
+	return strings.Join(append(append([]string{"plantcheck run"}, r.rerunFlags...), "--tags '@"+string(ruleID)+"'"), " ")
 }
 
 func shellQuote(s string) string {

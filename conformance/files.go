@@ -3,10 +3,16 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
+
+	"github.com/plantcheck/plantcheck/internal/buildinfo"
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/spec"
 )
 
 // The files a run writes into its report folder, beside godog's
@@ -80,6 +86,52 @@ func (r *Report) WriteFiles(dir string) error {
 	var errs []error
 	for _, f := range files {
 		errs = append(errs, os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644))
+	}
+	return errors.Join(errs...)
+}
+
+// WriteCannotRun writes the reports of a run that could not be made
+// (exit 2) into dir, creating it: summary.json and summary.md saying why,
+// and junit.xml with one test case in error, so that a CI job that shows
+// or uploads the reports shows the reason. err's text is plantcheck's,
+// naming the user's settings; it is escaped all the same.
+func WriteCannotRun(dir, target string, err error) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	why := evidence.Text(evidence.Cut(err.Error(), 2<<10))
+	now := time.Now()
+	s := &summary{
+		Target: target, Started: now, Ended: now, Scope: "none", Status: "could not run",
+		Verdict: "COULD NOT RUN: " + why, ExitCode: 2, Error: why,
+	}
+	s.Plantcheck.Version = buildinfo.Version()
+	s.Spec.SHA256 = digest(spec.Document())
+	s.Features.SHA256 = featuresDigest()
+	js, jerr := json.MarshalIndent(s, "", "  ")
+	if jerr != nil {
+		return jerr
+	}
+	var md bytes.Buffer
+	fmt.Fprintf(&md, "# plantcheck: could not run\n\nThe run could not be made (exit status 2); no rule was judged.\n\n")
+	md.WriteString(quoted.block(why, "text", ""))
+	md.WriteString("\nRun `plantcheck run -h` for the flags.\n")
+	var junit bytes.Buffer
+	junit.WriteString(xml.Header)
+	problem := junitProblem{Message: why, Type: "could not run", Text: why}
+	doc := junitSuites{Name: "plantcheck: could not run", Tests: 1, Errors: 1, Time: "0.000", Suites: []junitSuite{{
+		Name: "plantcheck", Tests: 1, Errors: 1, Time: "0.000",
+		Cases: []junitCase{{Name: "the run could be made", Classname: "plantcheck", Time: "0.000", Error: &problem}},
+	}}}
+	enc := xml.NewEncoder(&junit)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	junit.WriteString("\n")
+	var errs []error
+	for name, data := range map[string][]byte{SummaryJSON: append(js, '\n'), SummaryMD: []byte(cleanText(md.String())), JUnitXML: junit.Bytes()} {
+		errs = append(errs, os.WriteFile(filepath.Join(dir, name), data, 0o644))
 	}
 	return errors.Join(errs...)
 }

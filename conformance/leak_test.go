@@ -38,8 +38,8 @@ func echoForms(tok string) map[string]string {
 		"base64":                   base64.StdEncoding.EncodeToString([]byte(tok)),
 		"base64url":                base64.RawURLEncoding.EncodeToString([]byte(tok)),
 		"base64 of Bearer <token>": base64.StdEncoding.EncodeToString([]byte("Bearer " + tok)),
-		"its first 12 characters":  tok[:12],
-		"12 from within, lower":    strings.ToLower(tok[10:22]),
+		"its first 12 characters":  tok[:min(12, len(tok))],
+		"12 from within, lower":    strings.ToLower(tok[min(10, len(tok)):min(22, len(tok))]),
 	}
 }
 

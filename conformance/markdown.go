@@ -142,7 +142,7 @@ func codeBlock(s, info, indent string) string {
 	return b.String()
 }
 
-var mdMarks = map[string]string{"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "➖"}
+var mdMarks = map[string]string{"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "➖", string(NotJudged): "❔"}
 
 // writeMarkdown writes summary.md, quoting with q what may come from the
 // target (or from the user: the URL, the tags). Plantcheck's own text (the
@@ -150,6 +150,9 @@ var mdMarks = map[string]string{"passed": "✅", "failed": "❌", "error": "⚠�
 func writeMarkdown(b *bytes.Buffer, s *summary, q mdQuote) {
 	fmt.Fprintf(b, "# plantcheck: %s\n\n", s.Status)
 	fmt.Fprintf(b, "**%s**\n\n", s.Verdict)
+	if s.LikelyCause != "" {
+		fmt.Fprintf(b, "**Likely cause:** %s\n\n", q.span(s.LikelyCause))
+	}
 	fmt.Fprintf(b, "| | |\n|---|---|\n")
 	target := q.cell(s.Target)
 	if s.Reference {

@@ -35,6 +35,13 @@ type Report struct {
 	Interrupted bool
 	// ReportDir is where the report files were written, if anywhere.
 	ReportDir string
+	// ConfigFile is the config file the settings came from, if any.
+	ConfigFile string
+	// LikelyCause names a likely mistake of the setup, when the answers
+	// point to one (every valid request refused, every answer a 404).
+	LikelyCause string
+	// rerunFlags are the flags a rerun needs (Config.rerunFlags).
+	rerunFlags []string
 
 	Started, Ended time.Time
 	Scenarios      []steps.Result
@@ -44,16 +51,26 @@ type Report struct {
 
 // RuleVerdict is one rule's outcome in a run.
 type RuleVerdict struct {
-	Rule      features.Rule
-	Outcome   steps.Outcome // passed, failed, error, skipped (not run)
-	Scenarios int           // scenarios that encode the rule and ran
-	Failures  int           // failures citing the rule, from any scenario
-	Notes     []string      // answers noted for open rules, reasons for skips
+	Rule    features.Rule
+	Outcome steps.Outcome // passed, failed, error, NotJudged, skipped (not run)
+	// Scenarios are the scenarios of the rule the run selected; Judged
+	// those that judged it on answers that came (steps.Result.Judged).
+	Scenarios int
+	Judged    int
+	Failures  int      // failures citing the rule, from any scenario
+	Notes     []string // answers noted for open rules, inconclusive scenarios
+	// Why says why the rule, or some of its scenarios, were not judged.
+	Why string
 	// FoundBy names the scenarios of other rules that found this rule
 	// broken ("BODY-TAG-ANY: A tag from every category ..."): a SHOULD
 	// scenario that met a MUST breach shows it here.
 	FoundBy []string
 }
+
+// NotJudged is the outcome of a rule whose scenarios ran but none judged
+// it: no answer came, another rule's failure stopped them first, or they
+// were inconclusive. It is never a pass.
+const NotJudged steps.Outcome = "not judged"
 
 // Counts are the scenario and exchange totals of a run.
 type Counts struct {
@@ -92,7 +109,7 @@ func (r *Report) ExitCode() int {
 		return 2
 	case !r.Conformant():
 		return 1
-	case r.Counts.Errored > 0:
+	case r.Counts.Errored > 0, len(r.mustUnjudged()) > 0:
 		return 2
 	default:
 		return 0
@@ -109,7 +126,9 @@ func (r *Report) mustFailed() bool {
 	return false
 }
 
-// finish orders the results and derives each rule's verdict.
+// finish orders the results and derives each rule's verdict. A rule passes
+// only on answers that kept it: one whose scenarios all went unanswered,
+// were stopped, skipped or inconclusive is not judged, and says why.
 func (r *Report) finish() {
 	sortResults(r.Scenarios)
 	byRule := map[features.RuleID]*RuleVerdict{}
@@ -119,10 +138,18 @@ func (r *Report) finish() {
 	for i := range r.Rules {
 		byRule[r.Rules[i].Rule.ID] = &r.Rules[i]
 	}
+	why := map[features.RuleID][]string{}
+	errored := map[features.RuleID]bool{}
+	answered := 0
 	r.Counts = Counts{}
 	for _, s := range r.Scenarios {
 		r.Counts.Total++
 		r.Counts.Exchanges += len(s.Exchanges)
+		for _, x := range s.Exchanges {
+			if x.Err == nil && x.Status != 0 {
+				answered++
+			}
+		}
 		switch s.Outcome {
 		case steps.Passed:
 			r.Counts.Passed++
@@ -137,37 +164,96 @@ func (r *Report) finish() {
 		if v == nil {
 			continue
 		}
-		if s.Outcome != steps.Skipped {
-			v.Scenarios++
-			if v.Outcome == steps.Skipped {
-				v.Outcome = steps.Passed
-			}
+		v.Scenarios++
+		switch {
+		case s.Judged:
+			v.Judged++
+		case s.Outcome == steps.Errored:
+			errored[s.Rule.ID] = true
+			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], "error")
+		case s.Outcome == steps.Skipped:
+			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], skipWhy(s.Note))
+		case !answeredAll(s):
+			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], "no answer")
+		default:
+			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], "stopped by another rule's failure")
 		}
-		if s.Outcome == steps.Errored && v.Outcome != steps.Failed {
-			v.Outcome = steps.Errored
-		}
-		if s.Note != "" {
-			v.Notes = append(v.Notes, s.Name+": "+s.Note)
+		if s.Note != "" && (s.Rule.Level == features.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s.Note) == skippedSeeNotes || strings.HasPrefix(s.Note, "inconclusive")) {
+			v.Notes = appendOnce(v.Notes, s.Name+": "+s.Note)
 		}
 		for _, f := range s.Failures {
 			if fv := byRule[f.Rule.ID]; fv != nil {
 				fv.Failures++
-				fv.Outcome = steps.Failed
 				if by := string(s.Rule.ID) + ": " + s.Name; f.Rule.ID != s.Rule.ID && !slices.Contains(fv.FoundBy, by) {
 					fv.FoundBy = append(fv.FoundBy, by)
 				}
 			}
 		}
 	}
-	// A scenario that ran without failure exercised the cross-cutting
-	// rules too: every exchange was checked against the document and
-	// arrived in time.
-	for _, id := range []features.RuleID{features.ResponseDocumented, features.ResponseTimely} {
-		v := byRule[id]
-		if v.Outcome == steps.Skipped && r.Counts.Passed > 0 {
+	for i := range r.Rules {
+		v := &r.Rules[i]
+		v.Why = strings.Join(why[v.Rule.ID], "; ")
+		switch {
+		case v.Failures > 0:
+			v.Outcome = steps.Failed
+		case errored[v.Rule.ID]:
+			v.Outcome = steps.Errored
+		case v.Judged > 0:
 			v.Outcome = steps.Passed
+		case v.Scenarios > 0:
+			v.Outcome = NotJudged
 		}
 	}
+	// The cross-cutting rules are judged on every answer of the run, not
+	// only in their own scenarios: every answer that came was checked
+	// against the document and arrived in time.
+	for _, id := range []features.RuleID{features.ResponseDocumented, features.ResponseTimely} {
+		v := byRule[id]
+		if (v.Outcome == steps.Skipped || v.Outcome == NotJudged) && answered > 0 {
+			v.Outcome, v.Why = steps.Passed, ""
+		}
+	}
+}
+
+// skippedSeeNotes is why a scenario skipped for a reason of its own (a
+// token too short for a variant) was not judged; the notes say the reason.
+const skippedSeeNotes = "skipped (see notes)"
+
+// skipWhy is why a skipped scenario was not judged, in a few words.
+func skipWhy(note string) string {
+	switch {
+	case strings.HasPrefix(note, "inconclusive"):
+		return "inconclusive"
+	case strings.Contains(note, steps.NotRunSilent):
+		return "the target stopped answering"
+	case strings.Contains(note, steps.NotRunInterrupted):
+		return "interrupted"
+	}
+	return skippedSeeNotes
+}
+
+// answeredAll reports whether every exchange of a scenario was answered.
+func answeredAll(s steps.Result) bool {
+	return !slices.ContainsFunc(s.Exchanges, func(x *steps.Exchange) bool { return x.Err != nil || x.Status == 0 })
+}
+
+func appendOnce(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// mustUnjudged names the rules that decide the verdict (MUST, and in
+// strict mode SHOULD) that the run selected but could not judge.
+func (r *Report) mustUnjudged() []features.RuleID {
+	var out []features.RuleID
+	for _, v := range r.Rules {
+		if v.Outcome == NotJudged && (v.Rule.Level == features.Must || r.Strict && v.Rule.Level == features.Should) {
+			out = append(out, v.Rule.ID)
+		}
+	}
+	return out
 }
 
 // WriteVerdict prints the verdict: every rule with its level and outcome,
@@ -179,6 +265,12 @@ func (r *Report) WriteVerdict(w io.Writer) {
 		target += " (the bundled reference server, in-process)"
 	}
 	fmt.Fprintf(w, "target: %s\n", target)
+	if r.ConfigFile != "" {
+		fmt.Fprintf(w, "config: %s\n", r.ConfigFile)
+	}
+	if r.LikelyCause != "" {
+		fmt.Fprintf(w, "\nLIKELY CAUSE: %s\n", r.LikelyCause)
+	}
 	if r.Partial() {
 		fmt.Fprintf(w, "scope:  partial, scenarios selected by --tags %q\n", r.Tags)
 	}
@@ -238,8 +330,12 @@ func (r *Report) VerdictLine() string {
 		return "NON-CONFORMANT, INTERRUPTED: a MUST rule failed before the run was stopped" + scope
 	case r.Interrupted:
 		return "INTERRUPTED: the run was stopped before every scenario ran (incomplete)" + scope
+	case code == 1 && r.LikelyCause != "":
+		return "NON-CONFORMANT, or a mistake of the setup: see LIKELY CAUSE above" + scope
 	case code == 1:
 		return "NON-CONFORMANT: a MUST rule failed" + map[bool]string{true: " or, in strict mode, a SHOULD rule", false: ""}[r.Strict] + scope
+	case code == 2 && len(r.mustUnjudged()) > 0:
+		return "INCOMPLETE: not judged: " + features.JoinIDs(r.mustUnjudged(), ", ") + scope
 	case code == 2:
 		return "INCOMPLETE: some scenarios could not be judged" + scope
 	case r.Partial():
@@ -274,14 +370,20 @@ func (r *Report) levelSummary(l features.Level) string {
 func outcomeWord(v RuleVerdict) string {
 	switch v.Outcome {
 	case steps.Passed:
+		word := "pass"
 		if v.Rule.Level == features.Open {
-			return "noted"
+			word = "noted"
 		}
-		return "pass"
+		if v.Judged < v.Scenarios && v.Why != "" {
+			word += fmt.Sprintf(" (%d of %d judged: %s)", v.Judged, v.Scenarios, v.Why)
+		}
+		return word
 	case steps.Failed:
 		return fmt.Sprintf("FAIL (%d)", v.Failures)
 	case steps.Errored:
 		return "ERROR"
+	case NotJudged:
+		return "not judged (" + v.Why + ")"
 	default:
 		return "not run"
 	}

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -44,6 +45,9 @@ var headerName = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
 
 // DefaultTimeout is the time limit of one exchange.
 const DefaultTimeout = 10 * time.Second
+
+// MaxConcurrency bounds how many scenarios run at once.
+const MaxConcurrency = 64
 
 // Errors that mean the run could not be made (exit status 2).
 var (
@@ -104,6 +108,9 @@ type Config struct {
 	// Reference says the target is the bundled reference server (the
 	// verdict says so, and a reproduction needs no --base-url).
 	Reference bool
+	// ConfigFile is the config file the settings came from, if any: the
+	// verdict names it, and a rerun reads it again.
+	ConfigFile string
 	// Godog, when set, adjusts godog's options before the run (a test sets
 	// TestingT there, to run each scenario as a subtest).
 	Godog func(*godog.Options)
@@ -111,8 +118,20 @@ type Config struct {
 
 // Run runs the suite and returns its report. An error means the run could
 // not be made (ErrConfig, ErrUnreachable); a target that breaks rules is not
-// an error but a report whose Conformant is false.
+// an error but a report whose Conformant is false. With a report folder,
+// a run that could not be made still writes summary.json, summary.md and
+// junit.xml there, saying why, so that a CI job shows the reason.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
+	rep, err := run(ctx, &cfg)
+	if err != nil && rep == nil && cfg.ReportDir != "" {
+		if werr := WriteCannotRun(cfg.ReportDir, cfg.BaseURL, err); werr != nil {
+			return nil, fmt.Errorf("%w (and the reports could not be written: %v)", err, werr)
+		}
+	}
+	return rep, err
+}
+
+func run(ctx context.Context, cfg *Config) (*Report, error) {
 	if err := cfg.normalise(); err != nil {
 		return nil, err
 	}
@@ -123,8 +142,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{
 		Target: cfg.BaseURL, BaseURL: cfg.BaseURL, CACert: cfg.CACert, SpecTitle: v.Info().Title, SpecVersion: v.Info().Version,
 		Tags: cfg.Tags, Strict: cfg.Strict, Concurrency: cfg.Concurrency, Seed: cfg.Seed, Timeout: cfg.Timeout,
+		Reference: cfg.Reference, ConfigFile: cfg.ConfigFile, rerunFlags: cfg.rerunFlags(),
 	}
-	rep.Reference = cfg.Reference
 	tlsConf, err := cfg.tlsConfig()
 	if err != nil {
 		return nil, err
@@ -142,7 +161,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var mu sync.Mutex
 	st, err := steps.New(steps.Config{
 		BaseURL: cfg.BaseURL, Token: cfg.Token, Client: client, Validator: v, Seed: cfg.Seed, Examples: cfg.Examples,
-		AllStrings: cfg.AllStrings, Without: cfg.Without, Headers: cfg.Headers,
+		AllStrings: cfg.AllStrings, Without: cfg.Without, Headers: cfg.Headers, CurlFlags: cfg.curlFlags(),
 		OnScenario: func(r steps.Result) {
 			mu.Lock()
 			rep.Scenarios = append(rep.Scenarios, r)
@@ -154,7 +173,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Target = st.PlantsURL()
 
-	format := cfg.Format
+	format := map[string]string{"progress": progressFormat, "pretty": prettyFormat}[cfg.Format]
 	if cfg.ReportDir != "" {
 		if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
 			return nil, fmt.Errorf("%w: report folder: %v", ErrConfig, err)
@@ -183,9 +202,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("%w: godog could not run the features (tags %q)", ErrConfig, cfg.Tags)
 	}
 	rep.finish()
-	if rep.Counts.Total == 0 && !rep.Interrupted {
-		return nil, fmt.Errorf("%w: the tag expression %q selects no scenario", ErrConfig, cfg.Tags)
-	}
+	rep.LikelyCause = likelyCause(rep, v)
 	if cfg.ReportDir != "" {
 		rep.ReportDir = cfg.ReportDir
 		if err := rep.WriteFiles(cfg.ReportDir); err != nil {
@@ -205,8 +222,18 @@ func (cfg *Config) normalise() error {
 	if cfg.Concurrency == 0 {
 		cfg.Concurrency = 1
 	}
-	if cfg.Concurrency < 0 || cfg.Concurrency > 64 {
-		return fmt.Errorf("%w: concurrency must be between 1 and 64", ErrConfig)
+	if cfg.Concurrency < 0 || cfg.Concurrency > MaxConcurrency {
+		return fmt.Errorf("%w: --concurrency %d: it must be between 1 and %d", ErrConfig, cfg.Concurrency, MaxConcurrency)
+	}
+	if cfg.Examples < 0 || cfg.Examples > steps.MaxExamples {
+		return fmt.Errorf("%w: --examples %d: it must be between 1 and %d", ErrConfig, cfg.Examples, steps.MaxExamples)
+	}
+	filter, err := features.ParseTags(cfg.Tags)
+	if err != nil {
+		return fmt.Errorf("%w: --tags: %v", ErrConfig, err)
+	}
+	if scs, err := features.Scenarios(); err == nil && len(filter.Select(scs)) == 0 {
+		return fmt.Errorf("%w: --tags %q selects no scenario", ErrConfig, cfg.Tags)
 	}
 	switch cfg.Format {
 	case "":
@@ -244,6 +271,62 @@ func (cfg *Config) normalise() error {
 		cfg.Seed |= 1
 	}
 	return nil
+}
+
+// rerunFlags are the flags a rerun needs to send what this run sent, to
+// the same target, the same way: the seed, the scenarios' sizes, the
+// connection's settings. Secrets are read from the variables they came
+// from (the token from PLANTCHECK_TOKEN, a header from the variable its
+// name gives); --tags is the rule's own.
+func (cfg *Config) rerunFlags() []string {
+	var out []string
+	add := func(flag, value string) { out = append(out, flag+" "+shellQuote(value)) }
+	if cfg.ConfigFile != "" {
+		add("--config", cfg.ConfigFile)
+	}
+	if !cfg.Reference {
+		add("--base-url", cfg.BaseURL)
+	}
+	out = append(out, fmt.Sprintf("--seed %d", cfg.Seed))
+	if cfg.Examples != 0 && cfg.Examples != steps.DefaultExamples {
+		out = append(out, fmt.Sprintf("--examples %d", cfg.Examples))
+	}
+	if cfg.AllStrings {
+		out = append(out, "--all-strings")
+	}
+	if cfg.Timeout != DefaultTimeout {
+		out = append(out, "--timeout "+cfg.Timeout.String())
+	}
+	if cfg.CACert != "" {
+		add("--ca-cert", cfg.CACert)
+	}
+	if cfg.Cert != "" {
+		add("--cert", cfg.Cert)
+		add("--key", cfg.Key)
+	}
+	if cfg.Proxy != "" {
+		add("--proxy", cfg.Proxy)
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Headers)) {
+		out = append(out, fmt.Sprintf(`--header "%s: ${%s}"`, http.CanonicalHeaderKey(name), steps.HeaderVar(name)))
+	}
+	return out
+}
+
+// curlFlags are the connection's settings a curl reproduction needs: the
+// certificate authority, the client certificate, the proxy.
+func (cfg *Config) curlFlags() []string {
+	var out []string
+	if cfg.CACert != "" {
+		out = append(out, "--cacert "+shellQuote(cfg.CACert))
+	}
+	if cfg.Cert != "" {
+		out = append(out, "--cert "+shellQuote(cfg.Cert), "--key "+shellQuote(cfg.Key))
+	}
+	if cfg.Proxy != "" {
+		out = append(out, "--proxy "+shellQuote(cfg.Proxy))
+	}
+	return out
 }
 
 // sortResults orders results as the features are read: by file, then by

@@ -29,20 +29,25 @@ type summary struct {
 		SHA256    string `json:"sha256"`
 		Scenarios int    `json:"scenarios"`
 	} `json:"features"`
-	Target    string         `json:"target"`
-	Reference bool           `json:"reference"`
-	Config    summaryConfig  `json:"config"`
-	Seed      uint64         `json:"seed"`
-	Started   time.Time      `json:"started"`
-	Ended     time.Time      `json:"ended"`
-	Duration  float64        `json:"durationMs"`
-	Scope     string         `json:"scope"` // certified or partial
-	Status    string         `json:"status"`
-	Verdict   string         `json:"verdict"`
-	ExitCode  int            `json:"exitCode"`
-	Counts    Counts         `json:"counts"`
-	Rules     []summaryRule  `json:"rules"`
-	Scenarios []summaryScene `json:"scenarios"`
+	Target    string        `json:"target"`
+	Reference bool          `json:"reference"`
+	Config    summaryConfig `json:"config"`
+	Seed      uint64        `json:"seed"`
+	Started   time.Time     `json:"started"`
+	Ended     time.Time     `json:"ended"`
+	Duration  float64       `json:"durationMs"`
+	Scope     string        `json:"scope"` // certified or partial
+	Status    string        `json:"status"`
+	Verdict   string        `json:"verdict"`
+	ExitCode  int           `json:"exitCode"`
+	// LikelyCause names a likely mistake of the setup; Error why a run
+	// could not be made at all.
+	LikelyCause string         `json:"likelyCause,omitempty"`
+	Error       string         `json:"error,omitempty"`
+	ConfigFile  string         `json:"configFile,omitempty"`
+	Counts      Counts         `json:"counts"`
+	Rules       []summaryRule  `json:"rules"`
+	Scenarios   []summaryScene `json:"scenarios"`
 }
 
 type summaryConfig struct {
@@ -60,6 +65,8 @@ type summaryRule struct {
 	Outcome   string   `json:"outcome"`
 	Word      string   `json:"result"`
 	Scenarios int      `json:"scenarios"`
+	Judged    int      `json:"judged"`
+	Why       string   `json:"notJudgedBecause,omitempty"`
 	Failures  int      `json:"failures"`
 	Notes     []string `json:"notes,omitempty"`
 	FoundBy   []string `json:"foundBy,omitempty"`
@@ -121,6 +128,7 @@ func (r *Report) summary() *summary {
 		Target: r.Target, Reference: r.Reference, Seed: r.Seed,
 		Started: r.Started, Ended: r.Ended, Duration: ms(r.Ended.Sub(r.Started)),
 		Scope: "certified", Status: r.Status(), Verdict: r.VerdictLine(), ExitCode: r.ExitCode(), Counts: r.Counts,
+		LikelyCause: r.LikelyCause, ConfigFile: r.ConfigFile,
 	}
 	if r.Partial() {
 		s.Scope = "partial"
@@ -140,7 +148,7 @@ func (r *Report) summary() *summary {
 	}
 	for _, v := range r.Rules {
 		s.Rules = append(s.Rules, summaryRule{
-			Rule: v.Rule, Outcome: string(v.Outcome), Word: outcomeWord(v), Scenarios: v.Scenarios,
+			Rule: v.Rule, Outcome: string(v.Outcome), Word: outcomeWord(v), Scenarios: v.Scenarios, Judged: v.Judged, Why: v.Why,
 			Failures: v.Failures, Notes: v.Notes, FoundBy: v.FoundBy, Rerun: r.Rerun(v.Rule.ID),
 		})
 	}

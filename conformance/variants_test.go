@@ -123,7 +123,7 @@ func rewriteBody(f func([]byte) []byte) func(http.Handler) http.Handler {
 			rec := httptest.NewRecorder()
 			ref.ServeHTTP(rec, r)
 			body := f(rec.Body.Bytes())
-			maps(w.Header(), rec.Header())
+			copyHeader(w.Header(), rec.Header())
 			w.Header().Del("Content-Length")
 			w.WriteHeader(rec.Code)
 			w.Write(body)
@@ -137,7 +137,7 @@ func rewriteHeader(name, value string) func(http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			rec := httptest.NewRecorder()
 			ref.ServeHTTP(rec, r)
-			maps(w.Header(), rec.Header())
+			copyHeader(w.Header(), rec.Header())
 			w.Header().Set(name, value)
 			w.WriteHeader(rec.Code)
 			w.Write(rec.Body.Bytes())
@@ -150,7 +150,7 @@ func chunked(ref http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		ref.ServeHTTP(rec, r)
-		maps(w.Header(), rec.Header())
+		copyHeader(w.Header(), rec.Header())
 		w.Header().Del("Content-Length")
 		w.WriteHeader(rec.Code)
 		b := rec.Body.Bytes()
@@ -166,7 +166,7 @@ func gzipped(ref http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		ref.ServeHTTP(rec, r)
-		maps(w.Header(), rec.Header())
+		copyHeader(w.Header(), rec.Header())
 		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 			w.WriteHeader(rec.Code)
 			w.Write(rec.Body.Bytes())
@@ -181,7 +181,7 @@ func gzipped(ref http.Handler) http.Handler {
 	})
 }
 
-func maps(dst, src http.Header) {
+func copyHeader(dst, src http.Header) {
 	for k, vs := range src {
 		dst[k] = slices.Clone(vs)
 	}

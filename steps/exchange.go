@@ -39,6 +39,8 @@ type Exchange struct {
 	issued bool
 	// extra names the extra headers sent, whose values are secrets.
 	extra []string
+	// curlFlags are the connection's settings for a reproduction.
+	curlFlags []string
 	// conforms: the document is known to accept the request's body (a
 	// generated case checked before it was sent), so it is not checked again.
 	conforms bool
@@ -59,6 +61,13 @@ type Exchange struct {
 	Err        error            `json:"-"`
 	Violations []spec.Violation `json:"violations,omitempty"`
 }
+
+// Issued reports whether the request carried the user's token in the
+// Bearer scheme.
+func (x *Exchange) Issued() bool { return x.issued }
+
+// Answered reports whether a whole answer came.
+func (x *Exchange) Answered() bool { return x.Err == nil && x.Status != 0 }
 
 // RequestLine summarises the request on one line.
 func (x *Exchange) RequestLine() string {
@@ -149,6 +158,9 @@ func (x *Exchange) Curl() string {
 		dataArg = "--data-binary @-"
 	}
 	fmt.Fprintf(&b, "curl -sS -i -X %s %s", x.Method, shellQuote(x.URL))
+	if len(x.curlFlags) > 0 {
+		fmt.Fprintf(&b, " \\\n  %s", strings.Join(x.curlFlags, " "))
+	}
 	if x.authShell != "" {
 		// Double quotes, so that the shell expands the variable; the
 		// credential's shell form is written for them.

@@ -94,7 +94,7 @@ func (s *Suite) requestConforms(x *Exchange) bool {
 // second plant with an id it has stored.
 func (s *Suite) refusesReusedIDs(ctx context.Context) bool {
 	s.reuseOnce.Do(func() {
-		probe := &state{rng: stateOf(ctx).rng}
+		probe := &state{rng: stateOf(ctx).rng, ids: stateOf(ctx).ids}
 		probe.req.set("id", json.RawMessage(strconv.FormatInt(probe.freshID(), 10)))
 		probe.req.set("name", quote("plantcheck reuse probe"))
 		for i := 0; i < 2; i++ {

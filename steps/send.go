@@ -77,7 +77,7 @@ func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
 	x := &Exchange{
 		Method: req.Method, URL: s.plantsURL, Auth: cred.desc, authShell: cred.shell, ContentType: ct,
 		Accept: accept, Chunked: st.req.chunked, Label: st.req.label, Body: body, reqHeader: req.Header, issued: cred.issued,
-		extra: slices.Sorted(maps.Keys(s.cfg.Headers)),
+		extra: slices.Sorted(maps.Keys(s.cfg.Headers)), curlFlags: s.cfg.CurlFlags,
 	}
 	start := time.Now()
 	resp, err := s.cfg.Client.Do(req)

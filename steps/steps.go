@@ -47,6 +47,12 @@ const DefaultMaxBody = 1 << 20
 // process.
 const GCPercent = 200
 
+// Why a scenario was not run, as its note says.
+const (
+	NotRunInterrupted = "the run was interrupted"
+	NotRunSilent      = "the target failed to answer"
+)
+
 // breakerThreshold is how many answers in a row may fail to arrive (or to
 // end within the read bound) before the remaining scenarios are not run: a
 // target that never answers ends the run in a few time limits, not one per
@@ -82,9 +88,15 @@ type Config struct {
 	// Without names checks to leave out (Removable), to prove that each
 	// is needed; a run for a verdict leaves none out.
 	Without []string
+	// CurlFlags are the connection's settings a curl reproduction needs
+	// (--cacert FILE, --cert FILE --key FILE, --proxy URL), shell-quoted.
+	CurlFlags []string
 	// OnScenario receives each scenario's result, possibly concurrently.
 	OnScenario func(Result)
 }
+
+// MaxExamples bounds Config.Examples.
+const MaxExamples = 10000
 
 // Result is how one scenario ended and the evidence for it.
 type Result struct {
@@ -98,6 +110,12 @@ type Result struct {
 	Note      string
 	Duration  time.Duration
 	Exchanges []*Exchange
+	// Judged: the scenario judged its own rule on answers that came. It
+	// did when it passed, when a failure cites its rule, or when every step
+	// ran and only a check after them (the echo, the document) failed. A
+	// scenario stopped by another rule's failure, or by an answer that did
+	// not come, did not: its rule's own checks never ran.
+	Judged bool
 }
 
 // Suite registers the steps for one run against one target.
@@ -120,6 +138,9 @@ type Suite struct {
 	// once, and only when a scenario needs to know).
 	reuseOnce sync.Once
 	reuseSeen bool
+	// idSalt keeps each run's fresh ids apart from another run's with the
+	// same seed.
+	idSalt uint64
 }
 
 // New checks the configuration and prepares a suite.
@@ -152,15 +173,15 @@ func New(cfg Config) (*Suite, error) {
 			return nil, err
 		}
 	}
-	if cfg.Examples < 0 || cfg.Examples > 10000 {
-		return nil, fmt.Errorf("examples must be between 1 and 10000")
+	if cfg.Examples < 0 || cfg.Examples > MaxExamples {
+		return nil, fmt.Errorf("examples must be between 1 and %d", MaxExamples)
 	}
 	if cfg.Examples == 0 {
 		cfg.Examples = DefaultExamples
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/plants"
 	u.RawPath = ""
-	s := &Suite{cfg: cfg, plantsURL: u.String(), timeout: cfg.Client.Timeout, validator: v, without: map[string]bool{}}
+	s := &Suite{cfg: cfg, plantsURL: u.String(), timeout: cfg.Client.Timeout, validator: v, without: map[string]bool{}, idSalt: rand.Uint64() | 1}
 	for _, w := range cfg.Without {
 		if !slices.Contains(Removable, w) {
 			return nil, fmt.Errorf("no check %q to leave out (%s)", w, strings.Join(Removable, ", "))
@@ -228,6 +249,7 @@ type request struct {
 type state struct {
 	rule features.Rule
 	rng  *rand.Rand
+	ids  *rand.Rand // fresh ids: the seed's stream, salted per run
 	req  request
 
 	cases []*generate.Case // generated bodies, and their exchanges
@@ -315,15 +337,16 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 }
 
 func (s *Suite) before(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
-	st := &state{started: time.Now(), rng: s.scenarioRand(sc)}
+	st := &state{started: time.Now(), rng: s.scenarioRand(sc, s.cfg.Seed)}
+	st.ids = s.scenarioRand(sc, s.cfg.Seed^s.idSalt)
 	st.rule = ruleOf(sc)
 	ctx = context.WithValue(ctx, stateKey{}, st)
 	if ctx.Err() != nil {
-		st.skipped = "not run: the run was interrupted"
+		st.skipped = "not run: " + NotRunInterrupted
 		return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, st.skipped)
 	}
 	if s.tripped.Load() {
-		st.skipped = fmt.Sprintf("not run: the target failed to answer %d requests in a row", breakerThreshold)
+		st.skipped = fmt.Sprintf("not run: %s %d requests in a row", NotRunSilent, breakerThreshold)
 		return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, st.skipped)
 	}
 	return ctx, nil
@@ -332,12 +355,12 @@ func (s *Suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 // scenarioRand gives each scenario its own generator, derived from the seed
 // and the scenario's identity, so that concurrency does not change what is
 // sent.
-func (s *Suite) scenarioRand(sc *godog.Scenario) *rand.Rand {
+func (s *Suite) scenarioRand(sc *godog.Scenario, seed uint64) *rand.Rand {
 	h := fnv.New64a()
 	io.WriteString(h, sc.Uri)
 	io.WriteString(h, "\x00"+sc.Name+"\x00")
 	io.WriteString(h, strings.Join(sc.AstNodeIds, ","))
-	return rand.New(rand.NewPCG(s.cfg.Seed, h.Sum64()))
+	return rand.New(rand.NewPCG(seed, h.Sum64()))
 }
 
 // ruleOf finds the scenario's rule from its tags.
@@ -384,6 +407,7 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 	default:
 		res.Outcome = Passed
 	}
+	res.Judged = judgedOwnRule(res, err, st)
 	// Judged: only the bounded evidence outlives the scenario, so that a
 	// run holds a few kilobytes an exchange whatever the target sends.
 	for _, x := range st.exchanges {
@@ -393,6 +417,18 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 		s.cfg.OnScenario(res)
 	}
 	return ctx, hookErr
+}
+
+// judgedOwnRule reports whether a scenario judged its own rule: see
+// Result.Judged. err is the steps' error, before the checks after them.
+func judgedOwnRule(res Result, err error, st *state) bool {
+	if res.Outcome != Passed && res.Outcome != Failed {
+		return false
+	}
+	if slices.ContainsFunc(st.failures, func(f *Failure) bool { return f.Rule.ID == st.rule.ID }) {
+		return true
+	}
+	return err == nil && slices.ContainsFunc(st.exchanges, func(x *Exchange) bool { return x.Err == nil && x.Status != 0 })
 }
 
 // documentFailure reports every exchange whose response departs from the

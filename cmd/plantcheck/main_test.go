@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/spec"
@@ -64,6 +65,11 @@ func TestCommands(t *testing.T) {
 	good := target(t, "")
 	broken := target(t, "drop-tag")
 	shortToken := targetWithToken(t, "", "e")
+	dir := t.TempDir()
+	tokenFile, emptyFile, configFile := filepath.Join(dir, "token"), filepath.Join(dir, "empty"), filepath.Join(dir, "plantcheck.yaml")
+	os.WriteFile(tokenFile, []byte(canary+"\n"), 0o600)
+	os.WriteFile(emptyFile, nil, 0o600)
+	os.WriteFile(configFile, []byte("base-url: "+good+"\ntoken: ${TOKEN_FOR_TEST}\ntags: '@AUTH-UNKNOWN'\n"), 0o600)
 	tests := []struct {
 		name       string
 		env        map[string]string
@@ -75,16 +81,30 @@ func TestCommands(t *testing.T) {
 		{name: "no command", wantCode: 2, wantStderr: []string{`Usage:`, `run +certify`}},
 		{name: "unknown command", args: []string{"certify"}, wantCode: 2, wantStderr: []string{`unknown command "certify"`}},
 		{name: "help", args: []string{"help"}, wantCode: 0, wantStdout: []string{`Commands:`, `serve +serve the bundled`}},
-		{name: "run help", args: []string{"run", "-h"}, wantCode: 0, wantStderr: []string{`-base-url`, `PLANTCHECK_TOKEN`}},
+		{name: "run help", args: []string{"run", "-h"}, wantCode: 0, wantStderr: []string{`-base-url`, `PLANTCHECK_TOKEN`, `-token-file`, `-config`}},
 		{name: "run bad flag", args: []string{"run", "--no-such-flag"}, wantCode: 2, wantStderr: []string{`flag provided but not defined`}},
 		{name: "run stray argument", args: []string{"run", "http://x"}, wantCode: 2, wantStderr: []string{`unexpected argument "http://x"`}},
 		{name: "run bad timeout", args: []string{"run", "--timeout", "soon"}, wantCode: 2, wantStderr: []string{`invalid value "soon"`}},
 		{name: "run bad format", args: []string{"run", "--format", "xml"}, wantCode: 2, wantStderr: []string{`unknown format "xml"`}},
-		{name: "run bad examples", args: []string{"run", "--examples", "-3"}, wantCode: 2, wantStderr: []string{`examples must be between 1 and 10000`}},
-		{name: "run bad concurrency", args: []string{"run", "--concurrency", "1000"}, wantCode: 2, wantStderr: []string{`concurrency must be between 1 and 64`}},
+		{name: "run bad examples", args: []string{"run", "--examples", "-3"}, wantCode: 2, wantStderr: []string{`--examples -3: it must be between 1 and 10000`}},
+		{name: "run zero examples", args: []string{"run", "--examples", "0"}, wantCode: 2, wantStderr: []string{`--examples 0: it must be between 1 and 10000`}},
+		{name: "run bad concurrency", args: []string{"run", "--concurrency", "1000"}, wantCode: 2, wantStderr: []string{`--concurrency 1000: it must be between 1 and 64`}},
+		{name: "run zero concurrency", args: []string{"run", "--concurrency", "0"}, wantCode: 2, wantStderr: []string{`--concurrency 0: it must be between 1 and 64`}},
+		{name: "run zero timeout", args: []string{"run", "--timeout", "0s"}, wantCode: 2, wantStderr: []string{`--timeout 0s: it must be more than 0`}},
+		{name: "run an empty tag term", args: []string{"run", "--tags", "@must &&"}, wantCode: 2, wantStderr: []string{`an empty term`}},
+		{name: "run a parenthesis in tags", args: []string{"run", "--tags", "(@must"}, wantCode: 2, wantStderr: []string{`"\(@must" is not a tag`}},
+		{name: "run || in tags", args: []string{"run", "--tags", "@must || @open"}, wantCode: 2, wantStderr: []string{`"\|\|" is not or here`}},
+		{name: "run a token file", args: []string{"run", "--base-url", good, "--token-file", tokenFile, "--tags", "@AUTH-UNKNOWN"}, wantCode: 0,
+			wantStdout: []string{`VERDICT: CONFORMANT to the rules that ran`}},
+		{name: "run an empty token file", args: []string{"run", "--base-url", good, "--token-file", emptyFile}, wantCode: 2, wantStderr: []string{`--token-file: .* is empty`}},
+		{name: "run a token and a token file", args: []string{"run", "--base-url", good, "--token", canary, "--token-file", tokenFile}, wantCode: 2, wantStderr: []string{`not both`}},
+		{name: "run from a config file", env: map[string]string{"TOKEN_FOR_TEST": canary}, args: []string{"run", "--config", configFile}, wantCode: 0,
+			wantStdout: []string{`(?m)^config: ` + regexp.QuoteMeta(configFile) + `$`, `AUTH-UNKNOWN +MUST +pass`, `VERDICT: CONFORMANT to the rules that ran`}},
+		{name: "run a config file with an unknown key", args: []string{"run", "--config", tokenFile}, wantCode: 2, wantStderr: []string{`plantcheck run: `}},
 		{name: "run not an http URL", args: []string{"run", "--base-url", "ftp://127.0.0.1/", "--token", canary}, wantCode: 2, wantStderr: []string{`not an http or https URL`}},
 		{name: "run target without token", args: []string{"run", "--base-url", good}, wantCode: 2, wantStderr: []string{`needs its bearer token`}},
-		{name: "run tags selecting nothing", args: []string{"run", "--tags", "@NO-SUCH-RULE"}, wantCode: 2, wantStderr: []string{`selects no scenario`}},
+		{name: "run tags selecting nothing", args: []string{"run", "--tags", "@must && @open"}, wantCode: 2, wantStderr: []string{`selects no scenario`}},
+		{name: "run an unknown tag", args: []string{"run", "--tags", "@NO-SUCH-RULE"}, wantCode: 2, wantStderr: []string{`no scenario has the tag @NO-SUCH-RULE`}},
 		{name: "run unreachable", args: []string{"run", "--base-url", "http://127.0.0.1:1", "--token", canary}, wantCode: 2, wantStderr: []string{`cannot be reached`, `connection refused`}},
 		{name: "run the bundled reference", args: []string{"run", "--tags", "@must"}, wantCode: 0,
 			wantStdout: []string{`bundled reference server`, `CREATE-200 +MUST +pass`, `VERDICT: CONFORMANT`}},
@@ -132,6 +152,32 @@ func TestCommands(t *testing.T) {
 				t.Errorf("the token appears in the output")
 			}
 		})
+	}
+}
+
+// TestHelpNamesRealTags: every tag the help names selects scenarios (it
+// once named @slow, which no scenario has).
+func TestHelpNamesRealTags(t *testing.T) {
+	_, _, help := invoke(t, nil, "run", "-h")
+	tags := regexp.MustCompile(`~?@[A-Za-z0-9-]+`).FindAllString(help, -1)
+	if len(tags) < 3 {
+		t.Fatalf("the help names %d tags: %s", len(tags), help)
+	}
+	for _, tag := range tags {
+		if _, err := features.ParseTags(tag); err != nil {
+			t.Errorf("the help names %s: %v", tag, err)
+		}
+	}
+}
+
+// TestBadTagsPrintNothingOfGodog: a bad expression stops before godog
+// runs, so nothing of godog's reaches the console.
+func TestBadTagsPrintNothingOfGodog(t *testing.T) {
+	for _, tags := range []string{"@must &&", "(@must", "@must || @open"} {
+		code, stdout, _ := invoke(t, nil, "run", "--tags", tags)
+		if code != exitCannotRun || stdout != "" {
+			t.Errorf("--tags %q: exit %d, stdout %q", tags, code, stdout)
+		}
 	}
 }
 

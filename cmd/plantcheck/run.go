@@ -5,7 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/plantcheck/plantcheck/conformance"
@@ -32,10 +34,13 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	var cfg conformance.Config
 	fs.StringVar(&cfg.BaseURL, "base-url", "", "the target's base URL; POST <base-url>/plants is tested (env "+envBaseURL+")")
 	fs.StringVar(&cfg.Token, "token", "", "the bearer token the target issued, never printed (env "+envToken+", which keeps it out of the process list)")
+	var tokenFile, configPath string
+	fs.StringVar(&configPath, "config", "", "read settings from this YAML file: its keys are these flags' long names (default: ./plantcheck.yaml when there is one); the command line wins")
+	fs.StringVar(&tokenFile, "token-file", "", "read the bearer token from this file (a mounted secret); one trailing line break is dropped")
 	fs.DurationVar(&cfg.Timeout, "timeout", conformance.DefaultTimeout, "time limit of one HTTP exchange")
-	fs.StringVar(&cfg.Tags, "tags", "", "a godog tag expression selecting rules, such as '@AUTH-MISSING' or '@must && ~@slow'")
+	fs.StringVar(&cfg.Tags, "tags", "", "scenarios to run, by tag: '&&' and, ',' or, '~' not; such as '@AUTH-MISSING', '@area-auth,@area-media' or '@must && ~@AUTH-NEAR-MISS' (plantcheck rules lists the tags)")
 	fs.BoolVar(&cfg.Strict, "strict", false, "fail the run when a SHOULD rule fails, too")
-	fs.IntVar(&cfg.Concurrency, "concurrency", 1, "scenarios run at once (1-64)")
+	fs.IntVar(&cfg.Concurrency, "concurrency", 1, fmt.Sprintf("scenarios run at once (1-%d)", conformance.MaxConcurrency))
 	fs.StringVar(&cfg.Format, "format", "", "console format: pretty or progress (default pretty on a terminal, progress otherwise)")
 	fs.StringVar(&cfg.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, report.html, badge.svg, junit.xml, cucumber.json")
 	fs.StringVar(&cfg.CACert, "ca-cert", "", "PEM file of certificate authorities to trust for an https target, beside the system's")
@@ -44,19 +49,52 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	fs.StringVar(&cfg.Proxy, "proxy", "", "send every request through this proxy (http, https or socks5 URL); default: HTTP_PROXY, HTTPS_PROXY and NO_PROXY")
 	var headers headerFlag
 	fs.Var(&headers, "header", "'Name: value' sent on every request, such as a gateway's key (repeatable); the value is a secret, never printed")
-	fs.IntVar(&cfg.Examples, "examples", 0, fmt.Sprintf("valid bodies each generated scenario sends (default %d)", steps.DefaultExamples))
+	fs.IntVar(&cfg.Examples, "examples", steps.DefaultExamples, fmt.Sprintf("valid bodies each generated scenario sends (1-%d)", steps.MaxExamples))
 	fs.BoolVar(&cfg.AllStrings, "all-strings", false, "send every string of the catalog of hostile strings as a name and as a tag, not one drawn from each category")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of the run's random ids and values; 0 draws one (printed with the verdict)")
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if !set["base-url"] {
-		cfg.BaseURL = c.getenv(envBaseURL)
+	// Settings come from the command line, then the environment, then a
+	// config file, then the defaults.
+	cli := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { cli[f.Name] = true })
+	used, err := loadConfigFile(fs, configPath, cli, c.getenv)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "plantcheck run: %v\n", err)
+		return exitCannotRun
 	}
-	if !set["token"] {
-		cfg.Token = c.getenv(envToken)
+	cfg.ConfigFile = used
+	set := map[string]bool{} // the command line's and the file's
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if v := c.getenv(envBaseURL); !cli["base-url"] && v != "" {
+		cfg.BaseURL = v
+	}
+	if msg := outOfRange(set, cfg); msg != "" {
+		fmt.Fprintf(c.stderr, "plantcheck run: %s\n", msg)
+		return exitCannotRun
+	}
+	env := c.getenv(envToken)
+	fromFile := ""
+	switch {
+	case cli["token"] && cli["token-file"], !cli["token"] && !cli["token-file"] && env == "" && set["token"] && set["token-file"]:
+		fmt.Fprintln(c.stderr, "plantcheck run: give --token or --token-file, not both")
+		return exitCannotRun
+	case cli["token"]:
+	case cli["token-file"]:
+		fromFile = tokenFile
+	case env != "":
+		cfg.Token = env
+	case set["token-file"]:
+		fromFile = tokenFile
+	}
+	if fromFile != "" {
+		token, err := readTokenFile(fromFile)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "plantcheck run: --token-file: %v\n", err)
+			return exitCannotRun
+		}
+		cfg.Token = token
 	}
 	if len(headers) > 0 {
 		cfg.Headers = http.Header{}
@@ -115,3 +153,46 @@ type headerFlag []string
 
 func (h *headerFlag) String() string     { return "" } // values are secrets
 func (h *headerFlag) Set(v string) error { *h = append(*h, v); return nil }
+
+// outOfRange names a number given outside its range: a zero or a negative
+// would otherwise fall back to a default without a word.
+func outOfRange(set map[string]bool, cfg conformance.Config) string {
+	switch {
+	case set["concurrency"] && (cfg.Concurrency < 1 || cfg.Concurrency > conformance.MaxConcurrency):
+		return fmt.Sprintf("--concurrency %d: it must be between 1 and %d", cfg.Concurrency, conformance.MaxConcurrency)
+	case set["examples"] && (cfg.Examples < 1 || cfg.Examples > steps.MaxExamples):
+		return fmt.Sprintf("--examples %d: it must be between 1 and %d", cfg.Examples, steps.MaxExamples)
+	case set["timeout"] && cfg.Timeout <= 0:
+		return fmt.Sprintf("--timeout %s: it must be more than 0 (such as 2s or 500ms)", cfg.Timeout)
+	}
+	return ""
+}
+
+// maxTokenFile bounds a token file: a token is a line, not a document.
+const maxTokenFile = 64 << 10
+
+// readTokenFile reads a token kept in a file, as secrets are mounted: one
+// trailing line break (LF or CRLF) is dropped; nothing else is trimmed.
+// Its content never appears in an error.
+func readTokenFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > maxTokenFile {
+		return "", fmt.Errorf("%s holds more than %d bytes: not a token", path, maxTokenFile)
+	}
+	token := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+	switch {
+	case token == "":
+		return "", fmt.Errorf("%s is empty", path)
+	case strings.ContainsAny(token, "\r\n"):
+		return "", fmt.Errorf("%s holds more than one line: a token is one line", path)
+	}
+	return token, nil
+}

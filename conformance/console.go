@@ -1,0 +1,139 @@
+package conformance
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/cucumber/godog"
+	"github.com/cucumber/godog/formatters"
+	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+)
+
+// The console formats. godog's own progress and pretty formatters end with
+// a summary of their own: the failed steps with their evidence (which the
+// verdict prints again, in full, with a reproduction) and counts in which a
+// scenario not run reads as passed. These show the run as it goes and
+// leave the summary to the verdict, so that each failure is printed once.
+const (
+	progressFormat = "plantcheck-progress"
+	prettyFormat   = "plantcheck-pretty"
+)
+
+func init() {
+	godog.Format(progressFormat, "a character per step; the verdict follows", func(_ string, w io.Writer) formatters.Formatter {
+		return &console{out: w, pretty: false}
+	})
+	godog.Format(prettyFormat, "each scenario and its steps; the verdict follows", func(_ string, w io.Writer) formatters.Formatter {
+		return &console{out: w, pretty: true, open: map[string]*scenarioLines{}}
+	})
+}
+
+// console is both formats: progress writes a character per step, pretty
+// each scenario with its steps once its last step is reported (scenarios
+// that run at once are not interleaved).
+type console struct {
+	mu     sync.Mutex
+	out    io.Writer
+	pretty bool
+	steps  int
+	open   map[string]*scenarioLines
+}
+
+type scenarioLines struct {
+	b    strings.Builder
+	left int
+}
+
+const stepsPerRow = 70
+
+func (c *console) TestRunStarted()                                                            {}
+func (c *console) Feature(*messages.GherkinDocument, string, []byte)                          {}
+func (c *console) Defined(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition) {}
+
+func (c *console) Pickle(p *messages.Pickle) {
+	if !c.pretty {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sl := &scenarioLines{left: len(p.Steps)}
+	var rule string
+	for _, t := range p.Tags {
+		if strings.ToUpper(t.Name) == t.Name && strings.Contains(t.Name, "-") {
+			rule = strings.TrimPrefix(t.Name, "@") + ": "
+			break
+		}
+	}
+	fmt.Fprintf(&sl.b, "\n%s%s  # %s\n", rule, p.Name, p.Uri)
+	c.open[p.Id] = sl
+	if sl.left == 0 {
+		c.flush(p.Id)
+	}
+}
+
+func (c *console) Passed(p *messages.Pickle, s *messages.PickleStep, _ *formatters.StepDefinition) {
+	c.step(p, s, '.', "ok  ", nil)
+}
+func (c *console) Skipped(p *messages.Pickle, s *messages.PickleStep, _ *formatters.StepDefinition) {
+	c.step(p, s, '-', "--  ", nil)
+}
+func (c *console) Undefined(p *messages.Pickle, s *messages.PickleStep, _ *formatters.StepDefinition) {
+	c.step(p, s, 'U', "??  ", nil)
+}
+func (c *console) Pending(p *messages.Pickle, s *messages.PickleStep, _ *formatters.StepDefinition) {
+	c.step(p, s, 'P', "..  ", nil)
+}
+func (c *console) Failed(p *messages.Pickle, s *messages.PickleStep, _ *formatters.StepDefinition, err error) {
+	c.step(p, s, 'F', "FAIL", err)
+}
+func (c *console) Ambiguous(p *messages.Pickle, s *messages.PickleStep, _ *formatters.StepDefinition, err error) {
+	c.step(p, s, 'A', "AMB ", err)
+}
+
+func (c *console) step(p *messages.Pickle, s *messages.PickleStep, mark byte, word string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.pretty {
+		c.out.Write([]byte{mark})
+		if c.steps++; c.steps%stepsPerRow == 0 {
+			fmt.Fprintf(c.out, " %d\n", c.steps)
+		}
+		return
+	}
+	sl := c.open[p.Id]
+	if sl == nil {
+		return
+	}
+	fmt.Fprintf(&sl.b, "  %s %s\n", word, s.Text)
+	if err != nil {
+		// Only the first line: the verdict prints the failure whole,
+		// with its evidence and a reproduction. The text is the steps'
+		// own, already made safe; escaped once more all the same.
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		fmt.Fprintf(&sl.b, "       %s (the verdict below has the evidence)\n", evidence.Text(evidence.Cut(first, 300)))
+	}
+	if sl.left--; sl.left <= 0 {
+		c.flush(p.Id)
+	}
+}
+
+func (c *console) flush(id string) {
+	io.WriteString(c.out, c.open[id].b.String())
+	delete(c.open, id)
+}
+
+// Summary ends the progress line; the verdict is the summary.
+func (c *console) Summary() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.pretty && c.steps%stepsPerRow != 0 {
+		fmt.Fprintf(c.out, "%s %d\n", strings.Repeat(" ", stepsPerRow-c.steps%stepsPerRow), c.steps)
+	}
+	for id := range c.open {
+		c.flush(id)
+	}
+}
