@@ -71,7 +71,7 @@ func TestTokensThatOccurInHonestAnswers(t *testing.T) {
 }
 
 // reference starts the reference server, wrapped, on a loopback port.
-func startTarget(t *testing.T, wrap func(http.Handler, string) http.Handler) (url, token string) {
+func startTarget(t testing.TB, wrap func(http.Handler, string) http.Handler) (url, token string) {
 	t.Helper()
 	token = "t0ken-" + strings.ReplaceAll(t.Name(), "/", "-")
 	ref, err := reference.New(reference.Config{Token: token})

@@ -168,7 +168,11 @@ func writeMarkdown(b *bytes.Buffer, s *summary, q mdQuote) {
 	fmt.Fprintf(b, "| Scope | %s |\n", scope)
 	c := s.Counts
 	fmt.Fprintf(b, "| Scenarios | %d: %d passed, %d failed, %d errors, %d not run |\n", c.Total, c.Passed, c.Failed, c.Errored, c.Skipped)
-	fmt.Fprintf(b, "| Exchanges | %d in %.0f ms (seed %d) |\n\n", c.Exchanges, s.Duration, s.Seed)
+	fmt.Fprintf(b, "| Exchanges | %d in %.0f ms (seed %d) |\n", c.Exchanges, s.Duration, s.Seed)
+	if s.Throttling != nil {
+		fmt.Fprintf(b, "| Throttled | %s |\n", strings.ReplaceAll(s.Throttling.Summary, "|", `\|`))
+	}
+	b.WriteString("\n")
 
 	// The rules table holds plantcheck's text only: the notes, which may
 	// quote the target, follow it as a list.

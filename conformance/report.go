@@ -40,6 +40,10 @@ type Report struct {
 	// LikelyCause names a likely mistake of the setup, when the answers
 	// point to one (every valid request refused, every answer a 404).
 	LikelyCause string
+	// Rate is the run's bound on requests a second (0: none); Throttling
+	// what it met of throttling.
+	Rate       float64
+	Throttling steps.Throttling
 	// rerunFlags are the flags a rerun needs (Config.rerunFlags).
 	rerunFlags []string
 
@@ -228,6 +232,8 @@ func skipWhy(note string) string {
 		return "the target stopped answering"
 	case strings.Contains(note, steps.NotRunInterrupted):
 		return "interrupted"
+	case strings.Contains(note, steps.NotRunThrottled):
+		return "throttled"
 	}
 	return skippedSeeNotes
 }
@@ -311,12 +317,29 @@ func (r *Report) WriteVerdict(w io.Writer) {
 	fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d errors, %d not run; %d HTTP exchanges in %s (seed %d)\n",
 		c.Total, c.Passed, c.Failed, c.Errored, c.Skipped, c.Exchanges, r.Ended.Sub(r.Started).Round(time.Millisecond), r.Seed)
 	fmt.Fprintf(w, "MUST rules: %s; SHOULD rules: %s\n", r.levelSummary(features.Must), r.levelSummary(features.Should))
+	if t := r.Throttling; t.Total() > 0 {
+		fmt.Fprintf(w, "Throttled: %s\n", r.ThrottleLine())
+	}
 	if r.ReportDir != "" {
 		fmt.Fprintf(w, "Reports: %s (summary.json, summary.md, report.html, badge.svg, junit.xml, cucumber.json)\n", r.ReportDir)
 	}
 	// The verdict is the last line, and nothing a target sent can stand on
 	// a line of its own (package evidence escapes every line break).
 	fmt.Fprintf(w, "VERDICT: %s\n", r.VerdictLine())
+}
+
+// ThrottleLine says what the run met of throttling: the answers waited
+// out, by status, and the time.
+func (r *Report) ThrottleLine() string {
+	t := r.Throttling
+	s := fmt.Sprintf("%d answers waited out (%s), %s in all", t.Total(), statusCounts(t.Answers), t.Waited.Round(time.Millisecond))
+	if r.Rate > 0 {
+		s += fmt.Sprintf(", at --rate %g", r.Rate)
+	}
+	if t.Exceeded != "" {
+		s += "; then the run stopped waiting: " + t.Exceeded
+	}
+	return s
 }
 
 // VerdictLine is the verdict in a few words.
@@ -334,6 +357,8 @@ func (r *Report) VerdictLine() string {
 		return "NON-CONFORMANT, or a mistake of the setup: see LIKELY CAUSE above" + scope
 	case code == 1:
 		return "NON-CONFORMANT: a MUST rule failed" + map[bool]string{true: " or, in strict mode, a SHOULD rule", false: ""}[r.Strict] + scope
+	case code == 2 && r.Throttling.Exceeded != "":
+		return "INCOMPLETE: the target throttled the run past plantcheck's bound (" + r.Throttling.Exceeded + "): slow the run with --rate" + scope
 	case code == 2 && len(r.mustUnjudged()) > 0:
 		return "INCOMPLETE: not judged: " + features.JoinIDs(r.mustUnjudged(), ", ") + scope
 	case code == 2:

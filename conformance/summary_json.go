@@ -42,22 +42,33 @@ type summary struct {
 	ExitCode  int           `json:"exitCode"`
 	// LikelyCause names a likely mistake of the setup; Error why a run
 	// could not be made at all.
-	LikelyCause string         `json:"likelyCause,omitempty"`
-	Error       string         `json:"error,omitempty"`
-	ConfigFile  string         `json:"configFile,omitempty"`
-	Counts      Counts         `json:"counts"`
-	Rules       []summaryRule  `json:"rules"`
-	Scenarios   []summaryScene `json:"scenarios"`
+	LikelyCause string `json:"likelyCause,omitempty"`
+	Error       string `json:"error,omitempty"`
+	ConfigFile  string `json:"configFile,omitempty"`
+	// Throttling is what the run met of throttling (429, 503 with
+	// Retry-After), when it met any.
+	Throttling *summaryThrottling `json:"throttling,omitempty"`
+	Counts     Counts             `json:"counts"`
+	Rules      []summaryRule      `json:"rules"`
+	Scenarios  []summaryScene     `json:"scenarios"`
+}
+
+type summaryThrottling struct {
+	Answers  map[int]int `json:"answers"`
+	WaitedMs float64     `json:"waitedMs"`
+	Exceeded string      `json:"exceeded,omitempty"`
+	Summary  string      `json:"summary"`
 }
 
 type summaryConfig struct {
-	BaseURL     string `json:"baseURL"`
-	Token       string `json:"token"`
-	Timeout     string `json:"timeout"`
-	Tags        string `json:"tags"`
-	Strict      bool   `json:"strict"`
-	Concurrency int    `json:"concurrency"`
-	CACert      string `json:"caCert,omitempty"`
+	BaseURL     string  `json:"baseURL"`
+	Token       string  `json:"token"`
+	Timeout     string  `json:"timeout"`
+	Tags        string  `json:"tags"`
+	Strict      bool    `json:"strict"`
+	Concurrency int     `json:"concurrency"`
+	Rate        float64 `json:"rate,omitempty"`
+	CACert      string  `json:"caCert,omitempty"`
 }
 
 type summaryRule struct {
@@ -130,6 +141,9 @@ func (r *Report) summary() *summary {
 		Scope: "certified", Status: r.Status(), Verdict: r.VerdictLine(), ExitCode: r.ExitCode(), Counts: r.Counts,
 		LikelyCause: r.LikelyCause, ConfigFile: r.ConfigFile,
 	}
+	if t := r.Throttling; t.Total() > 0 {
+		s.Throttling = &summaryThrottling{Answers: t.Answers, WaitedMs: ms(t.Waited), Exceeded: t.Exceeded, Summary: r.ThrottleLine()}
+	}
 	if r.Partial() {
 		s.Scope = "partial"
 	}
@@ -141,7 +155,7 @@ func (r *Report) summary() *summary {
 	}
 	s.Config = summaryConfig{
 		BaseURL: r.BaseURL, Token: "<redacted>", Timeout: r.Timeout.String(), Tags: r.Tags,
-		Strict: r.Strict, Concurrency: r.Concurrency, CACert: r.CACert,
+		Strict: r.Strict, Concurrency: r.Concurrency, Rate: r.Rate, CACert: r.CACert,
 	}
 	if r.Reference {
 		s.Config.Token = "<generated for the in-process reference server>"

@@ -43,11 +43,13 @@ func (s *Suite) bearer() credential {
 
 // credentialOf is the scenario's credential: the user's bearer token unless
 // a step changed it.
-func (s *Suite) credentialOf(st *state) credential {
-	if st.req.cred == nil {
+func (s *Suite) credentialOf(st *state) credential { return s.credentialOfRequest(&st.req) }
+
+func (s *Suite) credentialOfRequest(r *request) credential {
+	if r.cred == nil {
 		return s.bearer()
 	}
-	return *st.req.cred
+	return *r.cred
 }
 
 // tokenCmd writes a shell command substitution that prints the token

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/features"
@@ -82,15 +83,40 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 			return err
 		}
 	}
-	for _, c := range st.cases {
+	// The cases go at once, as many as the run's bound on requests in
+	// flight allows (a distant target answers them in the time of a few),
+	// and are kept in their order, so that what is judged, and reported,
+	// does not depend on which answer came first.
+	xs := make([]*Exchange, len(st.cases))
+	errs := make([]error, len(st.cases))
+	var wg sync.WaitGroup
+	started := make(chan struct{}, cap(s.slots)) // no more goroutines than slots
+	for i, c := range st.cases {
+		started <- struct{}{}
 		if s.tripped.Load() {
 			break
 		}
-		x, err := s.sendCase(ctx, st, c)
-		if err != nil {
-			return err
+		r := st.req
+		r.setRaw(c.Body())
+		r.label = "generated case: " + c.Class
+		wg.Add(1)
+		go func() {
+			defer func() { <-started; wg.Done() }()
+			xs[i], errs[i] = s.sendRequest(ctx, &r)
+		}()
+	}
+	wg.Wait()
+	for i, c := range st.cases {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		x := xs[i]
+		if x == nil {
+			break // not sent: the target stopped answering
 		}
 		x.conforms = c.Kind != generate.Invalid // checkCase said so above
+		st.last = x
+		st.exchanges = append(st.exchanges, x)
 		st.caseX = append(st.caseX, x)
 	}
 	return nil
@@ -196,7 +222,15 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 	}
 	var order []features.RuleID
 	byRule := map[features.RuleID]*found{}
+	stored := 0
 	for i, x := range st.caseX {
+		if c := st.cases[i]; c.Kind != generate.Invalid && c.Property == "id" && x.Status == http.StatusBadRequest && s.refusesReusedIDs(ctx) {
+			// A valid case whose id is a boundary (0, the minimum, the
+			// maximum), not a fresh one: the target refuses an id it has
+			// stored, and this run or an earlier one may have stored it.
+			stored++
+			continue
+		}
 		rule, expected, actual := s.judge(st.cases[i], x, st.rule)
 		if expected == "" {
 			continue
@@ -259,6 +293,9 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 			s.fail(st, "", sx, "every generated body rejected with an Error record",
 				fmt.Sprintf("%s; the first broke %s", summary, rule))
 		}
+	}
+	if stored > 0 {
+		st.note = fmt.Sprintf("inconclusive for %d of %d cases: their id is a boundary, not a fresh one, the target refuses an id it has stored, and a scenario may have stored it", stored, len(st.caseX))
 	}
 	if first != nil {
 		return first

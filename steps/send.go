@@ -37,56 +37,100 @@ func (s *Suite) theClientPostsIt(ctx context.Context) error {
 }
 
 func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
-	body := st.req.body()
-	cred := s.credentialOf(st)
+	return s.sendRequest(ctx, &st.req)
+}
+
+// sendRequest sends r and keeps the exchange. It keeps the run's pace
+// (--rate) and its bound on requests in flight, and waits out throttling:
+// a 429, or a 503 with Retry-After, is the infrastructure speaking, not the
+// service, so the same request is sent again after the wait it asks for,
+// within the bounds of Throttle; past them the run is incomplete.
+func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) {
+	body := r.body()
+	cred := s.credentialOfRequest(r)
 	ct := "application/json"
-	if st.req.contentType != "" {
-		ct = st.req.contentType
+	if r.contentType != "" {
+		ct = r.contentType
 	}
-	if st.req.noCT {
+	if r.noCT {
 		ct = ""
 	}
 	accept := "application/json"
-	if st.req.accept != nil {
-		accept = *st.req.accept
+	if r.accept != nil {
+		accept = *r.accept
 	}
-	var reader io.Reader = bytes.NewReader(body)
-	if st.req.chunked {
-		// A reader of unknown length: net/http sends the body in chunks,
-		// without a Content-Length.
-		reader = io.MultiReader(bytes.NewReader(body))
+	build := func() (*http.Request, error) {
+		var reader io.Reader = bytes.NewReader(body)
+		if r.chunked {
+			// A reader of unknown length: net/http sends the body in
+			// chunks, without a Content-Length.
+			reader = io.MultiReader(bytes.NewReader(body))
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.plantsURL, reader)
+		if err != nil {
+			return nil, err
+		}
+		if cred.value != "" {
+			req.Header.Set("Authorization", cred.value)
+		}
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		req.Header.Set("User-Agent", "plantcheck")
+		for name, vs := range s.cfg.Headers {
+			req.Header[http.CanonicalHeaderKey(name)] = vs
+		}
+		return req, nil
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.plantsURL, reader)
+	req, err := build()
 	if err != nil {
 		return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
 	}
-	if cred.value != "" {
-		req.Header.Set("Authorization", cred.value)
-	}
-	if ct != "" {
-		req.Header.Set("Content-Type", ct)
-	}
-	if accept != "" {
-		req.Header.Set("Accept", accept)
-	}
-	req.Header.Set("User-Agent", "plantcheck")
-	for name, vs := range s.cfg.Headers {
-		req.Header[http.CanonicalHeaderKey(name)] = vs
-	}
-
 	x := &Exchange{
 		Method: req.Method, URL: s.plantsURL, Auth: cred.desc, authShell: cred.shell, ContentType: ct,
-		Accept: accept, Chunked: st.req.chunked, Label: st.req.label, Body: body, reqHeader: req.Header, issued: cred.issued,
+		Accept: accept, Chunked: r.chunked, Label: r.label, Body: body, reqHeader: req.Header, issued: cred.issued,
 		extra: slices.Sorted(maps.Keys(s.cfg.Headers)), curlFlags: s.cfg.CurlFlags,
 	}
-	start := time.Now()
-	resp, err := s.cfg.Client.Do(req)
-	if err == nil {
-		x.Status, x.header = resp.StatusCode, resp.Header
-		x.body, err = readBounded(resp.Body, s.cfg.MaxBody)
-		resp.Body.Close()
+	var resp *http.Response
+	var start time.Time
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if req, err = build(); err != nil {
+				return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
+			}
+		}
+		if err := s.pace.wait(ctx); err != nil {
+			return nil, &HarnessError{fmt.Errorf("the run was cancelled: %w", err)}
+		}
+		x.Status, x.header, x.body = 0, nil, nil
+		s.slots <- struct{}{}
+		start = time.Now()
+		resp, err = s.cfg.Client.Do(req)
+		if err == nil {
+			x.Status, x.header = resp.StatusCode, resp.Header
+			x.body, err = readBounded(resp.Body, s.cfg.MaxBody)
+			resp.Body.Close()
+		}
+		x.Duration = time.Since(start)
+		<-s.slots
+		if err != nil {
+			break
+		}
+		wait, throttled := throttleWait(x.Status, x.header, attempt, time.Now())
+		if !throttled {
+			break
+		}
+		if herr := s.throttle.admit(x.Status, wait, attempt); herr != nil {
+			s.tripped.Store(true)
+			return nil, &HarnessError{herr}
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, &HarnessError{fmt.Errorf("the run was cancelled: %w", err)}
+		}
 	}
-	x.Duration = time.Since(start)
 	if err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) || isNotFound(err) {
 			return nil, &HarnessError{fmt.Errorf("%w: %s", ErrUnreachable, s.redact(err.Error()))}
@@ -108,6 +152,20 @@ func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
 		spec.Response{Status: x.Status, Header: x.header, Body: x.body})
 	s.scrub(x)
 	return x, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Bounds of the evidence kept of one response: the steps judge the

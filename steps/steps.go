@@ -51,7 +51,11 @@ const GCPercent = 200
 const (
 	NotRunInterrupted = "the run was interrupted"
 	NotRunSilent      = "the target failed to answer"
+	NotRunThrottled   = "the target throttled the run past plantcheck's bound"
 )
+
+// Throttling reports the throttling the run met.
+func (s *Suite) Throttling() Throttling { return s.throttle.stats() }
 
 // breakerThreshold is how many answers in a row may fail to arrive (or to
 // end within the read bound) before the remaining scenarios are not run: a
@@ -88,6 +92,14 @@ type Config struct {
 	// Without names checks to leave out (Removable), to prove that each
 	// is needed; a run for a verdict leaves none out.
 	Without []string
+	// Rate is the most requests a second the run sends (0: no limit).
+	Rate float64
+	// InFlight bounds the requests in flight at once, across scenarios and
+	// the cases of one scenario; 0 means 1.
+	InFlight int
+	// Throttle bounds the waits for a throttling target; the zero value
+	// means DefaultThrottle.
+	Throttle Throttle
 	// CurlFlags are the connection's settings a curl reproduction needs
 	// (--cacert FILE, --cert FILE --key FILE, --proxy URL), shell-quoted.
 	CurlFlags []string
@@ -138,6 +150,11 @@ type Suite struct {
 	// once, and only when a scenario needs to know).
 	reuseOnce sync.Once
 	reuseSeen bool
+	// pace keeps the run's rate, slots its bound on requests in flight,
+	// throttle its waits for a throttling target.
+	pace     *pacer
+	slots    chan struct{}
+	throttle *throttler
 	// idSalt keeps each run's fresh ids apart from another run's with the
 	// same seed.
 	idSalt uint64
@@ -196,6 +213,15 @@ func New(cfg Config) (*Suite, error) {
 		secrets = append(secrets, vs...)
 	}
 	s.red = evidence.New(secrets...)
+	if cfg.Rate < 0 {
+		return nil, fmt.Errorf("the rate must be positive")
+	}
+	s.pace = newPacer(cfg.Rate)
+	s.slots = make(chan struct{}, max(cfg.InFlight, 1))
+	if cfg.Throttle == (Throttle{}) {
+		cfg.Throttle = DefaultThrottle
+	}
+	s.throttle = &throttler{bound: cfg.Throttle}
 	s.steps = s.stepDefs()
 	if err := s.loadShapes(); err != nil {
 		return nil, fmt.Errorf("read the request schema: %w", err)
@@ -347,6 +373,9 @@ func (s *Suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 	}
 	if s.tripped.Load() {
 		st.skipped = fmt.Sprintf("not run: %s %d requests in a row", NotRunSilent, breakerThreshold)
+		if t := s.throttle.stats(); t.Exceeded != "" {
+			st.skipped = "not run: " + NotRunThrottled + " (" + t.Exceeded + ")"
+		}
 		return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, st.skipped)
 	}
 	return ctx, nil

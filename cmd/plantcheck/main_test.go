@@ -90,6 +90,7 @@ func TestCommands(t *testing.T) {
 		{name: "run zero examples", args: []string{"run", "--examples", "0"}, wantCode: 2, wantStderr: []string{`--examples 0: it must be between 1 and 10000`}},
 		{name: "run bad concurrency", args: []string{"run", "--concurrency", "1000"}, wantCode: 2, wantStderr: []string{`--concurrency 1000: it must be between 1 and 64`}},
 		{name: "run zero concurrency", args: []string{"run", "--concurrency", "0"}, wantCode: 2, wantStderr: []string{`--concurrency 0: it must be between 1 and 64`}},
+		{name: "run a negative rate", args: []string{"run", "--rate", "-1"}, wantCode: 2, wantStderr: []string{`--rate -1: it must be more than 0`}},
 		{name: "run zero timeout", args: []string{"run", "--timeout", "0s"}, wantCode: 2, wantStderr: []string{`--timeout 0s: it must be more than 0`}},
 		{name: "run an empty tag term", args: []string{"run", "--tags", "@must &&"}, wantCode: 2, wantStderr: []string{`an empty term`}},
 		{name: "run a parenthesis in tags", args: []string{"run", "--tags", "(@must"}, wantCode: 2, wantStderr: []string{`"\(@must" is not a tag`}},

@@ -40,7 +40,8 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	fs.DurationVar(&cfg.Timeout, "timeout", conformance.DefaultTimeout, "time limit of one HTTP exchange")
 	fs.StringVar(&cfg.Tags, "tags", "", "scenarios to run, by tag: '&&' and, ',' or, '~' not; such as '@AUTH-MISSING', '@area-auth,@area-media' or '@must && ~@AUTH-NEAR-MISS' (plantcheck rules lists the tags)")
 	fs.BoolVar(&cfg.Strict, "strict", false, "fail the run when a SHOULD rule fails, too")
-	fs.IntVar(&cfg.Concurrency, "concurrency", 1, fmt.Sprintf("scenarios run at once (1-%d)", conformance.MaxConcurrency))
+	fs.IntVar(&cfg.Concurrency, "concurrency", conformance.DefaultConcurrency, fmt.Sprintf("scenarios, and requests, in flight at once (1-%d); the verdict does not depend on it", conformance.MaxConcurrency))
+	fs.Float64Var(&cfg.Rate, "rate", 0, "send at most this many requests a second, for a target that throttles (0: no limit)")
 	fs.StringVar(&cfg.Format, "format", "", "console format: pretty or progress (default pretty on a terminal, progress otherwise)")
 	fs.StringVar(&cfg.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, report.html, badge.svg, junit.xml, cucumber.json")
 	fs.StringVar(&cfg.CACert, "ca-cert", "", "PEM file of certificate authorities to trust for an https target, beside the system's")
@@ -162,6 +163,8 @@ func outOfRange(set map[string]bool, cfg conformance.Config) string {
 		return fmt.Sprintf("--concurrency %d: it must be between 1 and %d", cfg.Concurrency, conformance.MaxConcurrency)
 	case set["examples"] && (cfg.Examples < 1 || cfg.Examples > steps.MaxExamples):
 		return fmt.Sprintf("--examples %d: it must be between 1 and %d", cfg.Examples, steps.MaxExamples)
+	case set["rate"] && cfg.Rate < 0:
+		return fmt.Sprintf("--rate %g: it must be more than 0 (or 0, no limit)", cfg.Rate)
 	case set["timeout"] && cfg.Timeout <= 0:
 		return fmt.Sprintf("--timeout %s: it must be more than 0 (such as 2s or 500ms)", cfg.Timeout)
 	}
