@@ -46,11 +46,12 @@ func TestAGatewayKeyHeader(t *testing.T) {
 		headers  http.Header
 		wantErr  error
 		wantCode int
+		cause    string // the flag the likely cause names
 	}{
-		{"without the key", nil, nil, 1},
-		{"with the key", http.Header{"X-Api-Key": {key}}, nil, 0},
-		{"a header the scenarios set", http.Header{"Authorization": {"Bearer x"}}, ErrConfig, 0},
-		{"a name a shell would expand", http.Header{"X-$Key": {"v"}}, ErrConfig, 0},
+		{"without the key", nil, nil, 1, "--header"},
+		{"with the key", http.Header{"X-Api-Key": {key}}, nil, 0, ""},
+		{"a header the scenarios set", http.Header{"Authorization": {"Bearer x"}}, ErrConfig, 0, ""},
+		{"a name a shell would expand", http.Header{"X-$Key": {"v"}}, ErrConfig, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,6 +70,9 @@ func TestAGatewayKeyHeader(t *testing.T) {
 			rep.WriteVerdict(&console)
 			if got := rep.ExitCode(); got != tt.wantCode {
 				t.Fatalf("exit %d, want %d\n%s", got, tt.wantCode, console.String())
+			}
+			if !strings.Contains(rep.LikelyCause, tt.cause) || (tt.cause == "") != (rep.LikelyCause == "") {
+				t.Errorf("likely cause %q, want one naming %q", rep.LikelyCause, tt.cause)
 			}
 			for file, text := range outputs(t, console.String(), dir) {
 				if strings.Contains(strings.ToLower(text), strings.ToLower(key[:12])) {

@@ -48,8 +48,14 @@ func echoForms(tok string) map[string]string {
 // header and in its body, one of them across the 512-byte cut of an
 // evidence string.
 func echoingTarget(t *testing.T) string {
+	return echoingTargetOf(t, func(r *http.Request) string { return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") })
+}
+
+// echoingTargetOf is echoingTarget for the secret secretOf finds in a
+// request.
+func echoingTargetOf(t *testing.T, secretOf func(*http.Request) string) string {
 	return handlerTarget(t, func(w http.ResponseWriter, r *http.Request) {
-		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		tok := secretOf(r)
 		// The forms are written into the JSON text as they are: the
 		// escaped ones stay escaped in the bytes sent.
 		msg := strings.Repeat("a", 500) + tok + " " // across the cut
@@ -81,53 +87,72 @@ func outputs(t *testing.T, console, dir string) map[string]string {
 	return out
 }
 
-// TestNoFormOfTheTokenLeaks: a target that echoes the token in every form
-// a server may (its case changed, escaped for JSON or URLs, in base64, cut
-// to 12 characters, across the cut of an evidence string) gets none of them
-// into the console or a report.
-func TestNoFormOfTheTokenLeaks(t *testing.T) {
-	base := echoingTarget(t)
-	// The test can fail: the target does send every form.
-	req, _ := http.NewRequest(http.MethodPost, base+"/plants", strings.NewReader("{}"))
-	req.Header.Set("Authorization", "Bearer "+canaryToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	sent := string(raw) + resp.Header.Get("Content-Type") + resp.Header.Get("X-Echo")
-	for name, f := range echoForms(canaryToken) {
-		if !strings.Contains(sent, f) {
-			t.Fatalf("the target does not send the form %s", name)
-		}
-	}
+// canaryKey is a gateway's key, sent with --header: a secret like the token.
+const canaryKey = "Gw/Key+canary_9876543210-zyxwvuQRS"
 
-	dir := t.TempDir()
-	var console strings.Builder
-	rep, err := Run(context.Background(), Config{BaseURL: base, Token: canaryToken, Output: &console, ReportDir: dir, Tags: "@area-create,@area-auth"})
-	if err != nil {
-		t.Fatal(err)
+// TestNoFormOfTheTokenLeaks: a target that echoes the token, or a header
+// value given with --header, in every form a server may (its case changed,
+// escaped for JSON or URLs, in base64, cut to 12 characters, across the cut
+// of an evidence string) gets none of them into the console or a report.
+func TestNoFormOfTheTokenLeaks(t *testing.T) {
+	tests := []struct {
+		name     string
+		secret   string
+		headers  http.Header
+		secretOf func(*http.Request) string
+	}{
+		{"the token", canaryToken, nil, func(r *http.Request) string {
+			return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		}},
+		{"a header value", canaryKey, http.Header{"X-Api-Key": {canaryKey}}, func(r *http.Request) string { return r.Header.Get("X-Api-Key") }},
 	}
-	rep.WriteVerdict(&console)
-	if rep.ExitCode() != 1 {
-		t.Fatalf("exit code %d, want 1", rep.ExitCode())
-	}
-	for file, text := range outputs(t, console.String(), dir) {
-		for name, f := range echoForms(canaryToken) {
-			if i := strings.Index(text, f); i >= 0 {
-				t.Errorf("%s holds the token %s: …%s…", file, name, text[max(0, i-40):min(len(text), i+len(f)+40)])
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := echoingTargetOf(t, tt.secretOf)
+			// The test can fail: the target does send every form.
+			req, _ := http.NewRequest(http.MethodPost, base+"/plants", strings.NewReader("{}"))
+			req.Header.Set("Authorization", "Bearer "+canaryToken)
+			req.Header.Set("X-Api-Key", canaryKey)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		low := strings.ToLower(text)
-		for i := 0; i+12 <= len(canaryToken); i++ {
-			if w := strings.ToLower(canaryToken[i : i+12]); strings.Contains(low, w) {
-				t.Errorf("%s holds 12 consecutive characters of the token: %q", file, w)
+			raw, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			sent := string(raw) + resp.Header.Get("Content-Type") + resp.Header.Get("X-Echo")
+			for name, f := range echoForms(tt.secret) {
+				if !strings.Contains(sent, f) {
+					t.Fatalf("the target does not send the form %s", name)
+				}
 			}
-		}
-	}
-	if !strings.Contains(console.String(), "<redacted>") {
-		t.Error("the console shows no redaction: the echoed evidence is not there to judge")
+
+			dir := t.TempDir()
+			var console strings.Builder
+			rep, err := Run(context.Background(), Config{BaseURL: base, Token: canaryToken, Headers: tt.headers, Output: &console, ReportDir: dir, Tags: "@area-create,@area-auth"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep.WriteVerdict(&console)
+			if rep.ExitCode() != 1 {
+				t.Fatalf("exit code %d, want 1", rep.ExitCode())
+			}
+			for file, text := range outputs(t, console.String(), dir) {
+				for name, f := range echoForms(tt.secret) {
+					if i := strings.Index(text, f); i >= 0 {
+						t.Errorf("%s holds the secret %s: …%s…", file, name, text[max(0, i-40):min(len(text), i+len(f)+40)])
+					}
+				}
+				low := strings.ToLower(text)
+				for i := 0; i+12 <= len(tt.secret); i++ {
+					if w := strings.ToLower(tt.secret[i : i+12]); strings.Contains(low, w) {
+						t.Errorf("%s holds 12 consecutive characters of the secret: %q", file, w)
+					}
+				}
+			}
+			if !strings.Contains(console.String(), "<redacted>") {
+				t.Error("the console shows no redaction: the echoed evidence is not there to judge")
+			}
+		})
 	}
 }
 
