@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -110,13 +111,13 @@ func TestThroughAProxy(t *testing.T) {
 	inner := httptest.NewServer(ref)
 	t.Cleanup(inner.Close)
 	innerURL, _ := url.Parse(inner.URL)
-	seen := 0
+	var seen atomic.Int32
 	proxy := handlerTarget(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Host != "plants.internal.test" {
 			http.Error(w, "proxy: unknown host "+r.URL.Host, http.StatusBadGateway)
 			return
 		}
-		seen++
+		seen.Add(1)
 		rp := httputil.NewSingleHostReverseProxy(innerURL)
 		rp.ServeHTTP(w, r)
 	})
@@ -124,8 +125,8 @@ func TestThroughAProxy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run through the proxy: %v", err)
 	}
-	if rep.ExitCode() != 0 || seen == 0 {
-		t.Errorf("exit %d, %d requests through the proxy; want 0 and some", rep.ExitCode(), seen)
+	if rep.ExitCode() != 0 || seen.Load() == 0 {
+		t.Errorf("exit %d, %d requests through the proxy; want 0 and some", rep.ExitCode(), seen.Load())
 	}
 	if _, err := Run(context.Background(), Config{BaseURL: "http://plants.internal.test/", Token: token, Proxy: "http://127.0.0.1:1", Output: &strings.Builder{}}); !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "proxy") {
 		t.Errorf("an unreachable proxy: %v, want ErrUnreachable naming the proxy", err)
