@@ -17,10 +17,6 @@ func (r *Report) Rerun(ruleID features.RuleID) string {
 	return strings.Join(append(append([]string{"plantcheck run"}, r.rerunFlags...), "--tags '@"+string(ruleID)+"'"), " ")
 }
 
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // FailedScenario is one scenario that failed or could not be judged, with
 // what a developer needs to fix it.
 type FailedScenario struct {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/internal/buildinfo"
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/mdquote"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -69,7 +70,7 @@ func (r *Report) WriteFiles(dir string) error {
 	// overrides, whatever the target sent: summary.json by encoding/json
 	// (invalid bytes become U+FFFD, controls \u escapes; a bidi override
 	// stays, escaped by nothing, as data for programs), junit.xml by
-	// writeJUnit, the others by cleanText over the whole file, because
+	// writeJUnit, the others by mdquote.Clean over the whole file, because
 	// html/template passes invalid bytes, controls and overrides through.
 	// Plantcheck's own text in them holds none of these, so the pass changes
 	// only what came from the target.
@@ -78,9 +79,9 @@ func (r *Report) WriteFiles(dir string) error {
 		data []byte
 	}{
 		{SummaryJSON, append(js, '\n')},
-		{SummaryMD, []byte(cleanText(md.String()))},
-		{ReportHTML, []byte(cleanText(html.String()))},
-		{BadgeSVG, []byte(cleanText(string(r.badge())))},
+		{SummaryMD, []byte(mdquote.Clean(md.String()))},
+		{ReportHTML, []byte(mdquote.Clean(html.String()))},
+		{BadgeSVG, []byte(mdquote.Clean(string(r.badge())))},
 		{JUnitXML, junit.Bytes()},
 	}
 	var errs []error
@@ -130,7 +131,7 @@ func WriteCannotRun(dir, target string, err error) error {
 	}
 	junit.WriteString("\n")
 	var errs []error
-	for name, data := range map[string][]byte{SummaryJSON: append(js, '\n'), SummaryMD: []byte(cleanText(md.String())), JUnitXML: junit.Bytes()} {
+	for name, data := range map[string][]byte{SummaryJSON: append(js, '\n'), SummaryMD: []byte(mdquote.Clean(md.String())), JUnitXML: junit.Bytes()} {
 		errs = append(errs, os.WriteFile(filepath.Join(dir, name), data, 0o644))
 	}
 	return errors.Join(errs...)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -209,7 +210,7 @@ func TestCompleteReproductions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep.rerunFlags = append(rep.rerunFlags, "--ca-cert "+shellQuote(caFile)) // as a CA file would add
+			rep.rerunFlags = append(rep.rerunFlags, "--ca-cert "+shell.Quote(caFile)) // as a CA file would add
 			rep.WriteVerdict(&out)
 			console := out.String()
 			rerun := rep.Rerun(features.CreateTag)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/internal/mdquote"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -120,14 +121,14 @@ func (r *Report) writeJUnit(b *bytes.Buffer) error {
 	// controls, invalid UTF-8) as U+FFFD, so the file is well-formed
 	// anyway; cleaning first shows the reader which control it was, and
 	// escapes the C1 controls and bidi overrides XML would let through.
-	top.Name = cleanText(top.Name)
+	top.Name = mdquote.Clean(top.Name)
 	for i := range top.Suites {
 		for j := range top.Suites[i].Cases {
 			c := &top.Suites[i].Cases[j]
-			c.Name = cleanText(c.Name)
+			c.Name = mdquote.Clean(c.Name)
 			for _, p := range []*junitProblem{c.Failure, c.Error, c.Skipped} {
 				if p != nil {
-					p.Message, p.Text = cleanText(p.Message), cleanText(p.Text)
+					p.Message, p.Text = mdquote.Clean(p.Message), mdquote.Clean(p.Text)
 				}
 			}
 		}

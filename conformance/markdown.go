@@ -3,9 +3,9 @@ package conformance
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/plantcheck/plantcheck/internal/mdquote"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -30,7 +30,7 @@ type mdQuote struct {
 	block func(s, info, indent string) string
 }
 
-var quoted = mdQuote{span: codeSpan, cell: cellSpan, block: codeBlock}
+var quoted = mdQuote{span: mdquote.Span, cell: mdquote.Cell, block: mdquote.Block}
 
 // item writes a list item: marker ("-", or "  -" in a nested list), label
 // ("Expected:", or none), then s: a code span on the same line if s is one
@@ -51,95 +51,6 @@ func (q mdQuote) item(b *bytes.Buffer, marker, label, s string) {
 		// With no label the fence opens the item.
 		b.WriteString(head + strings.TrimPrefix(q.block(s, "", indent), indent))
 	}
-}
-
-// cleanText makes text from the target fit to show: valid UTF-8 (each run
-// of bad bytes a U+FFFD), and the characters that would act rather than
-// show (C0 and C1 controls, DEL, bidirectional overrides and isolates,
-// which reorder what a reader sees) written as Go escapes, such as \x1b and
-// \u202e. Tab and line feed stay: they are layout. A carriage return does
-// not: Markdown would take it for a line ending.
-func cleanText(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if !strings.ContainsFunc(s, hidden) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if hidden(r) {
-			q := strconv.QuoteRune(r) // '\x1b', '\u202e'
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func hidden(r rune) bool {
-	switch {
-	case r == '\t' || r == '\n':
-		return false
-	case r < 0x20 || 0x7f <= r && r <= 0x9f:
-		return true
-	case 0x202a <= r && r <= 0x202e || 0x2066 <= r && r <= 0x2069:
-		return true
-	}
-	return false
-}
-
-// longestRun is the length of the longest run of c in s.
-func longestRun(s string, c byte) int {
-	longest, n := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] != c {
-			n = 0
-			continue
-		}
-		n++
-		longest = max(longest, n)
-	}
-	return longest
-}
-
-// codeSpan writes s as a CommonMark code span on one line. Its fence is a
-// run of backticks longer than any in s, so that nothing in s closes it; a
-// space pads s when s starts or ends with a backtick (which would join the
-// fence) or with spaces at both ends (CommonMark strips one from each). A
-// line break would let the next line start a block of its own (a heading,
-// an HTML block), so it is written \n.
-func codeSpan(s string) string {
-	s = strings.ReplaceAll(cleanText(s), "\n", `\n`)
-	if s == "" {
-		return "(empty)"
-	}
-	fence := strings.Repeat("`", longestRun(s, '`')+1)
-	if s[0] == '`' || s[len(s)-1] == '`' || s[0] == ' ' && s[len(s)-1] == ' ' && strings.Trim(s, " ") != "" {
-		s = " " + s + " "
-	}
-	return fence + s + fence
-}
-
-// cellSpan writes s as a code span in a table cell, its pipes escaped:
-// GFM splits a row at every pipe not escaped, even inside a code span (and
-// shows an escaped pipe in a code span as a pipe).
-func cellSpan(s string) string {
-	return strings.ReplaceAll(codeSpan(s), "|", `\|`)
-}
-
-// codeBlock writes s as a fenced code block: its fence is at least three
-// backticks and longer than any run of them in s, so that no line of s
-// closes it.
-func codeBlock(s, info, indent string) string {
-	s = cleanText(s)
-	fence := strings.Repeat("`", max(3, longestRun(s, '`')+1))
-	var b strings.Builder
-	b.WriteString(indent + fence + info + "\n")
-	for _, line := range strings.Split(s, "\n") {
-		b.WriteString(indent + line + "\n")
-	}
-	b.WriteString(indent + fence + "\n")
-	return b.String()
 }
 
 var mdMarks = map[string]string{"passed": "✅", "failed": "❌", "error": "⚠️", "skipped": "➖", string(NotJudged): "❔"}

@@ -21,6 +21,7 @@ import (
 	gmhtml "github.com/yuin/goldmark/renderer/html"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/internal/mdquote"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -159,7 +160,7 @@ func markdownProblems(md []byte, rendered, benign, shown string, min int) []stri
 	if !utf8.Valid(md) {
 		out = append(out, "summary.md is not UTF-8")
 	}
-	if i := bytes.IndexFunc(md, hidden); i >= 0 {
+	if i := bytes.IndexFunc(md, mdquote.Hidden); i >= 0 {
 		out = append(out, fmt.Sprintf("summary.md holds control or bidi character %q", []rune(string(md[i:]))[0]))
 	}
 	for _, bad := range []string{"<img", "<a ", "<a>", "<script", "<iframe", "<svg", "<h4", "<h5", "<h6"} {
@@ -297,7 +298,7 @@ func TestReportFilesHostileText(t *testing.T) {
 				}
 				// summary.json is for programs: encoding/json escapes C0
 				// controls and leaves the rest as data.
-				if i := bytes.IndexFunc(b, hidden); i >= 0 && name != SummaryJSON {
+				if i := bytes.IndexFunc(b, mdquote.Hidden); i >= 0 && name != SummaryJSON {
 					t.Errorf("%s holds control or bidi character %q", name, []rune(string(b[i:]))[0])
 				}
 			}

@@ -30,6 +30,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/steps"
 )
@@ -298,7 +299,7 @@ func (cfg *Config) normalise() error {
 // name gives); --tags is the rule's own.
 func (cfg *Config) rerunFlags() []string {
 	var out []string
-	add := func(flag, value string) { out = append(out, flag+" "+shellQuote(value)) }
+	add := func(flag, value string) { out = append(out, flag+" "+shell.Quote(value)) }
 	if cfg.ConfigFile != "" {
 		add("--config", cfg.ConfigFile)
 	}
@@ -339,13 +340,13 @@ func (cfg *Config) rerunFlags() []string {
 func (cfg *Config) curlFlags() []string {
 	var out []string
 	if cfg.CACert != "" {
-		out = append(out, "--cacert "+shellQuote(cfg.CACert))
+		out = append(out, "--cacert "+shell.Quote(cfg.CACert))
 	}
 	if cfg.Cert != "" {
-		out = append(out, "--cert "+shellQuote(cfg.Cert), "--key "+shellQuote(cfg.Key))
+		out = append(out, "--cert "+shell.Quote(cfg.Cert), "--key "+shell.Quote(cfg.Key))
 	}
 	if cfg.Proxy != "" {
-		out = append(out, "--proxy "+shellQuote(cfg.Proxy))
+		out = append(out, "--proxy "+shell.Quote(cfg.Proxy))
 	}
 	return out
 }

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cucumber/godog"
+
+	"github.com/plantcheck/plantcheck/internal/shell"
 )
 
 func (s *Suite) authSteps() []stepPattern {
@@ -38,7 +40,7 @@ type credential struct {
 
 // bearer is the credential of every request that does not say otherwise.
 func (s *Suite) bearer() credential {
-	return credential{value: "Bearer " + s.cfg.Token, desc: "Bearer <token>", shell: "Bearer " + tokenVar, issued: true}
+	return credential{value: "Bearer " + s.cfg.Token, desc: "Bearer <token>", shell: "Bearer " + shell.TokenVar, issued: true}
 }
 
 // credentialOf is the scenario's credential: the user's bearer token unless
@@ -82,10 +84,10 @@ type nearMiss struct {
 // nearMisses is every variant the features may name, in their order.
 var nearMisses = []nearMiss{
 	{"with one character appended", func(t string) (string, string, string) {
-		return t + "x", tokenVar + "x", ""
+		return t + "x", shell.TokenVar + "x", ""
 	}},
 	{"with one character put before it", func(t string) (string, string, string) {
-		return "x" + t, "x" + tokenVar, ""
+		return "x" + t, "x" + shell.TokenVar, ""
 	}},
 	{"with its last character dropped", func(t string) (string, string, string) {
 		if len(t) < 2 {
@@ -112,7 +114,7 @@ var nearMisses = []nearMiss{
 		return v, tokenCmd(`tr 'a-zA-Z' 'A-Za-z'`), ""
 	}},
 	{"written twice", func(t string) (string, string, string) {
-		return t + t, tokenVar + tokenVar, ""
+		return t + t, shell.TokenVar + shell.TokenVar, ""
 	}},
 	{"cut to its first half", func(t string) (string, string, string) {
 		half := len(t) / 2
@@ -130,7 +132,7 @@ var nearMisses = []nearMiss{
 		case len(t) < limit:
 			return "", "", fmt.Sprintf("the issued token has %d bytes, fewer than the %d that bcrypt reads: give a token of %d bytes or more to run it", len(t), limit, limit)
 		case len(t) == limit:
-			return t + "x", tokenVar + "x", ""
+			return t + "x", shell.TokenVar + "x", ""
 		case t[limit] >= utf8.RuneSelf:
 			return "", "", "the issued token has no ASCII character after its 72nd byte to change"
 		}
@@ -171,15 +173,15 @@ func (s *Suite) theRequestCarriesNoAuthorization(ctx context.Context) {
 }
 
 func (s *Suite) theRequestCarriesTheTokenInScheme(ctx context.Context, scheme string) {
-	stateOf(ctx).req.cred = &credential{value: scheme + " " + s.cfg.Token, desc: scheme + " <token>", shell: scheme + " " + tokenVar}
+	stateOf(ctx).req.cred = &credential{value: scheme + " " + s.cfg.Token, desc: scheme + " <token>", shell: scheme + " " + shell.TokenVar}
 }
 
 func (s *Suite) theRequestCarriesTheTokenWithoutAScheme(ctx context.Context) {
-	stateOf(ctx).req.cred = &credential{value: s.cfg.Token, desc: "<token> (no scheme)", shell: tokenVar}
+	stateOf(ctx).req.cred = &credential{value: s.cfg.Token, desc: "<token> (no scheme)", shell: shell.TokenVar}
 }
 
 func (s *Suite) theRequestCarriesTheTokenJoinedToBearer(ctx context.Context) {
-	stateOf(ctx).req.cred = &credential{value: "Bearer" + s.cfg.Token, desc: "Bearer<token> (no space)", shell: "Bearer" + tokenVar}
+	stateOf(ctx).req.cred = &credential{value: "Bearer" + s.cfg.Token, desc: "Bearer<token> (no space)", shell: "Bearer" + shell.TokenVar}
 }
 
 func (s *Suite) theRequestCarriesAnEmptyCredential(ctx context.Context) {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -138,10 +139,6 @@ func excerptOf(b []byte, total int) string {
 	return s
 }
 
-// tokenVar is how a reproduction command refers to the user's token: the
-// variable the CLI reads it from, never its value.
-const tokenVar = "${PLANTCHECK_TOKEN}"
-
 // Curl returns a paste-ready curl command that sends the same request: the
 // method, URL, Authorization (the user's token read from
 // $PLANTCHECK_TOKEN), Content-Type (or none) and the exact body bytes.
@@ -149,15 +146,15 @@ func (x *Exchange) Curl() string {
 	var b strings.Builder
 	var dataArg string
 	switch {
-	case printable(x.Body):
-		dataArg = "--data-binary " + shellQuote(string(x.Body))
+	case shell.Printable(x.Body):
+		dataArg = "--data-binary " + shell.Quote(string(x.Body))
 	default:
 		// Bytes a shell argument cannot carry (invalid UTF-8, control
 		// characters) go through printf's octal escapes.
-		fmt.Fprintf(&b, "printf '%s' | ", printfEscape(x.Body))
+		fmt.Fprintf(&b, "printf '%s' | ", shell.PrintfEscape(x.Body))
 		dataArg = "--data-binary @-"
 	}
-	fmt.Fprintf(&b, "curl -sS -i -X %s %s", x.Method, shellQuote(x.URL))
+	fmt.Fprintf(&b, "curl -sS -i -X %s %s", x.Method, shell.Quote(x.URL))
 	if len(x.curlFlags) > 0 {
 		fmt.Fprintf(&b, " \\\n  %s", strings.Join(x.curlFlags, " "))
 	}
@@ -171,12 +168,12 @@ func (x *Exchange) Curl() string {
 		fmt.Fprintf(&b, " \\\n  -H \"%s: ${%s}\"", http.CanonicalHeaderKey(name), HeaderVar(name))
 	}
 	if x.ContentType != "" {
-		fmt.Fprintf(&b, " \\\n  -H %s", shellQuote("Content-Type: "+x.ContentType))
+		fmt.Fprintf(&b, " \\\n  -H %s", shell.Quote("Content-Type: "+x.ContentType))
 	} else {
 		b.WriteString(" \\\n  -H 'Content-Type:'") // curl would add one of its own
 	}
 	if x.Accept != "" {
-		fmt.Fprintf(&b, " \\\n  -H %s", shellQuote("Accept: "+x.Accept))
+		fmt.Fprintf(&b, " \\\n  -H %s", shell.Quote("Accept: "+x.Accept))
 	} else {
 		b.WriteString(" \\\n  -H 'Accept:'") // curl would send */* of its own
 	}
@@ -185,39 +182,4 @@ func (x *Exchange) Curl() string {
 	}
 	fmt.Fprintf(&b, " \\\n  %s", dataArg)
 	return b.String()
-}
-
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// printable reports whether b can be written in a shell argument as it is.
-func printable(b []byte) bool {
-	if !utf8.Valid(b) {
-		return false
-	}
-	for _, r := range string(b) {
-		if r < ' ' && r != '\n' && r != '\t' || r == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// printfEscape writes b as a printf format that prints b exactly.
-func printfEscape(b []byte) string {
-	var out strings.Builder
-	for _, c := range b {
-		switch {
-		case c == '%':
-			out.WriteString("%%")
-		case c == '\\':
-			out.WriteString(`\\`)
-		case c >= ' ' && c < 0x7f && c != '\'':
-			out.WriteByte(c)
-		default:
-			fmt.Fprintf(&out, "\\%03o", c)
-		}
-	}
-	return out.String()
 }

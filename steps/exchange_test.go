@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/plantcheck/plantcheck/internal/shell"
 )
 
 // TestCurlReproduces runs each reproduction command through sh, with the
@@ -40,18 +42,18 @@ func TestCurlReproduces(t *testing.T) {
 		ct        string
 		body      string
 	}{
-		{"the user's token", "Bearer " + tokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"Fern"}`},
-		{"another scheme with the token", "Basic " + tokenVar, "Basic " + token, "application/json", `{"id":1,"name":"Fern"}`},
+		{"the user's token", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"Fern"}`},
+		{"another scheme with the token", "Basic " + shell.TokenVar, "Basic " + token, "application/json", `{"id":1,"name":"Fern"}`},
 		{"an empty credential", "Bearer ", "Bearer", "application/json", `{"id":1,"name":"Fern"}`},
 		{"a foreign token", "Bearer 0123abcd", "Bearer 0123abcd", "application/json", `{"id":1,"name":"Fern"}`},
 		{"no Authorization", "", "", "application/json", `{"id":1,"name":"Fern"}`},
-		{"text/plain", "Bearer " + tokenVar, "Bearer " + token, "text/plain", `{"id":1,"name":"Fern"}`},
-		{"no media type", "Bearer " + tokenVar, "Bearer " + token, "", `{"id":1,"name":"Fern"}`},
-		{"quotes, percent and backslash", "Bearer " + tokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"O'Brien's 100% \"fern\" \\ $HOME"}`},
-		{"non-ASCII", "Bearer " + tokenVar, "Bearer " + token, "application/json; charset=utf-8", `{"id":1,"name":"Monstera 🌿 日本 مرحبا"}`},
-		{"invalid UTF-8 and control bytes", "Bearer " + tokenVar, "Bearer " + token, "application/json", "{\"id\":1,\"name\":\"F\xff\x00\x01\r'ern\"}"},
-		{"an empty body", "Bearer " + tokenVar, "Bearer " + token, "application/json", ""},
-		{"a long body", "Bearer " + tokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"` + strings.Repeat("x", 10000) + `"}`},
+		{"text/plain", "Bearer " + shell.TokenVar, "Bearer " + token, "text/plain", `{"id":1,"name":"Fern"}`},
+		{"no media type", "Bearer " + shell.TokenVar, "Bearer " + token, "", `{"id":1,"name":"Fern"}`},
+		{"quotes, percent and backslash", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"O'Brien's 100% \"fern\" \\ $HOME"}`},
+		{"non-ASCII", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json; charset=utf-8", `{"id":1,"name":"Monstera 🌿 日本 مرحبا"}`},
+		{"invalid UTF-8 and control bytes", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", "{\"id\":1,\"name\":\"F\xff\x00\x01\r'ern\"}"},
+		{"an empty body", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", ""},
+		{"a long body", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"` + strings.Repeat("x", 10000) + `"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30,6 +30,7 @@ import (
 	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/generate"
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -235,17 +236,7 @@ var ReservedHeaders = []string{"Authorization", "Content-Type", "Accept", "Conte
 
 // HeaderVar names the environment variable a reproduction reads an extra
 // header's value from: PLANTCHECK_HEADER_X_API_KEY for X-Api-Key.
-func HeaderVar(name string) string {
-	return "PLANTCHECK_HEADER_" + strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z':
-			return r - 'a' + 'A'
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			return r
-		}
-		return '_'
-	}, name)
-}
+func HeaderVar(name string) string { return shell.HeaderVar(name) }
 
 // PlantsURL is the address the suite posts to.
 func (s *Suite) PlantsURL() string { return s.plantsURL }

@@ -52,6 +52,7 @@ type command struct {
 var commands = []command{
 	{"run", "certify a Plant Store implementation (the bundled reference server when none is named)", cmdRun},
 	{"serve", "serve the bundled reference Plant Store server", cmdServe},
+	{"proxy", "certify a deployment (and its clients) from the traffic that passes through", cmdProxy},
 	{"docs", "render the features as documentation of the API (Markdown and HTML)", cmdDocs},
 	{"rules", "print the catalog of the spec's rules and the scenarios that encode them", cmdRules},
 	{"selftest", "prove the suite: the reference must pass and every mutant fail", cmdSelftest},

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plantcheck/plantcheck/conformance"
+	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/mutants"
+	"github.com/plantcheck/plantcheck/proxy"
+	"github.com/plantcheck/plantcheck/reference"
+)
+
+// TestProxyMutantsTable runs the suite through the proxy against every
+// mutant and prints which the proxy catches from the suite's traffic, by
+// which rules, and which it cannot. It takes a minute or two, so it runs
+// only when asked:
+//
+//	PLANTCHECK_PROXY_MUTANTS=1 go test -run ProxyMutantsTable -v ./cmd/plantcheck/
+func TestProxyMutantsTable(t *testing.T) {
+	if os.Getenv("PLANTCHECK_PROXY_MUTANTS") == "" {
+		t.Skip("set PLANTCHECK_PROXY_MUTANTS=1 to run it")
+	}
+	var rows []string
+	caught := 0
+	for _, m := range mutants.All {
+		token := reference.RandomToken(12)
+		if m.LongToken {
+			token = reference.RandomToken(40)
+		}
+		ref, err := reference.New(reference.Config{Token: token})
+		if err != nil {
+			t.Fatal(err)
+		}
+		up, stopUp, err := reference.Loopback(m.Wrap(ref, token))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, _ := url.Parse(up)
+		h, err := proxy.New(proxy.Config{Upstream: u, Timeout: 3 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		served := make(chan error, 1)
+		go func() { served <- proxy.Serve(ctx, ln, h, 2*time.Second, 0, nil) }()
+		rep, err := conformance.Run(t.Context(), conformance.Config{BaseURL: "http://" + ln.Addr().String(), Token: token,
+			Timeout: 5 * time.Second, Output: io.Discard, Seed: 1})
+		cancel()
+		<-served
+		stopUp()
+		suite := "error"
+		if err == nil {
+			suite = map[int]string{0: "passes", 1: "caught", 2: "error"}[rep.ExitCode()]
+		}
+		v := h.Verdict(proxy.Options{Strict: true})
+		var failed []string
+		for _, r := range v.Rules {
+			if r.Failed > 0 {
+				failed = append(failed, r.ID)
+			}
+		}
+		verdict := "not caught"
+		if len(failed) > 0 {
+			caught++
+			verdict = "caught: " + strings.Join(failed, ", ")
+			if !slices.ContainsFunc(m.Rules, func(id features.RuleID) bool { return slices.Contains(failed, string(id)) }) {
+				verdict += " (not the mutant's own rule)"
+			}
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |", m.Name, m.Defect, suite, verdict))
+	}
+	t.Logf("\n| mutant | defect | suite | proxy, from the suite's traffic |\n|---|---|---|---|\n%s\n%d of %d caught by the proxy",
+		strings.Join(rows, "\n"), caught, len(mutants.All))
+}

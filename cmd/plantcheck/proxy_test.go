@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startProxyCmd runs 'plantcheck proxy' with args until the returned stop
+// is called, which cancels it as SIGTERM would and returns its exit status
+// and streams.
+func startProxyCmd(t *testing.T, env map[string]string, args ...string) (base string, stop func() (int, string, string)) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	var stdout, log bytes.Buffer
+	stderr := io.MultiWriter(pw, &lockedWriter{w: &log})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan int, 1)
+	go func() {
+		done <- dispatch(ctx, cli{stdout: &stdout, stderr: stderr, getenv: func(k string) string { return env[k] }}, append([]string{"proxy"}, args...))
+		pw.Close()
+	}()
+	lines := bufio.NewScanner(pr)
+	addrRE := regexp.MustCompile(`listening on (http://\S+),`)
+	for base == "" && lines.Scan() {
+		if m := addrRE.FindStringSubmatch(lines.Text()); m != nil {
+			base = m[1]
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	stop = func() (int, string, string) {
+		cancel()
+		select {
+		case code := <-done:
+			return code, stdout.String(), log.String()
+		case <-time.After(20 * time.Second):
+			t.Fatal("proxy did not stop within 20s of its context ending")
+		}
+		return 0, "", ""
+	}
+	if base == "" {
+		code, out, errOut := stop()
+		t.Fatalf("proxy printed no address (exit %d)\n%s\n%s", code, out, errOut)
+	}
+	return base, stop
+}
+
+// TestProxyCertifiesTheSuitesTraffic runs the whole suite through the proxy
+// against the reference and against a mutant: through the proxy the suite
+// passes the reference (the proxy is transparent) and the proxy's own
+// verdict on the traffic agrees; against the mutant both fail it. The
+// token never shows in any output or report.
+func TestProxyCertifiesTheSuitesTraffic(t *testing.T) {
+	cases := []struct {
+		mutant   string
+		wantCode int
+		want     []string // in the proxy's verdict
+	}{
+		{"", 0, []string{`(?m)^VERDICT: NO VIOLATION SEEN`, `(?m)^CREATE-NAME +MUST +\d+ +\d+ +0$`, `(?m)^AUTH-MISSING +MUST +\d+ +\d+ +0$`,
+			`AUTH-UNKNOWN \(MUST\): the proxy does not know which tokens the service issued`, `Client-side: \d+ requests broke the document`}},
+		{"upper-case-name", 1, []string{`(?m)^VERDICT: NON-CONFORMANT: the service broke CREATE-NAME`, `(?m)^CREATE-NAME +MUST +\d+ +\d+ +[1-9]\d*$`,
+			`reproduce: curl -sS -i -X POST`}},
+	}
+	for _, tc := range cases {
+		name := tc.mutant
+		if name == "" {
+			name = "reference"
+		}
+		t.Run(name, func(t *testing.T) {
+			upstream := target(t, tc.mutant)
+			reports := t.TempDir()
+			base, stop := startProxyCmd(t, nil, "--addr", "127.0.0.1:0", "--upstream", upstream, "--report-dir", reports)
+			runCode, runOut, runErr := invoke(t, map[string]string{envToken: canary}, "run", "--base-url", base)
+			code, out, errOut := stop()
+			if runCode != tc.wantCode {
+				t.Errorf("run through the proxy: exit %d, want %d\n%s\n%s", runCode, tc.wantCode, runOut, runErr)
+			}
+			if code != tc.wantCode {
+				t.Errorf("proxy: exit %d, want %d\n%s\n%s", code, tc.wantCode, out, errOut)
+			}
+			for _, want := range tc.want {
+				if !regexp.MustCompile(want).MatchString(out) {
+					t.Errorf("the proxy's verdict lacks %s:\n%s", want, out)
+				}
+			}
+			lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+			if !strings.HasPrefix(lines[len(lines)-1], "VERDICT: ") {
+				t.Errorf("the last line is %q, want the verdict", lines[len(lines)-1])
+			}
+			everything := out + errOut + runOut + runErr
+			for _, name := range []string{"summary.json", "summary.md", "junit.xml"} {
+				b, err := os.ReadFile(filepath.Join(reports, name))
+				if err != nil {
+					t.Errorf("report %s: %v", name, err)
+				}
+				everything += string(b)
+			}
+			if strings.Contains(everything, canary) {
+				t.Errorf("the token shows in an output or a report")
+			}
+		})
+	}
+}
+
+// TestProxyCannotRun: bad flags and addresses are exit 2, saying why.
+func TestProxyCannotRun(t *testing.T) {
+	busy := strings.TrimPrefix(target(t, ""), "http://")
+	cases := []struct {
+		name       string
+		args       []string
+		wantStderr string
+	}{
+		{"no upstream", nil, `no upstream: give --upstream URL`},
+		{"an upstream that is not http", []string{"--upstream", "ftp://example.com"}, `must be an http or https URL`},
+		{"an upstream with a query", []string{"--upstream", "http://example.com/?a=1"}, `must not carry credentials, a query`},
+		{"a busy address", []string{"--upstream", "http://" + busy, "--addr", busy}, `address already in use`},
+		{"a bad time limit", []string{"--upstream", "http://" + busy, "--timeout", "0s"}, `--timeout must be positive`},
+		{"a stray argument", []string{"--upstream", "http://" + busy, "extra"}, `unexpected argument`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := invoke(t, nil, append([]string{"proxy"}, tc.args...)...)
+			if code != 2 || !strings.Contains(stderr, tc.wantStderr) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q\n%s", code, stderr, tc.wantStderr, stdout)
+			}
+		})
+	}
+}
+
+// TestProxyUpstreamFromTheEnvironment: PLANTCHECK_UPSTREAM names the
+// upstream when --upstream does not; with no traffic the verdict says
+// nothing was judged, exit 0.
+func TestProxyUpstreamFromTheEnvironment(t *testing.T) {
+	upstream := target(t, "")
+	_, stop := startProxyCmd(t, map[string]string{envUpstream: upstream}, "--addr", "127.0.0.1:0")
+	code, out, errOut := stop()
+	if code != 0 || !strings.Contains(out, "VERDICT: NOTHING JUDGED") || !strings.Contains(errOut, "forwarding to "+upstream) {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}

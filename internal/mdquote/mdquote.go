@@ -1,0 +1,102 @@
+// Package mdquote writes text that may come from a target into Markdown
+// that GitHub renders (a job summary, a pull-request comment, raw HTML
+// allowed) so that none of it is read as markup: in code spans and fenced
+// code blocks it cannot close, its controls and bidirectional characters
+// escaped. conformance (summary.md) and proxy (its summary.md) both use it.
+package mdquote
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Clean makes text from the target fit to show: valid UTF-8 (each run
+// of bad bytes a U+FFFD), and the characters that would act rather than
+// show (C0 and C1 controls, DEL, bidirectional overrides and isolates,
+// which reorder what a reader sees) written as Go escapes, such as \x1b and
+// \u202e. Tab and line feed stay: they are layout. A carriage return does
+// not: Markdown would take it for a line ending.
+func Clean(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if !strings.ContainsFunc(s, Hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if Hidden(r) {
+			q := strconv.QuoteRune(r) // '\x1b', '\u202e'
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Hidden reports whether r acts rather than shows: a control (but tab and
+// line feed) or a bidirectional override or isolate.
+func Hidden(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n':
+		return false
+	case r < 0x20 || 0x7f <= r && r <= 0x9f:
+		return true
+	case 0x202a <= r && r <= 0x202e || 0x2066 <= r && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// longestRun is the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	longest, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != c {
+			n = 0
+			continue
+		}
+		n++
+		longest = max(longest, n)
+	}
+	return longest
+}
+
+// Span writes s as a CommonMark code span on one line. Its fence is a
+// run of backticks longer than any in s, so that nothing in s closes it; a
+// space pads s when s starts or ends with a backtick (which would join the
+// fence) or with spaces at both ends (CommonMark strips one from each). A
+// line break would let the next line start a block of its own (a heading,
+// an HTML block), so it is written \n.
+func Span(s string) string {
+	s = strings.ReplaceAll(Clean(s), "\n", `\n`)
+	if s == "" {
+		return "(empty)"
+	}
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
+	if s[0] == '`' || s[len(s)-1] == '`' || s[0] == ' ' && s[len(s)-1] == ' ' && strings.Trim(s, " ") != "" {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// Cell writes s as a code span in a table cell, its pipes escaped:
+// GFM splits a row at every pipe not escaped, even inside a code span (and
+// shows an escaped pipe in a code span as a pipe).
+func Cell(s string) string {
+	return strings.ReplaceAll(Span(s), "|", `\|`)
+}
+
+// Block writes s as a fenced code block: its fence is at least three
+// backticks and longer than any run of them in s, so that no line of s
+// closes it.
+func Block(s, info, indent string) string {
+	s = Clean(s)
+	fence := strings.Repeat("`", max(3, longestRun(s, '`')+1))
+	var b strings.Builder
+	b.WriteString(indent + fence + info + "\n")
+	for _, line := range strings.Split(s, "\n") {
+		b.WriteString(indent + line + "\n")
+	}
+	b.WriteString(indent + fence + "\n")
+	return b.String()
+}

@@ -1,0 +1,101 @@
+package proxy
+
+import (
+	"io"
+	"net/http"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// BenchmarkProxyExchange measures what the proxy adds to an exchange: one
+// valid create to the reference on loopback, straight and through the
+// proxy in turn (so that both see the same machine), and reports each
+// one's median and 99th percentile and their differences, in µs.
+func BenchmarkProxyExchange(b *testing.B) {
+	base, tok := referenceUpstream(b)
+	p := startProxy(b, base, nil)
+	var id atomic.Int64
+	id.Store(time.Now().UnixNano())
+	send := func(url string) time.Duration {
+		body := `{"id":` + strconv.FormatInt(id.Add(1), 10) + `,"name":"Monstera deliciosa","tag":"aroid"}`
+		req, _ := http.NewRequest(http.MethodPost, url+"/plants", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		start := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		d := time.Since(start)
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+		return d
+	}
+	for range 200 { // warm the connections and the validator
+		send(base)
+		send(p.url)
+	}
+	direct := make([]time.Duration, 0, b.N)
+	proxied := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for b.Loop() {
+		direct = append(direct, send(base))
+		proxied = append(proxied, send(p.url))
+	}
+	b.StopTimer()
+	v := p.verdict(Options{})
+	if v.ServerViolations != 0 {
+		b.Fatalf("the reference broke rules through the proxy:\n%s", v.Line)
+	}
+	pct := func(ds []time.Duration, q float64) float64 {
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return float64(s[int(q*float64(len(s)-1))]) / float64(time.Microsecond)
+	}
+	b.ReportMetric(pct(direct, 0.5), "direct-p50-µs")
+	b.ReportMetric(pct(proxied, 0.5), "proxy-p50-µs")
+	b.ReportMetric(pct(proxied, 0.5)-pct(direct, 0.5), "added-p50-µs")
+	b.ReportMetric(pct(proxied, 0.99)-pct(direct, 0.99), "added-p99-µs")
+	b.ReportMetric(0, "ns/op") // the pair's time says nothing by itself
+}
+
+// BenchmarkJudge measures the judging of one exchange, the proxy's own
+// cost beyond forwarding: a valid create answered 200, and a create
+// without credentials answered 400.
+func BenchmarkJudge(b *testing.B) {
+	h, err := New(Config{Upstream: mustURL("http://127.0.0.1:1")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		header http.Header
+		status int
+		answer string
+	}{
+		{"accepted", http.Header{"Authorization": {"Bearer tok"}, "Content-Type": {"application/json"}}, 200, `{"name":"Monstera deliciosa","tag":"aroid"}`},
+		{"refused", http.Header{"Content-Type": {"application/json"}}, 400, `{"error":1,"message":"no"}`},
+	} {
+		x := &exchange{
+			method: http.MethodPost, target: "/plants", header: tc.header,
+			reqBody:    snapshot{body: []byte(`{"id":1,"name":"Monstera deliciosa","tag":"aroid"}`), total: 50, whole: true},
+			status:     tc.status,
+			respHeader: http.Header{"Content-Type": {"application/json"}},
+			respBody:   snapshot{body: []byte(tc.answer), total: int64(len(tc.answer)), whole: true},
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				runtime.KeepAlive(h.judge(x, nil))
+			}
+		})
+	}
+}

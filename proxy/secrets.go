@@ -1,0 +1,198 @@
+package proxy
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/shell"
+)
+
+// Credentials pass through the proxy in both directions: the clients'
+// tokens, keys and cookies, and whatever the service hands back. None is
+// ever printed or written: the value of every credential header is a secret,
+// hidden by an evidence.Redactor in every piece of evidence (in any of the
+// forms it knows: letter case, escapes, base64, hexadecimal), and the
+// headers themselves are shown as <redacted> and reproduced from variables.
+
+// credentialHeaders are the headers that carry a credential by name; any
+// header whose name holds one of credentialWords does too.
+var credentialHeaders = []string{"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"}
+
+var credentialWords = []string{"key", "token", "secret", "auth", "password", "passwd", "session", "cookie", "credential", "signature"}
+
+// isCredential reports whether a header's value is a secret. It runs on
+// every header of every exchange, so it allocates nothing.
+func isCredential(name string) bool {
+	for _, h := range credentialHeaders {
+		if strings.EqualFold(name, h) {
+			return true
+		}
+	}
+	for _, w := range credentialWords {
+		if containsFold(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds word (lower-case ASCII) in any
+// letter case.
+func containsFold(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for j < len(word) && s[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretsOf collects the secrets of a header: every credential header's
+// value, and the parts of it a service may echo alone (the credential after
+// an Authorization scheme, a Basic credential decoded, each cookie's value).
+func secretsOf(h http.Header, into []string) []string {
+	for name, vs := range h {
+		if !isCredential(name) {
+			continue
+		}
+		for _, v := range vs {
+			scheme, cred, spaced := strings.Cut(strings.TrimSpace(v), " ")
+			if !spaced || !slices.Contains(knownSchemes, strings.ToLower(scheme)) {
+				// No scheme: the whole value may be the credential.
+				into = appendSecret(into, v)
+				continue
+			}
+			// A scheme and its credential: the credential is the secret
+			// (the scheme's name is not, and hiding it would garble every
+			// message that names it); a blank one is no secret at all.
+			cred = strings.TrimSpace(cred)
+			into = appendSecret(into, cred)
+			if strings.EqualFold(scheme, "Basic") {
+				if dec, err := base64.StdEncoding.DecodeString(cred); err == nil {
+					user, pass, _ := strings.Cut(string(dec), ":")
+					into = appendSecret(appendSecret(appendSecret(into, string(dec)), pass), user)
+				}
+			}
+			if strings.Contains(strings.ToLower(name), "cookie") {
+				for _, part := range strings.Split(v, ";") {
+					if _, val, ok := strings.Cut(part, "="); ok {
+						into = appendSecret(into, strings.TrimSpace(val))
+					}
+				}
+			}
+		}
+	}
+	return into
+}
+
+// secretsOfQuery collects the values of a query's credential parameters
+// (api_key=, token=, ...), which a client may send in the URL.
+func secretsOfQuery(rawQuery string, into []string) []string {
+	if rawQuery == "" {
+		return into
+	}
+	q, _ := url.ParseQuery(rawQuery)
+	for name, vs := range q {
+		if isCredential(name) {
+			for _, v := range vs {
+				into = appendSecret(into, v)
+			}
+		}
+	}
+	return into
+}
+
+func appendSecret(into []string, s string) []string {
+	if s == "" || slices.Contains(into, s) {
+		return into
+	}
+	return append(into, s)
+}
+
+// maxSecrets bounds the distinct secrets the proxy remembers across
+// exchanges, to hide one exchange's credential where another's evidence
+// shows it. An exchange's own secrets are always hidden in its evidence.
+const maxSecrets = 256
+
+// secrets remembers the credentials seen, so that every piece of evidence
+// hides all of them, whichever exchange carried them.
+type secrets struct {
+	mu   sync.Mutex
+	seen map[string]bool
+	list []string
+	red  *evidence.Redactor // of list, built when first needed
+}
+
+// add remembers the secrets of one exchange.
+func (s *secrets) add(vs []string) {
+	if len(vs) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	for _, v := range vs {
+		if s.seen[v] || len(s.list) >= maxSecrets {
+			continue
+		}
+		s.seen[v] = true
+		s.list = append(s.list, v)
+		s.red = nil
+	}
+}
+
+// redactor returns a Redactor of every secret remembered and of extra.
+func (s *secrets) redactor(extra []string) *evidence.Redactor {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	missing := false
+	for _, v := range extra {
+		if !s.seen[v] {
+			missing = true
+			break
+		}
+	}
+	if missing {
+		return evidence.New(append(slices.Clone(s.list), extra...)...)
+	}
+	if s.red == nil {
+		s.red = evidence.New(s.list...)
+	}
+	return s.red
+}
+
+// knownSchemes are the authentication schemes whose name a report may
+// show: the IANA registry's, and a few in common use. Any other first word
+// of an Authorization value may be the credential itself (a token sent
+// without a scheme), so it is shown as <credential>.
+var knownSchemes = []string{"basic", "bearer", "digest", "dpop", "gnap", "hoba", "mutual", "negotiate", "ntlm", "oauth",
+	"privatetoken", "scram-sha-1", "scram-sha-256", "vapid", "aws4-hmac-sha256", "token", "apikey"}
+
+// authShape is an Authorization value with its secret taken out: what a
+// report shows (desc) and what a shell command sends (sh, the credential
+// read from $PLANTCHECK_TOKEN).
+func authShape(v string) (desc, sh string) {
+	scheme, cred, spaced := strings.Cut(v, " ")
+	if !slices.Contains(knownSchemes, strings.ToLower(scheme)) {
+		return "<credential> (no scheme)", shell.TokenVar
+	}
+	if !spaced {
+		return scheme + " (no credential)", scheme
+	}
+	if strings.TrimSpace(cred) == "" {
+		// Blanks only: nothing secret, and the exact bytes matter.
+		return scheme + " (empty credential)", v
+	}
+	return scheme + " <credential>", scheme + " " + shell.TokenVar
+}

@@ -1,0 +1,120 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+)
+
+// Limits of the proxy's own server. A body may stream for as long as it
+// lasts, so no read or write timeout bounds an exchange; the time to send a
+// header section, and the time a connection idles, are bounded.
+const (
+	readHeaderTimeout = 30 * time.Second
+	idleTimeout       = 120 * time.Second
+	maxHeaderBytes    = 1 << 20
+)
+
+// Server returns the http.Server the proxy is served with.
+func (h *Handler) Server() *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		// net/http's own complaints (a client's malformed request, a TLS
+		// failure, a panic) are not shown unless Serve is given a writer.
+		ErrorLog: log.New(io.Discard, "", 0),
+	}
+}
+
+// Serve serves h on ln, which the caller opened (so that a bad or busy
+// address fails before anything starts), until ctx is done. Then it stops
+// accepting, lets the exchanges in flight end within grace, cuts those
+// that do not, and returns once every exchange is counted. Every interval
+// (0: never) it writes a progress line to progress, when anything changed.
+func Serve(ctx context.Context, ln net.Listener, h *Handler, grace, interval time.Duration, progress io.Writer) error {
+	srv := h.Server()
+	if progress != nil {
+		// They may quote what a client sent: escaped, one line each.
+		srv.ErrorLog = log.New(textWriter{progress}, "", 0)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	var tick <-chan time.Time
+	if interval > 0 && progress != nil {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	var last Progress
+	quiet := 0
+	for running := true; running; {
+		select {
+		case err := <-served:
+			if errors.Is(err, http.ErrServerClosed) {
+				err = nil
+			}
+			if err != nil {
+				return fmt.Errorf("serve: %w", err)
+			}
+			return nil
+		case <-tick:
+			// A line when anything changed, and one a minute or so
+			// while nothing does, so that a quiet proxy is seen alive.
+			p := h.Progress()
+			quiet++
+			if p != last || time.Duration(quiet)*interval >= time.Minute {
+				fmt.Fprintf(progress, "plantcheck proxy: %s\n", p)
+				last, quiet = p, 0
+			}
+		case <-ctx.Done():
+			running = false
+		}
+	}
+
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if err != nil {
+		// Exchanges still streaming past the grace: cut them. Each then
+		// ends, and is counted, as its client or upstream went away.
+		srv.Close()
+		err = fmt.Errorf("%w: exchanges still in flight after %s were cut", ErrCut, grace)
+	}
+	<-served
+	// Cut exchanges end at once (their connections are closed); wait for
+	// each to be counted, within a bound.
+	done := make(chan struct{})
+	go func() { h.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(grace):
+	}
+	if t, ok := h.transport.(interface{ CloseIdleConnections() }); ok {
+		t.CloseIdleConnections()
+	}
+	return err
+}
+
+// ErrCut means that exchanges were still in flight when the grace after a
+// stop ran out: they were cut, and are counted as unfinished.
+var ErrCut = errors.New("shutdown")
+
+// textWriter writes each message as one escaped line.
+type textWriter struct{ w io.Writer }
+
+func (t textWriter) Write(p []byte) (int, error) {
+	msg := strings.TrimSuffix(string(p), "\n")
+	_, err := fmt.Fprintf(t.w, "plantcheck proxy: net/http: %s\n", evidence.Text(evidence.Cut(msg, 4<<10)))
+	return len(p), err
+}
