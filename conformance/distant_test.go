@@ -50,8 +50,9 @@ func BenchmarkDistantServer(b *testing.B) {
 // TestVerdictDoesNotDependOnConcurrency runs one seed at several
 // concurrencies against the reference and mutants of several kinds: each
 // rule's outcome, and its failures, are the same at every one. (How many
-// scenarios judged a rule may differ where two scenarios send one fixed id,
-// such as 0, to a service that refuses a stored id: the second is
+// scenarios judged a rule may differ where two scenarios send one fixed id
+// to a service that refuses a stored id: a failing generated case shrunk,
+// its id towards 0, and BODY-ID-RANGE's id of 0; the second is
 // inconclusive, whichever it is.)
 func TestVerdictDoesNotDependOnConcurrency(t *testing.T) {
 	targets := []string{"", "drop-tag", "html-escape", "any-scheme", "token-bcrypt-72", "lenient-json", "crash-500"}
