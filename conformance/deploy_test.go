@@ -188,3 +188,33 @@ func clientCertificate(t *testing.T, dir string) (certFile, keyFile string, cert
 	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600)
 	return certFile, keyFile, cert
 }
+
+// TestCACertAddsToTheSystemRoots: --ca-cert trusts a private authority
+// beside the system's, not instead of them (a deployment behind a public
+// certificate and a private one both stay reachable).
+func TestCACertAddsToTheSystemRoots(t *testing.T) {
+	system, err := x509.SystemCertPool()
+	if err != nil || system.Equal(x509.NewCertPool()) {
+		t.Skip("this machine has no system certificate authorities")
+	}
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	conf, err := (&Config{CACert: caFile}).tlsConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := system.Clone()
+	want.AddCert(srv.Certificate())
+	if !conf.RootCAs.Equal(want) {
+		t.Error("the roots are not the system's and the CA file's")
+	}
+	only := x509.NewCertPool()
+	only.AddCert(srv.Certificate())
+	if conf.RootCAs.Equal(only) {
+		t.Error("the CA file replaced the system's authorities")
+	}
+}
