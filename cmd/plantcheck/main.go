@@ -2,6 +2,7 @@
 //
 //	plantcheck run     [flags]   certify a target (the bundled reference server when none is named)
 //	plantcheck serve   [flags]   serve the bundled reference server
+//	plantcheck proxy   [flags]   certify a deployment from the traffic through it
 //	plantcheck docs    --out DIR render the features as documentation
 //	plantcheck rules   [flags]   print the rule catalog and its scenarios
 //	plantcheck selftest [flags]  prove the suite against the reference and its mutants
