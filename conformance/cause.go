@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/steps"
 )
 
 // minEvidence is how many answers a likely cause needs: fewer say nothing.
@@ -21,7 +22,8 @@ const minEvidence = 3
 // NON-CONFORMANT (exit 1) all the same, and the verdict says both.
 func likelyCause(r *Report, v *spec.Validator) string {
 	statuses := map[int]int{}
-	answered, accepted, validRefused := 0, 0, 0
+	answered, accepted := 0, 0
+	var refused []*steps.Exchange // sent with the token, not accepted
 	for _, sc := range r.Scenarios {
 		for _, x := range sc.Exchanges {
 			if !x.Answered() {
@@ -29,13 +31,12 @@ func likelyCause(r *Report, v *spec.Validator) string {
 			}
 			answered++
 			statuses[x.Status]++
-			if !x.Issued() {
-				continue
-			}
-			if x.Status == http.StatusOK {
+			switch {
+			case !x.Issued():
+			case x.Status == http.StatusOK:
 				accepted++
-			} else if x.ContentType == "application/json" && v.BodyConforms(x.Method, "/plants", x.Body) {
-				validRefused++
+			default:
+				refused = append(refused, x)
 			}
 		}
 	}
@@ -50,7 +51,16 @@ func likelyCause(r *Report, v *spec.Validator) string {
 			}
 		}
 	}
-	if accepted == 0 && validRefused >= minEvidence {
+	if accepted > 0 {
+		return "" // the token works: no request need be checked again
+	}
+	validRefused := 0
+	for _, x := range refused {
+		if x.ContentType == "application/json" && v.BodyConforms(x.Method, "/plants", x.Body) {
+			validRefused++
+		}
+	}
+	if validRefused >= minEvidence {
 		return fmt.Sprintf("none of the %d valid requests sent with the given token was accepted (answers: %s): "+
 			"check the token (--token, --token-file or PLANTCHECK_TOKEN) is one this service issued; if it is, the service refuses every valid create",
 			validRefused, statusCounts(statuses))

@@ -10,6 +10,7 @@ import (
 	"github.com/cucumber/godog/formatters"
 	messages "github.com/cucumber/messages/go/v21"
 
+	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 )
 
@@ -63,7 +64,7 @@ func (c *console) Pickle(p *messages.Pickle) {
 	sl := &scenarioLines{left: len(p.Steps)}
 	var rule string
 	for _, t := range p.Tags {
-		if strings.ToUpper(t.Name) == t.Name && strings.Contains(t.Name, "-") {
+		if features.IsRuleTag(t.Name) {
 			rule = strings.TrimPrefix(t.Name, "@") + ": "
 			break
 		}
