@@ -22,6 +22,7 @@ const (
 	RuleName  = features.CreateName
 	RuleTag   = features.CreateTag
 	RuleNoTag = features.CreateNoTag
+	RuleNoID  = features.CreateNoID
 )
 
 // Sent is what a create request asked to store: its name and tag, as
@@ -126,14 +127,15 @@ func hasLoneSurrogate(raw []byte) bool {
 
 // EchoFailure is one way a Plant record departs from the plant sent.
 type EchoFailure struct {
-	Rule     features.RuleID // RuleName, RuleTag or RuleNoTag
+	Rule     features.RuleID // RuleName, RuleTag, RuleNoTag or RuleNoID
 	Expected string
 	Actual   string
 }
 
 // Echo judges the Plant record of a 200 answer against what was sent: the
-// name and the tag are the very strings sent, code point by code point,
-// and no tag comes back when none was sent ("name, and tag where present").
+// name and the tag are the very strings sent, code point by code point, no
+// tag comes back when none was sent ("name, and tag where present"), and no
+// id comes back at all ("The Plant record has no id field").
 // A body that is not a JSON object fails every field that was due; whether
 // it is a Plant record at all is the document's to say. redact (nil: none)
 // hides secrets in what the answer holds before it is quoted and cut.
@@ -163,6 +165,9 @@ func Echo(sent Sent, answer []byte, redact func(string) string) []EchoFailure {
 		}
 	case present:
 		out = append(out, EchoFailure{RuleNoTag, "no tag property (none was sent)", "tag is the JSON value " + Quote(redact(string(raw)))})
+	}
+	if raw, present := obj["id"]; present {
+		out = append(out, EchoFailure{RuleNoID, "no id property (\"The Plant record has no id field\")", "id is the JSON value " + Quote(redact(string(raw)))})
 	}
 	return out
 }

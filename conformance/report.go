@@ -182,7 +182,7 @@ func (r *Report) finish() {
 		default:
 			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], "stopped by another rule's failure")
 		}
-		if s.Note != "" && (s.Rule.Level == features.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s.Note) == skippedSeeNotes || strings.HasPrefix(s.Note, "inconclusive")) {
+		if s.Note != "" && (s.Rule.Level == features.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s.Note) == skippedSeeNotes || strings.HasPrefix(s.Note, "inconclusive") || strings.HasPrefix(s.Note, steps.NoteNameReused)) {
 			v.Notes = appendOnce(v.Notes, s.Name+": "+s.Note)
 		}
 		for _, f := range s.Failures {

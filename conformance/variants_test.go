@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf16"
@@ -37,6 +39,8 @@ func TestUnusualButConformantTargets(t *testing.T) {
 		wrap func(ref http.Handler) http.Handler
 		// prefix is a path the API is served under.
 		prefix string
+		// token replaces the run's token.
+		token string
 	}{
 		{name: "the reference server as it is"},
 		{name: "escapes every non-ASCII character and slash", wrap: rewriteBody(escapeJSON)},
@@ -70,9 +74,15 @@ func TestUnusualButConformantTargets(t *testing.T) {
 		}},
 		{name: "accepts a reused id", store: forgetfulStore{}},
 		{name: "is served under a path prefix", prefix: "/api/v1"},
+		{name: "refuses a name it has stored", store: &uniqueNames{}},
+		// A JWT-like token compared as the bytes it decodes to, as JWT
+		// libraries compare signatures: its last character carries two
+		// bits that decode to nothing, so "...w" and "...x" are one token.
+		{name: "compares the bytes a base64url token decodes to", token: b64Token, wrap: decodedTokens(b64Token)},
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
+			token := cmpOr(v.token, token)
 			ref, err := reference.New(reference.Config{Token: token, Store: v.store})
 			if err != nil {
 				t.Fatal(err)
@@ -107,6 +117,50 @@ func TestUnusualButConformantTargets(t *testing.T) {
 					t.Fatalf("run %d: exit code %d, counts %+v, want 0 and every scenario passed\n%s", run, got, rep.Counts, out.String())
 				}
 			}
+		})
+	}
+}
+
+// uniqueNames refuses a second plant with a name it has stored, as a store
+// with a unique key on the name would ("uniqueness of id or name: not
+// shown").
+type uniqueNames struct {
+	mu    sync.Mutex
+	names map[string]bool
+}
+
+func (u *uniqueNames) Add(_ context.Context, p reference.Plant) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.names == nil {
+		u.names = map[string]bool{}
+	}
+	if u.names[p.Name] {
+		return reference.ErrDuplicateID // answered 400 with an Error record
+	}
+	u.names[p.Name] = true
+	return nil
+}
+
+// b64Token is 75 base64url characters (56 bytes and two bits that decode
+// to nothing), long enough for every credential near it.
+const b64Token = "eyJhbGciOiJIUzI1NiJ9eyJzdWIiOiJwbGFudGNoZWNrIn0_7HyYfzAZdorl1OBdejiAlme05Dw"
+
+// decodedTokens lets a credential through to the reference as the token
+// when it decodes, as lenient base64url (Go's default), to the token's bytes.
+func decodedTokens(token string) func(http.Handler) http.Handler {
+	want, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		panic(err)
+	}
+	return func(ref http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if cred, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+				if got, err := base64.RawURLEncoding.DecodeString(cred); err == nil && bytes.Equal(got, want) {
+					r.Header.Set("Authorization", "Bearer "+token)
+				}
+			}
+			ref.ServeHTTP(w, r)
 		})
 	}
 }

@@ -24,6 +24,23 @@ Feature: Authentication
     Then the response status is 400
     And the response is an Error record
 
+  @AUTH-MISSING @must
+  Scenario: A request without an Authorization header is rejected even right after an accepted one
+    Every request carries the header: a service that opens a session for
+    a client once its token was accepted (a cookie, the client's address,
+    the connection) and then lets the session stand in for the token lets
+    a request in without credentials. The request below follows an
+    accepted one at once, from the same address, and sends back every
+    cookie the service set; where it set none, it is one more request
+    without credentials.
+
+    Given a plant with a fresh id and the name "Sansevieria trifasciata" has been created
+    And a new plant with a fresh id and the name "Sansevieria cylindrica"
+    But the request carries no Authorization header, only the cookies the service set
+    When the client posts it to /plants
+    Then the response status is 400
+    And the response is an Error record
+
   Scenario Outline: The right token presented <case> is rejected with an Error record
     A credential check that strips "Bearer " without checking that it was
     there, or that takes the value after its seventh character, lets the

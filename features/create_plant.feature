@@ -18,8 +18,8 @@ Feature: Creating a plant
 
   The echo is exact, and it is a MUST in every scenario of every feature: a
   200 answered to a valid request carries the very name and tag sent,
-  compared as decoded JSON strings, code point by code point, and no tag
-  when none was sent. A name trimmed, cut, HTML-escaped, normalised, turned
+  compared as decoded JSON strings, code point by code point, no tag
+  when none was sent, and no id. A name trimmed, cut, HTML-escaped, normalised, turned
   into a number or stripped of a character fails CREATE-NAME, even in a
   scenario whose own rule is a SHOULD: such a rule covers only a refusal
   (400 with an Error record) of a value the spec lets a server refuse.
@@ -34,10 +34,11 @@ Feature: Creating a plant
   Scenario Outline: A valid request is accepted however it is spelled: <case>
     The spec fixes what a request says, not how its JSON is spelled or its
     HTTP framed. Most clients send compact JSON with the members in one
-    order, an Accept header and a Content-Length; a server that needs any of
-    these (a reader built on a regular expression, a body read by its
-    Content-Length, content negotiation that insists on Accept) refuses
-    valid requests from other clients.
+    order, an Accept header, a User-Agent and a Content-Length; a server
+    that needs any of these (a reader built on a regular expression, a body
+    read by its Content-Length, content negotiation that insists on Accept,
+    a firewall rule that wants a User-Agent) refuses valid requests from
+    other clients.
 
     Given a new plant with a fresh id, the name "Ficus lyrata" and the tag "indoor"
     But the request is presented with <presentation>
@@ -55,6 +56,7 @@ Feature: Creating a plant
       | no Accept header        | no Accept header                                  |
       | Accept */*              | the Accept header */*                             |
       | chunked body            | its body sent in chunks, without a Content-Length |
+      | no User-Agent           | no User-Agent header                              |
 
   @CREATE-NAME @must
   Scenario: The Plant record carries the name that was sent
@@ -81,11 +83,14 @@ Feature: Creating a plant
     Then the response status is 200
     And the plant has no tag
 
-  @CREATE-NO-ID @should
+  @CREATE-NO-ID @must
   Scenario: The Plant record carries no id
     "The Plant record has no id field." The Plant schema does not forbid
-    extra properties, so a Plant record with an id is still valid against the
-    document: this is reported as a SHOULD.
+    other properties (NewPlant is Plant with an id, so Plant cannot forbid
+    one), and a Plant record with an id still matches the document; but the
+    spec says in so many words that the record has none. A service that
+    answers with the stored entity, id and all, breaks it. Like the echo,
+    this is judged on every 200 of every scenario.
 
     Given a new plant with a fresh id, the name "Aloe vera" and the tag "succulent"
     When the client posts it to /plants

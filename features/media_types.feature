@@ -28,12 +28,41 @@ Feature: Media types
       | application/x-json            | the request declares the media type "application/x-json"      |
       | application/json-patch+json   | the request declares the media type "application/json-patch+json" |
 
-  @MEDIA-REQUEST-PARAMS @should
-  Scenario: application/json with a charset parameter is accepted
-    But the request declares the media type "application/json; charset=utf-8"
+  Scenario Outline: The plant sent as <case> is rejected with an Error record
+    A form carries the same fields as the JSON record, and a service built
+    on a web framework often reads forms as well as JSON (a form parser
+    beside the JSON one, a binder that takes either). But the request body
+    is application/json, and a form is not: it is refused like any other
+    media type.
+
+    But the plant is sent as <form>
+    When the client posts it to /plants
+    Then the response status is 400
+    And the response is an Error record
+
+    @MEDIA-REQUEST @must
+    Examples: the request body is JSON, not a form
+      | case                                   | form                |
+      | a form, application/x-www-form-urlencoded | a URL-encoded form  |
+      | a form, multipart/form-data            | a multipart form    |
+
+  Scenario Outline: application/json with a charset parameter is accepted: <case>
+    A parameter does not change the media type (RFC 9110, section 8.3.1),
+    and RFC 8259 says of application/json that adding a charset "really has
+    no effect on compliant recipients". Many clients send one (Java's and
+    Spring's write "application/json;charset=UTF-8"); a service that
+    compares the header with "application/json" as a string refuses them.
+
+    But the request declares the media type "<media type>"
     When the client posts it to /plants
     Then the response status is 200
     And the response media type is application/json
+
+    @MEDIA-REQUEST-PARAMS @must
+    Examples: application/json, with parameters
+      | case                          | media type                      |
+      | charset=utf-8                 | application/json; charset=utf-8 |
+      | charset=UTF-8, without space  | application/json;charset=UTF-8  |
 
   @RESPONSE-MEDIA @must
   Scenario: A Plant record is sent as application/json

@@ -11,6 +11,7 @@ package mutants
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/plantcheck/plantcheck/features"
 	"html"
@@ -24,6 +25,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -129,7 +131,7 @@ var All = []Mutant{
 		}),
 	},
 	{
-		Name: "echo-id", Defect: "puts the id in the Plant record (a SHOULD rule)",
+		Name: "echo-id", Defect: "puts the id in the Plant record",
 		Rules:  []features.RuleID{features.CreateNoID},
 		Origin: "the stored entity serialised as it is instead of the documented response schema",
 		Wrap: func(ref http.Handler, token string) http.Handler {
@@ -149,15 +151,8 @@ var All = []Mutant{
 		Name: "needs-content-length", Defect: "refuses a valid create sent without Content-Length (a chunked body)",
 		Rules:  []features.RuleID{features.Create200},
 		Origin: "a reader that reads exactly Content-Length bytes, so a chunked request is refused (older servers, some WSGI stacks)",
-		Wrap: func(ref http.Handler, _ string) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.ContentLength < 0 {
-					writeRefusal(w, "The request must carry a Content-Length.")
-					return
-				}
-				ref.ServeHTTP(w, r)
-			})
-		},
+		Wrap: refuseWhen(func(r *http.Request) bool { return r.ContentLength < 0 },
+			"The request must carry a Content-Length."),
 	},
 	{
 		Name: "needs-accept-json", Defect: "answers a valid create with 406 and text when Accept is absent or not application/json",
@@ -169,6 +164,13 @@ var All = []Mutant{
 				res.header.Set("Content-Type", "text/plain; charset=utf-8")
 			}
 		}),
+	},
+	{
+		Name: "needs-user-agent", Defect: "refuses a request that carries no User-Agent header",
+		Rules:  []features.RuleID{features.Create200},
+		Origin: "a gateway or firewall rule that turns away clients without a User-Agent (GitHub's API does; so do common WAF rule sets)",
+		Wrap: refuseWhen(func(r *http.Request) bool { return r.Header.Get("User-Agent") == "" },
+			"Requests must name their client in User-Agent."),
 	},
 	{
 		Name: "fixed-layout-reader", Defect: "refuses a valid body that is not compact JSON with id first, name, then tag",
@@ -519,6 +521,12 @@ var All = []Mutant{
 		}),
 	},
 	{
+		Name: "cookie-session", Defect: "sets a session cookie on an accepted request and then accepts the cookie alone, without an Authorization header",
+		Rules:  []features.RuleID{features.AuthMissing},
+		Origin: "session middleware in front of the API (express-session, Django and Rails sessions): the first authorized request opens a session that later ones ride on",
+		Wrap:   cookieSession,
+	},
+	{
 		Name: "any-scheme", Defect: "accepts the token in any scheme, Basic included",
 		Rules:  []features.RuleID{features.AuthScheme},
 		Origin: "the header split at its space and only the credential checked",
@@ -652,6 +660,20 @@ var All = []Mutant{
 		Rules:  []features.RuleID{features.MediaRequest},
 		Origin: "Content-Type checked with a substring test for \"json\" (strings.Contains, a /json/ regular expression)",
 		Wrap:   acceptContentType(func(ct string) bool { return strings.Contains(ct, "json") }),
+	},
+
+	{
+		Name: "exact-content-type", Defect: "refuses every Content-Type but exactly application/json, so application/json; charset=utf-8 is refused",
+		Rules:  []features.RuleID{features.MediaRequestParams},
+		Origin: "Content-Type compared as a whole string (ct == \"application/json\") instead of by its media type",
+		Wrap: refuseWhen(func(r *http.Request) bool { return r.Header.Get("Content-Type") != "application/json" },
+			"The body must be application/json."),
+	},
+	{
+		Name: "accept-form", Defect: "reads a URL-encoded or multipart form as a plant, as well as JSON",
+		Rules:  []features.RuleID{features.MediaRequest},
+		Origin: "a framework's form binding beside its JSON one (Spring's @ModelAttribute, Rails params, body-parser's urlencoded with json)",
+		Wrap:   acceptForms,
 	},
 
 	// Error records and documented responses.
@@ -986,6 +1008,20 @@ func refuse(res *response, message string) {
 	res.header.Set("Content-Type", "application/json")
 }
 
+// refuseWhen answers the requests refuse picks with 400 and an Error
+// record of message, before the reference sees them.
+func refuseWhen(refuse func(*http.Request) bool, message string) func(http.Handler, string) http.Handler {
+	return func(ref http.Handler, _ string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if refuse(r) {
+				writeRefusal(w, message)
+				return
+			}
+			ref.ServeHTTP(w, r)
+		})
+	}
+}
+
 // writeRefusal answers with a refusal: 400 and an Error record.
 func writeRefusal(w http.ResponseWriter, message string) {
 	w.Header().Set("Content-Type", "application/json")
@@ -1057,4 +1093,68 @@ func Lookup(name string) (Mutant, bool) {
 		}
 	}
 	return Mutant{}, false
+}
+
+// cookieSession opens a session, named by a Set-Cookie, on every accepted
+// request, and takes a request that presents a session's cookie without an
+// Authorization header as authorized.
+func cookieSession(ref http.Handler, token string) http.Handler {
+	var mu sync.Mutex
+	sessions := map[string]bool{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			if c, err := r.Cookie("session"); err == nil {
+				mu.Lock()
+				ok := sessions[c.Value]
+				mu.Unlock()
+				if ok {
+					r.Header.Set("Authorization", "Bearer "+token)
+				}
+			}
+		}
+		onResponse(func(r *http.Request, res *response) {
+			if res.status != http.StatusOK {
+				return
+			}
+			id := strconv.FormatInt(freshID(), 36)
+			mu.Lock()
+			sessions[id] = true
+			mu.Unlock()
+			res.header.Add("Set-Cookie", (&http.Cookie{Name: "session", Value: id, Path: "/", HttpOnly: true}).String())
+		})(ref, token).ServeHTTP(w, r)
+	})
+}
+
+// acceptForms turns a form body (URL-encoded or multipart) into the JSON
+// plant its fields name, the id read as an integer, and hands it on as
+// JSON.
+func acceptForms(ref http.Handler, _ string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if mt != "application/x-www-form-urlencoded" && mt != "multipart/form-data" {
+			ref.ServeHTTP(w, r)
+			return
+		}
+		if err := r.ParseMultipartForm(1 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+			writeRefusal(w, "The form cannot be read.")
+			return
+		}
+		obj := map[string]any{}
+		for _, k := range []string{"id", "name", "tag"} {
+			if !r.Form.Has(k) {
+				continue
+			}
+			v := r.Form.Get(k)
+			if k != "id" {
+				obj[k] = v
+			} else if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				obj[k] = n
+			} else {
+				obj[k] = v
+			}
+		}
+		b, _ := json.Marshal(obj)
+		r.Header.Set("Content-Type", "application/json")
+		ref.ServeHTTP(w, withBody(r, b))
+	})
 }

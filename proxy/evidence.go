@@ -176,7 +176,7 @@ func (h *Handler) curl(x *exchange, red *evidence.Redactor) string {
 			}
 		}
 	}
-	for _, name := range []string{"Content-Type", "Accept"} {
+	for _, name := range []string{"User-Agent", "Content-Type", "Accept"} {
 		if _, ok := x.header[name]; !ok {
 			lines = append(lines, "-H '"+name+":'") // curl would send one of its own
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"unicode"
@@ -17,6 +18,7 @@ import (
 func (s *Suite) authSteps() []stepPattern {
 	return []stepPattern{
 		{`^the request carries no Authorization header$`, s.theRequestCarriesNoAuthorization},
+		{`^the request carries no Authorization header, only the cookies the service set$`, s.theRequestCarriesOnlyTheCookies},
 		{`^the request carries the valid token in the "(\w+)" scheme$`, s.theRequestCarriesTheTokenInScheme},
 		{`^the request carries the valid token without a scheme$`, s.theRequestCarriesTheTokenWithoutAScheme},
 		{`^the request carries the valid token right after "Bearer", without a space$`, s.theRequestCarriesTheTokenJoinedToBearer},
@@ -60,12 +62,20 @@ func tokenCmd(filter string) string {
 	return `$(printf '%s' "$PLANTCHECK_TOKEN" | ` + filter + `)`
 }
 
-// changed is a character that differs from c: 'x', or 'y' where c is 'x'.
-// (The curl reproduction prints it, so it tells nothing more of the token
-// than whether a character is an x.)
+// changed is a character that differs from c in a way no decoding of the
+// token can undo. Most tokens are base64 or base64url (a JWT's signature,
+// an opaque key), and the last character of such a text may carry bits
+// that decode to nothing: a lenient decoder, as Go's and Python's are by
+// default, reads "...w" and "...x" as the same bytes, so a service that
+// verifies the decoded signature rightly accepts both. The character put
+// in its place differs in the highest of its six bits, which is always a
+// bit of the data: 'x' for the lower half of the alphabet (and for any
+// other character), 'A' for the upper half. (The curl reproduction prints
+// it, so it tells nothing more of the token than that bit.)
 func changed(c byte) string {
-	if c == 'x' {
-		return "y"
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_"
+	if strings.IndexByte(alphabet, c) >= 32 {
+		return "A"
 	}
 	return "x"
 }
@@ -90,11 +100,15 @@ var nearMisses = []nearMiss{
 		return "x" + t, "x" + shell.TokenVar, ""
 	}},
 	{"with its last character dropped", func(t string) (string, string, string) {
-		if len(t) < 2 {
-			return "", "", "the issued token has one character: without it, it is empty (AUTH-EMPTY)"
+		// The base64 padding at its end is kept: a lenient decoder reads
+		// "abc" as "abc=", the same bytes.
+		body := strings.TrimRight(t, "=")
+		pad := t[len(body):]
+		if len(body) < 2 {
+			return "", "", "the issued token has one character before its padding: without it, it is empty (AUTH-EMPTY)"
 		}
-		_, n := utf8.DecodeLastRuneInString(t)
-		return t[:len(t)-n], "${PLANTCHECK_TOKEN%?}", ""
+		_, n := utf8.DecodeLastRuneInString(body)
+		return body[:len(body)-n] + pad, "${PLANTCHECK_TOKEN%?" + pad + "}" + pad, ""
 	}},
 	{"with its last character changed", func(t string) (string, string, string) {
 		_, n := utf8.DecodeLastRuneInString(t)
@@ -117,7 +131,7 @@ var nearMisses = []nearMiss{
 		return t + t, shell.TokenVar + shell.TokenVar, ""
 	}},
 	{"cut to its first half", func(t string) (string, string, string) {
-		half := len(t) / 2
+		half := len(strings.TrimRight(t, "=")) / 2 // of what the padding pads
 		for half > 0 && !utf8.RuneStart(t[half]) {
 			half--
 		}
@@ -170,6 +184,30 @@ func (s *Suite) theRequestCarriesTheIssuedToken(ctx context.Context, variant str
 
 func (s *Suite) theRequestCarriesNoAuthorization(ctx context.Context) {
 	stateOf(ctx).req.cred = &credential{}
+}
+
+// CookieVar names the environment variable a reproduction reads the
+// service's cookies from: they are a session's credentials, never printed.
+const CookieVar = "PLANTCHECK_COOKIE"
+
+// theRequestCarriesOnlyTheCookies sends no credentials but the cookies the
+// service set in its answers earlier in the scenario: a service that keeps
+// a session, and trusts it in place of the token, lets such a request in.
+// The scenario's earlier request went just before, from the same address
+// and most likely on the same connection, so a service that trusts either
+// once a request with the token came is found too.
+func (s *Suite) theRequestCarriesOnlyTheCookies(ctx context.Context) {
+	st := stateOf(ctx)
+	st.req.cred = &credential{}
+	seen := map[string]bool{}
+	for _, x := range st.exchanges {
+		for _, c := range (&http.Response{Header: x.header}).Cookies() {
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				st.req.cookies = append(st.req.cookies, &http.Cookie{Name: c.Name, Value: c.Value})
+			}
+		}
+	}
 }
 
 func (s *Suite) theRequestCarriesTheTokenInScheme(ctx context.Context, scheme string) {

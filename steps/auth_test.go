@@ -1,6 +1,8 @@
 package steps
 
 import (
+	"bytes"
+	"encoding/base64"
 	"net/http"
 	"os"
 	"os/exec"
@@ -23,6 +25,13 @@ func TestNearMisses(t *testing.T) {
 		{"digits only", "12345678901234567890", []string{"with the case of its letters changed", "changed after its 72nd byte"}},
 		{"one character", "Z", []string{"with its last character dropped", "cut to its first half", "changed after its 72nd byte"}},
 		{"ends in x", "tokenwithx", []string{"changed after its 72nd byte"}},
+		// The last character of an HS256 signature carries two bits that
+		// decode to nothing: "w" and "x" are the same bytes.
+		{"a JWT, signature ending in w", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwIn0.7HyYfzAZdorl1OBdejiAlme05DK8F44zslgWJs0eiFw", nil},
+		{"base64url, ending in a digit", "7HyYfzAZdorl1OBdejiAlme05DK8F44zslgWJs0eiF4", []string{"changed after its 72nd byte"}},
+		{"base64, padded", "c2VjcmV0LXRva2VuLXZhbHVlLTE=", []string{"changed after its 72nd byte"}},
+		{"base64, padded twice", "c2VjcmV0LXRva2VuLXZhbHVlLQ==", []string{"changed after its 72nd byte"}},
+		{"base64, one byte", "QQ==", []string{"changed after its 72nd byte"}},
 	}
 	for _, tt := range tokens {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,6 +47,9 @@ func TestNearMisses(t *testing.T) {
 				}
 				if v == tt.token || v == "" {
 					t.Errorf("%s: the variant %q is the token or empty", nm.name, v)
+				}
+				if same, how := decodesAlike(tt.token, v); same {
+					t.Errorf("%s: the variant %q decodes to the token's bytes in %s", nm.name, v, how)
 				}
 				if len(tt.token) > 3 && strings.Contains(shell, tt.token) {
 					t.Errorf("%s: the shell form holds the token: %s", nm.name, shell)
@@ -64,4 +76,29 @@ func TestNearMisses(t *testing.T) {
 	if got, want := s.redact("a plain answer"), "a plain answer"; got != want {
 		t.Errorf("redact(%q) = %q", want, got)
 	}
+}
+
+// decodesAlike reports whether a lenient base64 decoder (Go's default, as
+// JWT libraries use it, and one that takes the padding as optional) reads
+// the token and the variant as the same bytes: a service that compares
+// decoded secrets would then rightly accept the variant.
+func decodesAlike(token, variant string) (bool, string) {
+	encodings := []struct {
+		name string
+		enc  *base64.Encoding
+	}{{"base64", base64.RawStdEncoding}, {"base64url", base64.RawURLEncoding}}
+	for _, e := range encodings {
+		// Each segment of a JWT is decoded on its own.
+		ts, vs := strings.Split(token, "."), strings.Split(variant, ".")
+		alike := len(ts) == len(vs)
+		for i := 0; alike && i < len(ts); i++ {
+			a, errA := e.enc.DecodeString(strings.TrimRight(ts[i], "="))
+			b, errB := e.enc.DecodeString(strings.TrimRight(vs[i], "="))
+			alike = errA == nil && errB == nil && bytes.Equal(a, b)
+		}
+		if alike {
+			return true, e.name
+		}
+	}
+	return false, ""
 }

@@ -31,6 +31,11 @@ type Exchange struct {
 	Accept string `json:"accept,omitempty"`
 	// Chunked: the body went in chunks, without a Content-Length.
 	Chunked bool `json:"chunked,omitempty"`
+	// NoUserAgent: no User-Agent was sent (else "plantcheck" was).
+	NoUserAgent bool `json:"noUserAgent,omitempty"`
+	// Cookies is how many cookies the request sent back to the service
+	// (their values, a session's credentials, are never kept).
+	Cookies int `json:"cookies,omitempty"`
 	// Label says what the request is, where the scenario does not (a
 	// generated case, a presentation of a valid request).
 	Label     string `json:"label,omitempty"`
@@ -90,6 +95,12 @@ func (x *Exchange) RequestLine() string {
 	}
 	if x.Chunked {
 		hs = append(hs, "Transfer-Encoding: chunked")
+	}
+	if x.NoUserAgent {
+		hs = append(hs, "no User-Agent")
+	}
+	if x.Cookies > 0 {
+		hs = append(hs, fmt.Sprintf("Cookie: <the %d cookie(s) the service set>", x.Cookies))
 	}
 	for _, name := range x.extra {
 		hs = append(hs, http.CanonicalHeaderKey(name)+": <redacted>")
@@ -167,6 +178,11 @@ func (x *Exchange) Curl() string {
 		// The value is a secret: the shell reads it from a variable.
 		fmt.Fprintf(&b, " \\\n  -H \"%s: ${%s}\"", http.CanonicalHeaderKey(name), HeaderVar(name))
 	}
+	if x.Cookies > 0 {
+		// A session's cookies are credentials: the shell reads them from
+		// a variable, which the user fills from the answer before.
+		fmt.Fprintf(&b, " \\\n  -H \"Cookie: ${%s}\"", CookieVar)
+	}
 	if x.ContentType != "" {
 		fmt.Fprintf(&b, " \\\n  -H %s", shell.Quote("Content-Type: "+x.ContentType))
 	} else {
@@ -176,6 +192,9 @@ func (x *Exchange) Curl() string {
 		fmt.Fprintf(&b, " \\\n  -H %s", shell.Quote("Accept: "+x.Accept))
 	} else {
 		b.WriteString(" \\\n  -H 'Accept:'") // curl would send */* of its own
+	}
+	if x.NoUserAgent {
+		b.WriteString(" \\\n  -H 'User-Agent:'") // curl would send its own
 	}
 	if x.Chunked {
 		b.WriteString(" \\\n  -H 'Transfer-Encoding: chunked'")

@@ -48,7 +48,10 @@ func (s *Suite) aStringFromEachCategory(ctx context.Context, field string) {
 			if field == "name" {
 				c.Members = append(c.Members, generate.Member{Name: "name", Raw: jsonString(str)})
 			} else {
-				c.Members = append(c.Members, generate.Member{Name: "name", Raw: jsonString("Catalog tag test")},
+				// A name of its own for each, drawn like the id, so that a
+				// target that refuses a stored name judges every tag.
+				name := "Catalog tag test " + strconv.FormatInt(st.freshID(), 36)
+				c.Members = append(c.Members, generate.Member{Name: "name", Raw: jsonString(name)},
 					generate.Member{Name: "tag", Raw: jsonString(str)})
 			}
 			st.cases = append(st.cases, c)

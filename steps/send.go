@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -79,19 +80,30 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		if accept != "" {
 			req.Header.Set("Accept", accept)
 		}
-		req.Header.Set("User-Agent", "plantcheck")
+		// An empty User-Agent is sent as none (net/http then adds none
+		// of its own).
+		ua := "plantcheck"
+		if r.noUA {
+			ua = ""
+		}
+		req.Header.Set("User-Agent", ua)
 		for name, vs := range s.cfg.Headers {
 			req.Header[http.CanonicalHeaderKey(name)] = vs
 		}
+		for _, c := range r.cookies {
+			req.AddCookie(c)
+		}
 		return req, nil
 	}
+
 	req, err := build()
 	if err != nil {
 		return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
 	}
 	x := &Exchange{
 		Method: req.Method, URL: s.plantsURL, Auth: cred.desc, authShell: cred.shell, ContentType: ct,
-		Accept: accept, Chunked: r.chunked, Label: r.label, Body: body, reqHeader: req.Header, issued: cred.issued,
+		Accept: accept, Chunked: r.chunked, NoUserAgent: r.noUA, Cookies: len(r.cookies),
+		Label: r.label, Body: body, reqHeader: req.Header, issued: cred.issued,
 		extra: slices.Sorted(maps.Keys(s.cfg.Headers)), curlFlags: s.cfg.CurlFlags,
 	}
 	var resp *http.Response
@@ -148,7 +160,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		return x, nil
 	}
 	s.silent.Store(0)
-	x.Violations = s.validator.CheckResponse(spec.Request{Method: req.Method, Path: "/plants", Header: req.Header, Body: body},
+	x.Violations = s.validator.CheckResponse(spec.Request{Method: req.Method, Path: "/plants", Header: x.reqHeader, Body: body},
 		spec.Response{Status: x.Status, Header: x.header, Body: x.body})
 	s.scrub(x)
 	return x, nil
@@ -207,6 +219,11 @@ func (s *Suite) scrub(x *Exchange) {
 		vs := x.header[k]
 		out := make([]string, 0, min(len(vs), 4))
 		for _, v := range vs[:min(len(vs), 4)] {
+			if k == "Set-Cookie" {
+				// A cookie may be a session's credential: its name is kept.
+				name, _, _ := strings.Cut(v, "=")
+				v = name + "=<redacted>"
+			}
 			out = append(out, s.red.Safe(v, evidenceValue))
 		}
 		x.RespHeader[evidence.Text(evidence.Cut(k, evidenceValue))] = out

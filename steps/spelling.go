@@ -52,6 +52,7 @@ var presentations = []presentation{
 	{"no Accept header", func(r *request) { r.accept = new(string) }},
 	{"the Accept header */*", func(r *request) { any := "*/*"; r.accept = &any }},
 	{"its body sent in chunks, without a Content-Length", func(r *request) { r.chunked = true }},
+	{"no User-Agent header", func(r *request) { r.noUA = true }},
 }
 
 // writeObject writes the members as a JSON-like object, each key written by

@@ -151,6 +151,9 @@ type Suite struct {
 	// once, and only when a scenario needs to know).
 	reuseOnce sync.Once
 	reuseSeen bool
+	// name caches whether the target refuses a reused name, likewise.
+	nameOnce sync.Once
+	nameSeen bool
 	// pace keeps the run's rate, slots its bound on requests in flight,
 	// throttle its waits for a throttling target.
 	pace     *pacer
@@ -254,9 +257,13 @@ type request struct {
 	contentType string
 	noCT        bool
 	// accept is the Accept header (nil: application/json, "": none);
-	// chunked sends the body without a Content-Length.
+	// chunked sends the body without a Content-Length; noUA sends no
+	// User-Agent.
 	accept  *string
 	chunked bool
+	noUA    bool
+	// cookies are sent in a Cookie header: the ones the service set.
+	cookies []*http.Cookie
 	// label says what the request is, for the evidence, where the
 	// scenario's name does not (a generated case, a presentation).
 	label string
