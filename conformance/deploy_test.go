@@ -2,15 +2,9 @@ package conformance
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -20,8 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/plantcheck/plantcheck/internal/testcert"
 	"github.com/plantcheck/plantcheck/reference"
 )
 
@@ -138,55 +132,23 @@ func TestThroughAProxy(t *testing.T) {
 // rule failure), and the message names the flags.
 func TestMutualTLS(t *testing.T) {
 	ref, token := referenceHandler(t)
-	dir := t.TempDir()
-	certFile, keyFile, clientCert := clientCertificate(t, dir)
-	pool := x509.NewCertPool()
-	pool.AddCert(clientCert)
-	srv := httptest.NewUnstartedServer(ref)
-	srv.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	caFile := filepath.Join(dir, "ca.pem")
-	os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600)
+	certs := testcert.New(t, t.TempDir())
+	url, caFile, certFile, keyFile := certs.Serve(t, ref), certs.CAFile, certs.CertFile, certs.KeyFile
 
-	_, err := Run(context.Background(), Config{BaseURL: srv.URL, Token: token, CACert: caFile, Output: &strings.Builder{}})
+	_, err := Run(context.Background(), Config{BaseURL: url, Token: token, CACert: caFile, Output: &strings.Builder{}})
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "--cert") {
 		t.Errorf("without a client certificate: %v, want ErrUnreachable naming --cert", err)
 	}
-	rep, err := Run(context.Background(), Config{BaseURL: srv.URL, Token: token, CACert: caFile, Cert: certFile, Key: keyFile, Output: &strings.Builder{}, Tags: "@area-create"})
+	rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, CACert: caFile, Cert: certFile, Key: keyFile, Output: &strings.Builder{}, Tags: "@area-create"})
 	if err != nil {
 		t.Fatalf("with a client certificate: %v", err)
 	}
 	if rep.ExitCode() != 0 {
 		t.Errorf("exit %d with a client certificate, want 0", rep.ExitCode())
 	}
-	if _, err := Run(context.Background(), Config{BaseURL: srv.URL, Token: token, Cert: certFile, Output: &strings.Builder{}}); !errors.Is(err, ErrConfig) {
+	if _, err := Run(context.Background(), Config{BaseURL: url, Token: token, Cert: certFile, Output: &strings.Builder{}}); !errors.Is(err, ErrConfig) {
 		t.Errorf("--cert without --key: %v, want ErrConfig", err)
 	}
-}
-
-// clientCertificate writes a self-signed client certificate and its key.
-func clientCertificate(t *testing.T, dir string) (certFile, keyFile string, cert *x509.Certificate) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "plantcheck test client"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-		BasicConstraintsValid: true, IsCA: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ = x509.ParseCertificate(der)
-	keyDER, _ := x509.MarshalECPrivateKey(key)
-	certFile, keyFile = filepath.Join(dir, "client.pem"), filepath.Join(dir, "client.key")
-	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
-	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600)
-	return certFile, keyFile, cert
 }
 
 // TestCACertAddsToTheSystemRoots: --ca-cert trusts a private authority

@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/internal/htmlpage"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
 //go:embed report.html.tmpl
 var reportTemplate string
 
-var reportPage = template.Must(template.New("report").Funcs(template.FuncMap{
+var reportPage = template.Must(template.New("report").Funcs(htmlpage.Funcs()).Funcs(template.FuncMap{
 	"upper":       func(l features.Level) string { return strings.ToUpper(string(l)) },
 	"failedOrErr": func(o steps.Outcome) bool { return o == steps.Failed || o == steps.Errored },
 }).Parse(reportTemplate))

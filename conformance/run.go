@@ -10,7 +10,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +30,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/shell"
+	"github.com/plantcheck/plantcheck/internal/tlsconf"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/steps"
 )
@@ -367,30 +367,9 @@ func sortResults(rs []steps.Result) {
 // tlsConfig is the TLS of a run: the system's certificate authorities and
 // those of --ca-cert, and the client certificate of --cert and --key.
 func (cfg *Config) tlsConfig() (*tls.Config, error) {
-	conf := &tls.Config{MinVersion: tls.VersionTLS12}
-	if cfg.CACert != "" {
-		pem, err := os.ReadFile(cfg.CACert)
-		if err != nil {
-			return nil, fmt.Errorf("%w: CA certificate: %v", ErrConfig, err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil || pool == nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("%w: %s holds no PEM certificate", ErrConfig, cfg.CACert)
-		}
-		conf.RootCAs = pool
-	}
-	switch {
-	case cfg.Cert != "" && cfg.Key != "":
-		pair, err := tls.LoadX509KeyPair(cfg.Cert, cfg.Key)
-		if err != nil {
-			return nil, fmt.Errorf("%w: client certificate (--cert, --key): %v", ErrConfig, err)
-		}
-		conf.Certificates = []tls.Certificate{pair}
-	case cfg.Cert != "" || cfg.Key != "":
-		return nil, fmt.Errorf("%w: --cert and --key go together", ErrConfig)
+	conf, err := tlsconf.Client(cfg.CACert, cfg.Cert, cfg.Key)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return conf, nil
 }
