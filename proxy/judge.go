@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/features"
@@ -101,6 +102,16 @@ func (o *outcome) failed(rule features.RuleID) (check.Judgement, bool) {
 // exchange whose failure is kept as evidence is judged again with it.
 func (h *Handler) judge(x *exchange, redact func(string) string) *outcome {
 	o := &outcome{}
+	h.judgeInto(o, x, redact)
+	return o
+}
+
+// outcomes are the outcomes of the exchanges being judged, reused.
+var outcomes = sync.Pool{New: func() any { return new(outcome) }}
+
+// judgeInto judges x into o, which it resets first.
+func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string) {
+	*o = outcome{}
 	o.results = o.buf[:0]
 	req, resp := x.reqBody, x.respBody
 	if !req.whole {
@@ -117,11 +128,15 @@ func (h *Handler) judge(x *exchange, redact func(string) string) *outcome {
 
 	// The document's verdict on the request, when its body is known whole.
 	known, valid := req.whole, false
+	var sentFlat, answerFlat flat
+	sentFast := false
 	if known {
 		if x.header.Get("Content-Type") == "application/json" && !hasAuthDefect(x.header) {
-			// BodyConforms gives CheckRequest's verdict on such a request
-			// at a fraction of its cost; CheckRequest says why, if need be.
-			valid = h.validator.BodyConforms(opMethod, opPath, reqBody)
+			// The fast path, then BodyConforms, give CheckRequest's
+			// verdict on such a request at a fraction of its cost;
+			// CheckRequest says why, if need be.
+			sentFast = h.fast.requestPasses(reqBody, &sentFlat)
+			valid = sentFast || h.validator.BodyConforms(opMethod, opPath, reqBody)
 		}
 		if !valid {
 			o.violations = h.validator.CheckRequest(sreq)
@@ -163,9 +178,13 @@ func (h *Handler) judge(x *exchange, redact func(string) string) *outcome {
 	// The answer.
 	o.add(features.ResponseMedia, check.MediaTypeJSON(x.respHeader.Get("Content-Type"), redact))
 	if !resp.whole {
-		return o
+		return
 	}
-	vs := h.validator.CheckResponse(sreq, spec.Response{Status: x.status, Header: x.respHeader, Body: resp.body})
+	var vs []spec.Violation
+	answerFast := h.fast.responsePasses(x.status, x.respHeader, resp.body, &answerFlat)
+	if !answerFast {
+		vs = h.validator.CheckResponse(sreq, spec.Response{Status: x.status, Header: x.respHeader, Body: resp.body})
+	}
 	o.add(features.ResponseDocumented, check.Documented(vs))
 	switch x.status {
 	case http.StatusBadRequest:
@@ -181,11 +200,14 @@ func (h *Handler) judge(x *exchange, redact func(string) string) *outcome {
 		case len(vs) == 0 || check.PlantRecord(resp.body, nil).OK():
 			o.add(features.CreateNoID, check.NoID(resp.body, redact))
 		}
-		if known && valid {
+		switch {
+		case known && valid && sentFast && answerFast && echoPasses(&sentFlat, &answerFlat):
+			_, hasTag := sentFlat.get("tag")
+			o.echoed(hasTag)
+		case known && valid:
 			h.judgeEcho(o, reqBody, resp.body, redact)
 		}
 	}
-	return o
 }
 
 // judgeEcho judges the Plant record of an accepted create against the
@@ -199,13 +221,9 @@ func (h *Handler) judgeEcho(o *outcome, sentBody, answer []byte, redact func(str
 	if !sent.HasName {
 		return // the document accepted it, so this cannot be
 	}
-	due := []features.RuleID{check.RuleName, check.RuleNoTag}
-	if sent.HasTag {
-		due[1] = check.RuleTag
-	}
 	fails := check.Echo(sent, answer, redact)
-	for _, rule := range due {
-		j := check.Judgement{Expected: "the Plant record echoes the plant sent"}
+	for _, rule := range echoRules(sent.HasTag) {
+		j := check.Judgement{Expected: echoExpected}
 		for _, f := range fails {
 			if f.Rule == rule {
 				j = check.Judgement{Expected: f.Expected, Actual: f.Actual}
@@ -213,6 +231,25 @@ func (h *Handler) judgeEcho(o *outcome, sentBody, answer []byte, redact func(str
 			}
 		}
 		o.add(rule, j)
+	}
+}
+
+// echoExpected is what a passed echo judgement expected.
+const echoExpected = "the Plant record echoes the plant sent"
+
+// echoRules are the rules an accepted create's echo is judged by: the
+// name's, and the tag's or its absence's.
+func echoRules(hasTag bool) [2]features.RuleID {
+	if hasTag {
+		return [2]features.RuleID{check.RuleName, check.RuleTag}
+	}
+	return [2]features.RuleID{check.RuleName, check.RuleNoTag}
+}
+
+// echoed records an echo that passed by every rule due.
+func (o *outcome) echoed(hasTag bool) {
+	for _, rule := range echoRules(hasTag) {
+		o.add(rule, check.Judgement{Expected: echoExpected})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
+	"html/template"
 	"io"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	gmhtml "github.com/yuin/goldmark/renderer/html"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/mdquote"
 )
 
 // The canaries: credentials that no output may ever hold, in any form.
@@ -92,7 +94,7 @@ func TestCanariesNeverLeak(t *testing.T) {
 		t.Fatal(err)
 	}
 	outputs := map[string]string{"console": text(t, v)}
-	for _, name := range []string{"summary.json", "summary.md", "junit.xml"} {
+	for _, name := range reportFiles {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
@@ -119,9 +121,12 @@ func TestCanariesNeverLeak(t *testing.T) {
 	}
 }
 
+// reportFiles are the files the proxy writes, the same as run's.
+var reportFiles = []string{"summary.json", "summary.md", "report.html", "badge.svg", "junit.xml"}
+
 // TestReportFiles: the reports are well formed, valid UTF-8, and a target
-// that writes Markdown, a forged verdict or terminal escapes gets none of
-// it into them as anything but text.
+// that writes Markdown, HTML, a forged verdict or terminal escapes gets
+// none of it into them as anything but text.
 func TestReportFiles(t *testing.T) {
 	hostile := "`](http://evil.example/x.png) <script>alert(1)</script>\n# Forged\n\x1b[2J\nVERDICT: NO VIOLATION SEEN\r\u202e\xff"
 	up := fixed(400, "text/html", hostile)
@@ -178,5 +183,70 @@ func TestReportFiles(t *testing.T) {
 	}
 	if !strings.Contains(html.String(), `<code class="language-sh">curl`) {
 		t.Errorf("summary.md has no reproduction block:\n%s", html.String())
+	}
+
+	// report.html: the target's text is text, never markup; and no byte
+	// of it acts (a control, a bidirectional override) where a person
+	// reads it; the page shows the verdict and the evidence.
+	page := string(read("report.html"))
+	for _, bad := range []string{"<script", "<img", "<a ", "<h1>#", "<h1> Forged", "\x1b", "\u202e", "\r"} {
+		if strings.Contains(strings.ToLower(page), bad) {
+			t.Errorf("report.html holds %q of the target's", bad)
+		}
+	}
+	for _, want := range []string{
+		"<h1>non-conformant</h1>",
+		`data-rule="ERROR-RECORD"`,
+		template.HTMLEscapeString(v.Line),
+		"&lt;script&gt;alert(1)&lt;/script&gt;",
+		`<pre class="curl">curl -sS -i -X POST`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	badge := read("badge.svg")
+	if err := xml.Unmarshal(badge, new(struct{})); err != nil {
+		t.Errorf("badge.svg is not XML: %v", err)
+	}
+	if !bytes.Contains(badge, []byte(">non-conformant</text>")) || !bytes.Contains(badge, []byte("Plant Store API")) {
+		t.Errorf("badge.svg = %s", badge)
+	}
+	for _, name := range []string{"report.html", "badge.svg"} {
+		if i := bytes.IndexFunc(read(name), mdquote.Hidden); i >= 0 {
+			t.Errorf("%s holds the control or bidi character %q", name, []rune(string(read(name)[i:]))[0])
+		}
+	}
+}
+
+// TestBadgeAndPage: each outcome gets its word on the badge and its
+// heading on the page; a hostile title (the badge's only text not of
+// plantcheck's making) is escaped.
+func TestBadgeAndPage(t *testing.T) {
+	for _, tc := range []struct{ outcome, word string }{
+		{"no-violation", "no violation seen"},
+		{"non-conformant", "non-conformant"},
+		{"clients-failed", "clients failed"},
+		{"nothing-judged", "nothing judged"},
+	} {
+		t.Run(tc.outcome, func(t *testing.T) {
+			v := &Verdict{Outcome: tc.outcome, SpecTitle: `<script>alert("t")</script>` + "\u202e", SpecVersion: "1.0.0", Line: "VERDICT: x"}
+			dir := t.TempDir()
+			if err := v.WriteReports(dir); err != nil {
+				t.Fatal(err)
+			}
+			for name, want := range map[string]string{"badge.svg": ">" + tc.word + "</text>", "report.html": "<h1>" + tc.word + "</h1>"} {
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(b), want) {
+					t.Errorf("%s lacks %q:\n%s", name, want, b)
+				}
+				if strings.Contains(string(b), "<script") || strings.ContainsRune(string(b), '\u202e') {
+					t.Errorf("%s holds the title unescaped:\n%s", name, b)
+				}
+			}
+		})
 	}
 }

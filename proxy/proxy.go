@@ -42,7 +42,6 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -101,9 +100,15 @@ type Config struct {
 	// header section of its answer (a body may then stream for as long as
 	// it lasts); 0 means DefaultTimeout. It is the default transport's.
 	Timeout time.Duration
-	// Transport carries the exchanges to the upstream; nil means
-	// NewTransport(Timeout). One given here must neither decompress nor
-	// add headers (as http.Transport does unless DisableCompression).
+	// TLS configures the connections to an https upstream (certificate
+	// authorities to trust, a client certificate); nil means the system's
+	// authorities and no client certificate.
+	TLS *tls.Config
+	// Transport, when set, carries every exchange to the upstream; nil
+	// means the proxy's own client (upstream.go) for the exchanges it
+	// takes and NewTransport(Timeout, TLS) for the others. One given here
+	// must neither decompress nor add headers (as http.Transport does
+	// unless DisableCompression).
 	Transport http.RoundTripper
 	// MaxFailures is how many failures of each rule are kept as evidence;
 	// 0 means DefaultMaxFailures.
@@ -141,17 +146,19 @@ type Handler struct {
 	upstream   *url.URL
 	prefix     string
 	validator  *spec.Validator
+	fast       *fastPath
 	transport  http.RoundTripper
+	direct     *upstreamClient // nil when Config.Transport was given
 	maxJudge   int64
 	maxTotal   int64
 	budget     atomic.Int64
 	onExchange func(Exchange)
 	tally      *tally
 	secrets    secrets
-	// inflight counts the exchanges being forwarded or judged; judging
-	// holds a slot for each exchange being judged.
+	// inflight counts the exchanges being forwarded; queue holds those
+	// waiting to be judged.
 	inflight sync.WaitGroup
-	judging  chan struct{}
+	queue    *judgeQueue
 }
 
 // New returns a Handler for cfg.
@@ -171,7 +178,7 @@ func New(cfg Config) (*Handler, error) {
 		maxJudge:   cfg.MaxJudge,
 		maxTotal:   cfg.MaxJudgeTotal,
 		onExchange: cfg.OnExchange,
-		judging:    make(chan struct{}, judgeSlots*runtime.GOMAXPROCS(0)),
+		queue:      newJudgeQueue(),
 	}
 	if h.validator == nil {
 		v, err := spec.Default()
@@ -180,6 +187,7 @@ func New(cfg Config) (*Handler, error) {
 		}
 		h.validator = v
 	}
+	h.fast = newFastPath(h.validator)
 	if h.maxJudge <= 0 {
 		h.maxJudge = DefaultMaxJudge
 	}
@@ -191,7 +199,15 @@ func New(cfg Config) (*Handler, error) {
 		timeout = DefaultTimeout
 	}
 	if h.transport == nil {
-		h.transport = NewTransport(timeout)
+		h.transport = NewTransport(timeout, cfg.TLS)
+		var tlsConf *tls.Config // plain http
+		if u.Scheme == "https" {
+			tlsConf = cfg.TLS
+			if tlsConf == nil {
+				tlsConf = &tls.Config{MinVersion: tls.VersionTLS12}
+			}
+		}
+		h.direct = newUpstreamClient(UpstreamAddr(u), u.Host, tlsConf, timeout)
 	}
 	maxFailures := cfg.MaxFailures
 	if maxFailures <= 0 {
@@ -201,13 +217,15 @@ func New(cfg Config) (*Handler, error) {
 	return h, nil
 }
 
-// NewTransport returns the transport the proxy uses by default: HTTP/1.1 to
-// the upstream (HTTP/2 would change the headers' case and the framing),
-// no decompression, no proxy from the environment, connections kept for
-// reuse (up to 1024 idle) and timeout bounding the connection and the wait
-// for an answer's header section.
-func NewTransport(timeout time.Duration) *http.Transport {
+// NewTransport returns the transport the proxy uses by default for the
+// exchanges its own client does not take: HTTP/1.1 to the upstream (HTTP/2
+// would change the headers' case and the framing), no decompression, no
+// proxy from the environment, connections kept for reuse (up to 1024 idle),
+// timeout bounding the connection and the wait for an answer's header
+// section, and tlsConf (nil: the system's authorities) for https.
+func NewTransport(timeout time.Duration, tlsConf *tls.Config) *http.Transport {
 	return &http.Transport{
+		TLSClientConfig:        tlsConf,
 		DialContext:            (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
 		TLSHandshakeTimeout:    timeout,
 		ResponseHeaderTimeout:  timeout,
@@ -216,7 +234,7 @@ func NewTransport(timeout time.Duration) *http.Transport {
 		MaxIdleConns:           1024,
 		MaxIdleConnsPerHost:    1024,
 		IdleConnTimeout:        30 * time.Second,
-		MaxResponseHeaderBytes: 1 << 20,
+		MaxResponseHeaderBytes: maxResponseHeader,
 		TLSNextProto:           map[string]func(string, *tls.Conn) http.RoundTripper{},
 	}
 }
@@ -244,9 +262,6 @@ func (h *Handler) release(reqCap, respCap *capture, whole []byte) {
 	}
 }
 
-// judgeSlots bounds the exchanges judged at once, per CPU.
-const judgeSlots = 4
-
 // wholeMax bounds a request body read whole before it is forwarded; a
 // longer one, or one of unknown length, streams.
 const wholeMax = 64 << 10
@@ -272,6 +287,24 @@ type exchange struct {
 	respHeader http.Header
 	respBody   snapshot
 	duration   time.Duration
+
+	// Once queued to be judged: the handler, the summary to complete, and
+	// what the exchange holds, given back once judged.
+	h               *Handler
+	sum             Exchange
+	reqCap, respCap *capture
+	whole           []byte
+}
+
+// run judges a queued exchange, counts it, and gives back what it held.
+func (x *exchange) run() {
+	h := x.h
+	o := outcomes.Get().(*outcome)
+	defer outcomes.Put(o)
+	h.judgeInto(o, x, nil)
+	h.record(x, o, &x.sum)
+	h.release(x.reqCap, x.respCap, x.whole)
+	h.notify(x.sum)
 }
 
 // hopHeaders are the hop-by-hop headers (RFC 9110, 7.6.1), beside those
@@ -322,17 +355,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	doc := r.Method == opMethod && r.URL.Path == opPath
 	x := &exchange{method: r.Method, target: r.RequestURI, chunked: len(r.TransferEncoding) > 0}
 
-	header := r.Header.Clone()
-	if header == nil {
-		header = http.Header{}
-	}
-	if hasHopByHop(header) {
+	// The header as forwarded: the client's, less what is hop-by-hop
+	// (then a copy: the request's own is net/http's).
+	header, own := r.Header, false
+	switch {
+	case header == nil:
+		header, own = http.Header{}, true
+	case hasHopByHop(header):
+		header, own = header.Clone(), true
 		dropHopByHop(header)
 	}
-	if _, ok := header["User-Agent"]; !ok {
-		header["User-Agent"] = []string{""} // net/http would send its own
-	}
-	x.header = header
 
 	var reqCap, respCap *capture
 	var whole []byte // a small body, read before it is forwarded
@@ -351,10 +383,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body = nil
 	case r.ContentLength > 0 && r.ContentLength <= wholeMax && r.Header.Get("Expect") == "" && h.reserve(r.ContentLength):
 		// A small body of a declared length is read whole first, so that
-		// it goes to the upstream with its header in one write (net/http
-		// sends the header of a body it cannot see whole on its own, a
-		// packet and a wake-up more for each party), and so that a
-		// connection the upstream closed while idle can be retried.
+		// it goes to the upstream with its header in one write (by the
+		// lean client, upstream.go).
 		whole = make([]byte, r.ContentLength)
 		if _, err := io.ReadFull(r.Body, whole); err != nil {
 			h.clientFailed()
@@ -368,27 +398,38 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	to := h.target(r)
 	x.to = to
-	out := (&http.Request{
-		Method:           r.Method,
-		URL:              to,
-		Proto:            "HTTP/1.1",
-		ProtoMajor:       1,
-		ProtoMinor:       1,
-		Header:           header,
-		Body:             body,
-		ContentLength:    r.ContentLength,
-		TransferEncoding: r.TransferEncoding,
-		Trailer:          r.Trailer,
-		Host:             h.upstream.Host,
-	}).WithContext(r.Context())
-	if body == nil {
-		out.Body = http.NoBody
+	var resp *http.Response
+	var err error
+	if target, ok := leanTarget(to); ok && h.direct != nil && (body == nil || whole != nil) &&
+		r.Header.Get("Expect") == "" && r.Method != http.MethodConnect {
+		// One write and nothing to wait for: the lean client.
+		resp, err = h.direct.do(r.Context(), &outgoing{method: r.Method, target: target, header: header, body: whole})
+	} else {
+		if _, ok := header["User-Agent"]; !ok {
+			if !own {
+				header = header.Clone()
+			}
+			header["User-Agent"] = []string{""} // net/http would send its own
+		}
+		out := (&http.Request{
+			Method:           r.Method,
+			URL:              to,
+			Proto:            "HTTP/1.1",
+			ProtoMajor:       1,
+			ProtoMinor:       1,
+			Header:           header,
+			Body:             body,
+			ContentLength:    r.ContentLength,
+			TransferEncoding: r.TransferEncoding,
+			Trailer:          r.Trailer,
+			Host:             h.upstream.Host,
+		}).WithContext(r.Context())
+		if body == nil {
+			out.Body = http.NoBody
+		}
+		resp, err = h.transport.RoundTrip(out)
 	}
-	if whole != nil {
-		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(whole)), nil }
-	}
-
-	resp, err := h.transport.RoundTrip(out)
+	x.header = header
 	if err != nil {
 		if r.Context().Err() != nil || bodyFailed.Load() {
 			h.clientFailed()
@@ -459,24 +500,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			x.reqBody = reqCap.take("request body", h.maxJudge)
 		}
 		x.respBody = respCap.take("response body", h.maxJudge)
-		// Judged on a goroutine of its own, so that the connection goes
-		// on to its next request at once and its goroutine keeps a small
-		// stack (judging runs deep: a thousand idle connections would
-		// each keep the stack it grew). At most judgeSlots exchanges are
-		// judged at once; past that, the exchange waits for a slot.
-		h.judging <- struct{}{}
-		h.inflight.Add(1)
+		// Judged off the exchange's path (queue.go), so that the
+		// connection goes on to its next request at once and its
+		// goroutine keeps a small stack.
+		x.h, x.sum, x.reqCap, x.respCap, x.whole = h, sum, reqCap, respCap, whole
 		handed = true
-		go func() {
-			defer func() {
-				<-h.judging
-				h.inflight.Done()
-			}()
-			o := h.judge(x, nil)
-			h.record(x, o, &sum)
-			h.release(reqCap, respCap, whole)
-			h.notify(sum)
-		}()
+		h.queue.put(x)
 		return
 	}
 	h.notify(sum)
@@ -592,4 +621,17 @@ func sizeOf(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// UpstreamAddr is the address (host:port) of an upstream URL's host, its
+// scheme's port by default.
+func UpstreamAddr(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "80"
+	if u.Scheme == "https" {
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }

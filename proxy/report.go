@@ -2,10 +2,12 @@ package proxy
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"html/template"
 	"maps"
 	"os"
 	"path/filepath"
@@ -13,15 +15,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/htmlpage"
 	"github.com/plantcheck/plantcheck/internal/mdquote"
 )
 
-// WriteReports writes the verdict into dir (created if missing):
-// summary.json (everything, for machines), summary.md (for a CI job
-// summary or a pull-request comment) and junit.xml (a test suite per side,
-// a test per rule). Every string a client or the service sent is already
-// redacted and escaped in the Verdict; summary.md puts each in a code span
-// or fenced block it cannot close.
+// WriteReports writes the verdict into dir (created if missing), the files
+// `plantcheck run` writes: summary.json (everything, for machines),
+// summary.md (for a CI job summary or a pull-request comment), report.html
+// (for a person), badge.svg (the outcome in a word) and junit.xml (a test
+// suite per side, a test per rule). Every string a client or the service
+// sent is already redacted, bounded and escaped in the Verdict; summary.md
+// puts each in a code span or fenced block it cannot close, report.html
+// goes through html/template, and both it and the badge are made valid
+// UTF-8 without controls or bidirectional overrides, as run's are.
 func (v *Verdict) WriteReports(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create the report folder: %w", err)
@@ -34,10 +40,16 @@ func (v *Verdict) WriteReports(dir string) error {
 	if err != nil {
 		return fmt.Errorf("encode junit.xml: %w", err)
 	}
+	var html bytes.Buffer
+	if err := reportPage.Execute(&html, v); err != nil {
+		return fmt.Errorf("write report.html: %w", err)
+	}
 	var errs []error
 	for name, data := range map[string][]byte{
 		"summary.json": append(js, '\n'),
 		"summary.md":   v.markdown(),
+		"report.html":  []byte(mdquote.Clean(html.String())),
+		"badge.svg":    []byte(mdquote.Clean(string(v.badge()))),
 		"junit.xml":    junit,
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
@@ -45,6 +57,61 @@ func (v *Verdict) WriteReports(dir string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+//go:embed report.html.tmpl
+var reportTemplate string
+
+// reportPage is report.html: the verdict, the server-side failures with
+// their evidence, the rule table, the client-side groups.
+var reportPage = template.Must(template.New("report").Funcs(htmlpage.Funcs()).Funcs(template.FuncMap{
+	"standing":     (*Verdict).standing,
+	"verdictClass": func(v *Verdict) string { return standings[v.Outcome].class },
+	"ruleClass":    RuleResult.class,
+	"ruleWord":     RuleResult.word,
+	"lower":        strings.ToLower,
+	"plural":       plural,
+	"more":         func(n int64, kept []Failure) int64 { return n - int64(len(kept)) },
+}).Parse(reportTemplate))
+
+// standings are the verdict's outcomes as report.html and the badge show
+// them: a word or two, the page's class, the badge's colour.
+var standings = map[string]struct{ word, class, colour string }{
+	"no-violation":   {"no violation seen", "ok", htmlpage.Pass},
+	"non-conformant": {"non-conformant", "bad", htmlpage.Fail},
+	"clients-failed": {"clients failed", "incomplete", htmlpage.Warn},
+	"nothing-judged": {"nothing judged", "partial", htmlpage.Neutral},
+}
+
+func (v *Verdict) standing() string { return standings[v.Outcome].word }
+
+// badge is a small SVG badge: the spec, seen through traffic, and the
+// verdict's outcome.
+func (v *Verdict) badge() []byte {
+	s := standings[v.Outcome]
+	return htmlpage.Badge(v.SpecTitle+" "+v.SpecVersion+" traffic", s.word, s.colour)
+}
+
+// class is a rule's row class in report.html.
+func (r RuleResult) class() string {
+	switch {
+	case r.NotJudged != "":
+		return "skipped"
+	case r.Failed > 0:
+		return "failed"
+	}
+	return "passed"
+}
+
+// word is a rule's result in report.html.
+func (r RuleResult) word() string {
+	switch {
+	case r.NotJudged != "":
+		return "not judged"
+	case r.Failed > 0:
+		return "fail"
+	}
+	return "pass"
 }
 
 // markdown writes summary.md. Only plantcheck's own text (rule IDs,

@@ -66,7 +66,10 @@ func secretsOf(h http.Header, into []string) []string {
 		}
 		for _, v := range vs {
 			scheme, cred, spaced := strings.Cut(strings.TrimSpace(v), " ")
-			if !spaced || !slices.Contains(knownSchemes, strings.ToLower(scheme)) {
+			if !spaced && knownScheme(scheme) {
+				continue // a scheme's name alone ("Bearer"): no credential
+			}
+			if !spaced || !knownScheme(scheme) {
 				// No scheme: the whole value may be the credential.
 				into = appendSecret(into, v)
 				continue
@@ -82,7 +85,7 @@ func secretsOf(h http.Header, into []string) []string {
 					into = appendSecret(appendSecret(appendSecret(into, string(dec)), pass), user)
 				}
 			}
-			if strings.Contains(strings.ToLower(name), "cookie") {
+			if containsFold(name, "cookie") {
 				for _, part := range strings.Split(v, ";") {
 					if _, val, ok := strings.Cut(part, "="); ok {
 						into = appendSecret(into, strings.TrimSpace(val))
@@ -179,12 +182,23 @@ func (s *secrets) redactor(extra []string) *evidence.Redactor {
 var knownSchemes = []string{"basic", "bearer", "digest", "dpop", "gnap", "hoba", "mutual", "negotiate", "ntlm", "oauth",
 	"privatetoken", "scram-sha-1", "scram-sha-256", "vapid", "aws4-hmac-sha256", "token", "apikey"}
 
+// knownScheme reports whether scheme is one of knownSchemes, in any letter
+// case. It runs on every exchange, so it allocates nothing.
+func knownScheme(scheme string) bool {
+	for _, k := range knownSchemes {
+		if strings.EqualFold(scheme, k) {
+			return true
+		}
+	}
+	return false
+}
+
 // authShape is an Authorization value with its secret taken out: what a
 // report shows (desc) and what a shell command sends (sh, the credential
 // read from $PLANTCHECK_TOKEN).
 func authShape(v string) (desc, sh string) {
 	scheme, cred, spaced := strings.Cut(v, " ")
-	if !slices.Contains(knownSchemes, strings.ToLower(scheme)) {
+	if !knownScheme(scheme) {
 		return "<credential> (no scheme)", shell.TokenVar
 	}
 	if !spaced {

@@ -100,8 +100,14 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, grace, interval tim
 	case <-done:
 	case <-time.After(grace):
 	}
+	// Every exchange forwarded whole is judged before the verdict: judging
+	// always ends, so this wait has no bound.
+	h.queue.wait()
 	if t, ok := h.transport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()
+	}
+	if h.direct != nil {
+		h.direct.CloseIdleConnections()
 	}
 	return err
 }

@@ -150,4 +150,11 @@ func TestCredentials(t *testing.T) {
 			t.Errorf("secrets %q hold %q, which is no secret", secrets, s)
 		}
 	}
+	// A scheme's name alone carries no credential: hiding it would garble
+	// every request line that names the scheme.
+	for _, v := range []string{"Bearer", "bearer ", " Basic"} {
+		if got := secretsOf(http.Header{"Authorization": {v}}, nil); len(got) != 0 {
+			t.Errorf("secretsOf(Authorization: %q) = %q, want none", v, got)
+		}
+	}
 }

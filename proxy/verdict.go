@@ -80,6 +80,7 @@ type Options struct {
 // is written from.
 type Verdict struct {
 	Plantcheck  string    `json:"plantcheck"`
+	SpecTitle   string    `json:"specTitle"`
 	SpecVersion string    `json:"specVersion"`
 	Upstream    string    `json:"upstream"`
 	Started     time.Time `json:"started"`
@@ -303,7 +304,7 @@ func (h *Handler) Verdict(opts Options) *Verdict {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	v := &Verdict{
-		Plantcheck: buildinfo.Version(), SpecVersion: h.validator.Info().Version,
+		Plantcheck: buildinfo.Version(), SpecTitle: h.validator.Info().Title, SpecVersion: h.validator.Info().Version,
 		Upstream: evidence.Text(t.upstream), Started: t.started, Ended: time.Now(),
 		MaxJudge: t.maxJudge, Timeout: t.timeout.String(), Options: opts,
 		Exchanges: t.exchanges, Judged: t.judged, Partly: t.partly, Outside: t.outsideN,

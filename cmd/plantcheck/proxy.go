@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/tlsconf"
 	"github.com/plantcheck/plantcheck/proxy"
 )
 
@@ -48,7 +49,10 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 			"request that breaks the document), 2 could not run.")
 	addr := fs.String("addr", "127.0.0.1:8081", "address to listen on (host:port; port 0 picks a free one)")
 	upstream := fs.String("upstream", "", "the service's base URL, http or https (env "+envUpstream+")")
-	reportDir := fs.String("report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, junit.xml")
+	reportDir := fs.String("report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, report.html, badge.svg, junit.xml")
+	caCert := fs.String("ca-cert", "", "PEM file of certificate authorities to trust for an https upstream, beside the system's")
+	cert := fs.String("cert", "", "PEM file of a client certificate, for an https upstream that asks for one (with --key)")
+	key := fs.String("key", "", "PEM file of the client certificate's private key (with --cert)")
 	timeout := fs.Duration("timeout", proxy.DefaultTimeout, "time limit to connect to the upstream and for it to begin its answer")
 	strictClients := fs.Bool("strict-clients", false, "a client request that breaks the document fails the verdict too (exit 1)")
 	strict := fs.Bool("strict", false, "a failed SHOULD rule fails the verdict too")
@@ -78,7 +82,11 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 	if err != nil {
 		return fail("--upstream: %v", err)
 	}
-	h, err := proxy.New(proxy.Config{Upstream: u, Timeout: *timeout, MaxJudge: *maxJudge})
+	tlsConf, err := tlsconf.Client(*caCert, *cert, *key)
+	if err != nil {
+		return fail("%v", err)
+	}
+	h, err := proxy.New(proxy.Config{Upstream: u, Timeout: *timeout, MaxJudge: *maxJudge, TLS: tlsConf})
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -89,7 +97,7 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(c.stderr, "plantcheck proxy: listening on %s, forwarding to %s; stop with SIGINT (Ctrl-C) or SIGTERM for the verdict\n", base, u.Redacted())
-	if conn, err := net.DialTimeout("tcp", hostPort(u), *timeout); err != nil {
+	if conn, err := net.DialTimeout("tcp", proxy.UpstreamAddr(u), *timeout); err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck proxy: warning: the upstream does not accept connections yet (%v); until it does, clients get 502s marked %s\n",
 			err, proxy.MarkerHeader)
 	} else {
@@ -122,16 +130,4 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 		}
 	}
 	return v.ExitCode
-}
-
-// hostPort is the address of a URL's host, its scheme's port by default.
-func hostPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
-	}
-	port := "80"
-	if u.Scheme == "https" {
-		port = "443"
-	}
-	return net.JoinHostPort(u.Hostname(), port)
 }

@@ -5,12 +5,17 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plantcheck/plantcheck/internal/testcert"
+	"github.com/plantcheck/plantcheck/reference"
 )
 
 // startProxyCmd runs 'plantcheck proxy' with args until the returned stop
@@ -95,7 +100,7 @@ func TestProxyCertifiesTheSuitesTraffic(t *testing.T) {
 				t.Errorf("the last line is %q, want the verdict", lines[len(lines)-1])
 			}
 			everything := out + errOut + runOut + runErr
-			for _, name := range []string{"summary.json", "summary.md", "junit.xml"} {
+			for _, name := range []string{"summary.json", "summary.md", "report.html", "badge.svg", "junit.xml"} {
 				b, err := os.ReadFile(filepath.Join(reports, name))
 				if err != nil {
 					t.Errorf("report %s: %v", name, err)
@@ -112,6 +117,10 @@ func TestProxyCertifiesTheSuitesTraffic(t *testing.T) {
 // TestProxyCannotRun: bad flags and addresses are exit 2, saying why.
 func TestProxyCannotRun(t *testing.T) {
 	busy := strings.TrimPrefix(target(t, ""), "http://")
+	notPEM := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name       string
 		args       []string
@@ -123,6 +132,9 @@ func TestProxyCannotRun(t *testing.T) {
 		{"a busy address", []string{"--upstream", "http://" + busy, "--addr", busy}, `address already in use`},
 		{"a bad time limit", []string{"--upstream", "http://" + busy, "--timeout", "0s"}, `--timeout must be positive`},
 		{"a stray argument", []string{"--upstream", "http://" + busy, "extra"}, `unexpected argument`},
+		{"a certificate without its key", []string{"--upstream", "https://" + busy, "--cert", "client.pem"}, `--cert and --key go together`},
+		{"a CA file that is not PEM", []string{"--upstream", "https://" + busy, "--ca-cert", notPEM}, `holds no PEM certificate`},
+		{"a CA file that is not there", []string{"--upstream", "https://" + busy, "--ca-cert", filepath.Join(t.TempDir(), "none.pem")}, `CA certificate:`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -143,5 +155,44 @@ func TestProxyUpstreamFromTheEnvironment(t *testing.T) {
 	code, out, errOut := stop()
 	if code != 0 || !strings.Contains(out, "VERDICT: NOTHING JUDGED") || !strings.Contains(errOut, "forwarding to "+upstream) {
 		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestProxyHTTPSUpstream: --ca-cert, --cert and --key reach an https
+// upstream on loopback that asks for a client certificate; without --cert
+// every exchange gets the proxy's own 502 and nothing is judged.
+func TestProxyHTTPSUpstream(t *testing.T) {
+	certs := testcert.New(t, t.TempDir())
+	ref, err := reference.New(reference.Config{Token: canary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := certs.Serve(t, ref)
+	cases := []struct {
+		name    string
+		args    []string
+		status  int
+		verdict string
+	}{
+		{"with --ca-cert, --cert and --key", []string{"--ca-cert", certs.CAFile, "--cert", certs.CertFile, "--key", certs.KeyFile}, 200, "VERDICT: NO VIOLATION SEEN"},
+		{"without --cert and --key", []string{"--ca-cert", certs.CAFile}, http.StatusBadGateway, "VERDICT: NOTHING JUDGED"},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			base, stop := startProxyCmd(t, nil, append([]string{"--addr", "127.0.0.1:0", "--upstream", upstream}, tc.args...)...)
+			req, _ := http.NewRequest(http.MethodPost, base+"/plants", strings.NewReader(`{"id":`+strconv.Itoa(i+1)+`,"name":"Fern"}`))
+			req.Header.Set("Authorization", "Bearer "+canary)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			code, out, errOut := stop()
+			if resp.StatusCode != tc.status || code != 0 || !strings.Contains(out, tc.verdict) {
+				t.Errorf("status %d, exit %d; want %d, exit 0 and %q\n%s\n%s", resp.StatusCode, code, tc.status, tc.verdict, out, errOut)
+			}
+		})
 	}
 }

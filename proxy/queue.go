@@ -1,0 +1,118 @@
+package proxy
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Judging happens off the exchange's path: once the answer has reached the
+// client, the exchange is put in a bounded queue, and the connection goes
+// on to its next request. A few long-lived workers judge what the queue
+// holds. Nothing is ever dropped: when the queue is full, the exchange
+// waits for room (the client's next request on that connection waits with
+// it), so a proxy that cannot judge as fast as it forwards slows down
+// rather than forgetting. Stopping waits until the queue is empty.
+//
+// The workers live as long as there is work, so their stacks (judging runs
+// deep) are grown once, not once an exchange as a goroutine per exchange
+// would; the connections' own goroutines keep small stacks. A worker idle
+// for idleExit ends.
+
+// queueLen bounds the exchanges waiting to be judged. What they hold of
+// their bodies is bounded besides by Config.MaxJudgeTotal.
+const queueLen = 1024
+
+// idleExit is how long a worker waits for work before it ends.
+const idleExit = 2 * time.Second
+
+// judgeJob is one exchange to judge: run judges it and gives back what it
+// held.
+type judgeJob interface{ run() }
+
+// judgeQueue is the queue and its workers.
+type judgeQueue struct {
+	jobs chan judgeJob
+	max  int // workers at most
+	// pending counts the jobs put and not yet run, for a stop to wait on
+	// (a WaitGroup would forbid a put while a stop waits).
+	pending atomic.Int64
+	// mu guards workers and the decision of a worker to end, so that a job
+	// put as the last worker ends always finds a worker; done is signalled
+	// under it when pending falls to zero.
+	mu      sync.Mutex
+	done    *sync.Cond
+	workers int
+}
+
+func newJudgeQueue() *judgeQueue {
+	q := &judgeQueue{jobs: make(chan judgeJob, queueLen), max: runtime.GOMAXPROCS(0)}
+	q.done = sync.NewCond(&q.mu)
+	return q
+}
+
+// put queues a job, waiting for room if the queue is full; it never drops
+// one.
+func (q *judgeQueue) put(j judgeJob) {
+	q.pending.Add(1)
+	select {
+	case q.jobs <- j:
+	default:
+		q.spawn(true) // full: every worker is busy
+		q.jobs <- j
+	}
+	q.spawn(false)
+}
+
+// spawn starts a worker when there is none, or (more) when the queue holds
+// a backlog, up to max.
+func (q *judgeQueue) spawn(backlog bool) {
+	q.mu.Lock()
+	if q.workers == 0 || (backlog || len(q.jobs) > 1) && q.workers < q.max {
+		q.workers++
+		go q.work()
+	}
+	q.mu.Unlock()
+}
+
+func (q *judgeQueue) work() {
+	t := time.NewTimer(idleExit)
+	defer t.Stop()
+	busy := false
+	for {
+		select {
+		case j := <-q.jobs:
+			j.run()
+			if q.pending.Add(-1) == 0 {
+				q.mu.Lock()
+				q.done.Broadcast()
+				q.mu.Unlock()
+			}
+			busy = true
+		case <-t.C:
+			t.Reset(idleExit)
+			if busy {
+				busy = false
+				continue
+			}
+			q.mu.Lock()
+			if len(q.jobs) > 0 {
+				q.mu.Unlock()
+				continue
+			}
+			q.workers--
+			q.mu.Unlock()
+			return
+		}
+	}
+}
+
+// wait returns once every job put has run.
+func (q *judgeQueue) wait() {
+	q.mu.Lock()
+	for q.pending.Load() > 0 {
+		q.done.Wait()
+	}
+	q.mu.Unlock()
+}
