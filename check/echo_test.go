@@ -59,7 +59,9 @@ func TestEcho(t *testing.T) {
 	}{
 		{"exact echo", `{"id":1,"name":"Fern","tag":"green"}`, `{"name":"Fern","tag":"green"}`, nil},
 		{"exact echo, escaped differently", `{"id":1,"name":"<é>"}`, `{"name":"\u003c\u00e9\u003e"}`, nil},
-		{"extra properties are the document's business", `{"id":1,"name":"F"}`, `{"name":"F","id":1,"x":null}`, nil},
+		{"extra properties are the document's business", `{"id":1,"name":"F"}`, `{"name":"F","x":null}`, nil},
+		{"the id echoed", `{"id":1,"name":"F"}`, `{"name":"F","id":1}`, []string{`CREATE-NO-ID: id is the JSON value "1"`}},
+		{"an id of its own", `{"id":1,"name":"F","tag":"t"}`, `{"id":"p-1","name":"F","tag":"t"}`, []string{`CREATE-NO-ID: id is the JSON value`}},
 		{"name trimmed", `{"id":1,"name":" Fern "}`, `{"name":"Fern"}`, []string{"CREATE-NAME: trimmed"}},
 		{"name as a number", `{"id":1,"name":"42"}`, `{"name":42}`, []string{"CREATE-NAME: not a string"}},
 		{"name HTML-escaped", `{"id":1,"name":"a<b"}`, `{"name":"a&lt;b"}`, []string{"CREATE-NAME: HTML-escaped"}},
