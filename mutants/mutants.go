@@ -527,6 +527,12 @@ var All = []Mutant{
 		Wrap:   cookieSession,
 	},
 	{
+		Name: "token-elsewhere", Defect: "takes the token from an access_token query parameter or body member when there is no Authorization header",
+		Rules:  []features.RuleID{features.AuthMissing},
+		Origin: "RFC 6750's other ways to send a bearer token, looked for by default in middleware that tries the header, the query, then the body (express-bearer-token)",
+		Wrap:   tokenElsewhere,
+	},
+	{
 		Name: "any-scheme", Defect: "accepts the token in any scheme, Basic included",
 		Rules:  []features.RuleID{features.AuthScheme},
 		Origin: "the header split at its space and only the credential checked",
@@ -1156,5 +1162,29 @@ func acceptForms(ref http.Handler, _ string) http.Handler {
 		b, _ := json.Marshal(obj)
 		r.Header.Set("Content-Type", "application/json")
 		ref.ServeHTTP(w, withBody(r, b))
+	})
+}
+
+// tokenElsewhere takes a request without an Authorization header as if it
+// had one with the token found in its access_token query parameter or, if
+// none, its body's access_token member.
+func tokenElsewhere(ref http.Handler, _ string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			ref.ServeHTTP(w, r)
+			return
+		}
+		tok := r.URL.Query().Get("access_token")
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		var obj struct {
+			AccessToken string `json:"access_token"`
+		}
+		if tok == "" && json.Unmarshal(body, &obj) == nil {
+			tok = obj.AccessToken
+		}
+		if tok != "" {
+			r.Header.Set("Authorization", "Bearer "+tok)
+		}
+		ref.ServeHTTP(w, withBody(r, body))
 	})
 }

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -43,7 +44,7 @@ func isCredential(name string) bool {
 
 // containsFold reports whether s holds word (lower-case ASCII) in any
 // letter case.
-func containsFold(s, word string) bool {
+func containsFold[T ~string | ~[]byte](s T, word string) bool {
 	for i := 0; i+len(word) <= len(s); i++ {
 		j := 0
 		for j < len(word) && s[i+j]|0x20 == word[j] {
@@ -113,6 +114,38 @@ func secretsOfQuery(rawQuery string, into []string) []string {
 	}
 	return into
 }
+
+// secretsOfBody collects the string values of a request body's credential
+// members: a JSON object's (access_token, api_key, ...) or a form's, where
+// RFC 6750 (2.2) lets a client send its token. Most bodies name no
+// credential, and are not decoded.
+func secretsOfBody(body []byte, into []string) []string {
+	named := false
+	for _, w := range credentialWords {
+		if containsFold(body[:min(len(body), maxSecretScan)], w) {
+			named = true
+			break
+		}
+	}
+	if !named {
+		return into
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return secretsOfQuery(string(body), into) // a form, perhaps
+	}
+	for name, raw := range obj {
+		var v string
+		if isCredential(name) && json.Unmarshal(raw, &v) == nil {
+			into = appendSecret(into, v)
+		}
+	}
+	return into
+}
+
+// maxSecretScan bounds the bytes of a body searched for a credential's
+// name.
+const maxSecretScan = 64 << 10
 
 func appendSecret(into []string, s string) []string {
 	if s == "" || slices.Contains(into, s) {

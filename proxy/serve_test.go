@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -156,5 +157,29 @@ func TestCredentials(t *testing.T) {
 		if got := secretsOf(http.Header{"Authorization": {v}}, nil); len(got) != 0 {
 			t.Errorf("secretsOf(Authorization: %q) = %q, want none", v, got)
 		}
+	}
+}
+
+// TestSecretsOfBody: the credential members of a JSON or form body are
+// secrets, and nothing else of it is.
+func TestSecretsOfBody(t *testing.T) {
+	cases := []struct {
+		name, body string
+		want       []string
+	}{
+		{"a plant", `{"id":1,"name":"Fern","tag":"green"}`, nil},
+		{"access_token member", `{"id":1,"name":"Fern","access_token":"tok-1"}`, []string{"tok-1"}},
+		{"API key in another case", `{"id":1,"name":"Fern","X-API-KEY":"k-2"}`, []string{"k-2"}},
+		{"a credential that is not a string", `{"id":1,"name":"Fern","token":7}`, nil},
+		{"a name that says token", `{"id":1,"name":"token"}`, nil},
+		{"a form", `id=1&name=Fern&access_token=tok-3`, []string{"tok-3"}},
+		{"not JSON, no credential", `{"id":1,`, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := secretsOfBody([]byte(tc.body), nil); !slices.Equal(got, tc.want) {
+				t.Errorf("secretsOfBody(%s) = %q, want %q", tc.body, got, tc.want)
+			}
+		})
 	}
 }

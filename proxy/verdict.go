@@ -193,7 +193,7 @@ func (h *Handler) Progress() Progress {
 // record counts one judged exchange, and keeps as evidence the failures
 // of rules that have room for more.
 func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
-	own := secretsOfQuery(x.to.RawQuery, secretsOf(x.respHeader, secretsOf(x.header, nil)))
+	own := secretsOfBody(x.reqBody.body, secretsOfQuery(x.to.RawQuery, secretsOf(x.respHeader, secretsOf(x.header, nil))))
 	h.secrets.add(own)
 	t := h.tally
 	var keep []features.RuleID

@@ -3,8 +3,10 @@ package steps
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"unicode"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/plantcheck/plantcheck/generate"
 	"github.com/plantcheck/plantcheck/internal/shell"
 )
 
@@ -19,6 +22,7 @@ func (s *Suite) authSteps() []stepPattern {
 	return []stepPattern{
 		{`^the request carries no Authorization header$`, s.theRequestCarriesNoAuthorization},
 		{`^the request carries no Authorization header, only the cookies the service set$`, s.theRequestCarriesOnlyTheCookies},
+		{`^the request carries no Authorization header, only the valid token (in the query string, as access_token|in the body, as the member access_token)$`, s.theRequestCarriesTheTokenElsewhere},
 		{`^the request carries the valid token in the "(\w+)" scheme$`, s.theRequestCarriesTheTokenInScheme},
 		{`^the request carries the valid token without a scheme$`, s.theRequestCarriesTheTokenWithoutAScheme},
 		{`^the request carries the valid token right after "Bearer", without a space$`, s.theRequestCarriesTheTokenJoinedToBearer},
@@ -234,4 +238,40 @@ func (s *Suite) theRequestCarriesAForeignToken(ctx context.Context) {
 	}
 	foreign := "Bearer plantcheck-foreign-" + hex.EncodeToString(b[:])
 	st.req.cred = &credential{value: foreign, desc: foreign, shell: foreign}
+}
+
+// accessTokenParam is the name RFC 6750 gives a bearer token sent in a
+// query string (2.3) or a form body (2.2); middleware that looks there
+// takes a JSON body's member of that name too.
+const accessTokenParam = "access_token"
+
+// theRequestCarriesTheTokenElsewhere sends no Authorization header, but
+// the issued token where RFC 6750 lets it travel otherwise: a query
+// parameter, or a member of the body. The token goes as it is, so that the
+// reproduction can read it from $PLANTCHECK_TOKEN: one that a query string
+// or a JSON string would have to escape is not sent, and the scenario says
+// why.
+func (s *Suite) theRequestCarriesTheTokenElsewhere(ctx context.Context, where string) error {
+	st := stateOf(ctx)
+	tok := s.cfg.Token
+	inQuery := strings.HasPrefix(where, "in the query")
+	why := ""
+	switch {
+	case inQuery && url.QueryEscape(tok) != tok:
+		why = "the token has characters a query string must escape, so it cannot be sent there as it is"
+	case !inQuery && strings.ContainsFunc(tok, func(r rune) bool { return r < 0x20 || r >= 0x7f || r == '"' || r == '\\' }):
+		why = "the token has characters a JSON string must escape, so it cannot be sent there as it is"
+	}
+	if why != "" {
+		st.skipped = "not run: " + why
+		return fmt.Errorf("%w: %s", godog.ErrSkip, st.skipped)
+	}
+	st.req.cred = &credential{}
+	if inQuery {
+		st.req.tokenIn = tokenInQuery
+		return nil
+	}
+	st.req.tokenIn = tokenInBody
+	st.req.fields = append(st.req.fields, generate.Member{Name: accessTokenParam, Raw: json.RawMessage(`"` + tok + `"`)})
+	return nil
 }

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"strings"
@@ -36,6 +37,11 @@ type Exchange struct {
 	// Cookies is how many cookies the request sent back to the service
 	// (their values, a session's credentials, are never kept).
 	Cookies int `json:"cookies,omitempty"`
+	// tokenIn is where the request carried the token instead of its
+	// Authorization header; token is then the token, which URL never
+	// holds (it shows tokenMark) and the evidence never shows.
+	tokenIn tokenPlace
+	token   string
 	// Label says what the request is, where the scenario does not (a
 	// generated case, a presentation of a valid request).
 	Label     string `json:"label,omitempty"`
@@ -108,8 +114,29 @@ func (x *Exchange) RequestLine() string {
 	if len(hs) > 0 {
 		fmt.Fprintf(&b, " [%s]", strings.Join(hs, "; "))
 	}
-	fmt.Fprintf(&b, " body %s", excerpt(x.Body))
+	body := x.Body
+	if before, after, ok := x.splitBodyAtToken(); ok {
+		body = []byte(before + tokenMark + after)
+	}
+	fmt.Fprintf(&b, " body %s", excerpt(body))
 	return b.String()
+}
+
+// tokenMark stands for the token where a request carried it outside its
+// Authorization header.
+const tokenMark = "<token>"
+
+// splitBodyAtToken returns the body before and after the token, when the
+// request carried it in its body.
+func (x *Exchange) splitBodyAtToken() (before, after string, ok bool) {
+	if x.tokenIn != tokenInBody || x.token == "" {
+		return "", "", false
+	}
+	i := bytes.LastIndex(x.Body, []byte(`"`+x.token+`"`))
+	if i < 0 {
+		return "", "", false
+	}
+	return string(x.Body[:i+1]), string(x.Body[i+1+len(x.token):]), true
 }
 
 // ResponseLine summarises the response on one line.
@@ -156,7 +183,12 @@ func excerptOf(b []byte, total int) string {
 func (x *Exchange) Curl() string {
 	var b strings.Builder
 	var dataArg string
+	before, after, inBody := x.splitBodyAtToken()
 	switch {
+	case inBody:
+		// The token, in double quotes for the shell to expand, between
+		// the body's two other parts.
+		dataArg = "--data-binary " + shell.Quote(before) + `"` + shell.TokenVar + `"` + shell.Quote(after)
 	case shell.Printable(x.Body):
 		dataArg = "--data-binary " + shell.Quote(string(x.Body))
 	default:
@@ -165,7 +197,14 @@ func (x *Exchange) Curl() string {
 		fmt.Fprintf(&b, "printf '%s' | ", shell.PrintfEscape(x.Body))
 		dataArg = "--data-binary @-"
 	}
-	fmt.Fprintf(&b, "curl -sS -i -X %s %s", x.Method, shell.Quote(x.URL))
+	target := shell.Quote(x.URL)
+	if pre, post, ok := strings.Cut(x.URL, tokenMark); ok && x.tokenIn == tokenInQuery {
+		target = shell.Quote(pre) + `"` + shell.TokenVar + `"`
+		if post != "" {
+			target += shell.Quote(post)
+		}
+	}
+	fmt.Fprintf(&b, "curl -sS -i -X %s %s", x.Method, target)
 	if len(x.curlFlags) > 0 {
 		fmt.Fprintf(&b, " \\\n  %s", strings.Join(x.curlFlags, " "))
 	}

@@ -22,15 +22,15 @@ func TestCurlReproduces(t *testing.T) {
 	}
 	const token = "s3cret-canary-token"
 	type got struct {
-		method, path, auth, contentType string
-		hasAuth                         bool
-		body                            []byte
+		method, path, query, auth, contentType string
+		hasAuth                                bool
+		body                                   []byte
 	}
 	seen := make(chan got, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		_, hasAuth := r.Header["Authorization"]
-		seen <- got{r.Method, r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("Content-Type"), hasAuth, b}
+		seen <- got{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"), r.Header.Get("Content-Type"), hasAuth, b}
 		w.WriteHeader(http.StatusBadRequest)
 	}))
 	defer srv.Close()
@@ -41,26 +41,40 @@ func TestCurlReproduces(t *testing.T) {
 		wantAuth  string // "" with wantNoAuth: no header at all
 		ct        string
 		body      string
+		tokenIn   tokenPlace // where the token goes instead, if anywhere
 	}{
-		{"the user's token", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"Fern"}`},
-		{"another scheme with the token", "Basic " + shell.TokenVar, "Basic " + token, "application/json", `{"id":1,"name":"Fern"}`},
-		{"an empty credential", "Bearer ", "Bearer", "application/json", `{"id":1,"name":"Fern"}`},
-		{"a foreign token", "Bearer 0123abcd", "Bearer 0123abcd", "application/json", `{"id":1,"name":"Fern"}`},
-		{"no Authorization", "", "", "application/json", `{"id":1,"name":"Fern"}`},
-		{"text/plain", "Bearer " + shell.TokenVar, "Bearer " + token, "text/plain", `{"id":1,"name":"Fern"}`},
-		{"no media type", "Bearer " + shell.TokenVar, "Bearer " + token, "", `{"id":1,"name":"Fern"}`},
-		{"quotes, percent and backslash", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"O'Brien's 100% \"fern\" \\ $HOME"}`},
-		{"non-ASCII", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json; charset=utf-8", `{"id":1,"name":"Monstera 🌿 日本 مرحبا"}`},
-		{"invalid UTF-8 and control bytes", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", "{\"id\":1,\"name\":\"F\xff\x00\x01\r'ern\"}"},
-		{"an empty body", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", ""},
-		{"a long body", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"` + strings.Repeat("x", 10000) + `"}`},
+		{"the user's token", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"Fern"}`, ""},
+		{"another scheme with the token", "Basic " + shell.TokenVar, "Basic " + token, "application/json", `{"id":1,"name":"Fern"}`, ""},
+		{"an empty credential", "Bearer ", "Bearer", "application/json", `{"id":1,"name":"Fern"}`, ""},
+		{"a foreign token", "Bearer 0123abcd", "Bearer 0123abcd", "application/json", `{"id":1,"name":"Fern"}`, ""},
+		{"no Authorization", "", "", "application/json", `{"id":1,"name":"Fern"}`, ""},
+		{"text/plain", "Bearer " + shell.TokenVar, "Bearer " + token, "text/plain", `{"id":1,"name":"Fern"}`, ""},
+		{"no media type", "Bearer " + shell.TokenVar, "Bearer " + token, "", `{"id":1,"name":"Fern"}`, ""},
+		{"quotes, percent and backslash", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"O'Brien's 100% \"fern\" \\ $HOME"}`, ""},
+		{"non-ASCII", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json; charset=utf-8", `{"id":1,"name":"Monstera 🌿 日本 مرحبا"}`, ""},
+		{"invalid UTF-8 and control bytes", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", "{\"id\":1,\"name\":\"F\xff\x00\x01\r'ern\"}", ""},
+		{"an empty body", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", "", ""},
+		{"a long body", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"` + strings.Repeat("x", 10000) + `"}`, ""},
+		{"the token in the query", "", "", "application/json", `{"id":1,"name":"Fern"}`, tokenInQuery},
+		{"the token in the body", "", "", "application/json", `{"id":1,"name":"Fern","access_token":"` + token + `"}`, tokenInBody},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x := &Exchange{Method: http.MethodPost, URL: srv.URL + "/api/v1/plants", authShell: tt.authShell, ContentType: tt.ct, Body: []byte(tt.body)}
+			wantQuery := ""
+			if tt.tokenIn != "" {
+				x.tokenIn, x.token = tt.tokenIn, token
+			}
+			if tt.tokenIn == tokenInQuery {
+				x.URL += "?" + accessTokenParam + "=" + tokenMark
+				wantQuery = accessTokenParam + "=" + token
+			}
 			cmd := x.Curl()
 			if strings.Contains(cmd, token) {
 				t.Fatalf("the command holds the token: %s", cmd)
+			}
+			if line := x.RequestLine(); strings.Contains(line, token) {
+				t.Fatalf("the request line holds the token: %s", line)
 			}
 			sh := exec.Command("sh", "-c", cmd)
 			sh.Env = append(os.Environ(), "PLANTCHECK_TOKEN="+token)
@@ -68,8 +82,8 @@ func TestCurlReproduces(t *testing.T) {
 				t.Fatalf("%v: %s\ncommand:\n%s", err, out, cmd)
 			}
 			g := <-seen
-			if g.method != http.MethodPost || g.path != "/api/v1/plants" {
-				t.Errorf("request line = %s %s", g.method, g.path)
+			if g.method != http.MethodPost || g.path != "/api/v1/plants" || g.query != wantQuery {
+				t.Errorf("request line = %s %s?%s, want the query %q", g.method, g.path, g.query, wantQuery)
 			}
 			if g.hasAuth != (tt.authShell != "") || strings.TrimSpace(g.auth) != tt.wantAuth {
 				t.Errorf("Authorization = %q (present %v), want %q", g.auth, g.hasAuth, tt.wantAuth)

@@ -56,6 +56,21 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 	if r.noCT {
 		ct = ""
 	}
+	// target is where the request goes; shown, what the evidence says it
+	// went to (the token, when the query carries it, as tokenMark).
+	target, shown := s.plantsURL, s.plantsURL
+	if r.tokenIn == tokenInQuery {
+		sep := "?"
+		if strings.Contains(target, "?") {
+			sep = "&"
+		}
+		target += sep + accessTokenParam + "=" + s.cfg.Token // a token a query need not escape
+		shown += sep + accessTokenParam + "=" + tokenMark
+	}
+	token := ""
+	if r.tokenIn != "" {
+		token = s.cfg.Token
+	}
 	accept := "application/json"
 	if r.accept != nil {
 		accept = *r.accept
@@ -67,7 +82,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 			// chunks, without a Content-Length.
 			reader = io.MultiReader(bytes.NewReader(body))
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.plantsURL, reader)
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, reader)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +116,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
 	}
 	x := &Exchange{
-		Method: req.Method, URL: s.plantsURL, Auth: cred.desc, authShell: cred.shell, ContentType: ct,
+		Method: req.Method, URL: shown, tokenIn: r.tokenIn, token: token, Auth: cred.desc, authShell: cred.shell, ContentType: ct,
 		Accept: accept, Chunked: r.chunked, NoUserAgent: r.noUA, Cookies: len(r.cookies),
 		Label: r.label, Body: body, reqHeader: req.Header, issued: cred.issued,
 		extra: slices.Sorted(maps.Keys(s.cfg.Headers)), curlFlags: s.cfg.CurlFlags,

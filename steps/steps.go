@@ -264,10 +264,22 @@ type request struct {
 	noUA    bool
 	// cookies are sent in a Cookie header: the ones the service set.
 	cookies []*http.Cookie
+	// tokenIn says where the token goes instead of the Authorization
+	// header ("": nowhere else).
+	tokenIn tokenPlace
 	// label says what the request is, for the evidence, where the
 	// scenario's name does not (a generated case, a presentation).
 	label string
 }
+
+// tokenPlace is where a request carries the token other than in its
+// Authorization header.
+type tokenPlace string
+
+const (
+	tokenInQuery tokenPlace = "query" // the query string, as access_token
+	tokenInBody  tokenPlace = "body"  // a member of the body, access_token
+)
 
 // state is one scenario's, kept in its context.
 type state struct {
