@@ -29,6 +29,7 @@ const (
 	canaryKey    = "canary-apikey-83c1d9f2b7e4a06"
 	canaryCookie = "canary-cookie-1e5a7c9d3f2b48"
 	canaryPass   = "canary-password-9a8b7c6d5e"
+	canaryBody   = "canary-bodytoken-4c2e8a6f1d3b" // sent only as a body's access_token
 )
 
 // leaky is a broken service that echoes every credential it gets, in
@@ -69,6 +70,7 @@ func TestCanariesNeverLeak(t *testing.T) {
 		{body: `{"id":3,"name":"Fern"}`, auth: basic, ct: "application/json"},
 		{body: `{"id":4,"name":"Fern"}`, auth: canaryToken, ct: "application/json"},
 		{body: "not json " + canaryToken, auth: "Bearer " + canaryToken, ct: "text/plain"},
+		{body: `{"id":5,"name":"Fern","access_token":"` + canaryBody + `"}`, auth: "-", ct: "application/json"},
 	}
 	for _, s := range sends {
 		req, _ := http.NewRequest(http.MethodPost, p.url+"/plants?api_key="+canaryKey, strings.NewReader(s.body))
@@ -101,7 +103,7 @@ func TestCanariesNeverLeak(t *testing.T) {
 		}
 		outputs[name] = string(b)
 	}
-	canaries := []string{canaryToken, canaryKey, canaryCookie, canaryPass}
+	canaries := []string{canaryToken, canaryKey, canaryCookie, canaryPass, canaryBody}
 	red := evidence.New(canaries...)
 	for name, out := range outputs {
 		for _, c := range canaries {

@@ -193,7 +193,7 @@ func (h *Handler) Progress() Progress {
 // record counts one judged exchange, and keeps as evidence the failures
 // of rules that have room for more.
 func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
-	own := secretsOfBody(x.reqBody.body, secretsOfQuery(x.to.RawQuery, secretsOf(x.respHeader, secretsOf(x.header, nil))))
+	own := secretsOfQuery(x.to.RawQuery, secretsOf(x.respHeader, secretsOf(x.header, nil)))
 	h.secrets.add(own)
 	t := h.tally
 	var keep []features.RuleID
@@ -258,7 +258,10 @@ func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
 		return
 	}
 
-	// Evidence: the exchange judged again with every secret hidden.
+	// Evidence: the exchange judged again with every secret hidden, those
+	// of its body too (looked for only here: most exchanges keep none).
+	own = secretsOfBody(x.reqBody.body, own)
+	h.secrets.add(own)
 	red := h.secrets.redactor(own)
 	again := h.judge(x, red.String)
 	var made []Failure
