@@ -44,7 +44,7 @@ func isCredential(name string) bool {
 
 // containsFold reports whether s holds word (lower-case ASCII) in any
 // letter case.
-func containsFold[T ~string | ~[]byte](s T, word string) bool {
+func containsFold(s, word string) bool {
 	for i := 0; i+len(word) <= len(s); i++ {
 		j := 0
 		for j < len(word) && s[i+j]|0x20 == word[j] {
@@ -120,9 +120,9 @@ func secretsOfQuery(rawQuery string, into []string) []string {
 // RFC 6750 (2.2) lets a client send its token. Most bodies name no
 // credential, and are not decoded.
 func secretsOfBody(body []byte, into []string) []string {
-	named := false
+	named, text := false, string(body[:min(len(body), maxSecretScan)])
 	for _, w := range credentialWords {
-		if containsFold(body[:min(len(body), maxSecretScan)], w) {
+		if containsFold(text, w) {
 			named = true
 			break
 		}
