@@ -42,23 +42,30 @@ Feature: Authentication
     And the response is an Error record
 
   @AUTH-MISSING @must
-  Scenario Outline: A request without an Authorization header is rejected even with the token <where>
+  Scenario Outline: A request without an Authorization header is rejected even with the token <where>, as <name>
     The token goes in the Authorization header and nowhere else. RFC 6750
     also lets a token travel as an access_token query parameter or body
     member, and middleware that looks for it there too (in the header, the
     query, then the body) lets in a request that carries no Authorization
-    header at all. A token that a query string or a JSON string would have
-    to escape cannot be sent so, and the example says so.
+    header at all; so do gateways that take a key from a header of their
+    own. A token that a query string or a JSON string would have to escape
+    cannot be sent so, nor a header the run sends of its own (--header),
+    and the example says why.
 
-    But the request carries no Authorization header, only the valid token <where>
+    But the request carries no Authorization header, only the valid token <where>, as <name>
     When the client posts it to /plants
     Then the response status is 400
     And the response is an Error record
 
     Examples:
-      | where                                   |
-      | in the query string, as access_token    |
-      | in the body, as the member access_token |
+      | where               | name           |
+      | in the query string | access_token   |
+      | in the query string | token          |
+      | in the query string | api_key        |
+      | in the body         | access_token   |
+      | in a header         | X-Auth-Token   |
+      | in a header         | X-Access-Token |
+      | in a header         | X-API-Key      |
 
   Scenario Outline: The right token presented <case> is rejected with an Error record
     A credential check that strips "Bearer " without checking that it was

@@ -533,6 +533,21 @@ var All = []Mutant{
 		Wrap:   tokenElsewhere,
 	},
 	{
+		Name: "token-header", Defect: "takes the token from an X-Auth-Token or X-API-Key header when there is no Authorization header",
+		Rules:  []features.RuleID{features.AuthMissing},
+		Origin: "a gateway or framework that reads its key from a header of its own as well as from Authorization (X-Auth-Token, X-API-Key)",
+		Wrap: func(ref http.Handler, _ string) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				for _, name := range []string{"X-Auth-Token", "X-Api-Key"} {
+					if v := r.Header.Get(name); v != "" && r.Header.Get("Authorization") == "" {
+						r.Header.Set("Authorization", "Bearer "+v)
+					}
+				}
+				ref.ServeHTTP(w, r)
+			})
+		},
+	},
+	{
 		Name: "any-scheme", Defect: "accepts the token in any scheme, Basic included",
 		Rules:  []features.RuleID{features.AuthScheme},
 		Origin: "the header split at its space and only the credential checked",

@@ -22,7 +22,7 @@ func (s *Suite) authSteps() []stepPattern {
 	return []stepPattern{
 		{`^the request carries no Authorization header$`, s.theRequestCarriesNoAuthorization},
 		{`^the request carries no Authorization header, only the cookies the service set$`, s.theRequestCarriesOnlyTheCookies},
-		{`^the request carries no Authorization header, only the valid token (in the query string, as access_token|in the body, as the member access_token)$`, s.theRequestCarriesTheTokenElsewhere},
+		{`^the request carries no Authorization header, only the valid token (in the query string|in the body|in a header), as ([A-Za-z0-9_-]+)$`, s.theRequestCarriesTheTokenElsewhere},
 		{`^the request carries the valid token in the "(\w+)" scheme$`, s.theRequestCarriesTheTokenInScheme},
 		{`^the request carries the valid token without a scheme$`, s.theRequestCarriesTheTokenWithoutAScheme},
 		{`^the request carries the valid token right after "Bearer", without a space$`, s.theRequestCarriesTheTokenJoinedToBearer},
@@ -240,38 +240,45 @@ func (s *Suite) theRequestCarriesAForeignToken(ctx context.Context) {
 	st.req.cred = &credential{value: foreign, desc: foreign, shell: foreign}
 }
 
-// accessTokenParam is the name RFC 6750 gives a bearer token sent in a
-// query string (2.3) or a form body (2.2); middleware that looks there
-// takes a JSON body's member of that name too.
-const accessTokenParam = "access_token"
-
 // theRequestCarriesTheTokenElsewhere sends no Authorization header, but
-// the issued token where RFC 6750 lets it travel otherwise: a query
-// parameter, or a member of the body. The token goes as it is, so that the
-// reproduction can read it from $PLANTCHECK_TOKEN: one that a query string
-// or a JSON string would have to escape is not sent, and the scenario says
-// why.
-func (s *Suite) theRequestCarriesTheTokenElsewhere(ctx context.Context, where string) error {
+// the issued token under name where a service may look for it otherwise:
+// a query parameter or a body member (RFC 6750 names access_token), or a
+// header of its own (an API gateway's). The token goes as it is, so that
+// the reproduction can read it from $PLANTCHECK_TOKEN: one that a query
+// string or a JSON string would have to escape is not sent, nor a header
+// the run sends of its own (--header), and the scenario says why.
+func (s *Suite) theRequestCarriesTheTokenElsewhere(ctx context.Context, where, name string) error {
 	st := stateOf(ctx)
 	tok := s.cfg.Token
-	inQuery := strings.HasPrefix(where, "in the query")
+	place := map[string]tokenPlace{"in the query string": tokenInQuery, "in the body": tokenInBody, "in a header": tokenInHeader}[where]
 	why := ""
 	switch {
-	case inQuery && url.QueryEscape(tok) != tok:
+	case place == tokenInQuery && url.QueryEscape(tok) != tok:
 		why = "the token has characters a query string must escape, so it cannot be sent there as it is"
-	case !inQuery && strings.ContainsFunc(tok, func(r rune) bool { return r < 0x20 || r >= 0x7f || r == '"' || r == '\\' }):
+	case place == tokenInBody && strings.ContainsFunc(tok, func(r rune) bool { return r < 0x20 || r >= 0x7f || r == '"' || r == '\\' }):
 		why = "the token has characters a JSON string must escape, so it cannot be sent there as it is"
+	case place == tokenInHeader && s.sendsHeader(name):
+		why = "the run sends a " + http.CanonicalHeaderKey(name) + " header of its own (--header)"
 	}
 	if why != "" {
 		st.skipped = "not run: " + why
 		return fmt.Errorf("%w: %s", godog.ErrSkip, st.skipped)
 	}
 	st.req.cred = &credential{}
-	if inQuery {
-		st.req.tokenIn = tokenInQuery
-		return nil
+	st.req.tokenIn, st.req.tokenName = place, name
+	if place == tokenInBody {
+		st.req.fields = append(st.req.fields, generate.Member{Name: name, Raw: json.RawMessage(`"` + tok + `"`)})
 	}
-	st.req.tokenIn = tokenInBody
-	st.req.fields = append(st.req.fields, generate.Member{Name: accessTokenParam, Raw: json.RawMessage(`"` + tok + `"`)})
 	return nil
+}
+
+// sendsHeader reports whether the run sends a header of that name of its
+// own (--header).
+func (s *Suite) sendsHeader(name string) bool {
+	for k := range s.cfg.Headers {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }

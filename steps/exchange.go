@@ -40,8 +40,9 @@ type Exchange struct {
 	// tokenIn is where the request carried the token instead of its
 	// Authorization header; token is then the token, which URL never
 	// holds (it shows tokenMark) and the evidence never shows.
-	tokenIn tokenPlace
-	token   string
+	tokenIn   tokenPlace
+	tokenName string
+	token     string
 	// Label says what the request is, where the scenario does not (a
 	// generated case, a presentation of a valid request).
 	Label     string `json:"label,omitempty"`
@@ -107,6 +108,9 @@ func (x *Exchange) RequestLine() string {
 	}
 	if x.Cookies > 0 {
 		hs = append(hs, fmt.Sprintf("Cookie: <the %d cookie(s) the service set>", x.Cookies))
+	}
+	if x.tokenIn == tokenInHeader {
+		hs = append(hs, http.CanonicalHeaderKey(x.tokenName)+": "+tokenMark)
 	}
 	for _, name := range x.extra {
 		hs = append(hs, http.CanonicalHeaderKey(name)+": <redacted>")
@@ -221,6 +225,9 @@ func (x *Exchange) Curl() string {
 		// A session's cookies are credentials: the shell reads them from
 		// a variable, which the user fills from the answer before.
 		fmt.Fprintf(&b, " \\\n  -H \"Cookie: ${%s}\"", CookieVar)
+	}
+	if x.tokenIn == tokenInHeader {
+		fmt.Fprintf(&b, " \\\n  -H \"%s: %s\"", http.CanonicalHeaderKey(x.tokenName), shell.TokenVar)
 	}
 	if x.ContentType != "" {
 		fmt.Fprintf(&b, " \\\n  -H %s", shell.Quote("Content-Type: "+x.ContentType))

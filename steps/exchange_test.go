@@ -22,15 +22,15 @@ func TestCurlReproduces(t *testing.T) {
 	}
 	const token = "s3cret-canary-token"
 	type got struct {
-		method, path, query, auth, contentType string
-		hasAuth                                bool
-		body                                   []byte
+		method, path, query, auth, contentType, authToken string
+		hasAuth                                           bool
+		body                                              []byte
 	}
 	seen := make(chan got, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		_, hasAuth := r.Header["Authorization"]
-		seen <- got{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"), r.Header.Get("Content-Type"), hasAuth, b}
+		seen <- got{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"), r.Header.Get("Content-Type"), r.Header.Get("X-Auth-Token"), hasAuth, b}
 		w.WriteHeader(http.StatusBadRequest)
 	}))
 	defer srv.Close()
@@ -57,17 +57,18 @@ func TestCurlReproduces(t *testing.T) {
 		{"a long body", "Bearer " + shell.TokenVar, "Bearer " + token, "application/json", `{"id":1,"name":"` + strings.Repeat("x", 10000) + `"}`, ""},
 		{"the token in the query", "", "", "application/json", `{"id":1,"name":"Fern"}`, tokenInQuery},
 		{"the token in the body", "", "", "application/json", `{"id":1,"name":"Fern","access_token":"` + token + `"}`, tokenInBody},
+		{"the token in another header", "", "", "application/json", `{"id":1,"name":"Fern"}`, tokenInHeader},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			x := &Exchange{Method: http.MethodPost, URL: srv.URL + "/api/v1/plants", authShell: tt.authShell, ContentType: tt.ct, Body: []byte(tt.body)}
 			wantQuery := ""
 			if tt.tokenIn != "" {
-				x.tokenIn, x.token = tt.tokenIn, token
+				x.tokenIn, x.token, x.tokenName = tt.tokenIn, token, "x-auth-token"
 			}
 			if tt.tokenIn == tokenInQuery {
-				x.URL += "?" + accessTokenParam + "=" + tokenMark
-				wantQuery = accessTokenParam + "=" + token
+				x.URL += "?access_token=" + tokenMark
+				wantQuery = "access_token=" + token
 			}
 			cmd := x.Curl()
 			if strings.Contains(cmd, token) {
@@ -87,6 +88,9 @@ func TestCurlReproduces(t *testing.T) {
 			}
 			if g.hasAuth != (tt.authShell != "") || strings.TrimSpace(g.auth) != tt.wantAuth {
 				t.Errorf("Authorization = %q (present %v), want %q", g.auth, g.hasAuth, tt.wantAuth)
+			}
+			if want := map[bool]string{true: token}[tt.tokenIn == tokenInHeader]; g.authToken != want {
+				t.Errorf("X-Auth-Token = %q, want %q", g.authToken, want)
 			}
 			if g.contentType != tt.ct {
 				t.Errorf("Content-Type = %q, want %q", g.contentType, tt.ct)

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"syscall"
@@ -64,8 +65,8 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		if strings.Contains(target, "?") {
 			sep = "&"
 		}
-		target += sep + accessTokenParam + "=" + s.cfg.Token // a token a query need not escape
-		shown += sep + accessTokenParam + "=" + tokenMark
+		target += sep + url.QueryEscape(r.tokenName) + "=" + s.cfg.Token // a token a query need not escape
+		shown += sep + url.QueryEscape(r.tokenName) + "=" + tokenMark
 	}
 	token := ""
 	if r.tokenIn != "" {
@@ -108,6 +109,9 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		for _, c := range r.cookies {
 			req.AddCookie(c)
 		}
+		if r.tokenIn == tokenInHeader {
+			req.Header.Set(r.tokenName, s.cfg.Token)
+		}
 		return req, nil
 	}
 
@@ -116,7 +120,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
 	}
 	x := &Exchange{
-		Method: req.Method, URL: shown, tokenIn: r.tokenIn, token: token, Auth: cred.desc, authShell: cred.shell, ContentType: ct,
+		Method: req.Method, URL: shown, tokenIn: r.tokenIn, tokenName: r.tokenName, token: token, Auth: cred.desc, authShell: cred.shell, ContentType: ct,
 		Accept: accept, Chunked: r.chunked, NoUserAgent: r.noUA, Cookies: len(r.cookies),
 		Label: r.label, Body: body, reqHeader: req.Header, issued: cred.issued,
 		extra: slices.Sorted(maps.Keys(s.cfg.Headers)), curlFlags: s.cfg.CurlFlags,

@@ -265,8 +265,9 @@ type request struct {
 	// cookies are sent in a Cookie header: the ones the service set.
 	cookies []*http.Cookie
 	// tokenIn says where the token goes instead of the Authorization
-	// header ("": nowhere else).
-	tokenIn tokenPlace
+	// header ("": nowhere else), and tokenName under what name.
+	tokenIn   tokenPlace
+	tokenName string
 	// label says what the request is, for the evidence, where the
 	// scenario's name does not (a generated case, a presentation).
 	label string
@@ -277,8 +278,9 @@ type request struct {
 type tokenPlace string
 
 const (
-	tokenInQuery tokenPlace = "query" // the query string, as access_token
-	tokenInBody  tokenPlace = "body"  // a member of the body, access_token
+	tokenInQuery  tokenPlace = "query"  // a parameter of the query string
+	tokenInBody   tokenPlace = "body"   // a member of the body
+	tokenInHeader tokenPlace = "header" // a header of another name
 )
 
 // state is one scenario's, kept in its context.
