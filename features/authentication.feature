@@ -48,7 +48,7 @@ Feature: Authentication
     member, and middleware that looks for it there too (in the header, the
     query, then the body) lets in a request that carries no Authorization
     header at all; so do gateways that take a key from a header of their
-    own. A token that a query string or a JSON string would have to escape
+    own, and APIs that read a token kept in a cookie by a web client. A token that a query string or a JSON string would have to escape
     cannot be sent so, nor a header the run sends of its own (--header),
     and the example says why.
 
@@ -66,6 +66,8 @@ Feature: Authentication
       | in a header         | X-Auth-Token   |
       | in a header         | X-Access-Token |
       | in a header         | X-API-Key      |
+      | in a cookie         | access_token   |
+      | in a cookie         | token          |
 
   Scenario Outline: The right token presented <case> is rejected with an Error record
     A credential check that strips "Bearer " without checking that it was

@@ -548,6 +548,19 @@ var All = []Mutant{
 		},
 	},
 	{
+		Name: "token-cookie", Defect: "takes the token from an access_token cookie when there is no Authorization header",
+		Rules:  []features.RuleID{features.AuthMissing},
+		Origin: "a token a web client keeps in a cookie, read by the API's middleware as well as the header (passport-jwt's or fastify-jwt's cookie extractor)",
+		Wrap: func(ref http.Handler, _ string) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if c, err := r.Cookie("access_token"); err == nil && r.Header.Get("Authorization") == "" {
+					r.Header.Set("Authorization", "Bearer "+c.Value)
+				}
+				ref.ServeHTTP(w, r)
+			})
+		},
+	},
+	{
 		Name: "any-scheme", Defect: "accepts the token in any scheme, Basic included",
 		Rules:  []features.RuleID{features.AuthScheme},
 		Origin: "the header split at its space and only the credential checked",

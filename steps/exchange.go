@@ -109,8 +109,8 @@ func (x *Exchange) RequestLine() string {
 	if x.Cookies > 0 {
 		hs = append(hs, fmt.Sprintf("Cookie: <the %d cookie(s) the service set>", x.Cookies))
 	}
-	if x.tokenIn == tokenInHeader {
-		hs = append(hs, http.CanonicalHeaderKey(x.tokenName)+": "+tokenMark)
+	if name, prefix, ok := tokenHeader(x.tokenIn, x.tokenName); ok {
+		hs = append(hs, name+": "+prefix+tokenMark)
 	}
 	for _, name := range x.extra {
 		hs = append(hs, http.CanonicalHeaderKey(name)+": <redacted>")
@@ -226,8 +226,8 @@ func (x *Exchange) Curl() string {
 		// a variable, which the user fills from the answer before.
 		fmt.Fprintf(&b, " \\\n  -H \"Cookie: ${%s}\"", CookieVar)
 	}
-	if x.tokenIn == tokenInHeader {
-		fmt.Fprintf(&b, " \\\n  -H \"%s: %s\"", http.CanonicalHeaderKey(x.tokenName), shell.TokenVar)
+	if name, prefix, ok := tokenHeader(x.tokenIn, x.tokenName); ok {
+		fmt.Fprintf(&b, " \\\n  -H \"%s: %s%s\"", name, prefix, shell.TokenVar)
 	}
 	if x.ContentType != "" {
 		fmt.Fprintf(&b, " \\\n  -H %s", shell.Quote("Content-Type: "+x.ContentType))

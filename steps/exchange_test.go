@@ -22,15 +22,15 @@ func TestCurlReproduces(t *testing.T) {
 	}
 	const token = "s3cret-canary-token"
 	type got struct {
-		method, path, query, auth, contentType, authToken string
-		hasAuth                                           bool
-		body                                              []byte
+		method, path, query, auth, contentType, authToken, cookie string
+		hasAuth                                                   bool
+		body                                                      []byte
 	}
 	seen := make(chan got, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		_, hasAuth := r.Header["Authorization"]
-		seen <- got{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"), r.Header.Get("Content-Type"), r.Header.Get("X-Auth-Token"), hasAuth, b}
+		seen <- got{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"), r.Header.Get("Content-Type"), r.Header.Get("X-Auth-Token"), r.Header.Get("Cookie"), hasAuth, b}
 		w.WriteHeader(http.StatusBadRequest)
 	}))
 	defer srv.Close()
@@ -58,6 +58,7 @@ func TestCurlReproduces(t *testing.T) {
 		{"the token in the query", "", "", "application/json", `{"id":1,"name":"Fern"}`, tokenInQuery},
 		{"the token in the body", "", "", "application/json", `{"id":1,"name":"Fern","access_token":"` + token + `"}`, tokenInBody},
 		{"the token in another header", "", "", "application/json", `{"id":1,"name":"Fern"}`, tokenInHeader},
+		{"the token in a cookie", "", "", "application/json", `{"id":1,"name":"Fern"}`, tokenInCookie},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,6 +66,9 @@ func TestCurlReproduces(t *testing.T) {
 			wantQuery := ""
 			if tt.tokenIn != "" {
 				x.tokenIn, x.token, x.tokenName = tt.tokenIn, token, "x-auth-token"
+				if tt.tokenIn == tokenInCookie {
+					x.tokenName = "access_token"
+				}
 			}
 			if tt.tokenIn == tokenInQuery {
 				x.URL += "?access_token=" + tokenMark
@@ -91,6 +95,9 @@ func TestCurlReproduces(t *testing.T) {
 			}
 			if want := map[bool]string{true: token}[tt.tokenIn == tokenInHeader]; g.authToken != want {
 				t.Errorf("X-Auth-Token = %q, want %q", g.authToken, want)
+			}
+			if want := map[bool]string{true: "access_token=" + token}[tt.tokenIn == tokenInCookie]; g.cookie != want {
+				t.Errorf("Cookie = %q, want %q", g.cookie, want)
 			}
 			if g.contentType != tt.ct {
 				t.Errorf("Content-Type = %q, want %q", g.contentType, tt.ct)

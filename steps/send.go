@@ -109,8 +109,8 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		for _, c := range r.cookies {
 			req.AddCookie(c)
 		}
-		if r.tokenIn == tokenInHeader {
-			req.Header.Set(r.tokenName, s.cfg.Token)
+		if name, prefix, ok := tokenHeader(r.tokenIn, r.tokenName); ok {
+			req.Header.Set(name, prefix+s.cfg.Token)
 		}
 		return req, nil
 	}

@@ -281,7 +281,21 @@ const (
 	tokenInQuery  tokenPlace = "query"  // a parameter of the query string
 	tokenInBody   tokenPlace = "body"   // a member of the body
 	tokenInHeader tokenPlace = "header" // a header of another name
+	tokenInCookie tokenPlace = "cookie" // a cookie
 )
+
+// tokenHeader is the header that carries the token at place under name,
+// and what its value has before the token; false when the token goes in
+// no header there.
+func tokenHeader(place tokenPlace, name string) (header, prefix string, ok bool) {
+	switch place {
+	case tokenInHeader:
+		return http.CanonicalHeaderKey(name), "", true
+	case tokenInCookie:
+		return "Cookie", name + "=", true
+	}
+	return "", "", false
+}
 
 // state is one scenario's, kept in its context.
 type state struct {
