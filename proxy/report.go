@@ -92,15 +92,9 @@ func (v *Verdict) badge() []byte {
 	return htmlpage.Badge(v.SpecTitle+" "+v.SpecVersion+" traffic", s.word, s.colour)
 }
 
-// class is a rule's row class in report.html.
+// class is a rule's row class in report.html, after its result.
 func (r RuleResult) class() string {
-	switch {
-	case r.NotJudged != "":
-		return "skipped"
-	case r.Failed > 0:
-		return "failed"
-	}
-	return "passed"
+	return map[string]string{"not judged": "skipped", "fail": "failed", "pass": "passed"}[r.word()]
 }
 
 // word is a rule's result in report.html.
