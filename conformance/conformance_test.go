@@ -137,7 +137,7 @@ func TestPartialRunByTags(t *testing.T) {
 	if !rep.Partial() {
 		t.Errorf("Partial() = false for a run filtered by tags")
 	}
-	if got, want := rep.Counts.Total, 11; got != want { // its eleven scenarios
+	if got, want := rep.Counts.Total, 14; got != want { // its fourteen scenarios
 		t.Errorf("scenarios = %d, want %d", got, want)
 	}
 	for _, v := range rep.Rules {

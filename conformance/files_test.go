@@ -56,7 +56,7 @@ func TestReportFiles(t *testing.T) {
 		wantJUnit  []string // regular expressions
 	}{
 		{"certified", Config{}, "certified conformant", "conformant",
-			[]string{`tests="119" failures="0" errors="0"`, `classname="AUTH-MISSING"`}},
+			[]string{`tests="122" failures="0" errors="0"`, `classname="AUTH-MISSING"`}},
 		{"non-conformant", Config{BaseURL: brokenURL, Token: brokenToken}, "non-conformant", "non-conformant",
 			[]string{`<testsuite name="CREATE-TAG \(MUST\)" tests="\d+" failures="[1-9]\d*" errors="0"`,
 				`<testcase name="CREATE-TAG: The Plant record carries the tag that was sent" classname="CREATE-TAG"[^>]*>\s*<failure message="CREATE-TAG: expected tag`,
@@ -65,7 +65,7 @@ func TestReportFiles(t *testing.T) {
 				`<testcase name="CREATE-TAG: found by CREATE-200: [^"]*" classname="CREATE-TAG"[^>]*>\s*<failure message="CREATE-TAG: expected tag[^"]*" type="must"`,
 				`reproduce: curl`}},
 		{"partial", Config{Tags: "@area-auth"}, "partial: conformant to the rules that ran", "partial",
-			[]string{`tests="25" failures="0"`, `\(partial: conformant to the rules that ran\)`}},
+			[]string{`tests="28" failures="0"`, `\(partial: conformant to the rules that ran\)`}},
 		{"harness errors", Config{BaseURL: dyingTarget(t, "t0ken-dying"), Token: "t0ken-dying", Concurrency: 1}, "incomplete", "incomplete",
 			[]string{`<error message="plantcheck could not judge this scenario: the target cannot be reached`, `type="harness"`}},
 	}

@@ -58,16 +58,19 @@ Feature: Authentication
     And the response is an Error record
 
     Examples:
-      | where               | name           |
-      | in the query string | access_token   |
-      | in the query string | token          |
-      | in the query string | api_key        |
-      | in the body         | access_token   |
-      | in a header         | X-Auth-Token   |
-      | in a header         | X-Access-Token |
-      | in a header         | X-API-Key      |
-      | in a cookie         | access_token   |
-      | in a cookie         | token          |
+      | where                    | name            |
+      | in the query string      | access_token    |
+      | in the query string      | token           |
+      | in the query string      | api_key         |
+      | in the query string      | jwt             |
+      | in the body              | access_token    |
+      | in a header              | X-Auth-Token    |
+      | in a header              | X-Access-Token  |
+      | in a header              | X-API-Key       |
+      | after Bearer in a header | X-Authorization |
+      | in a cookie              | access_token    |
+      | in a cookie              | token           |
+      | in a cookie              | jwt             |
 
   Scenario Outline: The right token presented <case> is rejected with an Error record
     A credential check that strips "Bearer " without checking that it was

@@ -533,7 +533,7 @@ var All = []Mutant{
 		Wrap:   tokenElsewhere,
 	},
 	{
-		Name: "token-header", Defect: "takes the token from an X-Auth-Token or X-API-Key header when there is no Authorization header",
+		Name: "token-header", Defect: "takes the token from an X-Auth-Token or X-API-Key header, or X-Authorization, when there is no Authorization header",
 		Rules:  []features.RuleID{features.AuthMissing},
 		Origin: "a gateway or framework that reads its key from a header of its own as well as from Authorization (X-Auth-Token, X-API-Key)",
 		Wrap: func(ref http.Handler, _ string) http.Handler {
@@ -542,6 +542,9 @@ var All = []Mutant{
 					if v := r.Header.Get(name); v != "" && r.Header.Get("Authorization") == "" {
 						r.Header.Set("Authorization", "Bearer "+v)
 					}
+				}
+				if v := r.Header.Get("X-Authorization"); v != "" && r.Header.Get("Authorization") == "" {
+					r.Header.Set("Authorization", v) // a gateway's copy of the header, taken as it
 				}
 				ref.ServeHTTP(w, r)
 			})

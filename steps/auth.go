@@ -22,7 +22,7 @@ func (s *Suite) authSteps() []stepPattern {
 	return []stepPattern{
 		{`^the request carries no Authorization header$`, s.theRequestCarriesNoAuthorization},
 		{`^the request carries no Authorization header, only the cookies the service set$`, s.theRequestCarriesOnlyTheCookies},
-		{`^the request carries no Authorization header, only the valid token (in the query string|in the body|in a header|in a cookie), as ([A-Za-z0-9_-]+)$`, s.theRequestCarriesTheTokenElsewhere},
+		{`^the request carries no Authorization header, only the valid token (in the query string|in the body|in a header|after Bearer in a header|in a cookie), as ([A-Za-z0-9_-]+)$`, s.theRequestCarriesTheTokenElsewhere},
 		{`^the request carries the valid token in the "(\w+)" scheme$`, s.theRequestCarriesTheTokenInScheme},
 		{`^the request carries the valid token without a scheme$`, s.theRequestCarriesTheTokenWithoutAScheme},
 		{`^the request carries the valid token right after "Bearer", without a space$`, s.theRequestCarriesTheTokenJoinedToBearer},
@@ -250,7 +250,8 @@ func (s *Suite) theRequestCarriesAForeignToken(ctx context.Context) {
 func (s *Suite) theRequestCarriesTheTokenElsewhere(ctx context.Context, where, name string) error {
 	st := stateOf(ctx)
 	tok := s.cfg.Token
-	place := map[string]tokenPlace{"in the query string": tokenInQuery, "in the body": tokenInBody, "in a header": tokenInHeader, "in a cookie": tokenInCookie}[where]
+	place := map[string]tokenPlace{"in the query string": tokenInQuery, "in the body": tokenInBody, "in a header": tokenInHeader, "in a cookie": tokenInCookie, "after Bearer in a header": tokenInBearer}[where]
+	header, _, inHeader := tokenHeader(place, name)
 	why := ""
 	switch {
 	case place == tokenInQuery && url.QueryEscape(tok) != tok:
@@ -259,8 +260,7 @@ func (s *Suite) theRequestCarriesTheTokenElsewhere(ctx context.Context, where, n
 		why = "the token has characters a JSON string must escape, so it cannot be sent there as it is"
 	case place == tokenInCookie && strings.ContainsFunc(tok, func(r rune) bool { return r <= 0x20 || r >= 0x7f || strings.ContainsRune("\",;\\", r) }):
 		why = "the token has characters a cookie cannot carry as they are"
-	case place == tokenInHeader && s.sendsHeader(name), place == tokenInCookie && s.sendsHeader("Cookie"):
-		header, _, _ := tokenHeader(place, name)
+	case inHeader && s.sendsHeader(header):
 		why = "the run sends a " + header + " header of its own (--header)"
 	}
 	if why != "" {

@@ -108,3 +108,27 @@ func TestCurlReproduces(t *testing.T) {
 		})
 	}
 }
+
+// TestTokenHeader: each place in a header gives its header and what goes
+// before the token; the others give none.
+func TestTokenHeader(t *testing.T) {
+	cases := []struct {
+		place         tokenPlace
+		name          string
+		header, value string
+		ok            bool
+	}{
+		{tokenInHeader, "x-auth-token", "X-Auth-Token", "", true},
+		{tokenInBearer, "x-authorization", "X-Authorization", "Bearer ", true},
+		{tokenInCookie, "access_token", "Cookie", "access_token=", true},
+		{tokenInQuery, "access_token", "", "", false},
+		{tokenInBody, "access_token", "", "", false},
+		{"", "", "", "", false},
+	}
+	for _, tc := range cases {
+		header, prefix, ok := tokenHeader(tc.place, tc.name)
+		if header != tc.header || prefix != tc.value || ok != tc.ok {
+			t.Errorf("tokenHeader(%q, %q) = %q, %q, %v; want %q, %q, %v", tc.place, tc.name, header, prefix, ok, tc.header, tc.value, tc.ok)
+		}
+	}
+}

@@ -282,6 +282,7 @@ const (
 	tokenInBody   tokenPlace = "body"   // a member of the body
 	tokenInHeader tokenPlace = "header" // a header of another name
 	tokenInCookie tokenPlace = "cookie" // a cookie
+	tokenInBearer tokenPlace = "bearer" // a header of another name, after "Bearer "
 )
 
 // tokenHeader is the header that carries the token at place under name,
@@ -293,6 +294,8 @@ func tokenHeader(place tokenPlace, name string) (header, prefix string, ok bool)
 		return http.CanonicalHeaderKey(name), "", true
 	case tokenInCookie:
 		return "Cookie", name + "=", true
+	case tokenInBearer:
+		return http.CanonicalHeaderKey(name), "Bearer ", true
 	}
 	return "", "", false
 }
