@@ -47,8 +47,9 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, grace, interval tim
 		// They may quote what a client sent: escaped, one line each.
 		srv.ErrorLog = log.New(textWriter{progress}, "", 0)
 	}
+	lean := newLeanServer(h, srv, ln.Addr())
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- lean.serve(ln) }()
 
 	var tick <-chan time.Time
 	if interval > 0 && progress != nil {
@@ -84,11 +85,11 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, grace, interval tim
 
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
 	defer cancel()
-	err := srv.Shutdown(sctx)
+	err := lean.shutdown(sctx, ln)
 	if err != nil {
 		// Exchanges still streaming past the grace: cut them. Each then
 		// ends, and is counted, as its client or upstream went away.
-		srv.Close()
+		lean.close()
 		err = fmt.Errorf("%w: exchanges still in flight after %s were cut", ErrCut, grace)
 	}
 	<-served
