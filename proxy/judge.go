@@ -102,18 +102,25 @@ func (o *outcome) failed(rule features.RuleID) (check.Judgement, bool) {
 // exchange whose failure is kept as evidence is judged again with it.
 func (h *Handler) judge(x *exchange, redact func(string) string) *outcome {
 	o := &outcome{}
-	h.judgeInto(o, x, redact)
+	h.judgeInto(o, x, redact, false)
 	return o
 }
 
 // outcomes are the outcomes of the exchanges being judged, reused.
 var outcomes = sync.Pool{New: func() any { return new(outcome) }}
 
-// judgeInto judges x into o, which it resets first.
-func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string) {
+// judgeInto judges x into o, which it resets first. shallow: judge only an
+// exchange the fast path can judge whole, and give up (false, o then
+// meaningless) on any other, where the validator or a decoder would run
+// (deep, and slow): such an exchange is judged later, off the connection's
+// path (queue.go). It returns whether x was judged.
+func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string, shallow bool) bool {
 	*o = outcome{}
 	o.results = o.buf[:0]
 	req, resp := x.reqBody, x.respBody
+	if shallow && !(req.whole && resp.whole) {
+		return false
+	}
 	if !req.whole {
 		o.unjudged = append(o.unjudged, req.why)
 	}
@@ -136,7 +143,13 @@ func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string)
 			// verdict on such a request at a fraction of its cost;
 			// CheckRequest says why, if need be.
 			sentFast = h.fast.requestPasses(reqBody, &sentFlat)
+			if !sentFast && shallow {
+				return false
+			}
 			valid = sentFast || h.validator.BodyConforms(opMethod, opPath, reqBody)
+		}
+		if !valid && shallow {
+			return false
 		}
 		if !valid {
 			o.violations = h.validator.CheckRequest(sreq)
@@ -178,10 +191,13 @@ func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string)
 	// The answer.
 	o.add(features.ResponseMedia, check.MediaTypeJSON(x.respHeader.Get("Content-Type"), redact))
 	if !resp.whole {
-		return
+		return true
 	}
 	var vs []spec.Violation
 	answerFast := h.fast.responsePasses(x.status, x.respHeader, resp.body, &answerFlat)
+	if !answerFast && shallow {
+		return false
+	}
 	if !answerFast {
 		vs = h.validator.CheckResponse(sreq, spec.Response{Status: x.status, Header: x.respHeader, Body: resp.body})
 	}
@@ -204,10 +220,13 @@ func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string)
 		case known && valid && sentFast && answerFast && echoPasses(&sentFlat, &answerFlat):
 			_, hasTag := sentFlat.get("tag")
 			o.echoed(hasTag)
+		case known && valid && shallow:
+			return false
 		case known && valid:
 			h.judgeEcho(o, reqBody, resp.body, redact)
 		}
 	}
+	return true
 }
 
 // judgeEcho judges the Plant record of an accepted create against the

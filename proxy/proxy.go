@@ -11,6 +11,11 @@
 // and so is every piece of evidence; no credential that passes through is
 // ever printed or written.
 //
+// The proxy serves its clients with a lean HTTP/1.1 server of its own
+// (leanserver.go) for the requests of a strict subset that come whole,
+// and hands any other connection to net/http's server, which then serves
+// it; both call the same Handler, and answer alike.
+//
 // What the proxy changes on the way, and only that: the hop-by-hop
 // headers (Connection and the headers it names, Keep-Alive,
 // Proxy-Connection, Upgrade, TE but "trailers") are dropped, as RFC 9110
@@ -297,14 +302,22 @@ type exchange struct {
 }
 
 // run judges a queued exchange, counts it, and gives back what it held.
-func (x *exchange) run() {
+func (x *exchange) run() { x.judge(false) }
+
+// judge judges the exchange, counts it, and gives back what it held;
+// shallow: only if the fast path can judge it whole (judgeInto), which it
+// returns.
+func (x *exchange) judge(shallow bool) bool {
 	h := x.h
 	o := outcomes.Get().(*outcome)
 	defer outcomes.Put(o)
-	h.judgeInto(o, x, nil)
+	if !h.judgeInto(o, x, nil, shallow) {
+		return false
+	}
 	h.record(x, o, &x.sum)
 	h.release(x.reqCap, x.respCap, x.whole)
 	h.notify(x.sum)
+	return true
 }
 
 // hopHeaders are the hop-by-hop headers (RFC 9110, 7.6.1), beside those
@@ -500,12 +513,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			x.reqBody = reqCap.take("request body", h.maxJudge)
 		}
 		x.respBody = respCap.take("response body", h.maxJudge)
-		// Judged off the exchange's path (queue.go), so that the
-		// connection goes on to its next request at once and its
-		// goroutine keeps a small stack.
+		// Judged at once when the fast path can (a couple of µs, a
+		// shallow stack: most exchanges), otherwise off the exchange's
+		// path (queue.go), so that the connection goes on to its next
+		// request at once and its goroutine keeps a small stack.
 		x.h, x.sum, x.reqCap, x.respCap, x.whole = h, sum, reqCap, respCap, whole
 		handed = true
-		h.queue.put(x)
+		if !x.judge(true) {
+			h.queue.put(x)
+		}
 		return
 	}
 	h.notify(sum)

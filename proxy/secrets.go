@@ -26,9 +26,20 @@ var credentialHeaders = []string{"authorization", "proxy-authorization", "cookie
 
 var credentialWords = []string{"key", "token", "secret", "auth", "password", "passwd", "session", "cookie", "credential", "signature"}
 
+// plainHeaders are the fields most exchanges carry that are no credential,
+// known at once.
+var plainHeaders = map[string]bool{
+	"Accept": true, "Accept-Encoding": true, "Accept-Language": true, "Cache-Control": true,
+	"Connection": true, "Content-Encoding": true, "Content-Length": true, "Content-Type": true,
+	"Date": true, "Host": true, "Server": true, "Traceparent": true, "User-Agent": true, "Vary": true,
+}
+
 // isCredential reports whether a header's value is a secret. It runs on
 // every header of every exchange, so it allocates nothing.
 func isCredential(name string) bool {
+	if plainHeaders[name] {
+		return false
+	}
 	for _, h := range credentialHeaders {
 		if strings.EqualFold(name, h) {
 			return true
