@@ -589,10 +589,17 @@ func (w *leanWriter) commit(final bool) {
 	if !w.close && w.srv != nil && w.srv.isClosing() {
 		w.close = true // the server stops: this is the connection's last answer
 	}
+	// net/http's order: its own Content-Length, Connection, then
+	// Transfer-Encoding, after the handler's fields.
+	if !w.chunked {
+		bw.WriteString(extra)
+	}
 	if w.close {
 		bw.WriteString("Connection: close\r\n")
 	}
-	bw.WriteString(extra)
+	if w.chunked {
+		bw.WriteString(extra)
+	}
 	bw.WriteString("\r\n")
 	if len(*w.body) > 0 {
 		w.writeBody(*w.body)
