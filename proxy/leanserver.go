@@ -204,11 +204,16 @@ func (lc *leanConn) serve() {
 	defer lc.finish()
 	lc.bufp = leanBufs.Get().(*[]byte)
 	lc.buf = *lc.bufp
-	for {
+	for first := true; ; first = false {
 		if lc.start == lc.end {
-			// Between requests: wait for the next, within the idle time.
+			// Wait for the next request: the first within the header
+			// time, as net/http does; the others within the idle time.
 			lc.start, lc.end = 0, 0
-			lc.c.SetReadDeadline(time.Now().Add(idleTimeout))
+			wait := idleTimeout
+			if first {
+				wait = readHeaderTimeout
+			}
+			lc.c.SetReadDeadline(time.Now().Add(wait))
 			if !lc.fill() {
 				lc.c.Close()
 				return
