@@ -418,7 +418,6 @@ func (b *leanBody) Close() error { return nil }
 // declared); no body for HEAD, 1xx, 204 and 304. Unlike net/http's, it adds
 // no Date and sniffs no Content-Type (the proxy asks net/http for neither).
 type leanWriter struct {
-	conn      net.Conn
 	bw        *bufio.Writer
 	header    http.Header
 	method    string
@@ -436,12 +435,12 @@ type leanWriter struct {
 	srv       *leanServer // whose closing ends the connection
 }
 
-func (w *leanWriter) reset(c net.Conn, method string, close bool, srv *leanServer) {
+func (w *leanWriter) reset(c io.Writer, method string, close bool, srv *leanServer) {
 	if w.header == nil {
 		w.header = make(http.Header, 8)
 	}
 	clear(w.header)
-	*w = leanWriter{conn: c, header: w.header, method: method, close: close, length: -1, srv: srv}
+	*w = leanWriter{header: w.header, method: method, close: close, length: -1, srv: srv}
 	w.bw = leanWriters.Get().(*bufio.Writer)
 	w.bw.Reset(c)
 	w.body = leanBodies.Get().(*[]byte)
