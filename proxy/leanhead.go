@@ -66,69 +66,24 @@ func readLeanHead(b []byte) (leanHead, headState) {
 	// canonical form and every value are pieces of it.
 	s := string(b[:end+2])
 
-	// The request line.
-	i := 0
-	for i < len(s) && s[i] >= 'A' && s[i] <= 'Z' {
-		i++
-	}
-	if i == 0 || i > maxMethod || i >= len(s) || s[i] != ' ' {
+	line, rest, _ := strings.Cut(s, "\r\n")
+	var ok bool
+	if hd.method, hd.target, hd.url, ok = readRequestLine(line); !ok {
 		return hd, headOther
 	}
-	hd.method = s[:i]
-	if hd.method == http.MethodConnect || hd.method == "PRI" {
-		return hd, headOther
-	}
-	i++
-	t := i
-	for i < len(s) && s[i] > ' ' && s[i] < 0x7f {
-		i++
-	}
-	if i == t || s[t] != '/' || !hasPrefixAt(s, i, " HTTP/1.1\r\n") {
-		return hd, headOther
-	}
-	hd.target = s[t:i]
-	u, err := url.ParseRequestURI(hd.target)
-	if err != nil {
-		return hd, headOther
-	}
-	hd.url = u
-	i += len(" HTTP/1.1\r\n")
 
 	// The header fields: count them first, to size the map.
-	n := 0
-	for j := i; j < len(s); j++ {
-		if s[j] == '\n' {
-			n++
-		}
-	}
+	n := strings.Count(rest, "\r\n")
 	hd.header = make(http.Header, n)
 	slab := make([]string, n)
 	hosts, lengths := 0, 0
-	for i < len(s) {
-		// The name: a token, the colon right after it.
-		k := i
-		for i < len(s) && isTokenByte(s[i]) {
-			i++
-		}
-		if i == k || i >= len(s) || s[i] != ':' {
+	for rest != "" {
+		line, rest, _ = strings.Cut(rest, "\r\n")
+		written, value, ok := readFieldLine(line)
+		if !ok {
 			return hd, headOther
 		}
-		name := canonicalName(s[k:i])
-		i++
-		// The value: visible ASCII, tab or obs-text, white space at
-		// its edges trimmed; the line ended by CR LF.
-		v := i
-		for i < len(s) && s[i] != '\r' {
-			if c := s[i]; (c < ' ' && c != '\t') || c == 0x7f {
-				return hd, headOther
-			}
-			i++
-		}
-		if !hasPrefixAt(s, i, "\r\n") {
-			return hd, headOther
-		}
-		value := trimOWS(s[v:i])
-		i += 2
+		name := canonicalName(written)
 		switch name {
 		case "Host":
 			hosts++
@@ -179,86 +134,102 @@ func plausibleStart(b []byte) bool {
 			return false
 		}
 	}
-	for n := 0; len(b) > 0; n++ {
-		line, rest, whole := bytes.Cut(b, []byte("\r\n"))
+	for n, rest := 0, string(b); rest != ""; n++ {
+		line, after, whole := strings.Cut(rest, "\r\n")
 		if !whole {
-			line = bytes.TrimSuffix(line, []byte("\r"))
+			line = strings.TrimSuffix(line, "\r")
 		}
 		if n == 0 && !plausibleRequestLine(line, whole) || n > 0 && !plausibleField(line, whole) {
 			return false
 		}
-		b = rest
+		rest = after
 	}
 	return true
+}
+
+// readRequestLine reads a request line of the subset (without its CR LF):
+// "METHOD SP /target SP HTTP/1.1", the method of capital letters and not
+// CONNECT or PRI, the target of visible ASCII and one url.ParseRequestURI
+// takes, as net/http does.
+func readRequestLine(line string) (method, target string, u *url.URL, ok bool) {
+	method, rest, _ := strings.Cut(line, " ")
+	target, version, _ := strings.Cut(rest, " ")
+	if !capitals(method) || method == http.MethodConnect || method == "PRI" ||
+		!strings.HasPrefix(target, "/") || !visible(target) || version != "HTTP/1.1" {
+		return "", "", nil, false
+	}
+	u, err := url.ParseRequestURI(target)
+	return method, target, u, err == nil
 }
 
 // plausibleRequestLine reports whether line is, or (not whole) begins, a
 // request line of the subset.
-func plausibleRequestLine(line []byte, whole bool) bool {
-	i := 0
-	for i < len(line) && line[i] >= 'A' && line[i] <= 'Z' {
-		i++
-	}
-	if i > maxMethod || i == len(line) {
-		return !whole && i <= maxMethod
-	}
-	if i == 0 || line[i] != ' ' {
-		return false
-	}
-	i++
-	t := i
-	for i < len(line) && line[i] > ' ' && line[i] < 0x7f {
-		i++
-	}
-	if i > t && line[t] != '/' {
-		return false
-	}
-	if i == len(line) {
-		return !whole
-	}
-	tail := string(line[i:])
+func plausibleRequestLine(line string, whole bool) bool {
 	if whole {
-		if i == t || tail != " HTTP/1.1" {
-			return false
-		}
-		_, err := url.ParseRequestURI(string(line[t:i]))
-		return err == nil
+		_, _, _, ok := readRequestLine(line)
+		return ok
 	}
-	return i > t && strings.HasPrefix(" HTTP/1.1", tail)
+	method, rest, spaced := strings.Cut(line, " ")
+	if !spaced {
+		return len(method) <= maxMethod && (method == "" || capitals(method))
+	}
+	target, version, spaced := strings.Cut(rest, " ")
+	switch {
+	case !capitals(method), target != "" && (target[0] != '/' || !visible(target)):
+		return false
+	case !spaced:
+		return true
+	}
+	return target != "" && strings.HasPrefix("HTTP/1.1", version)
 }
 
-// plausibleField reports whether line is, or (not whole) begins, a header
-// field of the subset.
-func plausibleField(line []byte, whole bool) bool {
-	i := 0
-	for i < len(line) && isTokenByte(line[i]) {
-		i++
-	}
-	if i == len(line) {
-		return !whole
-	}
-	if i == 0 || line[i] != ':' {
+// capitals reports whether m is a method of the subset's shape: 1 to
+// maxMethod capital letters.
+func capitals(m string) bool {
+	if m == "" || len(m) > maxMethod {
 		return false
 	}
-	for _, c := range line[i+1:] {
-		if (c < ' ' && c != '\t') || c == 0x7f {
+	for i := 0; i < len(m); i++ {
+		if m[i] < 'A' || m[i] > 'Z' {
 			return false
 		}
 	}
 	return true
 }
 
-// isTokenByte reports whether c may be in a token (RFC 9110, 5.6.2).
-func isTokenByte(c byte) bool {
-	switch {
-	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+// visible reports whether t is made of visible ASCII only.
+func visible(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i] <= ' ' || t[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// readFieldLine reads a header field line of the subset (without its CR LF): a
+// token name, the colon right after it, and a value of visible ASCII, tab
+// or obs-text, which it returns with the white space at its edges trimmed.
+func readFieldLine(line string) (name, value string, ok bool) {
+	name, value, colon := strings.Cut(line, ":")
+	if !colon || !validFieldName(name) {
+		return "", "", false
+	}
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return "", "", false
+		}
+	}
+	return name, trimOWS(value), true
+}
+
+// plausibleField reports whether line is, or (not whole) begins, a header
+// field of the subset.
+func plausibleField(line string, whole bool) bool {
+	if _, _, ok := readFieldLine(line); ok {
 		return true
 	}
-	switch c {
-	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
-		return true
-	}
-	return false
+	return !whole && !strings.Contains(line, ":") && (line == "" || validFieldName(line))
 }
 
 // commonNames are the canonical names of the fields most requests carry:
@@ -354,11 +325,6 @@ func decimal(v string) (int64, bool) {
 		n = n*10 + int64(v[i]-'0')
 	}
 	return n, true
-}
-
-// hasPrefixAt reports whether s holds prefix at i.
-func hasPrefixAt(s string, i int, prefix string) bool {
-	return i <= len(s) && len(s)-i >= len(prefix) && s[i:i+len(prefix)] == prefix
 }
 
 // asciiEqualFold compares s and t without regard to ASCII case.

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,7 +50,6 @@ type leanServer struct {
 	h       *Handler
 	srv     *http.Server // the connections handed over
 	handoff *connListener
-	errLog  *log.Logger
 
 	mu      sync.Mutex
 	conns   map[*leanConn]struct{}
@@ -65,7 +62,6 @@ func newLeanServer(h *Handler, srv *http.Server, addr net.Addr) *leanServer {
 		h:       h,
 		srv:     srv,
 		handoff: &connListener{addr: addr, ch: make(chan net.Conn), done: make(chan struct{})},
-		errLog:  srv.ErrorLog,
 		conns:   map[*leanConn]struct{}{},
 	}
 }
@@ -295,7 +291,7 @@ func (lc *leanConn) exchange(hd *leanHead, body []byte) (keep bool) {
 				const size = 64 << 10
 				buf := make([]byte, size)
 				buf = buf[:runtime.Stack(buf, false)]
-				lc.s.errLog.Printf("panic serving %v: %v\n%s", r.RemoteAddr, p, buf)
+				lc.s.srv.ErrorLog.Printf("panic serving %v: %v\n%s", r.RemoteAddr, p, buf)
 			}
 			w.abort()
 			keep = false
@@ -530,6 +526,10 @@ func (w *leanWriter) Flush() {
 	}
 }
 
+// leanOwnFields are the fields the lean writer writes itself, whatever the
+// handler set.
+var leanOwnFields = map[string]bool{"Connection": true}
+
 // commit writes the head, then what of the body waited for it; final: the
 // handler has ended, so a body not yet flushed is whole.
 func (w *leanWriter) commit(final bool) {
@@ -574,22 +574,7 @@ func (w *leanWriter) commit(final bool) {
 		bw.WriteString(strconv.Itoa(w.status))
 	}
 	bw.WriteString("\r\n")
-	var stack [24]string
-	keys := stack[:0]
-	for k, vs := range h {
-		if len(vs) > 0 && k != "Connection" && validFieldName(k) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		for _, v := range h[k] {
-			bw.WriteString(k)
-			bw.WriteString(": ")
-			bw.WriteString(headerValue(v))
-			bw.WriteString("\r\n")
-		}
-	}
+	writeFields(bw, h, leanOwnFields)
 	if !w.close && w.srv != nil && w.srv.isClosing() {
 		w.close = true // the server stops: this is the connection's last answer
 	}
@@ -624,10 +609,7 @@ func (w *leanWriter) finish() bool {
 		w.bw.WriteString("0\r\n")
 		for _, k := range w.trailers {
 			for _, v := range w.header[k] {
-				w.bw.WriteString(k)
-				w.bw.WriteString(": ")
-				w.bw.WriteString(headerValue(v))
-				w.bw.WriteString("\r\n")
+				writeField(w.bw, k, v)
 			}
 		}
 		w.bw.WriteString("\r\n")

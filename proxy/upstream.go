@@ -142,9 +142,7 @@ func (u *upstreamClient) writeHead(w *bufio.Writer, o *outgoing) {
 	w.WriteString(" HTTP/1.1\r\n")
 	w.WriteString(u.hostLine)
 	if ua := o.header["User-Agent"]; len(ua) > 0 && ua[0] != "" {
-		w.WriteString("User-Agent: ")
-		w.WriteString(headerValue(ua[0]))
-		w.WriteString("\r\n")
+		writeField(w, "User-Agent", ua[0])
 	}
 	// A length of 0 is sent for the methods many servers expect one of.
 	if len(o.body) > 0 || o.method == http.MethodPost || o.method == http.MethodPut || o.method == http.MethodPatch {
@@ -152,22 +150,33 @@ func (u *upstreamClient) writeHead(w *bufio.Writer, o *outgoing) {
 		w.WriteString(strconv.Itoa(len(o.body)))
 		w.WriteString("\r\n")
 	}
+	writeFields(w, o.header, headExcluded)
+	w.WriteString("\r\n")
+}
+
+// writeFields writes the fields of h but those named in skip, as net/http
+// writes a header: sorted by name, a name that is no token left out.
+func writeFields(w *bufio.Writer, h http.Header, skip map[string]bool) {
 	var stack [24]string
 	keys := stack[:0]
-	for k := range o.header {
-		if !headExcluded[k] && validFieldName(k) {
+	for k := range h {
+		if !skip[k] && validFieldName(k) {
 			keys = append(keys, k)
 		}
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		for _, v := range o.header[k] {
-			w.WriteString(k)
-			w.WriteString(": ")
-			w.WriteString(headerValue(v))
-			w.WriteString("\r\n")
+		for _, v := range h[k] {
+			writeField(w, k, v)
 		}
 	}
+}
+
+// writeField writes one field line, its value as net/http writes it.
+func writeField(w *bufio.Writer, name, value string) {
+	w.WriteString(name)
+	w.WriteString(": ")
+	w.WriteString(headerValue(value))
 	w.WriteString("\r\n")
 }
 
