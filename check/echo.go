@@ -14,15 +14,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/rules"
 )
 
 // The rules an echo judgement cites.
 const (
-	RuleName  = features.CreateName
-	RuleTag   = features.CreateTag
-	RuleNoTag = features.CreateNoTag
-	RuleNoID  = features.CreateNoID
+	RuleName  = rules.CreateName
+	RuleTag   = rules.CreateTag
+	RuleNoTag = rules.CreateNoTag
+	RuleNoID  = rules.CreateNoID
 )
 
 // Sent is what a create request asked to store: its name and tag, as
@@ -127,7 +127,7 @@ func hasLoneSurrogate(raw []byte) bool {
 
 // EchoFailure is one way a Plant record departs from the plant sent.
 type EchoFailure struct {
-	Rule     features.RuleID // RuleName, RuleTag, RuleNoTag or RuleNoID
+	Rule     rules.RuleID // RuleName, RuleTag, RuleNoTag or RuleNoID
 	Expected string
 	Actual   string
 }

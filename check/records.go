@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -169,12 +169,12 @@ var ErrBodyTooLarge = errors.New("response body too large")
 // the bound of a body read. It returns the rule the failure counts toward:
 // RESPONSE-DOCUMENTED for a body past the bound (no documented answer is
 // that long), RESPONSE-TIMELY for no answer.
-func Answered(err error, status int, limit time.Duration, maxBody int64) (features.RuleID, Judgement) {
+func Answered(err error, status int, limit time.Duration, maxBody int64) (rules.RuleID, Judgement) {
 	if err == nil {
-		return features.ResponseTimely, Judgement{}
+		return rules.ResponseTimely, Judgement{}
 	}
 	if errors.Is(err, ErrBodyTooLarge) {
-		return features.ResponseDocumented, Judgement{
+		return rules.ResponseDocumented, Judgement{
 			Expected: fmt.Sprintf("a response body of at most %d bytes (the bound plantcheck reads)", maxBody),
 			Actual:   fmt.Sprintf("status %d with a body longer than %d bytes", status, maxBody),
 		}
@@ -184,5 +184,5 @@ func Answered(err error, status int, limit time.Duration, maxBody int64) (featur
 	if errors.As(err, &ne) && ne.Timeout() {
 		j.Actual = fmt.Sprintf("no complete answer within %s", limit)
 	}
-	return features.ResponseTimely, j
+	return rules.ResponseTimely, j
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -91,13 +91,13 @@ func TestAnswered(t *testing.T) {
 	tests := []struct {
 		name   string
 		err    error
-		rule   features.RuleID
+		rule   rules.RuleID
 		actual string
 	}{
-		{"an answer", nil, features.ResponseTimely, ""},
-		{"a body past the bound", fmt.Errorf("read: %w", ErrBodyTooLarge), features.ResponseDocumented, "a body longer than 1024 bytes"},
-		{"a time-out", fmt.Errorf("get: %w", timeoutErr{}), features.ResponseTimely, "no complete answer within 2s"},
-		{"a reset", errors.New("connection reset by peer"), features.ResponseTimely, "no answer: connection reset by peer"},
+		{"an answer", nil, rules.ResponseTimely, ""},
+		{"a body past the bound", fmt.Errorf("read: %w", ErrBodyTooLarge), rules.ResponseDocumented, "a body longer than 1024 bytes"},
+		{"a time-out", fmt.Errorf("get: %w", timeoutErr{}), rules.ResponseTimely, "no complete answer within 2s"},
+		{"a reset", errors.New("connection reset by peer"), rules.ResponseTimely, "no answer: connection reset by peer"},
 	}
 	for _, tt := range tests {
 		rule, j := Answered(tt.err, 200, 2*time.Second, 1024)

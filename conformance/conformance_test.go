@@ -15,9 +15,9 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -159,14 +159,14 @@ func TestEveryRuleHasAScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[features.RuleID]bool{}
+	seen := map[rules.RuleID]bool{}
 	for _, s := range rep.Scenarios {
 		if s.Rule.ID == "UNTAGGED" {
 			t.Errorf("scenario %q names no rule of the catalog", s.Name)
 		}
 		seen[s.Rule.ID] = true
 	}
-	for _, r := range features.Rules {
+	for _, r := range rules.Catalog {
 		if !seen[r.ID] {
 			t.Errorf("rule %s has no scenario", r.ID)
 		}

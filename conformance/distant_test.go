@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/mutants"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -58,14 +58,14 @@ func TestVerdictDoesNotDependOnConcurrency(t *testing.T) {
 	targets := []string{"", "drop-tag", "html-escape", "any-scheme", "token-bcrypt-72", "lenient-json", "crash-500"}
 	for _, name := range targets {
 		t.Run(cmpOr(name, "reference"), func(t *testing.T) {
-			var want map[features.RuleID]string
+			var want map[rules.RuleID]string
 			for _, conc := range []int{1, 4, 16} {
 				url, token := startTarget(t, mutantWrap(name))
 				rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: io.Discard, Concurrency: conc, Seed: 4242})
 				if err != nil {
 					t.Fatal(err)
 				}
-				got := map[features.RuleID]string{}
+				got := map[rules.RuleID]string{}
 				for _, v := range rep.Rules {
 					got[v.Rule.ID] = fmt.Sprintf("%s, %d failures", v.Outcome, v.Failures)
 				}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -13,7 +14,7 @@ import (
 // target and sends the same requests: the same seed draws the same cases
 // and strings (fresh ids are drawn apart from the seed, so that a rerun
 // never meets an id its run stored).
-func (r *Report) Rerun(ruleID features.RuleID) string {
+func (r *Report) Rerun(ruleID rules.RuleID) string {
 	return strings.Join(append(append([]string{"plantcheck run"}, r.rerunFlags...), "--tags '@"+string(ruleID)+"'"), " ")
 }
 

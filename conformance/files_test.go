@@ -15,9 +15,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
+	"github.com/plantcheck/plantcheck/rules"
 )
 
 // dyingTarget serves the reference for five requests, then stops
@@ -123,7 +123,7 @@ func TestReportFiles(t *testing.T) {
 			if wantScope := map[bool]string{true: "partial", false: "certified"}[tt.cfg.Tags != ""]; s.Scope != wantScope {
 				t.Errorf("scope = %q, want %q", s.Scope, wantScope)
 			}
-			if len(s.Rules) != len(features.Rules) || len(s.Scenarios) != rep.Counts.Total {
+			if len(s.Rules) != len(rules.Catalog) || len(s.Scenarios) != rep.Counts.Total {
 				t.Errorf("summary.json has %d rules and %d scenarios", len(s.Rules), len(s.Scenarios))
 			}
 			if !strings.HasPrefix(s.Config.Token, "<") || s.Config.Timeout != "10s" {
@@ -136,7 +136,7 @@ func TestReportFiles(t *testing.T) {
 			}
 
 			md := string(read(SummaryMD))
-			if !strings.HasPrefix(md, "# plantcheck: "+tt.wantStatus+"\n") || strings.Count(md, "\n| ") < len(features.Rules) {
+			if !strings.HasPrefix(md, "# plantcheck: "+tt.wantStatus+"\n") || strings.Count(md, "\n| ") < len(rules.Catalog) {
 				t.Errorf("summary.md:\n%s", md)
 			}
 
@@ -149,8 +149,8 @@ func TestReportFiles(t *testing.T) {
 			if !strings.Contains(html, `id="verdict"`) || !strings.Contains(html, "<h1>"+tt.wantStatus+"</h1>") {
 				t.Errorf("report.html lacks the verdict at the top")
 			}
-			if got := strings.Count(html, `<tr class="`) - rep.Counts.Total; got != len(features.Rules) {
-				t.Errorf("report.html has %d rule rows, want %d", got, len(features.Rules))
+			if got := strings.Count(html, `<tr class="`) - rep.Counts.Total; got != len(rules.Catalog) {
+				t.Errorf("report.html has %d rule rows, want %d", got, len(rules.Catalog))
 			}
 			failures := strings.Count(html, `<section class="failure`)
 			if want := rep.Counts.Failed + rep.Counts.Errored; failures != want {

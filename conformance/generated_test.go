@@ -12,9 +12,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -24,7 +24,7 @@ import (
 func TestGeneratedScenariosCatchBrokenValueHandling(t *testing.T) {
 	tests := []struct {
 		mutant string
-		rule   features.RuleID
+		rule   rules.RuleID
 	}{
 		{"int32-id", "GEN-VALID"},
 		{"loose-tag-type", "BODY-TAG-STRING"},

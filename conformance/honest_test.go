@@ -15,13 +15,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/shell"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
 // verdictOf returns a rule's verdict in a report.
-func verdictOf(t *testing.T, rep *Report, id features.RuleID) RuleVerdict {
+func verdictOf(t *testing.T, rep *Report, id rules.RuleID) RuleVerdict {
 	t.Helper()
 	for _, v := range rep.Rules {
 		if v.Rule.ID == id {
@@ -53,7 +53,7 @@ func TestNoPassWithoutAnAnswer(t *testing.T) {
 			t.Errorf("%s passed, with no answer from the target", v.Rule.ID)
 		}
 	}
-	for _, id := range []features.RuleID{features.AuthMissing, features.AuthScheme, features.AuthEmpty} {
+	for _, id := range []rules.RuleID{rules.AuthMissing, rules.AuthScheme, rules.AuthEmpty} {
 		if v := verdictOf(t, rep, id); v.Outcome != NotJudged || v.Judged != 0 || v.Why == "" {
 			t.Errorf("%s: outcome %q, judged %d, why %q; want not judged, with why", id, v.Outcome, v.Judged, v.Why)
 		}
@@ -67,7 +67,7 @@ func TestNoPassWithoutAnAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range s.Rules {
-		if r.ID == features.AuthMissing && (r.Outcome != string(NotJudged) || r.Why == "") {
+		if r.ID == rules.AuthMissing && (r.Outcome != string(NotJudged) || r.Why == "") {
 			t.Errorf("summary.json: AUTH-MISSING is %q (why %q)", r.Outcome, r.Why)
 		}
 	}
@@ -90,7 +90,7 @@ func TestPartlyJudgedRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep.WriteVerdict(&out)
-	v := verdictOf(t, rep, features.BodyIDRange)
+	v := verdictOf(t, rep, rules.BodyIDRange)
 	if v.Outcome != steps.Passed || v.Judged != 1 || v.Scenarios != 4 {
 		t.Errorf("BODY-ID-RANGE: %q, %d of %d judged; want passed, 1 of 4", v.Outcome, v.Judged, v.Scenarios)
 	}
@@ -213,7 +213,7 @@ func TestCompleteReproductions(t *testing.T) {
 			rep.rerunFlags = append(rep.rerunFlags, "--ca-cert "+shell.Quote(caFile)) // as a CA file would add
 			rep.WriteVerdict(&out)
 			console := out.String()
-			rerun := rep.Rerun(features.CreateTag)
+			rerun := rep.Rerun(rules.CreateTag)
 			for _, want := range []string{"--seed 777", "--examples 3", "--timeout 4s", "--base-url '" + url + "'"} {
 				if !strings.Contains(rerun, want) {
 					t.Errorf("rerun %q lacks %s", rerun, want)

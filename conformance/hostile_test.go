@@ -20,8 +20,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/reference"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -142,11 +142,11 @@ func TestHostileTargets(t *testing.T) {
 		name     string
 		target   func(t *testing.T) string
 		caCert   string
-		timeout  time.Duration   // 0: the short one; longer where a timely answer must pass
-		wantErr  error           // the run cannot be made
-		wantMsg  string          // in the error
-		wantCode int             // else the exit status
-		wantRule features.RuleID // a rule the run fails
+		timeout  time.Duration // 0: the short one; longer where a timely answer must pass
+		wantErr  error         // the run cannot be made
+		wantMsg  string        // in the error
+		wantCode int           // else the exit status
+		wantRule rules.RuleID  // a rule the run fails
 		maxTime  time.Duration
 	}{
 		{name: "nothing listening", target: func(*testing.T) string { return closed },

@@ -5,8 +5,8 @@ import (
 	"html/template"
 	"strings"
 
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/htmlpage"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -14,6 +14,6 @@ import (
 var reportTemplate string
 
 var reportPage = template.Must(template.New("report").Funcs(htmlpage.Funcs()).Funcs(template.FuncMap{
-	"upper":       func(l features.Level) string { return strings.ToUpper(string(l)) },
+	"upper":       func(l rules.Level) string { return strings.ToUpper(string(l)) },
 	"failedOrErr": func(o steps.Outcome) bool { return o == steps.Failed || o == steps.Errored },
 }).Parse(reportTemplate))

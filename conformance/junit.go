@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/mdquote"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -55,7 +55,7 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 func (r *Report) writeJUnit(b *bytes.Buffer) error {
 	top := junitSuites{Name: fmt.Sprintf("plantcheck: %s %s (%s)", r.SpecTitle, r.SpecVersion, r.Status()), Time: secs(r.Ended.Sub(r.Started))}
-	idx := map[features.RuleID]int{}
+	idx := map[rules.RuleID]int{}
 	suiteTime := make([]time.Duration, len(r.Rules))
 	for _, v := range r.Rules {
 		idx[v.Rule.ID] = len(top.Suites)
@@ -145,7 +145,7 @@ func (r *Report) writeJUnit(b *bytes.Buffer) error {
 
 // junitFailure is the <failure> of one rule in a scenario: that rule's
 // failures, with their evidence and reproduction, and the rerun command.
-func (r *Report) junitFailure(sc steps.Result, rule features.Rule) *junitProblem {
+func (r *Report) junitFailure(sc steps.Result, rule rules.Rule) *junitProblem {
 	var text []string
 	msg := ""
 	for _, f := range sc.Failures {

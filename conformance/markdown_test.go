@@ -20,8 +20,8 @@ import (
 	"github.com/yuin/goldmark/extension"
 	gmhtml "github.com/yuin/goldmark/renderer/html"
 
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/mdquote"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -70,8 +70,8 @@ func shownAs(text, shown string) string {
 // evidence and exchange, a harness error, a note of an open rule and the
 // reason of a skip.
 func hostileReport(h string) *Report {
-	rule := func(id string) features.Rule {
-		for _, r := range features.Rules {
+	rule := func(id string) rules.Rule {
+		for _, r := range rules.Catalog {
 			if string(r.ID) == id {
 				return r
 			}

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -55,7 +55,7 @@ type Report struct {
 
 // RuleVerdict is one rule's outcome in a run.
 type RuleVerdict struct {
-	Rule    features.Rule
+	Rule    rules.Rule
 	Outcome steps.Outcome // passed, failed, error, NotJudged, skipped (not run)
 	// Scenarios are the scenarios of the rule the run selected; Judged
 	// those that judged it on answers that came (steps.Result.Judged).
@@ -96,7 +96,7 @@ func (r *Report) Conformant() bool {
 		if v.Outcome != steps.Failed {
 			continue
 		}
-		if v.Rule.Level == features.Must || r.Strict && v.Rule.Level == features.Should {
+		if v.Rule.Level == rules.Must || r.Strict && v.Rule.Level == rules.Should {
 			return false
 		}
 	}
@@ -123,7 +123,7 @@ func (r *Report) ExitCode() int {
 // mustFailed reports whether a MUST rule (or, strict, a SHOULD rule) failed.
 func (r *Report) mustFailed() bool {
 	for _, v := range r.Rules {
-		if v.Outcome == steps.Failed && (v.Rule.Level == features.Must || r.Strict && v.Rule.Level == features.Should) {
+		if v.Outcome == steps.Failed && (v.Rule.Level == rules.Must || r.Strict && v.Rule.Level == rules.Should) {
 			return true
 		}
 	}
@@ -135,15 +135,15 @@ func (r *Report) mustFailed() bool {
 // were stopped, skipped or inconclusive is not judged, and says why.
 func (r *Report) finish() {
 	sortResults(r.Scenarios)
-	byRule := map[features.RuleID]*RuleVerdict{}
-	for _, rule := range features.Rules {
+	byRule := map[rules.RuleID]*RuleVerdict{}
+	for _, rule := range rules.Catalog {
 		r.Rules = append(r.Rules, RuleVerdict{Rule: rule, Outcome: steps.Skipped})
 	}
 	for i := range r.Rules {
 		byRule[r.Rules[i].Rule.ID] = &r.Rules[i]
 	}
-	why := map[features.RuleID][]string{}
-	errored := map[features.RuleID]bool{}
+	why := map[rules.RuleID][]string{}
+	errored := map[rules.RuleID]bool{}
 	answered := 0
 	r.Counts = Counts{}
 	for _, s := range r.Scenarios {
@@ -182,7 +182,7 @@ func (r *Report) finish() {
 		default:
 			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], "stopped by another rule's failure")
 		}
-		if s.Note != "" && (s.Rule.Level == features.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s.Note) == skippedSeeNotes || strings.HasPrefix(s.Note, "inconclusive") || strings.HasPrefix(s.Note, steps.NoteNameReused)) {
+		if s.Note != "" && (s.Rule.Level == rules.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s.Note) == skippedSeeNotes || strings.HasPrefix(s.Note, "inconclusive") || strings.HasPrefix(s.Note, steps.NoteNameReused)) {
 			v.Notes = appendOnce(v.Notes, s.Name+": "+s.Note)
 		}
 		for _, f := range s.Failures {
@@ -211,7 +211,7 @@ func (r *Report) finish() {
 	// The cross-cutting rules are judged on every answer of the run, not
 	// only in their own scenarios: every answer that came was checked
 	// against the document and arrived in time.
-	for _, id := range []features.RuleID{features.ResponseDocumented, features.ResponseTimely} {
+	for _, id := range []rules.RuleID{rules.ResponseDocumented, rules.ResponseTimely} {
 		v := byRule[id]
 		if (v.Outcome == steps.Skipped || v.Outcome == NotJudged) && answered > 0 {
 			v.Outcome, v.Why = steps.Passed, ""
@@ -252,10 +252,10 @@ func appendOnce(list []string, s string) []string {
 
 // mustUnjudged names the rules that decide the verdict (MUST, and in
 // strict mode SHOULD) that the run selected but could not judge.
-func (r *Report) mustUnjudged() []features.RuleID {
-	var out []features.RuleID
+func (r *Report) mustUnjudged() []rules.RuleID {
+	var out []rules.RuleID
 	for _, v := range r.Rules {
-		if v.Outcome == NotJudged && (v.Rule.Level == features.Must || r.Strict && v.Rule.Level == features.Should) {
+		if v.Outcome == NotJudged && (v.Rule.Level == rules.Must || r.Strict && v.Rule.Level == rules.Should) {
 			out = append(out, v.Rule.ID)
 		}
 	}
@@ -316,7 +316,7 @@ func (r *Report) WriteVerdict(w io.Writer) {
 	c := r.Counts
 	fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d errors, %d not run; %d HTTP exchanges in %s (seed %d)\n",
 		c.Total, c.Passed, c.Failed, c.Errored, c.Skipped, c.Exchanges, r.Ended.Sub(r.Started).Round(time.Millisecond), r.Seed)
-	fmt.Fprintf(w, "MUST rules: %s; SHOULD rules: %s\n", r.levelSummary(features.Must), r.levelSummary(features.Should))
+	fmt.Fprintf(w, "MUST rules: %s; SHOULD rules: %s\n", r.levelSummary(rules.Must), r.levelSummary(rules.Should))
 	if t := r.Throttling; t.Total() > 0 {
 		fmt.Fprintf(w, "Throttled: %s\n", r.ThrottleLine())
 	}
@@ -360,7 +360,7 @@ func (r *Report) VerdictLine() string {
 	case code == 2 && r.Throttling.Exceeded != "":
 		return "INCOMPLETE: the target throttled the run past plantcheck's bound (" + r.Throttling.Exceeded + "): slow the run with --rate" + scope
 	case code == 2 && len(r.mustUnjudged()) > 0:
-		return "INCOMPLETE: not judged: " + features.JoinIDs(r.mustUnjudged(), ", ") + scope
+		return "INCOMPLETE: not judged: " + rules.JoinIDs(r.mustUnjudged(), ", ") + scope
 	case code == 2:
 		return "INCOMPLETE: some scenarios could not be judged" + scope
 	case r.Partial():
@@ -370,7 +370,7 @@ func (r *Report) VerdictLine() string {
 	}
 }
 
-func (r *Report) levelSummary(l features.Level) string {
+func (r *Report) levelSummary(l rules.Level) string {
 	var pass, fail, other int
 	for _, v := range r.Rules {
 		if v.Rule.Level != l {
@@ -396,7 +396,7 @@ func outcomeWord(v RuleVerdict) string {
 	switch v.Outcome {
 	case steps.Passed:
 		word := "pass"
-		if v.Rule.Level == features.Open {
+		if v.Rule.Level == rules.Open {
 			word = "noted"
 		}
 		if v.Judged < v.Scenarios && v.Why != "" {
@@ -424,15 +424,15 @@ func truncate(s string, n int) string {
 
 // FailedRules are the rules a scenario's failures cite, each once, MUST
 // rules first: what its heading names.
-func FailedRules(sc steps.Result) []features.Rule {
-	var out []features.Rule
+func FailedRules(sc steps.Result) []rules.Rule {
+	var out []rules.Rule
 	for _, f := range sc.Failures {
-		if !slices.ContainsFunc(out, func(r features.Rule) bool { return r.ID == f.Rule.ID }) {
+		if !slices.ContainsFunc(out, func(r rules.Rule) bool { return r.ID == f.Rule.ID }) {
 			out = append(out, f.Rule)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b features.Rule) int {
-		return map[bool]int{true: 0, false: 1}[a.Level == features.Must] - map[bool]int{true: 0, false: 1}[b.Level == features.Must]
+	slices.SortStableFunc(out, func(a, b rules.Rule) int {
+		return map[bool]int{true: 0, false: 1}[a.Level == rules.Must] - map[bool]int{true: 0, false: 1}[b.Level == rules.Must]
 	})
 	return out
 }
@@ -441,14 +441,14 @@ func FailedRules(sc steps.Result) []features.Rule {
 // rules it found broken and its own rule as the finder, so that a MUST rule
 // broken in a SHOULD scenario leads.
 func Heading(sc steps.Result) string {
-	rules := FailedRules(sc)
-	level := func(r features.Rule) string { return fmt.Sprintf("%s (%s)", r.ID, strings.ToUpper(string(r.Level))) }
-	if len(rules) == 0 || len(rules) == 1 && rules[0].ID == sc.Rule.ID {
+	failed := FailedRules(sc)
+	level := func(r rules.Rule) string { return fmt.Sprintf("%s (%s)", r.ID, strings.ToUpper(string(r.Level))) }
+	if len(failed) == 0 || len(failed) == 1 && failed[0].ID == sc.Rule.ID {
 		return level(sc.Rule) + " " + sc.Name
 	}
-	parts := make([]string, len(rules))
+	parts := make([]string, len(failed))
 	own := false
-	for i, r := range rules {
+	for i, r := range failed {
 		parts[i] = level(r)
 		own = own || r.ID == sc.Rule.ID
 	}

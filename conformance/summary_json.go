@@ -10,6 +10,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/buildinfo"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/steps"
 )
@@ -72,7 +73,7 @@ type summaryConfig struct {
 }
 
 type summaryRule struct {
-	features.Rule
+	rules.Rule
 	Outcome   string   `json:"outcome"`
 	Word      string   `json:"result"`
 	Scenarios int      `json:"scenarios"`
@@ -89,8 +90,8 @@ type summaryScene struct {
 	// Heading names the scenario by what it broke (Heading).
 	Heading   string           `json:"heading,omitempty"`
 	Where     string           `json:"where"`
-	Rule      features.RuleID  `json:"rule"`
-	Level     features.Level   `json:"level"`
+	Rule      rules.RuleID     `json:"rule"`
+	Level     rules.Level      `json:"level"`
 	Outcome   steps.Outcome    `json:"outcome"`
 	Duration  float64          `json:"durationMs"`
 	Exchanges int              `json:"exchanges"`
@@ -101,8 +102,8 @@ type summaryScene struct {
 }
 
 type summaryFailure struct {
-	Rule        features.RuleID  `json:"rule"`
-	Level       features.Level   `json:"level"`
+	Rule        rules.RuleID     `json:"rule"`
+	Level       rules.Level      `json:"level"`
 	Requirement string           `json:"requirement"`
 	Expected    string           `json:"expected"`
 	Actual      string           `json:"actual"`

@@ -16,6 +16,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -28,7 +29,7 @@ const (
 // Book is the documentation's content, shared by both renderings.
 type Book struct {
 	Title, Version string
-	Rules          []features.Rule
+	Rules          []rules.Rule
 	Features       []Feature
 }
 
@@ -43,7 +44,7 @@ type Feature struct {
 // Group is a rule of the catalog and the scenarios of this feature that
 // check it.
 type Group struct {
-	Rule      features.Rule
+	Rule      rules.Rule
 	Scenarios []Scenario
 }
 
@@ -62,7 +63,7 @@ func Build(fsys fs.FS) (*Book, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Book{Rules: features.Rules}
+	b := &Book{Rules: rules.Catalog}
 	if v, err := spec.Default(); err == nil {
 		b.Title, b.Version = v.Info().Title, v.Info().Version
 	}
@@ -72,13 +73,13 @@ func Build(fsys fs.FS) (*Book, error) {
 			continue
 		}
 		out := Feature{Name: f.Name, File: d.URI, Description: paragraphs(f.Description)}
-		groups := map[features.RuleID]int{}
-		add := func(id features.RuleID, sc Scenario) {
+		groups := map[rules.RuleID]int{}
+		add := func(id rules.RuleID, sc Scenario) {
 			i, ok := groups[id]
 			if !ok {
-				r, found := features.Lookup(id)
+				r, found := rules.Lookup(id)
 				if !found {
-					r = features.Rule{ID: id}
+					r = rules.Rule{ID: id}
 				}
 				i = len(out.Groups)
 				groups[id] = i
@@ -114,10 +115,10 @@ func Build(fsys fs.FS) (*Book, error) {
 	return b, nil
 }
 
-func ruleOf(tags []*messages.Tag) features.RuleID {
+func ruleOf(tags []*messages.Tag) rules.RuleID {
 	for _, t := range tags {
 		if features.IsRuleTag(t.Name) {
-			return features.RuleID(strings.TrimPrefix(t.Name, "@"))
+			return rules.RuleID(strings.TrimPrefix(t.Name, "@"))
 		}
 	}
 	return ""
@@ -196,8 +197,8 @@ func Write(dir string) ([]string, error) {
 }
 
 var funcs = map[string]any{
-	"upper":  func(l features.Level) string { return strings.ToUpper(string(l)) },
-	"anchor": func(id features.RuleID) string { return strings.ToLower(string(id)) },
+	"upper":  func(l rules.Level) string { return strings.ToUpper(string(l)) },
+	"anchor": func(id rules.RuleID) string { return strings.ToLower(string(id)) },
 	"cells": func(row []string) string {
 		out := make([]string, len(row))
 		for i, c := range row {

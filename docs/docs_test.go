@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/rules"
 )
 
 func TestWrite(t *testing.T) {
@@ -27,7 +27,7 @@ func TestWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range features.Rules {
+	for _, r := range rules.Catalog {
 		// Each rule: in the table, then as a section with its level,
 		// requirement and source.
 		wantMD := []string{

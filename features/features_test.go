@@ -6,6 +6,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -14,10 +15,10 @@ func TestCatalogAndScenariosAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(scs) < len(Rules) {
-		t.Fatalf("%d scenarios for %d rules", len(scs), len(Rules))
+	if len(scs) < len(rules.Catalog) {
+		t.Fatalf("%d scenarios for %d rules", len(scs), len(rules.Catalog))
 	}
-	for _, p := range Gate(Rules, scs) {
+	for _, p := range Gate(rules.Catalog, scs) {
 		t.Error(p)
 	}
 }
@@ -29,7 +30,7 @@ func TestGateCanFail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	without := func(id RuleID) []Scenario {
+	without := func(id rules.RuleID) []Scenario {
 		return slices.DeleteFunc(slices.Clone(scs), func(s Scenario) bool { return s.Rule() == id })
 	}
 	edit := func(change func(*Scenario)) []Scenario {
@@ -39,18 +40,18 @@ func TestGateCanFail(t *testing.T) {
 	}
 	tests := []struct {
 		name      string
-		rules     []Rule
+		rules     []rules.Rule
 		scenarios []Scenario
 		want      string
 	}{
-		{"a rule loses its scenario", Rules, without("CREATE-TAG"), "rule CREATE-TAG has no scenario"},
-		{"a scenario names no rule", Rules, edit(func(s *Scenario) { s.Rules = nil }), "names no rule"},
-		{"a scenario names a rule not in the catalog", Rules, edit(func(s *Scenario) { s.Rules = []RuleID{"NO-SUCH-RULE"} }), "NO-SUCH-RULE, which is not in the catalog"},
-		{"a scenario has no level", Rules, edit(func(s *Scenario) { s.Levels = nil }), "has no level tag"},
-		{"a scenario has the wrong level", Rules, edit(func(s *Scenario) { s.Levels = []Level{Open} }), "is tagged [open], but rule"},
-		{"a scenario names two rules", Rules, edit(func(s *Scenario) { s.Rules = []RuleID{Create200, CreateTag} }), "names 2 rules"},
-		{"two rules share an ID", append(slices.Clone(Rules), Rules[0]), scs, "rule " + string(Rules[0].ID) + " is in the catalog twice"},
-		{"a rule has no level", append(slices.Clone(Rules), Rule{ID: "NEW-RULE"}), scs, "rule NEW-RULE has no level"},
+		{"a rule loses its scenario", rules.Catalog, without("CREATE-TAG"), "rule CREATE-TAG has no scenario"},
+		{"a scenario names no rule", rules.Catalog, edit(func(s *Scenario) { s.Rules = nil }), "names no rule"},
+		{"a scenario names a rule not in the catalog", rules.Catalog, edit(func(s *Scenario) { s.Rules = []rules.RuleID{"NO-SUCH-RULE"} }), "NO-SUCH-RULE, which is not in the catalog"},
+		{"a scenario has no level", rules.Catalog, edit(func(s *Scenario) { s.Levels = nil }), "has no level tag"},
+		{"a scenario has the wrong level", rules.Catalog, edit(func(s *Scenario) { s.Levels = []rules.Level{rules.Open} }), "is tagged [open], but rule"},
+		{"a scenario names two rules", rules.Catalog, edit(func(s *Scenario) { s.Rules = []rules.RuleID{rules.Create200, rules.CreateTag} }), "names 2 rules"},
+		{"two rules share an ID", append(slices.Clone(rules.Catalog), rules.Catalog[0]), scs, "rule " + string(rules.Catalog[0].ID) + " is in the catalog twice"},
+		{"a rule has no level", append(slices.Clone(rules.Catalog), rules.Rule{ID: "NEW-RULE"}), scs, "rule NEW-RULE has no level"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,14 +85,14 @@ Feature: A
 	}
 	want := []struct {
 		name  string
-		rule  RuleID
-		level Level
+		rule  rules.RuleID
+		level rules.Level
 		line  int
 		step  string
 	}{
-		{"plain", "ONE-RULE", Must, 4, "a step"},
-		{"outline 1", "TWO-RULE", Should, 13, "step 1"},
-		{"outline 2", "TWO-RULE", Should, 14, "step 2"},
+		{"plain", "ONE-RULE", rules.Must, 4, "a step"},
+		{"outline 1", "TWO-RULE", rules.Should, 13, "step 1"},
+		{"outline 2", "TWO-RULE", rules.Should, 14, "step 2"},
 	}
 	if len(scs) != len(want) {
 		t.Fatalf("%d scenarios, want %d: %+v", len(scs), len(want), scs)

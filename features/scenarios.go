@@ -13,6 +13,7 @@ import (
 
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
+	"github.com/plantcheck/plantcheck/rules"
 )
 
 // Scenario is one scenario as the suite runs it: an outline gives one per
@@ -25,14 +26,14 @@ type Scenario struct {
 	Line int    `json:"line"`
 	// Rules are the rule ID tags, Levels the level tags (one of each when
 	// the scenario is well tagged).
-	Rules  []RuleID `json:"rules"`
-	Levels []Level  `json:"levels"`
-	Tags   []string `json:"tags"`
-	Steps  []string `json:"steps"`
+	Rules  []rules.RuleID `json:"rules"`
+	Levels []rules.Level  `json:"levels"`
+	Tags   []string       `json:"tags"`
+	Steps  []string       `json:"steps"`
 }
 
 // Rule returns the scenario's rule ID, or "" when it has not exactly one.
-func (s Scenario) Rule() RuleID {
+func (s Scenario) Rule() rules.RuleID {
 	if len(s.Rules) != 1 {
 		return ""
 	}
@@ -80,11 +81,11 @@ func Parse(fsys fs.FS) ([]Document, []Scenario, error) {
 			}
 			for _, t := range p.Tags {
 				s.Tags = append(s.Tags, t.Name)
-				switch lvl := Level(strings.TrimPrefix(t.Name, "@")); {
-				case lvl == Must || lvl == Should || lvl == Open:
+				switch lvl := rules.Level(strings.TrimPrefix(t.Name, "@")); {
+				case lvl == rules.Must || lvl == rules.Should || lvl == rules.Open:
 					s.Levels = append(s.Levels, lvl)
 				case IsRuleTag(t.Name):
-					s.Rules = append(s.Rules, RuleID(strings.TrimPrefix(t.Name, "@")))
+					s.Rules = append(s.Rules, rules.RuleID(strings.TrimPrefix(t.Name, "@")))
 				}
 			}
 			for _, st := range p.Steps {
@@ -135,19 +136,19 @@ func Scenarios() ([]Scenario, error) { return parsed() }
 // Gate checks that the catalog and the scenarios agree: every rule has a
 // scenario, every scenario names exactly one rule of the catalog and that
 // rule's level, and no two rules share an ID. It returns the problems found.
-func Gate(rules []Rule, scenarios []Scenario) []string {
+func Gate(catalog []rules.Rule, scenarios []Scenario) []string {
 	var problems []string
-	byID := map[RuleID]Rule{}
-	for _, r := range rules {
+	byID := map[rules.RuleID]rules.Rule{}
+	for _, r := range catalog {
 		if _, dup := byID[r.ID]; dup {
 			problems = append(problems, fmt.Sprintf("rule %s is in the catalog twice", r.ID))
 		}
 		byID[r.ID] = r
-		if r.Level != Must && r.Level != Should && r.Level != Open {
+		if r.Level != rules.Must && r.Level != rules.Should && r.Level != rules.Open {
 			problems = append(problems, fmt.Sprintf("rule %s has no level", r.ID))
 		}
 	}
-	covered := map[RuleID]bool{}
+	covered := map[rules.RuleID]bool{}
 	for _, s := range scenarios {
 		where := fmt.Sprintf("%s:%d %q", s.URI, s.Line, s.Name)
 		switch len(s.Rules) {
@@ -156,7 +157,7 @@ func Gate(rules []Rule, scenarios []Scenario) []string {
 			continue
 		case 1:
 		default:
-			problems = append(problems, fmt.Sprintf("%s names %d rules (%s); a scenario encodes one", where, len(s.Rules), JoinIDs(s.Rules, " ")))
+			problems = append(problems, fmt.Sprintf("%s names %d rules (%s); a scenario encodes one", where, len(s.Rules), rules.JoinIDs(s.Rules, " ")))
 			continue
 		}
 		r, ok := byID[s.Rules[0]]
@@ -172,19 +173,10 @@ func Gate(rules []Rule, scenarios []Scenario) []string {
 			problems = append(problems, fmt.Sprintf("%s is tagged %v, but rule %s is %s", where, s.Levels, r.ID, r.Level))
 		}
 	}
-	for _, r := range rules {
+	for _, r := range catalog {
 		if !covered[r.ID] {
 			problems = append(problems, fmt.Sprintf("rule %s has no scenario", r.ID))
 		}
 	}
 	return slices.Compact(problems)
-}
-
-// JoinIDs writes rule IDs as one string, separated by sep.
-func JoinIDs(ids []RuleID, sep string) string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = string(id)
-	}
-	return strings.Join(out, sep)
 }

@@ -5,11 +5,12 @@ import (
 	"strconv"
 	"unicode"
 
-	"golang.org/x/text/unicode/norm"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestCatalog(t *testing.T) {

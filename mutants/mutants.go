@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/plantcheck/plantcheck/features"
 	"html"
 	"io"
 	"maps"
@@ -30,6 +29,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/plantcheck/plantcheck/rules"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -41,7 +41,7 @@ type Mutant struct {
 	Defect string
 	// Rules are the rules a suite must name when it catches the defect (any
 	// one of them will do).
-	Rules []features.RuleID
+	Rules []rules.RuleID
 	// Origin names, in a line, where the defect is met in real servers.
 	Origin string
 	// Slow marks a mutant that answers late: run it with a short timeout.
@@ -60,7 +60,7 @@ var All = []Mutant{
 	// Creating a plant: the answer to a valid request.
 	{
 		Name: "status-201", Defect: "answers a valid create with 201 instead of 200",
-		Rules:  []features.RuleID{features.Create200, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.Create200, rules.ResponseDocumented},
 		Origin: "REST conventions and scaffolds answer a create with 201 Created (Rails, Spring's ResponseEntity.created, Django REST framework's CreateModelMixin)",
 		Wrap: onResponse(func(_ *http.Request, res *response) {
 			if res.status == http.StatusOK {
@@ -70,7 +70,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "reject-valid", Defect: "answers a valid create with 400 and an Error record",
-		Rules:  []features.RuleID{features.Create200},
+		Rules:  []rules.RuleID{rules.Create200},
 		Origin: "a validation rule or switch that refuses every create (a stub left in, a feature flag left off)",
 		Wrap: onResponse(func(_ *http.Request, res *response) {
 			if res.status == http.StatusOK {
@@ -80,7 +80,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "empty-200", Defect: "answers a valid create with 200 and an empty body",
-		Rules:  []features.RuleID{features.Create200, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.Create200, rules.ResponseDocumented},
 		Origin: "a handler that sets the status and returns without writing the record (w.WriteHeader(200) alone)",
 		Wrap: onResponse(func(_ *http.Request, res *response) {
 			if res.status == http.StatusOK {
@@ -90,7 +90,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "upper-case-name", Defect: "answers with the name sent in upper case",
-		Rules:  []features.RuleID{features.CreateName},
+		Rules:  []rules.RuleID{rules.CreateName},
 		Origin: "a display or storage helper that normalises case before the answer is written",
 		Wrap: onJSONResponse(http.StatusOK, func(obj map[string]any) {
 			if name, ok := obj["name"].(string); ok {
@@ -100,19 +100,19 @@ var All = []Mutant{
 	},
 	{
 		Name: "drop-name", Defect: "leaves the name out of the Plant record",
-		Rules:  []features.RuleID{features.CreateName, features.Create200, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.CreateName, rules.Create200, rules.ResponseDocumented},
 		Origin: `a response struct whose name field is unexported, misspelt or tagged json:"-", so the encoder leaves it out`,
 		Wrap:   onJSONResponse(http.StatusOK, func(obj map[string]any) { delete(obj, "name") }),
 	},
 	{
 		Name: "drop-tag", Defect: "leaves the tag out of the Plant record",
-		Rules:  []features.RuleID{features.CreateTag},
+		Rules:  []rules.RuleID{rules.CreateTag},
 		Origin: "a response type written without the optional field (the DTO never got tag)",
 		Wrap:   onJSONResponse(http.StatusOK, func(obj map[string]any) { delete(obj, "tag") }),
 	},
 	{
 		Name: "invent-tag", Defect: "answers a plant sent without a tag with a default tag",
-		Rules:  []features.RuleID{features.CreateNoTag},
+		Rules:  []rules.RuleID{rules.CreateNoTag},
 		Origin: "a column DEFAULT or a model default answered as if the client had sent it",
 		Wrap: onJSONResponse(http.StatusOK, func(obj map[string]any) {
 			if _, ok := obj["tag"]; !ok {
@@ -122,7 +122,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "null-tag", Defect: "answers a plant sent without a tag with \"tag\": null",
-		Rules:  []features.RuleID{features.CreateNoTag, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.CreateNoTag, rules.ResponseDocumented},
 		Origin: "a nullable field serialised without omitempty (Go's *string without omitempty, Jackson's default inclusion, Python's None)",
 		Wrap: onJSONResponse(http.StatusOK, func(obj map[string]any) {
 			if _, ok := obj["tag"]; !ok {
@@ -132,7 +132,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "echo-id", Defect: "puts the id in the Plant record",
-		Rules:  []features.RuleID{features.CreateNoID},
+		Rules:  []rules.RuleID{rules.CreateNoID},
 		Origin: "the stored entity serialised as it is instead of the documented response schema",
 		Wrap: func(ref http.Handler, token string) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -149,14 +149,14 @@ var All = []Mutant{
 	// Creating a plant: a valid request refused for how it is presented.
 	{
 		Name: "needs-content-length", Defect: "refuses a valid create sent without Content-Length (a chunked body)",
-		Rules:  []features.RuleID{features.Create200},
+		Rules:  []rules.RuleID{rules.Create200},
 		Origin: "a reader that reads exactly Content-Length bytes, so a chunked request is refused (older servers, some WSGI stacks)",
 		Wrap: refuseWhen(func(r *http.Request) bool { return r.ContentLength < 0 },
 			"The request must carry a Content-Length."),
 	},
 	{
 		Name: "needs-accept-json", Defect: "answers a valid create with 406 and text when Accept is absent or not application/json",
-		Rules:  []features.RuleID{features.Create200, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.Create200, rules.ResponseDocumented},
 		Origin: "a hand-written content negotiation (Accept must name application/json exactly; no header and */* are refused)",
 		Wrap: onResponse(func(r *http.Request, res *response) {
 			if res.status == http.StatusOK && !acceptsJSON(r.Header) {
@@ -167,14 +167,14 @@ var All = []Mutant{
 	},
 	{
 		Name: "needs-user-agent", Defect: "refuses a request that carries no User-Agent header",
-		Rules:  []features.RuleID{features.Create200},
+		Rules:  []rules.RuleID{rules.Create200},
 		Origin: "a gateway or firewall rule that turns away clients without a User-Agent (GitHub's API does; so do common WAF rule sets)",
 		Wrap: refuseWhen(func(r *http.Request) bool { return r.Header.Get("User-Agent") == "" },
 			"Requests must name their client in User-Agent."),
 	},
 	{
 		Name: "fixed-layout-reader", Defect: "refuses a valid body that is not compact JSON with id first, name, then tag",
-		Rules:  []features.RuleID{features.Create200},
+		Rules:  []rules.RuleID{rules.Create200},
 		Origin: "a body read with a regular expression or fixed offsets that expects one serialisation (key order, no white space)",
 		Wrap: onBodyAnswered(func(body []byte, res *response) {
 			if res.status == http.StatusOK && !fixedLayout.Match(body) {
@@ -186,7 +186,7 @@ var All = []Mutant{
 	// Creating a plant: the name and tag echoed.
 	{
 		Name: "number-like-name", Defect: "echoes a name or tag that reads as a number, true, false or null as that JSON value, not a string",
-		Rules:  []features.RuleID{features.CreateName, features.CreateTag, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.CreateName, rules.CreateTag, rules.ResponseDocumented},
 		Origin: "implicitly typed values (a YAML-backed store, JavaScript's Number coercion, PHP's numeric strings)",
 		Wrap: onPlantRecord(func(name string, tag *string) []byte {
 			b := append([]byte(`{"name":`), typedScalar(name)...)
@@ -198,19 +198,19 @@ var All = []Mutant{
 	},
 	{
 		Name: "html-escape", Defect: "echoes name and tag HTML-escaped (&lt; &gt; &amp; &#39; &#34;)",
-		Rules:  []features.RuleID{features.CreateName, features.CreateTag},
+		Rules:  []rules.RuleID{rules.CreateName, rules.CreateTag},
 		Origin: "HTML escaping applied to a JSON API (html.EscapeString, a sanitiser on every input, a template's auto-escaping)",
 		Wrap:   onPlantStrings(html.EscapeString),
 	},
 	{
 		Name: "trim-name", Defect: "trims white space from both ends of the name and the tag",
-		Rules:  []features.RuleID{features.CreateName, features.CreateTag},
+		Rules:  []rules.RuleID{rules.CreateName, rules.CreateTag},
 		Origin: "input trimmed by default (Django REST framework's CharField trim_whitespace=True, a trim on every form field)",
 		Wrap:   onPlantStrings(strings.TrimSpace),
 	},
 	{
 		Name: "omitempty-tag", Defect: "leaves an empty tag out of the Plant record",
-		Rules:  []features.RuleID{features.CreateTag},
+		Rules:  []rules.RuleID{rules.CreateTag},
 		Origin: "Go's encoding/json `omitempty` on a string field drops the empty tag",
 		Wrap: onPlantRecord(func(name string, tag *string) []byte {
 			if tag != nil && *tag == "" {
@@ -221,13 +221,13 @@ var All = []Mutant{
 	},
 	{
 		Name: "strip-nul", Defect: "removes NUL characters (U+0000) from the name and the tag",
-		Rules:  []features.RuleID{features.CreateName, features.CreateTag},
+		Rules:  []rules.RuleID{rules.CreateName, rules.CreateTag},
 		Origin: "PostgreSQL text cannot hold NUL, so a driver or sanitiser strips it before storing",
 		Wrap:   onPlantStrings(func(s string) string { return strings.ReplaceAll(s, "\x00", "") }),
 	},
 	{
 		Name: "utf8mb3", Defect: "replaces every character beyond U+FFFF (emoji among them) in name and tag by '?'",
-		Rules:  []features.RuleID{features.CreateName, features.CreateTag},
+		Rules:  []rules.RuleID{rules.CreateName, rules.CreateTag},
 		Origin: "MySQL's utf8 (utf8mb3) charset holds at most three bytes a character and stores the others as '?'",
 		Wrap: onPlantStrings(func(s string) string {
 			return strings.Map(func(r rune) rune {
@@ -240,7 +240,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "varchar-255", Defect: "cuts the name to its first 255 characters",
-		Rules:  []features.RuleID{features.CreateName},
+		Rules:  []rules.RuleID{rules.CreateName},
 		Origin: "MySQL without strict mode silently truncates a string too long for its VARCHAR(255) column",
 		Wrap: onPlantRecord(func(name string, tag *string) []byte {
 			if r := []rune(name); len(r) > 255 {
@@ -251,13 +251,13 @@ var All = []Mutant{
 	},
 	{
 		Name: "nfc-normalize", Defect: "normalises name and tag to Unicode NFC (e and U+0301 come back as é)",
-		Rules:  []features.RuleID{features.CreateName, features.CreateTag},
+		Rules:  []rules.RuleID{rules.CreateName, rules.CreateTag},
 		Origin: "text normalised on the way in (a Unicode-normalising form library, ORM or store)",
 		Wrap:   onPlantStrings(norm.NFC.String),
 	},
 	{
 		Name: "lower-case-tag", Defect: "echoes the tag in lower case",
-		Rules:  []features.RuleID{features.CreateTag},
+		Rules:  []rules.RuleID{rules.CreateTag},
 		Origin: "tags normalised to lower case for lookup (slugify, a case-folded tag table)",
 		Wrap: onPlantRecord(func(name string, tag *string) []byte {
 			if tag != nil {
@@ -269,13 +269,13 @@ var All = []Mutant{
 	},
 	{
 		Name: "crlf-to-lf", Defect: "turns CR LF and lone CR in name and tag into LF",
-		Rules:  []features.RuleID{features.CreateName, features.CreateTag},
+		Rules:  []rules.RuleID{rules.CreateName, rules.CreateTag},
 		Origin: "line endings normalised on input, as XML 1.0 parsers and many text-field sanitisers do",
 		Wrap:   onPlantStrings(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace),
 	},
 	{
 		Name: "sprintf-json", Defect: "writes the Plant record with fmt.Sprintf, so quotes, backslashes and control characters go unescaped",
-		Rules:  []features.RuleID{features.CreateName, features.CreateTag, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.CreateName, rules.CreateTag, rules.ResponseDocumented},
 		Origin: "JSON built by string formatting or concatenation without escaping (fmt.Sprintf, a text template)",
 		Wrap: onPlantRecord(func(name string, tag *string) []byte {
 			if tag != nil {
@@ -288,7 +288,7 @@ var All = []Mutant{
 	// The request body.
 	{
 		Name: "accept-missing-id", Defect: "accepts a body without an id",
-		Rules:  []features.RuleID{features.BodyIDRequired},
+		Rules:  []rules.RuleID{rules.BodyIDRequired},
 		Origin: "an id the server makes up when none is sent (an auto-increment key)",
 		Wrap: onJSONRequest(func(obj map[string]any) {
 			if _, ok := obj["id"]; !ok {
@@ -298,7 +298,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "accept-string-id", Defect: "accepts an id written as a JSON string",
-		Rules:  []features.RuleID{features.BodyIDInteger},
+		Rules:  []rules.RuleID{rules.BodyIDInteger},
 		Origin: "lenient scalar coercion (Jackson's coercion of scalars, Pydantic's lax mode, Go's `,string` option)",
 		Wrap: onJSONRequest(func(obj map[string]any) {
 			if s, ok := obj["id"].(string); ok {
@@ -310,7 +310,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "truncate-fraction-id", Defect: "reads an id of 1.5 as 1 instead of rejecting it",
-		Rules:  []features.RuleID{features.BodyIDInteger},
+		Rules:  []rules.RuleID{rules.BodyIDInteger},
 		Origin: "a decoded float cast to an integer (int(x) in Python, (long) in Java, parseInt in JavaScript)",
 		Wrap: onJSONRequest(func(obj map[string]any) {
 			if n, ok := obj["id"].(json.Number); ok {
@@ -322,7 +322,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "float64-id", Defect: "reads the id as a float64, so ids just outside int64 are accepted",
-		Rules:  []features.RuleID{features.BodyIDInt64},
+		Rules:  []rules.RuleID{rules.BodyIDInt64},
 		Origin: "JSON numbers read as float64 (encoding/json into any, JavaScript's Number), which rounds near 2^63",
 		Wrap: onJSONRequest(func(obj map[string]any) {
 			if n, ok := obj["id"].(json.Number); ok {
@@ -334,7 +334,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "accept-missing-name", Defect: "accepts a body without a name",
-		Rules:  []features.RuleID{features.BodyNameRequired},
+		Rules:  []rules.RuleID{rules.BodyNameRequired},
 		Origin: "a default value for a missing field (a struct or column default)",
 		Wrap: onJSONRequest(func(obj map[string]any) {
 			if _, ok := obj["name"]; !ok {
@@ -344,7 +344,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "stringify-name", Defect: "accepts a name of any JSON type, turned into text",
-		Rules:  []features.RuleID{features.BodyNameString},
+		Rules:  []rules.RuleID{rules.BodyNameString},
 		Origin: "any value coerced to text (fmt.Sprint, String(x), Pydantic's lax str)",
 		Wrap: onJSONRequest(func(obj map[string]any) {
 			if v, ok := obj["name"]; ok {
@@ -356,7 +356,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "null-name-is-empty", Defect: "reads a null name as the empty string",
-		Rules:  []features.RuleID{features.BodyNameString},
+		Rules:  []rules.RuleID{rules.BodyNameString},
 		Origin: `Go's encoding/json leaves a string field untouched on null, so null reads as ""`,
 		Wrap: onJSONRequest(func(obj map[string]any) {
 			if v, ok := obj["name"]; ok && v == nil {
@@ -366,7 +366,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "drop-bad-tag", Defect: "ignores a tag that is not a string instead of rejecting it",
-		Rules:  []features.RuleID{features.BodyTagString},
+		Rules:  []rules.RuleID{rules.BodyTagString},
 		Origin: "a binder that skips fields it cannot convert instead of failing the request",
 		Wrap: onJSONRequest(func(obj map[string]any) {
 			if v, ok := obj["tag"]; ok {
@@ -378,7 +378,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "lenient-json", Defect: "accepts a malformed or empty body as a plant",
-		Rules:  []features.RuleID{features.BodyJSON},
+		Rules:  []rules.RuleID{rules.BodyJSON},
 		Origin: "the error of json.Unmarshal unchecked: a body that does not parse leaves the defaults",
 		Wrap: onRawRequest(func(body []byte) []byte {
 			if !json.Valid(body) {
@@ -389,7 +389,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "unwrap-array", Defect: "accepts a body that is not an object, taking its first plant or a default",
-		Rules:  []features.RuleID{features.BodyObject},
+		Rules:  []rules.RuleID{rules.BodyObject},
 		Origin: "a single-or-batch endpoint that takes the first element (Jackson's UNWRAP_SINGLE_VALUE_ARRAYS)",
 		Wrap: onRawRequest(func(body []byte) []byte {
 			var v any
@@ -406,43 +406,43 @@ var All = []Mutant{
 	// The request body: text that is not JSON, read by lenient readers.
 	{
 		Name: "trailing-data", Defect: "reads the first JSON value of the body and ignores what follows it ({...}x, {...}{...})",
-		Rules:  []features.RuleID{features.BodyJSON},
+		Rules:  []rules.RuleID{rules.BodyJSON},
 		Origin: "a streaming decoder that reads one value and never checks for the end (Go's json.Decoder.Decode, Jackson without FAIL_ON_TRAILING_TOKENS)",
 		Wrap:   onInvalidJSON(firstValue),
 	},
 	{
 		Name: "lenient-json5", Defect: "accepts comments, trailing commas, single-quoted strings and unquoted keys",
-		Rules:  []features.RuleID{features.BodyJSON},
+		Rules:  []rules.RuleID{rules.BodyJSON},
 		Origin: "a JSON5 or YAML parser, or Jackson's ALLOW_COMMENTS, ALLOW_SINGLE_QUOTES and ALLOW_UNQUOTED_FIELD_NAMES, used for JSON",
 		Wrap:   onInvalidJSON(json5),
 	},
 	{
 		Name: "nan-infinity", Defect: "accepts NaN, Infinity and -Infinity as values (a member holding one is ignored)",
-		Rules:  []features.RuleID{features.BodyJSON},
+		Rules:  []rules.RuleID{rules.BodyJSON},
 		Origin: "Python's json.loads, which accepts NaN, Infinity and -Infinity by default",
 		Wrap:   onInvalidJSON(pythonFloats),
 	},
 	{
 		Name: "loose-numbers", Defect: "reads id with strconv.ParseInt(s, 0, 64): +5, 0x1F and 0123 (octal) are accepted",
-		Rules:  []features.RuleID{features.BodyJSON},
+		Rules:  []rules.RuleID{rules.BodyJSON},
 		Origin: "numbers read with strconv.ParseInt(s, 0, 64) or C's strtol(s, NULL, 0) instead of a JSON number grammar",
 		Wrap:   onInvalidJSON(looseID),
 	},
 	{
 		Name: "raw-control-chars", Defect: "accepts raw control characters (U+0000 to U+001F) inside strings",
-		Rules:  []features.RuleID{features.BodyJSON},
+		Rules:  []rules.RuleID{rules.BodyJSON},
 		Origin: "Python's json.loads(strict=False) and other lenient parsers take unescaped control characters in strings",
 		Wrap:   onInvalidJSON(escapeControls),
 	},
 	{
 		Name: "unclosed-object", Defect: "accepts a body cut off before the closing brace of its object",
-		Rules:  []features.RuleID{features.BodyJSON},
+		Rules:  []rules.RuleID{rules.BodyJSON},
 		Origin: "a hand-rolled or repairing parser (in the manner of json_repair, dirty-json) that takes the end of input as the end of the object",
 		Wrap:   onInvalidJSON(closeObject),
 	},
 	{
 		Name: "case-insensitive-keys", Defect: `reads keys without regard to case: {"ID":1,"Name":"x"} is a plant`,
-		Rules:  []features.RuleID{features.BodyIDRequired, features.BodyNameRequired},
+		Rules:  []rules.RuleID{rules.BodyIDRequired, rules.BodyNameRequired},
 		Origin: "Go's encoding/json matches object keys to struct fields without regard to case",
 		Wrap: onJSONRequest(func(obj map[string]any) {
 			keys := slices.Sorted(maps.Keys(obj))
@@ -462,7 +462,7 @@ var All = []Mutant{
 	// hand-written examples.
 	{
 		Name: "int32-id", Defect: "keeps ids in an int32: a valid id beyond it is refused",
-		Rules:  []features.RuleID{features.GenValid, features.Create200},
+		Rules:  []rules.RuleID{rules.GenValid, rules.Create200},
 		Origin: "an id kept in 32 bits (an INT column, an int32 or Integer field) where the contract says int64",
 		Wrap: onRequestRefused(func(obj map[string]any) bool {
 			n, ok := obj["id"].(json.Number)
@@ -475,7 +475,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "loose-tag-type", Defect: "takes a boolean tag as text instead of rejecting it",
-		Rules:  []features.RuleID{features.BodyTagString, features.GenInvalid},
+		Rules:  []rules.RuleID{rules.BodyTagString, rules.GenInvalid},
 		Origin: "booleans coerced to strings (Jackson's scalar coercion, PHP's loose typing)",
 		Wrap: onJSONRequest(func(obj map[string]any) {
 			if b, ok := obj["tag"].(bool); ok {
@@ -485,7 +485,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "ascii-names-only", Defect: "refuses a name that is not plain ASCII",
-		Rules:  []features.RuleID{features.GenValid, features.GenBoundary, features.BodyNameAny},
+		Rules:  []rules.RuleID{rules.GenValid, rules.GenBoundary, rules.BodyNameAny},
 		Origin: "an ASCII or latin1 column, or a validation pattern such as [A-Za-z ]+, for names",
 		Wrap: onRequestRefused(func(obj map[string]any) bool {
 			name, ok := obj["name"].(string)
@@ -494,7 +494,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "tag-required", Defect: "treats the optional tag as required",
-		Rules:  []features.RuleID{features.GenValid, features.CreateNoTag},
+		Rules:  []rules.RuleID{rules.GenValid, rules.CreateNoTag},
 		Origin: "an optional field made required in the model (a NOT NULL column, a Pydantic field without a default)",
 		Wrap: onRequestRefused(func(obj map[string]any) bool {
 			_, ok := obj["tag"]
@@ -505,13 +505,13 @@ var All = []Mutant{
 	// Authentication.
 	{
 		Name: "ignore-token", Defect: "accepts any request, whatever its credentials",
-		Rules:  []features.RuleID{features.AuthMissing, features.AuthScheme, features.AuthEmpty, features.AuthUnknown},
+		Rules:  []rules.RuleID{rules.AuthMissing, rules.AuthScheme, rules.AuthEmpty, rules.AuthUnknown},
 		Origin: "authentication middleware left off the route, or a development switch that disables it",
 		Wrap:   onAuthorization(func(_ string, token string) string { return "Bearer " + token }),
 	},
 	{
 		Name: "anonymous-allowed", Defect: "accepts a request without an Authorization header",
-		Rules:  []features.RuleID{features.AuthMissing},
+		Rules:  []rules.RuleID{rules.AuthMissing},
 		Origin: "a middleware that checks the token only when the header is present",
 		Wrap: onAuthorization(func(value, token string) string {
 			if value == "" {
@@ -522,19 +522,19 @@ var All = []Mutant{
 	},
 	{
 		Name: "cookie-session", Defect: "sets a session cookie on an accepted request and then accepts the cookie alone, without an Authorization header",
-		Rules:  []features.RuleID{features.AuthMissing},
+		Rules:  []rules.RuleID{rules.AuthMissing},
 		Origin: "session middleware in front of the API (express-session, Django and Rails sessions): the first authorized request opens a session that later ones ride on",
 		Wrap:   cookieSession,
 	},
 	{
 		Name: "token-elsewhere", Defect: "takes the token from an access_token query parameter or body member when there is no Authorization header",
-		Rules:  []features.RuleID{features.AuthMissing},
+		Rules:  []rules.RuleID{rules.AuthMissing},
 		Origin: "RFC 6750's other ways to send a bearer token, looked for by default in middleware that tries the header, the query, then the body (express-bearer-token)",
 		Wrap:   tokenElsewhere,
 	},
 	{
 		Name: "token-header", Defect: "takes the token from an X-Auth-Token or X-API-Key header, or X-Authorization, when there is no Authorization header",
-		Rules:  []features.RuleID{features.AuthMissing},
+		Rules:  []rules.RuleID{rules.AuthMissing},
 		Origin: "a gateway or framework that reads its key from a header of its own as well as from Authorization (X-Auth-Token, X-API-Key)",
 		Wrap: func(ref http.Handler, _ string) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -552,7 +552,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "token-cookie", Defect: "takes the token from an access_token cookie when there is no Authorization header",
-		Rules:  []features.RuleID{features.AuthMissing},
+		Rules:  []rules.RuleID{rules.AuthMissing},
 		Origin: "a token a web client keeps in a cookie, read by the API's middleware as well as the header (passport-jwt's or fastify-jwt's cookie extractor)",
 		Wrap: func(ref http.Handler, _ string) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -565,7 +565,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "any-scheme", Defect: "accepts the token in any scheme, Basic included",
-		Rules:  []features.RuleID{features.AuthScheme},
+		Rules:  []rules.RuleID{rules.AuthScheme},
 		Origin: "the header split at its space and only the credential checked",
 		Wrap: onAuthorization(func(value, token string) string {
 			if _, cred, ok := strings.Cut(value, " "); ok && cred == token {
@@ -576,7 +576,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "empty-credential-allowed", Defect: "accepts Bearer with an empty credential",
-		Rules:  []features.RuleID{features.AuthEmpty},
+		Rules:  []rules.RuleID{rules.AuthEmpty},
 		Origin: `a missing credential read as "nothing to check" and let through`,
 		Wrap: onAuthorization(func(value, token string) string {
 			if strings.TrimSpace(value) == "Bearer" {
@@ -587,7 +587,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "any-bearer-token", Defect: "accepts any non-empty bearer token, issued or not",
-		Rules:  []features.RuleID{features.AuthUnknown},
+		Rules:  []rules.RuleID{rules.AuthUnknown},
 		Origin: "a token checked for presence but never verified (a stubbed validator, a JWT whose signature is not checked)",
 		Wrap: onAuthorization(func(value, token string) string {
 			if scheme, cred, ok := strings.Cut(value, " "); ok && scheme == "Bearer" && cred != "" {
@@ -598,7 +598,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "auth-401", Defect: "answers bad credentials with 401, a status the document does not have",
-		Rules:  []features.RuleID{features.AuthMissing, features.AuthScheme, features.AuthEmpty, features.AuthUnknown, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.AuthMissing, rules.AuthScheme, rules.AuthEmpty, rules.AuthUnknown, rules.ResponseDocumented},
 		Origin: "the common convention of 401 Unauthorized for bad credentials, where this document has only 400",
 		Wrap:   onErrorCode(1, func(res *response) { res.status = http.StatusUnauthorized }),
 	},
@@ -606,13 +606,13 @@ var All = []Mutant{
 	// Authentication: credentials near the issued token.
 	{
 		Name: "token-prefix", Defect: "accepts a bearer credential that begins with the issued token (the token with more after it)",
-		Rules:  []features.RuleID{features.AuthNearMiss},
+		Rules:  []rules.RuleID{rules.AuthNearMiss},
 		Origin: "a comparison of only as many bytes as the token has (strncmp(cred, token, strlen(token)), strings.HasPrefix)",
 		Wrap:   acceptBearer(strings.HasPrefix),
 	},
 	{
 		Name: "token-truncated", Defect: "accepts a non-empty bearer credential that the issued token begins with (a cut token)",
-		Rules:  []features.RuleID{features.AuthNearMiss},
+		Rules:  []rules.RuleID{rules.AuthNearMiss},
 		Origin: "a comparison of only as many bytes as the credential has (strncmp with the credential's length, token.startsWith(cred))",
 		Wrap: acceptBearer(func(cred, token string) bool {
 			return cred != "" && strings.HasPrefix(token, cred)
@@ -620,13 +620,13 @@ var All = []Mutant{
 	},
 	{
 		Name: "token-fold-case", Defect: "compares the bearer token without regard to case",
-		Rules:  []features.RuleID{features.AuthNearMiss},
+		Rules:  []rules.RuleID{rules.AuthNearMiss},
 		Origin: "a case-insensitive compare (strings.EqualFold, strcasecmp, equalsIgnoreCase) used for the token as for the scheme",
 		Wrap:   acceptBearer(strings.EqualFold),
 	},
 	{
 		Name: "token-bcrypt-72", Defect: "compares only the first 72 bytes of the bearer token",
-		Rules: []features.RuleID{features.AuthNearMiss}, LongToken: true,
+		Rules: []rules.RuleID{rules.AuthNearMiss}, LongToken: true,
 		Origin: "bcrypt reads only the first 72 bytes of its input, so tokens checked against a bcrypt hash match on that prefix",
 		Wrap: acceptBearer(func(cred, token string) bool {
 			return cred[:min(len(cred), 72)] == token[:min(len(token), 72)]
@@ -634,13 +634,13 @@ var All = []Mutant{
 	},
 	{
 		Name: "token-contains", Defect: "accepts any Authorization value that contains the token",
-		Rules:  []features.RuleID{features.AuthNearMiss, features.AuthScheme},
+		Rules:  []rules.RuleID{rules.AuthNearMiss, rules.AuthScheme},
 		Origin: "a substring test on the whole header (strings.Contains, header.includes(token), a regular expression without anchors)",
 		Wrap:   acceptAuthorization(strings.Contains),
 	},
 	{
 		Name: "token-trim-prefix", Defect: "strips \"Bearer \" when present and compares the rest, so the bare token, without a scheme, is accepted",
-		Rules:  []features.RuleID{features.AuthScheme},
+		Rules:  []rules.RuleID{rules.AuthScheme},
 		Origin: "strings.TrimPrefix(h, \"Bearer \"), which returns the header unchanged when the prefix is missing",
 		Wrap: acceptAuthorization(func(value, token string) bool {
 			return strings.TrimPrefix(value, "Bearer ") == token
@@ -648,7 +648,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "token-slice-7", Defect: "takes the credential from the eighth byte on without checking the scheme (Digest <token> passes)",
-		Rules:  []features.RuleID{features.AuthScheme},
+		Rules:  []rules.RuleID{rules.AuthScheme},
 		Origin: "header[7:] (Java's substring(7), JavaScript's slice(7)) taken as the token on the assumption that it starts with \"Bearer \"",
 		Wrap: acceptAuthorization(func(value, token string) bool {
 			return len(value) >= 7 && value[7:] == token
@@ -658,7 +658,7 @@ var All = []Mutant{
 	// Media types.
 	{
 		Name: "ignore-media-type", Defect: "accepts a JSON body whatever media type it is declared as",
-		Rules:  []features.RuleID{features.MediaRequest},
+		Rules:  []rules.RuleID{rules.MediaRequest},
 		Origin: "a body read as JSON whatever its Content-Type says",
 		Wrap: func(ref http.Handler, _ string) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -669,7 +669,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "text-plain-answers", Defect: "sends its records as text/plain",
-		Rules:  []features.RuleID{features.ResponseMedia, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented},
 		Origin: "JSON written with a text helper (fmt.Fprint after http.Error-style headers) whose Content-Type is text/plain",
 		Wrap: onResponse(func(_ *http.Request, res *response) {
 			res.header.Set("Content-Type", "text/plain; charset=utf-8")
@@ -677,7 +677,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "no-content-type", Defect: "sends its records without a Content-Type",
-		Rules:  []features.RuleID{features.ResponseMedia, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented},
 		Origin: "a writer that never sets Content-Type, behind a proxy or framework that does not sniff one",
 		Wrap: onResponse(func(_ *http.Request, res *response) {
 			res.header.Del("Content-Type")
@@ -686,7 +686,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "media-type-prefix", Defect: "accepts any Content-Type that begins with application/json (application/json-patch+json)",
-		Rules:  []features.RuleID{features.MediaRequest},
+		Rules:  []rules.RuleID{rules.MediaRequest},
 		Origin: "Content-Type checked with strings.HasPrefix(ct, \"application/json\") or startsWith, to let parameters through",
 		Wrap: acceptContentType(func(ct string) bool {
 			return strings.HasPrefix(ct, "application/json")
@@ -694,21 +694,21 @@ var All = []Mutant{
 	},
 	{
 		Name: "media-type-contains", Defect: "accepts any Content-Type that contains json (text/json, application/x-json)",
-		Rules:  []features.RuleID{features.MediaRequest},
+		Rules:  []rules.RuleID{rules.MediaRequest},
 		Origin: "Content-Type checked with a substring test for \"json\" (strings.Contains, a /json/ regular expression)",
 		Wrap:   acceptContentType(func(ct string) bool { return strings.Contains(ct, "json") }),
 	},
 
 	{
 		Name: "exact-content-type", Defect: "refuses every Content-Type but exactly application/json, so application/json; charset=utf-8 is refused",
-		Rules:  []features.RuleID{features.MediaRequestParams},
+		Rules:  []rules.RuleID{rules.MediaRequestParams},
 		Origin: "Content-Type compared as a whole string (ct == \"application/json\") instead of by its media type",
 		Wrap: refuseWhen(func(r *http.Request) bool { return r.Header.Get("Content-Type") != "application/json" },
 			"The body must be application/json."),
 	},
 	{
 		Name: "accept-form", Defect: "reads a URL-encoded or multipart form as a plant, as well as JSON",
-		Rules:  []features.RuleID{features.MediaRequest},
+		Rules:  []rules.RuleID{rules.MediaRequest},
 		Origin: "a framework's form binding beside its JSON one (Spring's @ModelAttribute, Rails params, body-parser's urlencoded with json)",
 		Wrap:   acceptForms,
 	},
@@ -716,19 +716,19 @@ var All = []Mutant{
 	// Error records and documented responses.
 	{
 		Name: "error-without-message", Defect: "leaves message out of the Error record",
-		Rules:  []features.RuleID{features.ErrorRecord, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.ErrorRecord, rules.ResponseDocumented},
 		Origin: "an error record built from its code alone (the message field missing from the error type)",
 		Wrap:   onJSONResponse(http.StatusBadRequest, func(obj map[string]any) { delete(obj, "message") }),
 	},
 	{
 		Name: "error-without-code", Defect: "leaves error out of the Error record",
-		Rules:  []features.RuleID{features.ErrorRecord, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.ErrorRecord, rules.ResponseDocumented},
 		Origin: "a framework's default error body, which carries only a message",
 		Wrap:   onJSONResponse(http.StatusBadRequest, func(obj map[string]any) { delete(obj, "error") }),
 	},
 	{
 		Name: "error-code-string", Defect: "writes the Error record's code as a string",
-		Rules:  []features.RuleID{features.ErrorRecord, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.ErrorRecord, rules.ResponseDocumented},
 		Origin: "error codes kept as strings (enum names, status texts) and serialised as such",
 		Wrap: onJSONResponse(http.StatusBadRequest, func(obj map[string]any) {
 			obj["error"] = fmt.Sprint(obj["error"])
@@ -736,7 +736,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "error-code-int64", Defect: "writes an Error code beyond int32 (2147483648)",
-		Rules:  []features.RuleID{features.ErrorRecord, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.ErrorRecord, rules.ResponseDocumented},
 		Origin: "an error code taken from a 64-bit value (a timestamp, a hash, a big enum)",
 		Wrap: onJSONResponse(http.StatusBadRequest, func(obj map[string]any) {
 			obj["error"] = json.Number("2147483648")
@@ -744,7 +744,7 @@ var All = []Mutant{
 	},
 	{
 		Name: "error-as-text", Defect: "answers errors with a plain-text sentence instead of an Error record",
-		Rules:  []features.RuleID{features.ErrorRecord, features.ResponseMedia, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.ErrorRecord, rules.ResponseMedia, rules.ResponseDocumented},
 		Origin: "Go's http.Error, which answers text/plain, or a framework's default error page",
 		Wrap: onResponse(func(_ *http.Request, res *response) {
 			if res.status == http.StatusBadRequest {
@@ -755,13 +755,13 @@ var All = []Mutant{
 	},
 	{
 		Name: "crash-500", Defect: "answers a body that is not an object with 500",
-		Rules:  []features.RuleID{features.BodyObject, features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.BodyObject, rules.ResponseDocumented},
 		Origin: "an unchecked type assertion on the decoded body (v.(map[string]any)) that panics and is recovered as a 500",
 		Wrap:   onErrorCode(6, func(res *response) { res.status = http.StatusInternalServerError }),
 	},
 	{
 		Name: "missing-return", Defect: "writes a Plant record after the Error record for a body without a name (two JSON values)",
-		Rules:  []features.RuleID{features.ResponseDocumented},
+		Rules:  []rules.RuleID{rules.ResponseDocumented},
 		Origin: "a Go handler missing its return after writing an error, so the success path writes too",
 		Wrap: onResponse(func(_ *http.Request, res *response) {
 			var e struct{ Message string }
@@ -775,13 +775,13 @@ var All = []Mutant{
 	// Time.
 	{
 		Name: "slow", Defect: "answers every request after two seconds",
-		Rules: []features.RuleID{features.ResponseTimely}, Slow: true,
+		Rules: []rules.RuleID{rules.ResponseTimely}, Slow: true,
 		Origin: "a synchronous call to a slow dependency in the request path (a lock, a DNS timeout, a cold start)",
 		Wrap:   delay(2 * time.Second),
 	},
 	{
 		Name: "silent", Defect: "never answers: it holds every request open",
-		Rules: []features.RuleID{features.ResponseTimely}, Slow: true,
+		Rules: []rules.RuleID{rules.ResponseTimely}, Slow: true,
 		Origin: "a deadlock, or a handler waiting on a channel nobody sends to, with no server timeouts",
 		Wrap:   delay(time.Hour),
 	},

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/reference"
+	"github.com/plantcheck/plantcheck/rules"
 )
 
 // Tokens as the self-test issues them: rand.Text() (26 characters), and the
@@ -397,7 +397,7 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("mutant %s names no rule", m.Name)
 		}
 		for _, id := range m.Rules {
-			if _, ok := features.Lookup(id); !ok {
+			if _, ok := rules.Lookup(id); !ok {
 				t.Errorf("mutant %s names rule %s, which is not in the catalog", m.Name, id)
 			}
 		}

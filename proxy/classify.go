@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/plantcheck/plantcheck/check"
-	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/rules"
 )
 
 // A request the document refuses must be refused by the service (400 with
@@ -23,7 +23,7 @@ import (
 // defect is one way a request breaks the document: the rule whose
 // refusal it calls for, and what it is, in words.
 type defect struct {
-	rule features.RuleID
+	rule rules.RuleID
 	what string
 }
 
@@ -33,14 +33,14 @@ type defect struct {
 func authDefect(h http.Header) (defect, bool) {
 	v := h.Get("Authorization")
 	if v == "" {
-		return defect{features.AuthMissing, "the request has no Authorization header"}, true
+		return defect{rules.AuthMissing, "the request has no Authorization header"}, true
 	}
 	scheme, cred, _ := strings.Cut(v, " ")
 	if !strings.EqualFold(scheme, "Bearer") {
-		return defect{features.AuthScheme, "the Authorization header does not use the Bearer scheme"}, true
+		return defect{rules.AuthScheme, "the Authorization header does not use the Bearer scheme"}, true
 	}
 	if strings.TrimSpace(cred) == "" {
-		return defect{features.AuthEmpty, "the Authorization header carries the Bearer scheme with an empty credential"}, true
+		return defect{rules.AuthEmpty, "the Authorization header carries the Bearer scheme with an empty credential"}, true
 	}
 	return defect{}, false
 }
@@ -51,9 +51,9 @@ func mediaDefect(h http.Header) (defect, bool) {
 	ct := h.Get("Content-Type")
 	switch {
 	case ct == "":
-		return defect{features.MediaRequest, "the request declares no media type"}, true
+		return defect{rules.MediaRequest, "the request declares no media type"}, true
 	case check.MediaType(ct) != "application/json":
-		return defect{features.MediaRequest, "the request declares a media type that is not application/json"}, true
+		return defect{rules.MediaRequest, "the request declares a media type that is not application/json"}, true
 	}
 	return defect{}, false
 }
@@ -69,32 +69,32 @@ func bodyDefects(body []byte) (ds []defect, open string) {
 	t := bytes.Trim(body, " \t\r\n")
 	switch {
 	case len(t) == 0:
-		return []defect{{features.BodyJSON, "the request has no body"}}, ""
+		return []defect{{rules.BodyJSON, "the request has no body"}}, ""
 	case bytes.HasPrefix(body, []byte("\xef\xbb\xbf")):
 		return nil, "the body starts with a byte order mark"
 	case !utf8.Valid(body):
 		return nil, "the body holds bytes that are not UTF-8"
 	case !json.Valid(body):
-		return []defect{{features.BodyJSON, "the body is not JSON (RFC 8259)"}}, ""
+		return []defect{{rules.BodyJSON, "the body is not JSON (RFC 8259)"}}, ""
 	case t[0] != '{':
-		return []defect{{features.BodyObject, "the body is JSON but not an object"}}, ""
+		return []defect{{rules.BodyObject, "the body is JSON but not an object"}}, ""
 	}
 	members, dup := topMembers(body)
 	if dup != "" {
 		return nil, "the body gives " + strconv.Quote(dup) + " twice"
 	}
 	if raw, ok := members["id"]; !ok {
-		ds = append(ds, defect{features.BodyIDRequired, "the body has no id"})
+		ds = append(ds, defect{rules.BodyIDRequired, "the body has no id"})
 	} else if d, bad := idDefect(raw); bad {
 		ds = append(ds, d)
 	}
 	if raw, ok := members["name"]; !ok {
-		ds = append(ds, defect{features.BodyNameRequired, "the body has no name"})
+		ds = append(ds, defect{rules.BodyNameRequired, "the body has no name"})
 	} else if !isJSONString(raw) {
-		ds = append(ds, defect{features.BodyNameString, "the body's name is not a string"})
+		ds = append(ds, defect{rules.BodyNameString, "the body's name is not a string"})
 	}
 	if raw, ok := members["tag"]; ok && !isJSONString(raw) {
-		ds = append(ds, defect{features.BodyTagString, "the body's tag is not a string"})
+		ds = append(ds, defect{rules.BodyTagString, "the body's tag is not a string"})
 	}
 	return ds, ""
 }
@@ -134,7 +134,7 @@ func isJSONString(raw json.RawMessage) bool {
 func idDefect(raw json.RawMessage) (defect, bool) {
 	lit := string(raw)
 	if lit == "" || !(lit[0] == '-' || lit[0] >= '0' && lit[0] <= '9') {
-		return defect{features.BodyIDInteger, "the body's id is not a number"}, true
+		return defect{rules.BodyIDInteger, "the body's id is not a number"}, true
 	}
 	if _, err := strconv.ParseInt(lit, 10, 64); err == nil {
 		return defect{}, false
@@ -142,13 +142,13 @@ func idDefect(raw json.RawMessage) (defect, bool) {
 	r, ok := exactNumber(lit)
 	switch {
 	case !ok:
-		return defect{features.BodyIDInteger, "the body's id is not a number"}, true
+		return defect{rules.BodyIDInteger, "the body's id is not a number"}, true
 	case r == nil:
-		return defect{features.BodyIDInt64, "the body's id is far outside int64"}, true
+		return defect{rules.BodyIDInt64, "the body's id is far outside int64"}, true
 	case !r.IsInt():
-		return defect{features.BodyIDInteger, "the body's id has a fraction"}, true
+		return defect{rules.BodyIDInteger, "the body's id has a fraction"}, true
 	case !r.Num().IsInt64():
-		return defect{features.BodyIDInt64, "the body's id is outside int64"}, true
+		return defect{rules.BodyIDInt64, "the body's id is outside int64"}, true
 	}
 	return defect{}, false
 }

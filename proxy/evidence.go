@@ -9,9 +9,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/shell"
+	"github.com/plantcheck/plantcheck/rules"
 )
 
 // Bounds of the evidence kept of one failure.
@@ -31,7 +31,7 @@ const (
 // redacted with red, cut, and escaped.
 func (h *Handler) failure(x *exchange, red *evidence.Redactor, side, rule, expected, actual string, ds []string) Failure {
 	level := "" // a client's request breaks the document, not a rule's level
-	if r, ok := features.Lookup(features.RuleID(rule)); ok && side == "server" {
+	if r, ok := rules.Lookup(rules.RuleID(rule)); ok && side == "server" {
 		level = strings.ToUpper(string(r.Level))
 	}
 	f := Failure{

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/plantcheck/plantcheck/check"
-	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -26,14 +26,14 @@ const (
 )
 
 // judgedRules are the rules the proxy judges from traffic.
-var judgedRules = []features.RuleID{
-	features.ResponseDocumented, features.ResponseMedia, features.ErrorRecord,
-	features.CreateName, features.CreateTag, features.CreateNoTag, features.CreateNoID,
-	features.AuthMissing, features.AuthScheme, features.AuthEmpty,
-	features.MediaRequest,
-	features.BodyJSON, features.BodyObject, features.BodyIDRequired, features.BodyIDInteger, features.BodyIDInt64,
-	features.BodyNameRequired, features.BodyNameString, features.BodyTagString,
-	features.GenInvalid,
+var judgedRules = []rules.RuleID{
+	rules.ResponseDocumented, rules.ResponseMedia, rules.ErrorRecord,
+	rules.CreateName, rules.CreateTag, rules.CreateNoTag, rules.CreateNoID,
+	rules.AuthMissing, rules.AuthScheme, rules.AuthEmpty,
+	rules.MediaRequest,
+	rules.BodyJSON, rules.BodyObject, rules.BodyIDRequired, rules.BodyIDInteger, rules.BodyIDInt64,
+	rules.BodyNameRequired, rules.BodyNameString, rules.BodyTagString,
+	rules.GenInvalid,
 }
 
 // The reasons a rule cannot be judged from traffic.
@@ -44,21 +44,21 @@ const (
 )
 
 // unjudgeable are the rules traffic cannot show, each with the reason.
-var unjudgeable = map[features.RuleID]string{
-	features.Create200:          whyRefusal,
-	features.BodyIDRange:        whyRefusal,
-	features.BodyNameAny:        whyRefusal,
-	features.BodyTagAny:         whyRefusal,
-	features.BodyExtraFields:    whyRefusal,
-	features.MediaRequestParams: whyRefusal,
-	features.GenValid:           "it judges bodies the suite generates; the clients' accepted bodies are judged under CREATE-NAME, CREATE-TAG and CREATE-NO-TAG",
-	features.GenBoundary:        "it judges bodies the suite generates; the clients' accepted bodies are judged under CREATE-NAME, CREATE-TAG and CREATE-NO-TAG",
-	features.AuthNearMiss:       whyTokens,
-	features.AuthUnknown:        whyTokens,
-	features.ResponseTimely:     "a time limit is the suite's to set; an upstream that does not answer within --timeout gets the proxy's own 502, counted apart and never as the service's",
-	features.OpenReusedID:       whyOpen,
-	features.OpenJSONReader:     whyOpen,
-	features.OpenIntegralID:     whyOpen,
+var unjudgeable = map[rules.RuleID]string{
+	rules.Create200:          whyRefusal,
+	rules.BodyIDRange:        whyRefusal,
+	rules.BodyNameAny:        whyRefusal,
+	rules.BodyTagAny:         whyRefusal,
+	rules.BodyExtraFields:    whyRefusal,
+	rules.MediaRequestParams: whyRefusal,
+	rules.GenValid:           "it judges bodies the suite generates; the clients' accepted bodies are judged under CREATE-NAME, CREATE-TAG and CREATE-NO-TAG",
+	rules.GenBoundary:        "it judges bodies the suite generates; the clients' accepted bodies are judged under CREATE-NAME, CREATE-TAG and CREATE-NO-TAG",
+	rules.AuthNearMiss:       whyTokens,
+	rules.AuthUnknown:        whyTokens,
+	rules.ResponseTimely:     "a time limit is the suite's to set; an upstream that does not answer within --timeout gets the proxy's own 502, counted apart and never as the service's",
+	rules.OpenReusedID:       whyOpen,
+	rules.OpenJSONReader:     whyOpen,
+	rules.OpenIntegralID:     whyOpen,
 }
 
 // whyNone is the reason of a judged rule that no exchange could show.
@@ -66,7 +66,7 @@ const whyNone = "no exchange that could show it passed through"
 
 // result is one rule's judgement of one exchange.
 type result struct {
-	rule features.RuleID
+	rule rules.RuleID
 	check.Judgement
 }
 
@@ -83,12 +83,12 @@ type outcome struct {
 	unjudged []string
 }
 
-func (o *outcome) add(rule features.RuleID, j check.Judgement) {
+func (o *outcome) add(rule rules.RuleID, j check.Judgement) {
 	o.results = append(o.results, result{rule, j})
 }
 
 // failed reports whether a rule failed in this exchange.
-func (o *outcome) failed(rule features.RuleID) (check.Judgement, bool) {
+func (o *outcome) failed(rule rules.RuleID) (check.Judgement, bool) {
 	for _, r := range o.results {
 		if r.rule == rule && !r.OK() {
 			return r.Judgement, true
@@ -174,7 +174,7 @@ func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string,
 			// A refusal the catalog has no rule for (the document gained
 			// a constraint since): the suite's general rule, as its
 			// generated cases count it.
-			o.defects = append(o.defects, defect{features.GenInvalid, "the document refuses the request: " + firstMessage(o.violations)})
+			o.defects = append(o.defects, defect{rules.GenInvalid, "the document refuses the request: " + firstMessage(o.violations)})
 		}
 	}
 	for _, d := range o.defects {
@@ -189,7 +189,7 @@ func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string,
 	}
 
 	// The answer.
-	o.add(features.ResponseMedia, check.MediaTypeJSON(x.respHeader.Get("Content-Type"), redact))
+	o.add(rules.ResponseMedia, check.MediaTypeJSON(x.respHeader.Get("Content-Type"), redact))
 	if !resp.whole {
 		return true
 	}
@@ -201,10 +201,10 @@ func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string,
 	if !answerFast {
 		vs = h.validator.CheckResponse(sreq, spec.Response{Status: x.status, Header: x.respHeader, Body: resp.body})
 	}
-	o.add(features.ResponseDocumented, check.Documented(vs))
+	o.add(rules.ResponseDocumented, check.Documented(vs))
 	switch x.status {
 	case http.StatusBadRequest:
-		o.add(features.ErrorRecord, check.ErrorRecord(resp.body, redact))
+		o.add(rules.ErrorRecord, check.ErrorRecord(resp.body, redact))
 	case http.StatusOK:
 		// A Plant record (which the document's verdict says, when it has
 		// nothing to say) is judged for an id; another body is the
@@ -212,9 +212,9 @@ func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string,
 		switch {
 		case !bytes.Contains(resp.body, []byte(`"id"`)) && !bytes.Contains(resp.body, []byte(`\u`)) && len(vs) == 0:
 			// No member is named id, however it is read: nothing to decode.
-			o.add(features.CreateNoID, check.Judgement{Expected: "no id property"})
+			o.add(rules.CreateNoID, check.Judgement{Expected: "no id property"})
 		case len(vs) == 0 || check.PlantRecord(resp.body, nil).OK():
-			o.add(features.CreateNoID, check.NoID(resp.body, redact))
+			o.add(rules.CreateNoID, check.NoID(resp.body, redact))
 		}
 		switch {
 		case known && valid && sentFast && answerFast && echoPasses(&sentFlat, &answerFlat):
@@ -258,11 +258,11 @@ const echoExpected = "the Plant record echoes the plant sent"
 
 // echoRules are the rules an accepted create's echo is judged by: the
 // name's, and the tag's or its absence's.
-func echoRules(hasTag bool) [2]features.RuleID {
+func echoRules(hasTag bool) [2]rules.RuleID {
 	if hasTag {
-		return [2]features.RuleID{check.RuleName, check.RuleTag}
+		return [2]rules.RuleID{check.RuleName, check.RuleTag}
 	}
-	return [2]features.RuleID{check.RuleName, check.RuleNoTag}
+	return [2]rules.RuleID{check.RuleName, check.RuleNoTag}
 }
 
 // echoed records an echo that passed by every rule due.
@@ -314,7 +314,7 @@ func violationLines(vs []spec.Violation) []string {
 // 8259 leaves open.
 func ruleLabel(d defect) string {
 	if d.rule == "" {
-		return string(features.OpenJSONReader)
+		return string(rules.OpenJSONReader)
 	}
 	return string(d.rule)
 }

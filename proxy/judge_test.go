@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
+	"github.com/plantcheck/plantcheck/rules"
 )
 
 // sent is a request a test sends through the proxy.
@@ -174,7 +174,7 @@ func TestServerRules(t *testing.T) {
 			// has them: only SHOULD rules failed, 0 (1 with Strict).
 			should := true
 			for _, id := range tc.want {
-				if r, ok := features.Lookup(features.RuleID(id)); !ok || r.Level != features.Should {
+				if r, ok := rules.Lookup(rules.RuleID(id)); !ok || r.Level != rules.Should {
 					should = false
 				}
 			}
@@ -293,7 +293,7 @@ func TestReferenceUpstream(t *testing.T) {
 // TestCatalogCovered: every rule of the catalog is either judged from
 // traffic or listed with the reason it cannot be, not both.
 func TestCatalogCovered(t *testing.T) {
-	for _, r := range features.Rules {
+	for _, r := range rules.Catalog {
 		judged := slices.Contains(judgedRules, r.ID)
 		_, why := unjudgeable[r.ID]
 		if judged == why {
@@ -301,7 +301,7 @@ func TestCatalogCovered(t *testing.T) {
 		}
 	}
 	for _, id := range judgedRules {
-		if _, ok := features.Lookup(id); !ok {
+		if _, ok := rules.Lookup(id); !ok {
 			t.Errorf("%s is judged but not in the catalog", id)
 		}
 	}
@@ -312,25 +312,25 @@ func TestCatalogCovered(t *testing.T) {
 func TestBodyDefects(t *testing.T) {
 	cases := []struct {
 		body string
-		want []features.RuleID
+		want []rules.RuleID
 		open bool
 	}{
-		{``, []features.RuleID{features.BodyJSON}, false},
-		{"  \r\n", []features.RuleID{features.BodyJSON}, false},
-		{`{"id":1,"name":"a"}x`, []features.RuleID{features.BodyJSON}, false},
-		{`{'id':1}`, []features.RuleID{features.BodyJSON}, false},
-		{`"plant"`, []features.RuleID{features.BodyObject}, false},
-		{`null`, []features.RuleID{features.BodyObject}, false},
-		{`{"name":"a"}`, []features.RuleID{features.BodyIDRequired}, false},
-		{`{"ID":1,"Name":"a"}`, []features.RuleID{features.BodyIDRequired, features.BodyNameRequired}, false},
-		{`{"id":true,"name":"a"}`, []features.RuleID{features.BodyIDInteger}, false},
-		{`{"id":1.5,"name":"a"}`, []features.RuleID{features.BodyIDInteger}, false},
-		{`{"id":9007199254740993.5,"name":"a"}`, []features.RuleID{features.BodyIDInteger}, false},
-		{`{"id":1e-500,"name":"a"}`, []features.RuleID{features.BodyIDInteger}, false},
-		{`{"id":-9223372036854775809,"name":"a"}`, []features.RuleID{features.BodyIDInt64}, false},
-		{`{"id":1e400,"name":"a"}`, []features.RuleID{features.BodyIDInt64}, false},
-		{`{"id":1,"name":7}`, []features.RuleID{features.BodyNameString}, false},
-		{`{"id":1,"name":"a","tag":null}`, []features.RuleID{features.BodyTagString}, false},
+		{``, []rules.RuleID{rules.BodyJSON}, false},
+		{"  \r\n", []rules.RuleID{rules.BodyJSON}, false},
+		{`{"id":1,"name":"a"}x`, []rules.RuleID{rules.BodyJSON}, false},
+		{`{'id':1}`, []rules.RuleID{rules.BodyJSON}, false},
+		{`"plant"`, []rules.RuleID{rules.BodyObject}, false},
+		{`null`, []rules.RuleID{rules.BodyObject}, false},
+		{`{"name":"a"}`, []rules.RuleID{rules.BodyIDRequired}, false},
+		{`{"ID":1,"Name":"a"}`, []rules.RuleID{rules.BodyIDRequired, rules.BodyNameRequired}, false},
+		{`{"id":true,"name":"a"}`, []rules.RuleID{rules.BodyIDInteger}, false},
+		{`{"id":1.5,"name":"a"}`, []rules.RuleID{rules.BodyIDInteger}, false},
+		{`{"id":9007199254740993.5,"name":"a"}`, []rules.RuleID{rules.BodyIDInteger}, false},
+		{`{"id":1e-500,"name":"a"}`, []rules.RuleID{rules.BodyIDInteger}, false},
+		{`{"id":-9223372036854775809,"name":"a"}`, []rules.RuleID{rules.BodyIDInt64}, false},
+		{`{"id":1e400,"name":"a"}`, []rules.RuleID{rules.BodyIDInt64}, false},
+		{`{"id":1,"name":7}`, []rules.RuleID{rules.BodyNameString}, false},
+		{`{"id":1,"name":"a","tag":null}`, []rules.RuleID{rules.BodyTagString}, false},
 		{`{"id":1,"name":"a","id":2}`, nil, true},
 		{"{\"id\":1,\"name\":\"\xff\"}", nil, true},
 		{"\xef\xbb\xbf{\"id\":1,\"name\":\"a\"}", nil, true},
@@ -338,7 +338,7 @@ func TestBodyDefects(t *testing.T) {
 	}
 	for _, tc := range cases {
 		ds, open := bodyDefects([]byte(tc.body))
-		var got []features.RuleID
+		var got []rules.RuleID
 		for _, d := range ds {
 			got = append(got, d.rule)
 		}

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/buildinfo"
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/rules"
 )
 
 // Failure is one broken rule seen in one exchange, as evidence: every
@@ -133,7 +133,7 @@ type tally struct {
 	serverFailures, clientRequests                      int64
 	ownN                                                map[string]int64
 	unjudged                                            map[string]int64
-	rules                                               map[features.RuleID]*ruleTally
+	rules                                               map[rules.RuleID]*ruleTally
 	client                                              map[string]*ruleTally
 }
 
@@ -150,7 +150,7 @@ func newTally(maxFailures int, maxJudge int64, upstream string, timeout time.Dur
 	t := &tally{
 		maxFailures: maxFailures, maxJudge: maxJudge, upstream: upstream, timeout: timeout, started: time.Now(),
 		ownN: map[string]int64{}, unjudged: map[string]int64{},
-		rules: map[features.RuleID]*ruleTally{}, client: map[string]*ruleTally{},
+		rules: map[rules.RuleID]*ruleTally{}, client: map[string]*ruleTally{},
 	}
 	for _, id := range judgedRules {
 		t.rules[id] = &ruleTally{}
@@ -196,7 +196,7 @@ func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
 	own := secretsOfQuery(x.to.RawQuery, secretsOf(x.respHeader, secretsOf(x.header, nil)))
 	h.secrets.add(own)
 	t := h.tally
-	var keep []features.RuleID
+	var keep []rules.RuleID
 	var keepClient []string
 	t.mu.Lock()
 	t.exchanges++
@@ -321,7 +321,7 @@ func (h *Handler) Verdict(opts Options) *Verdict {
 		v.Unjudged = append(v.Unjudged, Count{evidence.Text(why), t.unjudged[why]})
 	}
 	var broken, brokenShould []string
-	for _, r := range features.Rules {
+	for _, r := range rules.Catalog {
 		rr := RuleResult{ID: string(r.ID), Level: strings.ToUpper(string(r.Level)), Requirement: r.Requirement}
 		rt, judged := t.rules[r.ID]
 		switch {
@@ -337,7 +337,7 @@ func (h *Handler) Verdict(opts Options) *Verdict {
 			rr.Failures = redactAll(rt.kept, red)
 		}
 		if rr.Failed > 0 {
-			if r.Level == features.Must {
+			if r.Level == rules.Must {
 				broken = append(broken, rr.ID)
 			} else {
 				brokenShould = append(brokenShould, rr.ID)

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/conformance"
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -54,8 +54,8 @@ const (
 // Row is one mutant's line of the table.
 type Row struct {
 	Mutant   mutants.Mutant
-	Failed   []features.RuleID // every rule the run failed
-	ExitCode int               // the run's exit status
+	Failed   []rules.RuleID // every rule the run failed
+	ExitCode int            // the run's exit status
 	Verdict  Verdict
 	Err      error // why the run could not be made (Broken)
 	Duration time.Duration
@@ -179,7 +179,7 @@ func runMutant(ctx context.Context, m mutants.Mutant, cfg Config) Row {
 	}
 	row.ExitCode = rep.ExitCode()
 	row.Verdict = Survived
-	if slices.ContainsFunc(m.Rules, func(id features.RuleID) bool { return slices.Contains(row.Failed, id) }) {
+	if slices.ContainsFunc(m.Rules, func(id rules.RuleID) bool { return slices.Contains(row.Failed, id) }) {
 		row.Verdict = Caught
 	}
 	return row
@@ -213,7 +213,7 @@ func (r *Result) Write(w io.Writer) {
 	for _, row := range r.Rows {
 		if row.Verdict != Caught {
 			fmt.Fprintf(w, "gap: mutant %q (%s) is not caught by %s\n", row.Mutant.Name, row.Mutant.Defect,
-				features.JoinIDs(row.Mutant.Rules, " or "))
+				rules.JoinIDs(row.Mutant.Rules, " or "))
 		}
 	}
 	if r.OK() {
@@ -229,15 +229,15 @@ func (row Row) caughtBy() string {
 	if row.Err != nil {
 		return row.Err.Error()
 	}
-	var own []features.RuleID
+	var own []rules.RuleID
 	for _, id := range row.Failed {
 		if slices.Contains(row.Mutant.Rules, id) {
 			own = append(own, id)
 		}
 	}
-	s := features.JoinIDs(own, " ")
+	s := rules.JoinIDs(own, " ")
 	if len(own) == 0 {
-		s = "none of " + features.JoinIDs(row.Mutant.Rules, " ")
+		s = "none of " + rules.JoinIDs(row.Mutant.Rules, " ")
 	}
 	switch n := len(row.Failed) - len(own); {
 	case n == 1:

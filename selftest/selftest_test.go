@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/mutants"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -26,7 +26,7 @@ func TestEveryMutantIsCaught(t *testing.T) {
 	if res.ReferenceErr != nil || res.Reference.ExitCode() != 0 {
 		t.Fatalf("the reference does not pass: %v %+v", res.ReferenceErr, res.Reference.Counts)
 	}
-	broken := map[features.RuleID]bool{} // MUST rules some mutant was caught by
+	broken := map[rules.RuleID]bool{} // MUST rules some mutant was caught by
 	for _, row := range res.Rows {
 		t.Run(row.Mutant.Name, func(t *testing.T) {
 			if row.Verdict != Caught {
@@ -34,12 +34,12 @@ func TestEveryMutantIsCaught(t *testing.T) {
 			}
 			breaksMust := false
 			for _, id := range row.Mutant.Rules {
-				r, ok := features.Lookup(id)
+				r, ok := rules.Lookup(id)
 				if !ok {
 					t.Errorf("mutant names rule %s, which is not in the catalog", id)
 					continue
 				}
-				if r.Level == features.Must && slices.Contains(row.Failed, id) {
+				if r.Level == rules.Must && slices.Contains(row.Failed, id) {
 					broken[id] = true
 					breaksMust = true
 				}
@@ -49,8 +49,8 @@ func TestEveryMutantIsCaught(t *testing.T) {
 			}
 		})
 	}
-	for _, r := range features.Rules {
-		if r.Level == features.Must && !broken[r.ID] {
+	for _, r := range rules.Catalog {
+		if r.Level == rules.Must && !broken[r.ID] {
 			t.Errorf("MUST rule %s is broken by no mutant that the suite catches with it", r.ID)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/plantcheck/plantcheck/check"
-	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/rules"
 )
 
 // The exact echo is a MUST whatever the scenario: rule 1 says a valid
@@ -30,7 +30,7 @@ var Removable = []string{WithoutMustEcho}
 
 // echoRule is the rule an echo failure counts toward: its own (CREATE-NAME,
 // CREATE-TAG, CREATE-NO-TAG), or "" (the scenario's) with the check removed.
-func (s *Suite) echoRule(rule features.RuleID) features.RuleID {
+func (s *Suite) echoRule(rule rules.RuleID) rules.RuleID {
 	if s.without[WithoutMustEcho] {
 		return ""
 	}
@@ -53,7 +53,7 @@ func (s *Suite) echoSteps() []stepPattern {
 
 // echoStep judges one field of the last answer's echo: the step of a
 // scenario that states it.
-func (s *Suite) echoStep(ctx context.Context, rule features.RuleID) error {
+func (s *Suite) echoStep(ctx context.Context, rule rules.RuleID) error {
 	st := stateOf(ctx)
 	x, err := s.response(st)
 	if err != nil {
@@ -87,7 +87,7 @@ func (s *Suite) thePlantHasNoTag(ctx context.Context) error {
 // no step has judged, and reports the first failure of each rule, with how
 // many of the scenario's answers broke it. It returns the first failure.
 func (s *Suite) echoFailures(st *state) *Failure {
-	failed := map[features.RuleID]bool{}
+	failed := map[rules.RuleID]bool{}
 	for _, f := range st.failures {
 		failed[f.Rule.ID] = true
 	}
@@ -96,8 +96,8 @@ func (s *Suite) echoFailures(st *state) *Failure {
 		f check.EchoFailure
 		n int
 	}
-	var order []features.RuleID
-	byRule := map[features.RuleID]*found{}
+	var order []rules.RuleID
+	byRule := map[rules.RuleID]*found{}
 	judged := 0
 	for _, x := range st.exchanges {
 		if !s.acceptedCreate(x) {

@@ -10,8 +10,8 @@ import (
 	"sync"
 
 	"github.com/plantcheck/plantcheck/check"
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/generate"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -154,7 +154,7 @@ func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Exc
 // of what it breaks; a valid one must be accepted (200), under the
 // scenario's rule, and echoed exactly, under CREATE-NAME, CREATE-TAG or
 // CREATE-NO-TAG whatever the scenario's level.
-func (s *Suite) judge(c *generate.Case, x *Exchange, own features.Rule) (rule features.RuleID, expected, actual string) {
+func (s *Suite) judge(c *generate.Case, x *Exchange, own rules.Rule) (rule rules.RuleID, expected, actual string) {
 	if x.Err != nil {
 		rule, j := check.Answered(x.Err, x.Status, s.timeout, s.cfg.MaxBody)
 		return rule, j.Expected, j.Actual
@@ -184,21 +184,21 @@ func (s *Suite) judge(c *generate.Case, x *Exchange, own features.Rule) (rule fe
 var invalidRules = map[struct {
 	property string
 	breaks   generate.Breaks
-}]features.RuleID{
-	{"id", generate.BreaksRequired}:   features.BodyIDRequired,
-	{"id", generate.BreaksType}:       features.BodyIDInteger,
-	{"id", generate.BreaksFraction}:   features.BodyIDInteger,
-	{"id", generate.BreaksRange}:      features.BodyIDInt64,
-	{"name", generate.BreaksRequired}: features.BodyNameRequired,
-	{"name", generate.BreaksType}:     features.BodyNameString,
-	{"tag", generate.BreaksType}:      features.BodyTagString,
-	{"", generate.BreaksObject}:       features.BodyObject,
+}]rules.RuleID{
+	{"id", generate.BreaksRequired}:   rules.BodyIDRequired,
+	{"id", generate.BreaksType}:       rules.BodyIDInteger,
+	{"id", generate.BreaksFraction}:   rules.BodyIDInteger,
+	{"id", generate.BreaksRange}:      rules.BodyIDInt64,
+	{"name", generate.BreaksRequired}: rules.BodyNameRequired,
+	{"name", generate.BreaksType}:     rules.BodyNameString,
+	{"tag", generate.BreaksType}:      rules.BodyTagString,
+	{"", generate.BreaksObject}:       rules.BodyObject,
 }
 
 // ruleFor maps an invalid case to the rule of the catalog it exercises. A
 // property the catalog has no rule for (one the document gained since)
 // counts toward the scenario's own rule, GEN-INVALID.
-func ruleFor(c *generate.Case, own features.Rule) features.RuleID {
+func ruleFor(c *generate.Case, own rules.Rule) rules.RuleID {
 	if id, ok := invalidRules[struct {
 		property string
 		breaks   generate.Breaks
@@ -243,8 +243,8 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 	if resent > 0 {
 		st.note = fmt.Sprintf("%s: %d case(s) sent again under a name not used before, and accepted", NoteNameReused, resent)
 	}
-	var order []features.RuleID
-	byRule := map[features.RuleID]*found{}
+	var order []rules.RuleID
+	byRule := map[rules.RuleID]*found{}
 	for i, x := range st.caseX {
 		rule, expected, actual := s.judge(st.cases[i], x, st.rule)
 		if expected == "" {
@@ -313,7 +313,7 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		return first
 	}
 	if len(st.caseX) < len(st.cases) {
-		return s.fail(st, features.ResponseTimely, st.last, "an answer to every request",
+		return s.fail(st, rules.ResponseTimely, st.last, "an answer to every request",
 			fmt.Sprintf("%d of %d generated cases were not sent: the target stopped answering", len(st.cases)-len(st.caseX), len(st.cases)))
 	}
 	return nil

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/rules"
 )
 
 // Failure is a rule the target broke. Its text names the rule and its level,
 // quotes the requirement, and says what was expected and what came back.
 type Failure struct {
-	Rule     features.Rule
+	Rule     rules.Rule
 	Expected string
 	Actual   string
 	// Details are further lines of evidence, such as validator messages.

@@ -12,7 +12,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/plantcheck/plantcheck/check"
-	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -214,7 +214,7 @@ func (s *Suite) refusesASecond(ctx context.Context, sameID bool) bool {
 
 // judged records a failure of rule when a check's judgement says the
 // answer broke it.
-func (s *Suite) judged(st *state, rule features.RuleID, x *Exchange, j check.Judgement) error {
+func (s *Suite) judged(st *state, rule rules.RuleID, x *Exchange, j check.Judgement) error {
 	if j.OK() {
 		return nil
 	}
@@ -249,7 +249,7 @@ func (s *Suite) theResponseIsAnErrorRecord(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.judged(st, features.ErrorRecord, x, check.ErrorRecord(x.body, s.redact))
+	return s.judged(st, rules.ErrorRecord, x, check.ErrorRecord(x.body, s.redact))
 }
 
 func (s *Suite) theResponseConformsToTheDocument(ctx context.Context) error {
@@ -257,7 +257,7 @@ func (s *Suite) theResponseConformsToTheDocument(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.judged(st, features.ResponseDocumented, x, check.Documented(x.Violations))
+	return s.judged(st, rules.ResponseDocumented, x, check.Documented(x.Violations))
 }
 
 func (s *Suite) theResponseArrivedInTime(ctx context.Context) error {

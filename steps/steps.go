@@ -27,10 +27,10 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/plantcheck/plantcheck/check"
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/generate"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/shell"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -116,7 +116,7 @@ type Result struct {
 	ID        string // godog's pickle id: its order in the features
 	Name      string
 	URI       string
-	Rule      features.Rule
+	Rule      rules.Rule
 	Outcome   Outcome
 	Failures  []*Failure
 	Err       error
@@ -302,7 +302,7 @@ func tokenHeader(place tokenPlace, name string) (header, prefix string, ok bool)
 
 // state is one scenario's, kept in its context.
 type state struct {
-	rule features.Rule
+	rule rules.Rule
 	rng  *rand.Rand
 	ids  *rand.Rand // fresh ids: the seed's stream, salted per run
 	req  request
@@ -422,13 +422,13 @@ func (s *Suite) scenarioRand(sc *godog.Scenario, seed uint64) *rand.Rand {
 }
 
 // ruleOf finds the scenario's rule from its tags.
-func ruleOf(sc *godog.Scenario) features.Rule {
+func ruleOf(sc *godog.Scenario) rules.Rule {
 	for _, t := range sc.Tags {
-		if r, ok := features.Lookup(features.RuleID(strings.TrimPrefix(t.Name, "@"))); ok {
+		if r, ok := rules.Lookup(rules.RuleID(strings.TrimPrefix(t.Name, "@"))); ok {
 			return r
 		}
 	}
-	return features.Rule{ID: "UNTAGGED", Level: features.Must, Requirement: "(the scenario names no rule of the catalog)"}
+	return rules.Rule{ID: "UNTAGGED", Level: rules.Must, Requirement: "(the scenario names no rule of the catalog)"}
 }
 
 func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (context.Context, error) {
@@ -493,13 +493,13 @@ func judgedOwnRule(res Result, err error, st *state) bool {
 // document, once per scenario, under RESPONSE-DOCUMENTED.
 func (s *Suite) documentFailure(st *state) *Failure {
 	for _, f := range st.failures {
-		if f.Rule.ID == features.ResponseDocumented {
+		if f.Rule.ID == rules.ResponseDocumented {
 			return nil
 		}
 	}
 	for _, x := range st.exchanges {
 		if j := check.Documented(x.Violations); !j.OK() {
-			return s.fail(st, features.ResponseDocumented, x, j.Expected, j.Actual, j.Details...)
+			return s.fail(st, rules.ResponseDocumented, x, j.Expected, j.Actual, j.Details...)
 		}
 	}
 	return nil
@@ -509,13 +509,13 @@ func (s *Suite) documentFailure(st *state) *Failure {
 // returns it, with the token removed from every piece of evidence. A rule
 // the catalog lacks is a defect of the suite, which the scenario reports as
 // an error: blaming another rule instead would be a wrong verdict.
-func (s *Suite) fail(st *state, rule features.RuleID, x *Exchange, expected, actual string, details ...string) *Failure {
+func (s *Suite) fail(st *state, rule rules.RuleID, x *Exchange, expected, actual string, details ...string) *Failure {
 	r := st.rule
 	if rule != "" {
-		cr, ok := features.Lookup(rule)
+		cr, ok := rules.Lookup(rule)
 		if !ok {
 			st.defects = append(st.defects, fmt.Sprintf("a failure cites rule %q, which is not in the catalog", rule))
-			cr = features.Rule{ID: rule, Level: features.Must, Requirement: "(not in the catalog: a defect of the suite)"}
+			cr = rules.Rule{ID: rule, Level: rules.Must, Requirement: "(not in the catalog: a defect of the suite)"}
 		}
 		r = cr
 	}

@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
-
-	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/rules"
 )
 
 // TestStepPatternsCompiledOncePerProcess: a second suite in the same
@@ -55,18 +54,18 @@ func TestAnUnknownRuleIsADefect(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		rule    features.RuleID
+		rule    rules.RuleID
 		outcome Outcome
 	}{
-		{"a rule of the catalog", features.ErrorRecord, Failed},
-		{"a mistyped rule", features.RuleID("ERROR-RECORDS"), Errored},
-		{"a renamed rule", features.RuleID("ERROR-REC"), Errored},
+		{"a rule of the catalog", rules.ErrorRecord, Failed},
+		{"a mistyped rule", rules.RuleID("ERROR-RECORDS"), Errored},
+		{"a renamed rule", rules.RuleID("ERROR-REC"), Errored},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got Result
 			s.cfg.OnScenario = func(r Result) { got = r }
-			own, _ := features.Lookup(features.AuthMissing)
+			own, _ := rules.Lookup(rules.AuthMissing)
 			st := &state{rule: own, started: time.Now()}
 			ctx := context.WithValue(context.Background(), stateKey{}, st)
 			s.fail(st, tt.rule, nil, "an Error record", "something else")

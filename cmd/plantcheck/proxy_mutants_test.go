@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/conformance"
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/proxy"
 	"github.com/plantcheck/plantcheck/reference"
+	"github.com/plantcheck/plantcheck/rules"
 )
 
 // TestProxyMutantsTable runs the suite through the proxy against every
@@ -76,7 +76,7 @@ func TestProxyMutantsTable(t *testing.T) {
 		if len(failed) > 0 {
 			caught++
 			verdict = "caught: " + strings.Join(failed, ", ")
-			if !slices.ContainsFunc(m.Rules, func(id features.RuleID) bool { return slices.Contains(failed, string(id)) }) {
+			if !slices.ContainsFunc(m.Rules, func(id rules.RuleID) bool { return slices.Contains(failed, string(id)) }) {
 				verdict += " (not the mutant's own rule)"
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/rules"
 )
 
 func cmdRules(_ context.Context, c cli, args []string) int {
@@ -25,17 +26,17 @@ func cmdRules(_ context.Context, c cli, args []string) int {
 		fmt.Fprintf(c.stderr, "plantcheck rules: %v\n", err)
 		return exitFailed
 	}
-	byRule := map[features.RuleID][]features.Scenario{}
+	byRule := map[rules.RuleID][]features.Scenario{}
 	for _, s := range scs {
 		byRule[s.Rule()] = append(byRule[s.Rule()], s)
 	}
 	if *asJSON {
 		type entry struct {
-			features.Rule
+			rules.Rule
 			Scenarios []features.Scenario `json:"scenarios"`
 		}
-		out := make([]entry, len(features.Rules))
-		for i, r := range features.Rules {
+		out := make([]entry, len(rules.Catalog))
+		for i, r := range rules.Catalog {
 			out[i] = entry{r, byRule[r.ID]}
 		}
 		enc := json.NewEncoder(c.stdout)
@@ -46,12 +47,12 @@ func cmdRules(_ context.Context, c cli, args []string) int {
 		}
 		return exitOK
 	}
-	counts := map[features.Level]int{}
+	counts := map[rules.Level]int{}
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 	if !*verbose {
 		fmt.Fprintln(tw, "RULE\tLEVEL\tSOURCE\tSCENARIOS")
 	}
-	for _, r := range features.Rules {
+	for _, r := range rules.Catalog {
 		counts[r.Level]++
 		if !*verbose {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.ID, strings.ToUpper(string(r.Level)), r.Source, len(byRule[r.ID]))
@@ -65,6 +66,6 @@ func cmdRules(_ context.Context, c cli, args []string) int {
 	}
 	tw.Flush()
 	fmt.Fprintf(c.stdout, "\n%d rules (%d MUST, %d SHOULD, %d open), %d scenarios\n",
-		len(features.Rules), counts[features.Must], counts[features.Should], counts[features.Open], len(scs))
+		len(rules.Catalog), counts[rules.Must], counts[rules.Should], counts[rules.Open], len(scs))
 	return exitOK
 }

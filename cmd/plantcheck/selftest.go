@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/mutants"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/selftest"
 	"github.com/plantcheck/plantcheck/steps"
 )
@@ -40,7 +40,7 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 	}
 	if *list {
 		for _, m := range ms {
-			fmt.Fprintf(c.stdout, "%-26s %-70s %s\n", m.Name, m.Defect, features.JoinIDs(m.Rules, " "))
+			fmt.Fprintf(c.stdout, "%-26s %-70s %s\n", m.Name, m.Defect, rules.JoinIDs(m.Rules, " "))
 		}
 		return exitOK
 	}
