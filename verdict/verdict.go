@@ -140,12 +140,12 @@ type Counts struct {
 	Exchanges int `json:"exchanges"`
 	// Judged are the exchanges of the document's operation judged (proxy),
 	// JudgedInPart those of them with a part not judged.
-	Judged          int64            `json:"judged"`
-	JudgedInPart    int64            `json:"judgedInPart"`
-	OutsideDocument int64            `json:"outsideDocument"`
-	ProxyAnswers    map[string]int64 `json:"proxyAnswers"`
-	ClientGone      int64            `json:"clientGone"`
-	UpstreamBrokeOff int64           `json:"upstreamBrokeOff"`
+	Judged           int64            `json:"judged"`
+	JudgedInPart     int64            `json:"judgedInPart"`
+	OutsideDocument  int64            `json:"outsideDocument"`
+	ProxyAnswers     map[string]int64 `json:"proxyAnswers"`
+	ClientGone       int64            `json:"clientGone"`
+	UpstreamBrokeOff int64            `json:"upstreamBrokeOff"`
 	// ServerViolations counts the failed judgements of rules (proxy);
 	// ClientViolations the requests that broke the document.
 	ServerViolations int64 `json:"serverViolations"`
