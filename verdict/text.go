@@ -59,15 +59,22 @@ func (v *Verdict) writeText(w *strings.Builder) {
 	}
 	tw.Flush()
 
-	var long []string
+	// The reasons too long for the table, each once, with its rules.
+	var whys []string
+	byWhy := map[string][]string{}
 	for _, r := range v.Rules {
 		if r.Outcome == NotJudged && len(r.NotJudgedBecause) > maxWhyInTable {
-			long = append(long, fmt.Sprintf("  %s (%s): %s", r.ID, upper(r.Level), r.NotJudgedBecause))
+			if _, ok := byWhy[r.NotJudgedBecause]; !ok {
+				whys = append(whys, r.NotJudgedBecause)
+			}
+			byWhy[r.NotJudgedBecause] = append(byWhy[r.NotJudgedBecause], fmt.Sprintf("%s (%s)", r.ID, upper(r.Level)))
 		}
 	}
-	if len(long) > 0 {
+	if len(whys) > 0 {
 		fmt.Fprintln(w, "\nNot judged:")
-		fmt.Fprintln(w, strings.Join(long, "\n"))
+		for _, why := range whys {
+			fmt.Fprintf(w, "  %s: %s\n", strings.Join(byWhy[why], ", "), why)
+		}
 	}
 
 	var foundBy []string
