@@ -12,7 +12,8 @@ import (
 )
 
 // Report is the result of one run: what was checked, against what, and how
-// each rule fared.
+// each rule fared. Model turns it into the verdict (package verdict) that
+// decides the exit status and writes every report.
 type Report struct {
 	// Target is the URL the requests went to; BaseURL the one the user
 	// gave (empty for the bundled reference server).

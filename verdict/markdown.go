@@ -66,7 +66,13 @@ func mdTable(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 // written as it is.
 func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
 	fmt.Fprintf(b, "# plantcheck: %s\n\n", v.Status)
-	fmt.Fprintf(b, "**%s**\n\n", v.Verdict)
+	if v.Error != "" {
+		// Why a run could not be made names the user's settings (a URL,
+		// tags), which go in a block as the target's text does.
+		fmt.Fprintf(b, "**COULD NOT RUN** (exit status 2); no rule was judged.\n\n%s\nRun `plantcheck %s -h` for the flags.\n\n", q.Block(v.Error, "text", ""), v.Driver)
+	} else {
+		fmt.Fprintf(b, "**%s**\n\n", v.Verdict)
+	}
 	if v.LikelyCause != "" {
 		fmt.Fprintf(b, "**Likely cause:** %s\n\n", q.Span(v.LikelyCause))
 	}

@@ -11,7 +11,6 @@ package verdict
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -458,8 +457,8 @@ func (v *Verdict) Word(r Rule) string {
 // table holds; a longer one is listed below the table.
 const maxWhyInTable = 40
 
-// Finish sets what follows from the rest: each rule's result word, each
-// scenario's failure block, and the decision.
+// Finish sets what follows from the rules and counts a driver filled in:
+// the schema's id, the decision (Decide) and each rule's result word.
 func (v *Verdict) Finish() {
 	v.Schema = SchemaID
 	v.Decide()
@@ -468,7 +467,7 @@ func (v *Verdict) Finish() {
 	}
 }
 
-// Levels says how the rules of a level fared, in a few words.
+// levelSummary says how the rules of a level fared, in a few words.
 func (v *Verdict) levelSummary(l rules.Level) string {
 	var pass, fail, other int
 	for _, r := range v.Rules {
@@ -501,12 +500,3 @@ func plural(n int64, noun string) string {
 
 // upper is a level as the reports show it.
 func upper(l rules.Level) string { return strings.ToUpper(string(l)) }
-
-// RuleOf returns the verdict's entry of a rule.
-func (v *Verdict) RuleOf(id rules.RuleID) (Rule, bool) {
-	i := slices.IndexFunc(v.Rules, func(r Rule) bool { return r.ID == id })
-	if i < 0 {
-		return Rule{}, false
-	}
-	return v.Rules[i], true
-}
