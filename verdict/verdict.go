@@ -445,7 +445,7 @@ func (v *Verdict) Word(r Rule) string {
 		return "ERROR"
 	case NotJudged:
 		if len(r.NotJudgedBecause) > maxWhyInTable {
-			return "not judged (see below)"
+			return "not judged" // the reason follows the table (console) or the requirement (pages)
 		}
 		return "not judged (" + r.NotJudgedBecause + ")"
 	default:
