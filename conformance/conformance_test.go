@@ -186,7 +186,7 @@ func TestFailureEvidence(t *testing.T) {
 	var out bytes.Buffer
 	rep.WriteVerdict(&out)
 	for _, want := range []string{
-		"Failures (1 scenarios):",
+		"Failures (1 scenario):",
 		"1) CREATE-TAG (MUST) The Plant record carries the tag that was sent",
 		"scenario:    features/create_plant.feature:",
 		"requirement: The Plant record answered with 200 carries the very tag that was sent",

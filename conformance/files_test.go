@@ -107,8 +107,12 @@ func TestReportFiles(t *testing.T) {
 				ExitCode  int
 				Rules     []struct{ ID, Outcome string }
 				Scenarios []struct {
-					Name, Rule, Outcome, Rerun string
-					Failures                   []struct{ Curl, Expected string }
+					Name, Rule, Outcome string
+					Failure             int
+				}
+				Failures []struct {
+					Rerun    string
+					Evidence []struct{ Reproduce, Expected string }
 				}
 			}
 			if err := json.Unmarshal(read(SummaryJSON), &s); err != nil {
@@ -130,8 +134,16 @@ func TestReportFiles(t *testing.T) {
 				t.Errorf("config = %+v", s.Config)
 			}
 			for _, sc := range s.Scenarios {
-				if sc.Outcome == "failed" && (len(sc.Failures) == 0 || !strings.Contains(sc.Failures[0].Curl, "${PLANTCHECK_TOKEN}") || !strings.Contains(sc.Rerun, "--tags '@"+sc.Rule+"'")) {
-					t.Errorf("failed scenario %q lacks its reproduction: %+v", sc.Name, sc)
+				if sc.Outcome != "fail" {
+					continue
+				}
+				if sc.Failure < 1 || sc.Failure > len(s.Failures) {
+					t.Errorf("failed scenario %q has no failure block: %+v", sc.Name, sc)
+					continue
+				}
+				f := s.Failures[sc.Failure-1]
+				if len(f.Evidence) == 0 || !strings.Contains(f.Evidence[0].Reproduce, "${PLANTCHECK_TOKEN}") || !strings.Contains(f.Rerun, "--tags '@"+sc.Rule+"'") {
+					t.Errorf("failed scenario %q lacks its reproduction: %+v", sc.Name, f)
 				}
 			}
 

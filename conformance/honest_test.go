@@ -18,6 +18,7 @@ import (
 	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
+	"github.com/plantcheck/plantcheck/verdict"
 )
 
 // verdictOf returns a rule's verdict in a report.
@@ -61,14 +62,14 @@ func TestNoPassWithoutAnAnswer(t *testing.T) {
 	if !strings.Contains(out.String(), "not judged (") {
 		t.Errorf("the console table does not say \"not judged\":\n%s", out.String())
 	}
-	var s summary
+	var s verdict.Verdict
 	b, _ := os.ReadFile(filepath.Join(dir, SummaryJSON))
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range s.Rules {
-		if r.ID == rules.AuthMissing && (r.Outcome != string(NotJudged) || r.Why == "") {
-			t.Errorf("summary.json: AUTH-MISSING is %q (why %q)", r.Outcome, r.Why)
+		if r.ID == rules.AuthMissing && (r.Outcome != verdict.NotJudged || r.NotJudgedBecause == "") {
+			t.Errorf("summary.json: AUTH-MISSING is %q (why %q)", r.Outcome, r.NotJudgedBecause)
 		}
 	}
 }
@@ -171,7 +172,7 @@ func TestReportsOnEveryExit(t *testing.T) {
 			if _, err := Run(context.Background(), tt.cfg); err == nil {
 				t.Fatal("the run was made")
 			}
-			var s summary
+			var s verdict.Verdict
 			b, err := os.ReadFile(filepath.Join(dir, SummaryJSON))
 			if err != nil {
 				t.Fatal(err)
@@ -186,7 +187,9 @@ func TestReportsOnEveryExit(t *testing.T) {
 			if !strings.Contains(string(md), tt.reason) {
 				t.Errorf("summary.md does not say why:\n%s", md)
 			}
-			var j junitSuites
+			var j struct {
+				Errors int `xml:"errors,attr"`
+			}
 			x, _ := os.ReadFile(filepath.Join(dir, JUnitXML))
 			if err := xml.Unmarshal(x, &j); err != nil || j.Errors != 1 || !strings.Contains(string(x), tt.reason) {
 				t.Errorf("junit.xml: %v, %d errors:\n%s", err, j.Errors, x)

@@ -23,6 +23,7 @@ import (
 	"github.com/plantcheck/plantcheck/internal/mdquote"
 	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
+	"github.com/plantcheck/plantcheck/verdict"
 )
 
 // hostileStrings are texts a target may send to be read as Markdown or HTML
@@ -258,16 +259,16 @@ func TestMarkdownQuotesTargetText(t *testing.T) {
 // written with the target's text as it is (as it was before quoting) shows
 // an image, a link, a script, a heading of the target's.
 func TestMarkdownUnguarded(t *testing.T) {
-	unquoted := mdQuote{
-		span: func(s string) string { return s },
-		cell: func(s string) string { return s },
-		block: func(s, info, indent string) string {
+	unquoted := verdict.Quote{
+		Span: func(s string) string { return s },
+		Cell: func(s string) string { return s },
+		Block: func(s, info, indent string) string {
 			return indent + "```" + info + "\n" + s + "\n" + indent + "```\n"
 		},
 	}
-	write := func(h string, q mdQuote) ([]byte, string) {
+	write := func(h string, q verdict.Quote) ([]byte, string) {
 		var b bytes.Buffer
-		writeMarkdown(&b, hostileReport(h).summary(), q)
+		hostileReport(h).Model().WriteMarkdown(&b, q)
 		return b.Bytes(), renderGFM(t, b.Bytes())
 	}
 	for _, h := range hostileStrings {
@@ -304,9 +305,9 @@ func TestReportFilesHostileText(t *testing.T) {
 			}
 
 			var s struct {
-				Scenarios []struct {
+				Failures []struct {
 					Error    string
-					Failures []struct{ Expected, Actual string }
+					Evidence []struct{ Expected, Actual string }
 				}
 			}
 			if err := json.Unmarshal(readReport(t, dir, SummaryJSON), &s); err != nil {
@@ -316,8 +317,8 @@ func TestReportFilesHostileText(t *testing.T) {
 			// converting to runes does, and keeps every other character.
 			want := string([]rune(h.text))
 			var expected []string
-			for _, sc := range s.Scenarios {
-				for _, f := range sc.Failures {
+			for _, sc := range s.Failures {
+				for _, f := range sc.Evidence {
 					expected = append(expected, f.Expected)
 				}
 			}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/plantcheck/plantcheck/rules"
@@ -13,7 +12,8 @@ import (
 )
 
 // Report is the result of one run: what was checked, against what, and how
-// each rule fared.
+// each rule fared. Model turns it into the verdict (package verdict) that
+// decides the exit status and writes every report.
 type Report struct {
 	// Target is the URL the requests went to; BaseURL the one the user
 	// gave (empty for the bundled reference server).
@@ -86,49 +86,32 @@ type Counts struct {
 // every rule may call itself a certification.
 func (r *Report) Partial() bool { return r.Tags != "" }
 
-// Conformant reports whether every MUST rule that ran passed, and in strict
-// mode every SHOULD rule too.
-func (r *Report) Conformant() bool {
-	if r.Interrupted {
-		return false
-	}
-	for _, v := range r.Rules {
-		if v.Outcome != steps.Failed {
-			continue
-		}
-		if v.Rule.Level == rules.Must || r.Strict && v.Rule.Level == rules.Should {
-			return false
-		}
-	}
-	return true
-}
+// Conformant reports whether every rule that decides the verdict passed
+// in a run that was not interrupted.
+func (r *Report) Conformant() bool { return !r.Interrupted && r.ExitCode() != 1 }
 
-// ExitCode maps the verdict to the process's exit status: 0 conformant, 1
-// non-conformant, 2 the run could not judge every scenario it ran.
-func (r *Report) ExitCode() int {
-	switch {
-	case r.Interrupted && r.mustFailed():
-		return 1
-	case r.Interrupted:
-		return 2
-	case !r.Conformant():
-		return 1
-	case r.Counts.Errored > 0, len(r.mustUnjudged()) > 0:
-		return 2
-	default:
-		return 0
-	}
-}
+// ExitCode maps the verdict to the process's exit status (verdict.Decide):
+// 0 conformant, 1 non-conformant, 2 the run could not judge every scenario
+// it ran.
+func (r *Report) ExitCode() int { return r.decision().ExitCode }
 
-// mustFailed reports whether a MUST rule (or, strict, a SHOULD rule) failed.
-func (r *Report) mustFailed() bool {
-	for _, v := range r.Rules {
-		if v.Outcome == steps.Failed && (v.Rule.Level == rules.Must || r.Strict && v.Rule.Level == rules.Should) {
-			return true
-		}
-	}
-	return false
-}
+// VerdictLine is the verdict in a few words.
+func (r *Report) VerdictLine() string { return r.decision().Verdict }
+
+// Status is the run's standing in a word or two: only a run of every rule
+// is a certification; a run filtered by --tags is partial, whatever its
+// outcome.
+func (r *Report) Status() string { return r.decision().Status }
+
+// WriteVerdict prints the verdict (verdict.WriteText).
+func (r *Report) WriteVerdict(w io.Writer) { r.Model().WriteText(w) }
+
+// WriteFailures prints each failed scenario with its evidence and how to
+// reproduce it (verdict.WriteFailures).
+func (r *Report) WriteFailures(w io.Writer) { r.Model().WriteFailures(w) }
+
+// WriteFiles writes the report files into dir (verdict.WriteFiles).
+func (r *Report) WriteFiles(dir string) error { return r.Model().WriteFiles(dir) }
 
 // finish orders the results and derives each rule's verdict. A rule passes
 // only on answers that kept it: one whose scenarios all went unanswered,
@@ -250,84 +233,6 @@ func appendOnce(list []string, s string) []string {
 	return append(list, s)
 }
 
-// mustUnjudged names the rules that decide the verdict (MUST, and in
-// strict mode SHOULD) that the run selected but could not judge.
-func (r *Report) mustUnjudged() []rules.RuleID {
-	var out []rules.RuleID
-	for _, v := range r.Rules {
-		if v.Outcome == NotJudged && (v.Rule.Level == rules.Must || r.Strict && v.Rule.Level == rules.Should) {
-			out = append(out, v.Rule.ID)
-		}
-	}
-	return out
-}
-
-// WriteVerdict prints the verdict: every rule with its level and outcome,
-// the notes on open questions, the counts, the target and the spec version.
-func (r *Report) WriteVerdict(w io.Writer) {
-	fmt.Fprintf(w, "\nplantcheck verdict: %s %s\n", r.SpecTitle, r.SpecVersion)
-	target := r.Target
-	if r.Reference {
-		target += " (the bundled reference server, in-process)"
-	}
-	fmt.Fprintf(w, "target: %s\n", target)
-	if r.ConfigFile != "" {
-		fmt.Fprintf(w, "config: %s\n", r.ConfigFile)
-	}
-	if r.LikelyCause != "" {
-		fmt.Fprintf(w, "\nLIKELY CAUSE: %s\n", r.LikelyCause)
-	}
-	if r.Partial() {
-		fmt.Fprintf(w, "scope:  partial, scenarios selected by --tags %q\n", r.Tags)
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tLEVEL\tRESULT\tSCENARIOS\tREQUIREMENT")
-	for _, v := range r.Rules {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", v.Rule.ID, strings.ToUpper(string(v.Rule.Level)),
-			outcomeWord(v), v.Scenarios, truncate(v.Rule.Requirement, 70))
-	}
-	tw.Flush()
-
-	var foundBy []string
-	for _, v := range r.Rules {
-		for _, by := range v.FoundBy {
-			foundBy = append(foundBy, fmt.Sprintf("  %s (%s) found by %s", v.Rule.ID, strings.ToUpper(string(v.Rule.Level)), by))
-		}
-	}
-	if len(foundBy) > 0 {
-		fmt.Fprintln(w, "\nRules broken in scenarios of other rules:")
-		fmt.Fprintln(w, strings.Join(foundBy, "\n"))
-	}
-
-	var notes []string
-	for _, v := range r.Rules {
-		for _, n := range v.Notes {
-			notes = append(notes, fmt.Sprintf("  %s: %s", v.Rule.ID, n))
-		}
-	}
-	if len(notes) > 0 {
-		fmt.Fprintln(w, "\nNoted, never failed (the spec leaves these open), and inconclusive scenarios:")
-		fmt.Fprintln(w, strings.Join(notes, "\n"))
-	}
-
-	r.WriteFailures(w)
-
-	c := r.Counts
-	fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d errors, %d not run; %d HTTP exchanges in %s (seed %d)\n",
-		c.Total, c.Passed, c.Failed, c.Errored, c.Skipped, c.Exchanges, r.Ended.Sub(r.Started).Round(time.Millisecond), r.Seed)
-	fmt.Fprintf(w, "MUST rules: %s; SHOULD rules: %s\n", r.levelSummary(rules.Must), r.levelSummary(rules.Should))
-	if t := r.Throttling; t.Total() > 0 {
-		fmt.Fprintf(w, "Throttled: %s\n", r.ThrottleLine())
-	}
-	if r.ReportDir != "" {
-		fmt.Fprintf(w, "Reports: %s (summary.json, summary.md, report.html, badge.svg, junit.xml, cucumber.json)\n", r.ReportDir)
-	}
-	// The verdict is the last line, and nothing a target sent can stand on
-	// a line of its own (package evidence escapes every line break).
-	fmt.Fprintf(w, "VERDICT: %s\n", r.VerdictLine())
-}
-
 // ThrottleLine says what the run met of throttling: the answers waited
 // out, by status, and the time.
 func (r *Report) ThrottleLine() string {
@@ -340,86 +245,6 @@ func (r *Report) ThrottleLine() string {
 		s += "; then the run stopped waiting: " + t.Exceeded
 	}
 	return s
-}
-
-// VerdictLine is the verdict in a few words.
-func (r *Report) VerdictLine() string {
-	scope := ""
-	if r.Partial() {
-		scope = " (partial: not every rule ran)"
-	}
-	switch code := r.ExitCode(); {
-	case r.Interrupted && code == 1:
-		return "NON-CONFORMANT, INTERRUPTED: a MUST rule failed before the run was stopped" + scope
-	case r.Interrupted:
-		return "INTERRUPTED: the run was stopped before every scenario ran (incomplete)" + scope
-	case code == 1 && r.LikelyCause != "":
-		return "NON-CONFORMANT, or a mistake of the setup: see LIKELY CAUSE above" + scope
-	case code == 1:
-		return "NON-CONFORMANT: a MUST rule failed" + map[bool]string{true: " or, in strict mode, a SHOULD rule", false: ""}[r.Strict] + scope
-	case code == 2 && r.Throttling.Exceeded != "":
-		return "INCOMPLETE: the target throttled the run past plantcheck's bound (" + r.Throttling.Exceeded + "): slow the run with --rate" + scope
-	case code == 2 && len(r.mustUnjudged()) > 0:
-		return "INCOMPLETE: not judged: " + rules.JoinIDs(r.mustUnjudged(), ", ") + scope
-	case code == 2:
-		return "INCOMPLETE: some scenarios could not be judged" + scope
-	case r.Partial():
-		return "CONFORMANT to the rules that ran" + scope
-	default:
-		return "CONFORMANT: every MUST rule passed"
-	}
-}
-
-func (r *Report) levelSummary(l rules.Level) string {
-	var pass, fail, other int
-	for _, v := range r.Rules {
-		if v.Rule.Level != l {
-			continue
-		}
-		switch v.Outcome {
-		case steps.Passed:
-			pass++
-		case steps.Failed:
-			fail++
-		default:
-			other++
-		}
-	}
-	s := fmt.Sprintf("%d passed, %d failed", pass, fail)
-	if other > 0 {
-		s += fmt.Sprintf(", %d not run or not judged", other)
-	}
-	return s
-}
-
-func outcomeWord(v RuleVerdict) string {
-	switch v.Outcome {
-	case steps.Passed:
-		word := "pass"
-		if v.Rule.Level == rules.Open {
-			word = "noted"
-		}
-		if v.Judged < v.Scenarios && v.Why != "" {
-			word += fmt.Sprintf(" (%d of %d judged: %s)", v.Judged, v.Scenarios, v.Why)
-		}
-		return word
-	case steps.Failed:
-		return fmt.Sprintf("FAIL (%d)", v.Failures)
-	case steps.Errored:
-		return "ERROR"
-	case NotJudged:
-		return "not judged (" + v.Why + ")"
-	default:
-		return "not run"
-	}
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // FailedRules are the rules a scenario's failures cite, each once, MUST

@@ -29,9 +29,9 @@ const (
 
 // failure makes the evidence of one failure of an exchange: every string
 // redacted with red, cut, and escaped.
-func (h *Handler) failure(x *exchange, red *evidence.Redactor, side, rule, expected, actual string, ds []string) Failure {
+func (h *Handler) failure(x *exchange, red *evidence.Redactor, side string, rule rules.RuleID, expected, actual string, ds []string) Failure {
 	level := "" // a client's request breaks the document, not a rule's level
-	if r, ok := rules.Lookup(rules.RuleID(rule)); ok && side == "server" {
+	if r, ok := rules.Lookup(rule); ok && side == "server" {
 		level = strings.ToUpper(string(r.Level))
 	}
 	f := Failure{

@@ -160,7 +160,7 @@ func rawExchange(t testing.TB, addr string, raw []byte, expect bool) (*http.Resp
 func rule(t testing.TB, v *Verdict, id string) RuleResult {
 	t.Helper()
 	for _, r := range v.Rules {
-		if r.ID == id {
+		if string(r.ID) == id {
 			return r
 		}
 	}
@@ -173,7 +173,7 @@ func failedRules(v *Verdict) []string {
 	var out []string
 	for _, r := range v.Rules {
 		if r.Failed > 0 {
-			out = append(out, r.ID)
+			out = append(out, string(r.ID))
 		}
 	}
 	return out

@@ -312,11 +312,11 @@ func violationLines(vs []spec.Violation) []string {
 
 // ruleLabel names a rule for a client-side group: its ID, or what RFC
 // 8259 leaves open.
-func ruleLabel(d defect) string {
+func ruleLabel(d defect) rules.RuleID {
 	if d.rule == "" {
-		return string(rules.OpenJSONReader)
+		return rules.OpenJSONReader
 	}
-	return string(d.rule)
+	return d.rule
 }
 
 // joinWhy writes the reasons a part of an exchange was not judged.

@@ -194,7 +194,7 @@ func TestServerRules(t *testing.T) {
 				t.Fatalf("%s failed with no evidence kept", tc.want[0])
 			}
 			f := r.Failures[0]
-			for _, want := range []string{f.Expected, f.Actual, "request:   POST /plants", "reproduce: curl -sS -i -X POST"} {
+			for _, want := range []string{f.Expected, f.Actual, "request:     POST /plants", "reproduce:   curl -sS -i -X POST"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("the console lacks %q:\n%s", want, out)
 				}
@@ -269,7 +269,7 @@ func TestReferenceUpstream(t *testing.T) {
 	}
 	var groups []string
 	for _, g := range v.Client {
-		groups = append(groups, g.Rule)
+		groups = append(groups, string(g.Rule))
 	}
 	for _, want := range []string{"AUTH-MISSING", "AUTH-SCHEME", "AUTH-EMPTY", "MEDIA-REQUEST", "BODY-JSON", "BODY-ID-REQUIRED", "BODY-ID-INT64", "OPEN-JSON-READER"} {
 		if !slices.Contains(groups, want) {

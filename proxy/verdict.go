@@ -2,14 +2,12 @@ package proxy
 
 import (
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/plantcheck/plantcheck/internal/buildinfo"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/rules"
 )
@@ -17,54 +15,54 @@ import (
 // Failure is one broken rule seen in one exchange, as evidence: every
 // string in it is redacted, bounded and escaped (package evidence).
 type Failure struct {
-	Rule string `json:"rule"`
+	// Rule is the rule broken; for a client's request, the rule whose
+	// refusal it calls for ("" for none in particular).
+	Rule rules.RuleID
 	// Level is the rule's (MUST, SHOULD) for a server-side failure.
-	Level string `json:"level,omitempty"`
+	Level string
 	// Side is "server" (the service broke the rule) or "client" (the
 	// request broke the document).
-	Side     string   `json:"side"`
-	Expected string   `json:"expected"`
-	Actual   string   `json:"actual"`
-	Details  []string `json:"details,omitempty"`
+	Side     string
+	Expected string
+	Actual   string
+	Details  []string
 	// Request and Response summarise the exchange on one line each.
-	Request  string `json:"request"`
-	Response string `json:"response"`
+	Request  string
+	Response string
 	// Reproduce is a curl command that sends the request again, straight
 	// to the upstream, its credentials read from environment variables.
-	Reproduce string    `json:"reproduce,omitempty"`
-	At        time.Time `json:"at"`
+	Reproduce string
+	At        time.Time
 }
 
 // RuleResult is one rule of the catalog over the traffic.
 type RuleResult struct {
-	ID          string `json:"id"`
-	Level       string `json:"level"`
-	Requirement string `json:"requirement"`
+	ID          rules.RuleID
+	Level       string
+	Requirement string
 	// Judged is how many exchanges could show the rule; Passed and Failed
 	// split them.
-	Judged int64 `json:"judged"`
-	Passed int64 `json:"passed"`
-	Failed int64 `json:"failed"`
+	Judged, Passed, Failed int64
 	// NotJudged says why the rule has no verdict: traffic cannot show it,
 	// or no exchange that could show it passed through.
-	NotJudged string `json:"notJudged,omitempty"`
+	NotJudged string
 	// Failures are the first failures, as evidence (at most
 	// Config.MaxFailures); the rest are counted.
-	Failures []Failure `json:"failures,omitempty"`
+	Failures []Failure
 }
 
 // ClientGroup counts the requests that broke the document in one way: the
-// rule whose refusal they call for.
+// rule whose refusal they call for ("" for none in particular).
 type ClientGroup struct {
-	Rule     string    `json:"rule"`
-	Requests int64     `json:"requests"`
-	Failures []Failure `json:"failures,omitempty"`
+	Rule     rules.RuleID
+	Requests int64
+	Failures []Failure
 }
 
 // Count is a reason and how many exchanges it concerns.
 type Count struct {
-	Reason string `json:"reason"`
-	N      int64  `json:"n"`
+	Reason string
+	N      int64
 }
 
 // Options are the choices that turn the tallies into an exit status.
@@ -76,19 +74,19 @@ type Options struct {
 	StrictClients bool
 }
 
-// Verdict is what the proxy saw, rule by rule: the one result every report
-// is written from.
+// Verdict is what the proxy saw, rule by rule: the tallies a
+// verdict.Verdict is built from (Model), which decides the exit status and
+// writes every report.
 type Verdict struct {
-	Plantcheck  string    `json:"plantcheck"`
-	SpecTitle   string    `json:"specTitle"`
-	SpecVersion string    `json:"specVersion"`
-	Upstream    string    `json:"upstream"`
-	Started     time.Time `json:"started"`
-	Ended       time.Time `json:"ended"`
+	SpecTitle   string
+	SpecVersion string
+	Upstream    string
+	Started     time.Time
+	Ended       time.Time
 	// MaxJudge and Timeout are the configuration used.
-	MaxJudge int64   `json:"maxJudgeBytes"`
-	Timeout  string  `json:"timeout"`
-	Options  Options `json:"options"`
+	MaxJudge int64
+	Timeout  string
+	Options  Options
 
 	// Exchanges counts every exchange; Judged those of the document's
 	// operation that were judged, Partly those of them with a part not
@@ -96,27 +94,28 @@ type Verdict struct {
 	// methods (forwarded, not judged); Own the proxy's own answers, by
 	// kind; Gone those whose client went away; Broken those whose
 	// upstream answer broke off.
-	Exchanges int64            `json:"exchanges"`
-	Judged    int64            `json:"judged"`
-	Partly    int64            `json:"judgedInPart"`
-	Outside   int64            `json:"outsideDocument"`
-	Own       map[string]int64 `json:"proxyAnswers,omitempty"`
-	Gone      int64            `json:"clientGone"`
-	Broken    int64            `json:"upstreamBrokeOff"`
-	Unjudged  []Count          `json:"notJudgedInPart,omitempty"`
+	Exchanges int64
+	Judged    int64
+	Partly    int64
+	Outside   int64
+	Own       map[string]int64
+	Gone      int64
+	Broken    int64
+	Unjudged  []Count
 
-	Rules []RuleResult `json:"rules"`
+	Rules []RuleResult
 	// ServerViolations counts the failed judgements of server-side rules.
-	ServerViolations int64 `json:"serverViolations"`
+	ServerViolations int64
 	// ClientRequests counts the requests that broke the document.
-	ClientRequests int64         `json:"clientViolations"`
-	Client         []ClientGroup `json:"client,omitempty"`
+	ClientRequests int64
+	Client         []ClientGroup
 
-	// Outcome is one word: no-violation, non-conformant, clients-failed or
-	// nothing-judged; Line the verdict's sentence; ExitCode 0 or 1.
-	Outcome  string `json:"outcome"`
-	Line     string `json:"verdict"`
-	ExitCode int    `json:"exitCode"`
+	// Outcome is one word: no-violation, non-conformant, clients-failed,
+	// nothing-judged or incomplete (traffic, none of it judged); Line the
+	// verdict's line; ExitCode 0, 1 or 2 (verdict.Decide).
+	Outcome  string
+	Line     string
+	ExitCode int
 }
 
 // tally counts what the proxy saw and keeps the first failures of each
@@ -134,7 +133,7 @@ type tally struct {
 	ownN                                                map[string]int64
 	unjudged                                            map[string]int64
 	rules                                               map[rules.RuleID]*ruleTally
-	client                                              map[string]*ruleTally
+	client                                              map[rules.RuleID]*ruleTally
 }
 
 type ruleTally struct {
@@ -150,7 +149,7 @@ func newTally(maxFailures int, maxJudge int64, upstream string, timeout time.Dur
 	t := &tally{
 		maxFailures: maxFailures, maxJudge: maxJudge, upstream: upstream, timeout: timeout, started: time.Now(),
 		ownN: map[string]int64{}, unjudged: map[string]int64{},
-		rules: map[rules.RuleID]*ruleTally{}, client: map[string]*ruleTally{},
+		rules: map[rules.RuleID]*ruleTally{}, client: map[rules.RuleID]*ruleTally{},
 	}
 	for _, id := range judgedRules {
 		t.rules[id] = &ruleTally{}
@@ -197,7 +196,7 @@ func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
 	h.secrets.add(own)
 	t := h.tally
 	var keep []rules.RuleID
-	var keepClient []string
+	var keepClient []rules.RuleID
 	t.mu.Lock()
 	t.exchanges++
 	t.judged++
@@ -227,7 +226,7 @@ func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
 	if o.client {
 		t.clientRequests++
 		sum.Client = true
-		labels := []string{"OTHER"}
+		labels := []rules.RuleID{""} // no rule in particular
 		if len(o.defects) > 0 {
 			labels = labels[:0]
 			for _, d := range o.defects {
@@ -270,7 +269,7 @@ func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
 		if !ok {
 			j, _ = o.failed(rule)
 		}
-		made = append(made, h.failure(x, red, "server", string(rule), j.Expected, j.Actual, details(j)))
+		made = append(made, h.failure(x, red, "server", rule, j.Expected, j.Actual, details(j)))
 	}
 	var madeClient []Failure
 	for _, l := range keepClient {
@@ -307,7 +306,7 @@ func (h *Handler) Verdict(opts Options) *Verdict {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	v := &Verdict{
-		Plantcheck: buildinfo.Version(), SpecTitle: h.validator.Info().Title, SpecVersion: h.validator.Info().Version,
+		SpecTitle: h.validator.Info().Title, SpecVersion: h.validator.Info().Version,
 		Upstream: evidence.Text(t.upstream), Started: t.started, Ended: time.Now(),
 		MaxJudge: t.maxJudge, Timeout: t.timeout.String(), Options: opts,
 		Exchanges: t.exchanges, Judged: t.judged, Partly: t.partly, Outside: t.outsideN,
@@ -320,9 +319,8 @@ func (h *Handler) Verdict(opts Options) *Verdict {
 	for _, why := range slices.Sorted(maps.Keys(t.unjudged)) {
 		v.Unjudged = append(v.Unjudged, Count{evidence.Text(why), t.unjudged[why]})
 	}
-	var broken, brokenShould []string
 	for _, r := range rules.Catalog {
-		rr := RuleResult{ID: string(r.ID), Level: strings.ToUpper(string(r.Level)), Requirement: r.Requirement}
+		rr := RuleResult{ID: r.ID, Level: strings.ToUpper(string(r.Level)), Requirement: r.Requirement}
 		rt, judged := t.rules[r.ID]
 		switch {
 		case !judged:
@@ -336,64 +334,22 @@ func (h *Handler) Verdict(opts Options) *Verdict {
 			rr.Judged, rr.Failed, rr.Passed = rt.judged, rt.failed, rt.judged-rt.failed
 			rr.Failures = redactAll(rt.kept, red)
 		}
-		if rr.Failed > 0 {
-			if r.Level == rules.Must {
-				broken = append(broken, rr.ID)
-			} else {
-				brokenShould = append(brokenShould, rr.ID)
-			}
-		}
 		v.Rules = append(v.Rules, rr)
 	}
 	for _, l := range slices.Sorted(maps.Keys(t.client)) {
 		ct := t.client[l]
 		v.Client = append(v.Client, ClientGroup{Rule: l, Requests: ct.failed, Failures: redactAll(ct.kept, red)})
 	}
-	v.decide(broken, brokenShould)
+	m := v.Model()
+	v.ExitCode, v.Line = m.ExitCode, "VERDICT: "+m.Verdict
+	v.Outcome = standings[m.Status]
 	return v
 }
 
-// decide sets the outcome, the verdict's sentence and the exit status.
-func (v *Verdict) decide(broken, brokenShould []string) {
-	var own int64
-	for _, n := range v.Own {
-		own += n
-	}
-	var notes []string
-	if v.Judged > 0 {
-		notes = append(notes, plural(v.Judged, "exchange")+" of POST /plants judged")
-	}
-	if own > 0 {
-		notes = append(notes, fmt.Sprintf("%d answered by the proxy itself (the upstream gave no answer)", own))
-	}
-	clients := "clients: " + plural(v.ClientRequests, "request") + " broke the document"
-	if !v.Options.StrictClients && v.ClientRequests > 0 {
-		clients += " (theirs, not the service's)"
-	}
-	notes = append(notes, clients)
-	tail := strings.Join(notes, "; ")
-	switch {
-	case len(broken) > 0 || v.Options.Strict && len(brokenShould) > 0:
-		rules := append(slices.Clone(broken), brokenShould...)
-		if !v.Options.Strict {
-			rules = broken
-		}
-		v.Outcome, v.ExitCode = "non-conformant", 1
-		v.Line = fmt.Sprintf("VERDICT: NON-CONFORMANT: the service broke %s; %s", strings.Join(rules, ", "), tail)
-	case v.Options.StrictClients && v.ClientRequests > 0:
-		v.Outcome, v.ExitCode = "clients-failed", 1
-		v.Line = "VERDICT: CLIENTS FAILED (--strict-clients): no server-side violation; " + tail
-	case v.Judged == 0:
-		v.Outcome = "nothing-judged"
-		v.Line = fmt.Sprintf("VERDICT: NOTHING JUDGED: no exchange of POST /plants was judged (%s in all); %s", plural(v.Exchanges, "exchange"), tail)
-	default:
-		v.Outcome = "no-violation"
-		should := ""
-		if len(brokenShould) > 0 {
-			should = " (SHOULD rules failed: " + strings.Join(brokenShould, ", ") + ")"
-		}
-		v.Line = fmt.Sprintf("VERDICT: NO VIOLATION SEEN%s, as far as traffic shows (rules it cannot show are not judged); %s", should, tail)
-	}
+// outcomes are the verdict's standings in a word.
+var standings = map[string]string{
+	"no violation seen": "no-violation", "non-conformant": "non-conformant", "clients failed": "clients-failed",
+	"nothing judged": "nothing-judged", "incomplete": "incomplete",
 }
 
 // redactAll hides, in failures kept before a secret was seen, every secret
@@ -410,114 +366,6 @@ func redactAll(fs []Failure, red *evidence.Redactor) []Failure {
 		out[i] = f
 	}
 	return out
-}
-
-// WriteText writes the verdict for a console: the counts, the rule table,
-// each failure with its evidence, and, last, the verdict's line.
-func (v *Verdict) WriteText(w io.Writer) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "plantcheck proxy: the traffic to %s, %s to %s (spec %s)\n", v.Upstream,
-		v.Started.Format(time.RFC3339), v.Ended.Format(time.RFC3339), v.SpecVersion)
-	fmt.Fprintf(&b, "%s: %d of POST /plants judged", plural(v.Exchanges, "exchange"), v.Judged)
-	if v.Partly > 0 {
-		fmt.Fprintf(&b, " (%d in part)", v.Partly)
-	}
-	fmt.Fprintf(&b, ", %d outside the document (forwarded, not judged)", v.Outside)
-	for _, k := range slices.Sorted(maps.Keys(v.Own)) {
-		fmt.Fprintf(&b, ", %d answered by the proxy (%s)", v.Own[k], k)
-	}
-	if v.Gone > 0 {
-		fmt.Fprintf(&b, ", %d whose client went away", v.Gone)
-	}
-	if v.Broken > 0 {
-		fmt.Fprintf(&b, ", %d whose answer broke off", v.Broken)
-	}
-	b.WriteString("\n")
-	for _, c := range v.Unjudged {
-		fmt.Fprintf(&b, "  not judged in %s: %s\n", plural(c.N, "exchange"), c.Reason)
-	}
-
-	b.WriteString("\nRULE                   LEVEL    JUDGED    PASSED    FAILED\n")
-	for _, r := range v.Rules {
-		if r.NotJudged != "" {
-			continue
-		}
-		fmt.Fprintf(&b, "%-22s %-6s %8d  %8d  %8d\n", r.ID, r.Level, r.Judged, r.Passed, r.Failed)
-	}
-	var none []string
-	b.WriteString("\nNot judged, as traffic cannot show them:\n")
-	for _, r := range v.Rules {
-		switch r.NotJudged {
-		case "":
-		case whyNone:
-			none = append(none, r.ID)
-		default:
-			fmt.Fprintf(&b, "  %s (%s): %s\n", r.ID, r.Level, r.NotJudged)
-		}
-	}
-	if len(none) > 0 {
-		fmt.Fprintf(&b, "Not judged, as %s: %s\n", whyNone, strings.Join(none, ", "))
-	}
-
-	n := 0
-	for _, r := range v.Rules {
-		if r.Failed == 0 {
-			continue
-		}
-		if n == 0 {
-			b.WriteString("\nServer-side failures (the service's):\n")
-		}
-		for _, f := range r.Failures {
-			n++
-			writeFailure(&b, n, f, r.Requirement)
-		}
-		if more := r.Failed - int64(len(r.Failures)); more > 0 {
-			fmt.Fprintf(&b, "   (and %s of %s, counted, not kept)\n", plural(more, "more failure"), r.ID)
-		}
-	}
-	if v.ClientRequests > 0 {
-		effect := "reported; they fail the verdict only with --strict-clients"
-		if v.Options.StrictClients {
-			effect = "they fail the verdict (--strict-clients)"
-		}
-		fmt.Fprintf(&b, "\nClient-side: %s broke the document (the clients', not the service's: %s); by what they break (a request may break several):\n", plural(v.ClientRequests, "request"), effect)
-		for _, g := range v.Client {
-			fmt.Fprintf(&b, "  %-22s %8d\n", g.Rule, g.Requests)
-		}
-		// One example of each: the clients' requests are not the verdict's
-		// matter, and the reports keep more.
-		for _, g := range v.Client {
-			if len(g.Failures) == 0 {
-				continue
-			}
-			n++
-			writeFailure(&b, n, g.Failures[0], "")
-			if more := g.Requests - 1; more > 0 {
-				fmt.Fprintf(&b, "   (and %s more of %s; the reports keep up to %d)\n", plural(more, "request"), g.Rule, len(g.Failures))
-			}
-		}
-	}
-	b.WriteString("\n" + v.Line + "\n")
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func writeFailure(b *strings.Builder, n int, f Failure, requirement string) {
-	if f.Side == "client" {
-		fmt.Fprintf(b, "%d) client request, %s\n", n, f.Rule)
-	} else {
-		fmt.Fprintf(b, "%d) %s (%s) %s\n", n, f.Rule, f.Level, requirement)
-	}
-	fmt.Fprintf(b, "   expected:  %s\n", f.Expected)
-	fmt.Fprintf(b, "   actual:    %s\n", f.Actual)
-	for _, d := range f.Details {
-		fmt.Fprintf(b, "   - %s\n", d)
-	}
-	fmt.Fprintf(b, "   request:   %s\n", f.Request)
-	fmt.Fprintf(b, "   response:  %s\n", f.Response)
-	if f.Reproduce != "" {
-		fmt.Fprintf(b, "   reproduce: %s\n", strings.ReplaceAll(f.Reproduce, "\n", "\n              "))
-	}
 }
 
 // plural writes a count and a noun, made plural when the count is not 1.

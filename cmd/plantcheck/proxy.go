@@ -46,7 +46,8 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 			"within --timeout, or fails) are 502s marked with the header Plantcheck-Proxy.\n\n"+
 			"Exit status: 0 no server-side violation seen, 1 the service broke a MUST rule\n"+
 			"(or, with --strict, a SHOULD rule; or, with --strict-clients, a client sent a\n"+
-			"request that breaks the document), 2 could not run.")
+			"request that breaks the document), 2 could not run, or had traffic and could\n"+
+			"judge none of it (an upstream down the whole time).")
 	addr := fs.String("addr", "127.0.0.1:8081", "address to listen on (host:port; port 0 picks a free one)")
 	upstream := fs.String("upstream", "", "the service's base URL, http or https (env "+envUpstream+")")
 	reportDir := fs.String("report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, report.html, badge.svg, junit.xml")

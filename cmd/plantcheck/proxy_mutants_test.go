@@ -69,7 +69,7 @@ func TestProxyMutantsTable(t *testing.T) {
 		var failed []string
 		for _, r := range v.Rules {
 			if r.Failed > 0 {
-				failed = append(failed, r.ID)
+				failed = append(failed, string(r.ID))
 			}
 		}
 		verdict := "not caught"

@@ -1,0 +1,134 @@
+package conformance
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/steps"
+	"github.com/plantcheck/plantcheck/verdict"
+)
+
+// The files a run writes into its report folder, beside godog's
+// cucumber.json.
+const (
+	SummaryJSON = verdict.SummaryJSON
+	SummaryMD   = verdict.SummaryMD
+	ReportHTML  = verdict.ReportHTML
+	BadgeSVG    = verdict.BadgeSVG
+	JUnitXML    = verdict.JUnitXML
+)
+
+// outcomes map a scenario's and a rule's outcome into the verdict's words.
+var outcomes = map[steps.Outcome]verdict.Outcome{
+	steps.Passed: verdict.Pass, steps.Failed: verdict.Fail, steps.Errored: verdict.Error,
+	steps.Skipped: verdict.Skip, NotJudged: verdict.NotJudged,
+}
+
+// decision is the verdict's rules, counts and configuration, decided: all
+// the exit status and the verdict's line depend on.
+func (r *Report) decision() *verdict.Verdict {
+	v := &verdict.Verdict{
+		Driver: verdict.Run, Interrupted: r.Interrupted, LikelyCause: r.LikelyCause,
+		Config: verdict.Config{Tags: r.Tags, Strict: r.Strict},
+		Counts: verdict.Counts{
+			Scenarios: r.Counts.Total, Passed: r.Counts.Passed, Failed: r.Counts.Failed, Errors: r.Counts.Errored,
+			NotRun: r.Counts.Skipped, Exchanges: r.Counts.Exchanges,
+		},
+	}
+	v.Throttling.Exceeded = r.Throttling.Exceeded
+	for _, rv := range r.Rules {
+		v.Rules = append(v.Rules, verdict.Rule{
+			ID: rv.Rule.ID, Level: rv.Rule.Level, Requirement: rv.Rule.Requirement, Source: rv.Rule.Source,
+			Outcome: outcomes[rv.Outcome], Scenarios: rv.Scenarios, Judged: int64(rv.Judged), Failures: int64(rv.Failures),
+			NotJudgedBecause: rv.Why, Notes: rv.Notes, FoundBy: rv.FoundBy, Rerun: r.Rerun(rv.Rule.ID),
+		})
+	}
+	v.Finish()
+	return v
+}
+
+// Model is the run's verdict, every report's data.
+func (r *Report) Model() *verdict.Verdict {
+	v := r.decision()
+	v.Stamp(r.SpecTitle, r.SpecVersion)
+	v.Target, v.Reference, v.Seed = r.Target, r.Reference, r.Seed
+	v.Started, v.Ended, v.Duration = r.Started, r.Ended, verdict.Ms(r.Ended.Sub(r.Started))
+	v.Scope, v.ReportDir = "certified", r.ReportDir
+	if r.Partial() {
+		v.Scope = "partial"
+	}
+	v.Config = verdict.Config{
+		BaseURL: r.BaseURL, Token: "<redacted>", Timeout: r.Timeout.String(), Tags: r.Tags,
+		Strict: r.Strict, Concurrency: r.Concurrency, Rate: r.Rate, CACert: r.CACert, ConfigFile: r.ConfigFile,
+	}
+	if r.Reference {
+		v.Config.Token = "<generated for the in-process reference server>"
+	}
+	if t := r.Throttling; t.Total() > 0 {
+		v.Throttling = verdict.Throttling{Answers: t.Answers, WaitedMs: verdict.Ms(t.Waited), Exceeded: t.Exceeded, Summary: r.ThrottleLine()}
+	}
+	for i := range v.Rules {
+		rv := r.Rules[i]
+		for _, s := range r.Scenarios {
+			if s.Rule.ID == rv.Rule.ID && s.Outcome == steps.Passed && s.Judged {
+				v.Rules[i].Passed++
+			}
+		}
+	}
+	for _, sc := range r.Scenarios {
+		where := FailedScenario{Result: sc}.Where()
+		out := verdict.Scenario{
+			Name: sc.Name, Where: where, Rule: sc.Rule.ID, Level: sc.Rule.Level, Outcome: outcomes[sc.Outcome],
+			Duration: verdict.Ms(sc.Duration), Exchanges: len(sc.Exchanges), Note: sc.Note,
+		}
+		if sc.Err != nil {
+			out.Error = sc.Err.Error()
+		}
+		if sc.Outcome == steps.Failed || sc.Outcome == steps.Errored {
+			v.Failures = append(v.Failures, block(r, sc, where, out.Error))
+			out.Failure = len(v.Failures)
+		}
+		v.Scenarios = append(v.Scenarios, out)
+	}
+	return v
+}
+
+// block is a failed or erred scenario as a failure block: what it broke,
+// each failure's evidence and reproduction, and the command that reruns it.
+func block(r *Report, sc steps.Result, where, err string) verdict.Block {
+	b := verdict.Block{
+		Heading: Heading(sc), Rule: sc.Rule.ID, Level: sc.Rule.Level, Side: "server", Outcome: outcomes[sc.Outcome],
+		Scenario: sc.Name, Where: where, Error: err, Rerun: r.Rerun(sc.Rule.ID),
+	}
+	for _, f := range sc.Failures {
+		e := verdict.Evidence{
+			Rule: f.Rule.ID, Level: f.Rule.Level, Requirement: f.Rule.Requirement,
+			Expected: f.Expected, Actual: f.Actual, Details: f.Details,
+		}
+		if x := f.Exchange; x != nil {
+			e.Request, e.Reproduce, e.Violations = x.RequestLine(), x.Curl(), x.Violations
+			if x.Status != 0 {
+				e.Response = x.ResponseLine()
+			}
+		}
+		b.Evidence = append(b.Evidence, e)
+	}
+	return b
+}
+
+// WriteCannotRun writes the reports of a run that could not be made
+// (exit 2) into dir, creating it: summary.json, summary.md and the rest
+// saying why, with junit.xml one test case in error, so that a CI job that
+// shows or uploads the reports shows the reason. err's text is
+// plantcheck's, naming the user's settings; it is escaped all the same.
+func WriteCannotRun(dir, target string, err error) error {
+	now := time.Now()
+	v := &verdict.Verdict{Driver: verdict.Run, Target: target, Started: now, Ended: now}
+	v.Stamp("", "")
+	why := evidence.Text(evidence.Cut(err.Error(), 2<<10))
+	if werr := v.WriteCannotRun(dir, why); werr != nil {
+		return fmt.Errorf("write the reports: %w", werr)
+	}
+	return nil
+}

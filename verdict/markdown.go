@@ -1,0 +1,199 @@
+package verdict
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/plantcheck/plantcheck/internal/mdquote"
+)
+
+// summary.md is read where GitHub renders it: a job summary, a pull-request
+// comment, raw HTML allowed. Much of its text came from the target under
+// test (response bodies and headers, the failures quoting them, notes,
+// errors), and the target may have written it to be read as Markdown: an
+// image that calls home, a link, a script, a heading or a table row of its
+// own. So every such text goes in a code span or a fenced code block that it
+// cannot close, where nothing is markup and nothing is autolinked.
+
+// Quote puts text that may come from the target into summary.md. Reports
+// always use Quoted; a test swaps in one that writes the text as it is, to
+// show what quoting prevents.
+type Quote struct {
+	// Span writes s on one line, where inline Markdown goes.
+	Span func(s string) string
+	// Cell writes s on one line, in a table cell.
+	Cell func(s string) string
+	// Block writes s as a fenced code block with the info string info,
+	// every line after indent (to keep the block in a list item).
+	Block func(s, info, indent string) string
+}
+
+// Quoted is how every report quotes.
+var Quoted = Quote{Span: mdquote.Span, Cell: mdquote.Cell, Block: mdquote.Block}
+
+// item writes a list item: marker ("-", or "  -" in a nested list), label
+// ("Expected:", or none), then s: a code span on the same line if s is one
+// line, else a fenced code block indented to stay in the item.
+func (q Quote) item(b *bytes.Buffer, marker, label, s string) {
+	indent := strings.Repeat(" ", len(marker)+1)
+	head := marker + " "
+	if label != "" {
+		head += label + " "
+	}
+	switch {
+	case !strings.Contains(s, "\n"):
+		b.WriteString(head + q.Span(s) + "\n")
+	case label != "":
+		// A fence may interrupt the label's paragraph, on the next line.
+		b.WriteString(strings.TrimSuffix(head, " ") + "\n" + q.Block(s, "", indent))
+	default:
+		// With no label the fence opens the item.
+		b.WriteString(head + strings.TrimPrefix(q.Block(s, "", indent), indent))
+	}
+}
+
+var mdMarks = map[Outcome]string{Pass: "✅", Fail: "❌", Error: "⚠️", Skip: "➖", NotJudged: "❔"}
+
+// mdTable escapes plantcheck's own text for a table cell.
+func mdTable(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// WriteMarkdown writes summary.md, quoting with q what may come from the
+// target, a client or the user (the URL, the tags). Plantcheck's own text
+// (the spec's title, the rules, the scenarios' names, its reasons) is
+// written as it is.
+func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
+	fmt.Fprintf(b, "# plantcheck: %s\n\n", v.Status)
+	if v.Error != "" {
+		// Why a run could not be made names the user's settings (a URL,
+		// tags), which go in a block as the target's text does.
+		fmt.Fprintf(b, "**COULD NOT RUN** (exit status 2); no rule was judged.\n\n%s\nRun `plantcheck %s -h` for the flags.\n\n", q.Block(v.Error, "text", ""), v.Driver)
+	} else {
+		fmt.Fprintf(b, "**%s**\n\n", v.Verdict)
+	}
+	if v.LikelyCause != "" {
+		fmt.Fprintf(b, "**Likely cause:** %s\n\n", q.Span(v.LikelyCause))
+	}
+	fmt.Fprintf(b, "| | |\n|---|---|\n")
+	target := q.Cell(v.Target)
+	if v.Reference {
+		target += " (bundled reference server)"
+	}
+	name := "Target"
+	if v.Driver == Proxy {
+		name = "Upstream"
+	}
+	fmt.Fprintf(b, "| %s | %s |\n", name, target)
+	fmt.Fprintf(b, "| Spec | %s %s (sha256 `%.12s`) |\n", v.Spec.Title, v.Spec.Version, v.Spec.SHA256)
+	fmt.Fprintf(b, "| plantcheck | %s (features sha256 `%.12s`) |\n", v.Plantcheck.Version, v.Features.SHA256)
+	scope := v.Scope
+	if v.Config.Tags != "" {
+		scope += " (" + q.Cell("--tags "+v.Config.Tags) + ")"
+	}
+	fmt.Fprintf(b, "| Scope | %s |\n", scope)
+	c := v.Counts
+	if v.Driver == Run {
+		fmt.Fprintf(b, "| Scenarios | %d: %d passed, %d failed, %d errors, %d not run |\n", c.Scenarios, c.Passed, c.Failed, c.Errors, c.NotRun)
+		fmt.Fprintf(b, "| Exchanges | %d in %.0f ms (seed %d) |\n", c.Exchanges, v.Duration, v.Seed)
+	} else {
+		fmt.Fprintf(b, "| Exchanges | %s in %.0f ms |\n", mdTable(v.trafficLine()), v.Duration)
+		fmt.Fprintf(b, "| Violations | %d server-side; %d client requests broke the document |\n", c.ServerViolations, c.ClientViolations)
+		for _, k := range slices.Sorted(maps.Keys(c.ProxyAnswers)) {
+			fmt.Fprintf(b, "| Answered by the proxy | %d (%s, not the service's) |\n", c.ProxyAnswers[k], q.Cell(k))
+		}
+	}
+	if v.Throttling.Summary != "" {
+		fmt.Fprintf(b, "| Throttled | %s |\n", mdTable(v.Throttling.Summary))
+	}
+	b.WriteString("\n")
+	for _, n := range v.NotJudgedInPart {
+		q.item(b, "-", fmt.Sprintf("Not judged in %s:", plural(n.N, "exchange")), n.Reason)
+	}
+	if len(v.NotJudgedInPart) > 0 {
+		b.WriteString("\n")
+	}
+
+	// The rules table holds plantcheck's text only: the notes, which may
+	// quote the target, follow it as a list.
+	fmt.Fprintf(b, "| Rule | Level | Result | %s | Requirement |\n|---|---|---|---|---|\n", capital(v.countedBy()))
+	for _, r := range v.Rules {
+		req := r.Requirement
+		for _, by := range r.FoundBy {
+			req += "<br>found by " + by
+		}
+		if r.Outcome == NotJudged && len(r.NotJudgedBecause) > maxWhyInTable {
+			req += "<br>not judged: " + r.NotJudgedBecause
+		}
+		fmt.Fprintf(b, "| %s %s | %s | %s | %d | %s |\n", mdMarks[r.Outcome], r.ID, upper(r.Level), mdTable(r.Result), v.counted(r), mdTable(req))
+	}
+	noted := false
+	for _, r := range v.Rules {
+		for _, n := range r.Notes {
+			if !noted {
+				fmt.Fprintf(b, "\nNoted, never failed (the spec leaves these open), and inconclusive scenarios:\n\n")
+				noted = true
+			}
+			q.item(b, "-", string(r.ID)+":", n)
+		}
+	}
+
+	if len(v.Failures) > 0 {
+		fmt.Fprintf(b, "\n## Failures\n")
+	}
+	for _, f := range v.Failures {
+		fmt.Fprintf(b, "\n### %s %s\n\n", mdMarks[f.Outcome], f.Heading)
+		if f.Where != "" {
+			fmt.Fprintf(b, "`features/%s`\n\n", f.Where)
+		}
+		if f.Error != "" && len(f.Evidence) == 0 {
+			q.item(b, "-", "Error:", f.Error)
+		}
+		for _, e := range f.Evidence {
+			if e.Rule != "" {
+				fmt.Fprintf(b, "- **%s (%s)**: %s\n", e.Rule, upper(e.Level), e.Requirement)
+			}
+			q.item(b, "-", "Expected:", e.Expected)
+			q.item(b, "-", "Actual:", e.Actual)
+			if len(e.Details) > 0 {
+				b.WriteString("- Evidence:\n")
+				for _, d := range e.Details {
+					q.item(b, "  -", "", d)
+				}
+			}
+			if e.Request != "" {
+				q.item(b, "-", "Request:", e.Request)
+			}
+			if e.Response != "" {
+				q.item(b, "-", "Response:", e.Response)
+			}
+			if e.At != "" {
+				q.item(b, "-", "Seen:", e.At)
+			}
+			if e.Reproduce != "" {
+				fmt.Fprintf(b, "\nReproduce (with `PLANTCHECK_TOKEN` set):\n\n%s", q.Block(e.Reproduce, "sh", ""))
+			}
+		}
+		if f.More > 0 {
+			fmt.Fprintf(b, "\nAnd %s of %s, counted, not kept.\n", plural(f.More, "more failure"), label(f.Rule))
+		}
+		if f.Rerun != "" {
+			fmt.Fprintf(b, "\nRerun the rule:\n\n%s", q.Block(f.Rerun, "sh", ""))
+		}
+	}
+	if len(v.Client) > 0 {
+		fmt.Fprintf(b, "\n## Client-side: %d requests broke the document\n\n", c.ClientViolations)
+		b.WriteString("| Rule its refusal exercises | Requests |\n|---|---:|\n")
+		for _, g := range v.Client {
+			fmt.Fprintf(b, "| %s | %d |\n", g.Label(), g.Requests)
+		}
+	}
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
