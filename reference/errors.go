@@ -19,7 +19,6 @@ const (
 	errDuplicateID
 	errNotFound
 	errMethodNotAllowed
-	errAmbiguousFraming
 	errInternal // kept last: TestErrorTableCodesAreDistinct counts the kinds by it
 )
 
@@ -31,10 +30,10 @@ const (
 // failure caused by a request to POST /plants is a 400, including an
 // oversize body (no 413) and a missing credential (no 401). Other paths and
 // methods are "not shown": they get the usual 404 and 405, still with an
-// Error record. A request with both Content-Length and Transfer-Encoding is a
-// 400 whatever its path and method: it is refused on the connection, before
-// any routing (see framing.go). Only the store's own failure is a 5xx, and
-// MemoryStore never fails.
+// Error record. Only the store's own failure is a 5xx, and MemoryStore never
+// fails. Code 12 is retired (it refused a request with both Content-Length
+// and Transfer-Encoding, which is now served by its Transfer-Encoding, and its
+// connection closed: ServeHTTP).
 var errorTable = map[errorKind]struct {
 	status int
 	code   int32
@@ -49,7 +48,6 @@ var errorTable = map[errorKind]struct {
 	errDuplicateID:      {http.StatusBadRequest, 8},
 	errNotFound:         {http.StatusNotFound, 9},
 	errMethodNotAllowed: {http.StatusMethodNotAllowed, 10},
-	errAmbiguousFraming: {http.StatusBadRequest, 12},
 	errInternal:         {http.StatusInternalServerError, 11},
 }
 

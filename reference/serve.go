@@ -40,15 +40,9 @@ func (s *Server) HTTPServer() *http.Server {
 // shuts srv down, letting requests in flight finish within grace, and
 // returns nil. It returns an error when serving fails or when the requests in
 // flight outlast grace (they are then cut off).
-//
-// Each connection is guarded. A request with both Content-Length and
-// Transfer-Encoding gets a 400 Error record and its connection is closed (see
-// framing.go). net/http would otherwise serve it, and no handler can tell.
-// The guard speaks HTTP/1 only, so ln must be a plain listener. Wrapped
-// connections hide *tls.Conn from net/http, which needs it for HTTP/2.
 func Serve(ctx context.Context, ln net.Listener, srv *http.Server, grace time.Duration) error {
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(guard(ln, srv)) }()
+	go func() { served <- srv.Serve(ln) }()
 
 	select {
 	case err := <-served:

@@ -209,10 +209,11 @@ func TestServe(t *testing.T) {
 		env       map[string]string
 		args      []string
 		wantToken *regexp.Regexp // how the token shows on stderr; nil: never
+		logged    bool           // --log: one line a request
 	}{
-		{name: "token from the environment", env: map[string]string{envToken: canary}, args: []string{"serve", "--addr", "127.0.0.1:0"}},
+		{name: "token from the environment", env: map[string]string{envToken: canary}, args: []string{"serve", "--addr", "127.0.0.1:0", "--log"}, logged: true},
 		{name: "token from the flag", args: []string{"serve", "--addr", "127.0.0.1:0", "--token", canary}},
-		{name: "random token", args: []string{"serve", "--addr", "127.0.0.1:0"}, wantToken: regexp.MustCompile(`export PLANTCHECK_TOKEN=(\S+)`)},
+		{name: "random token", args: []string{"serve", "--addr", "127.0.0.1:0", "--log"}, wantToken: regexp.MustCompile(`export PLANTCHECK_TOKEN=(\S+)`), logged: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -269,8 +270,8 @@ func TestServe(t *testing.T) {
 				t.Errorf("serve still answers after shutdown")
 			}
 			out := log.String()
-			if !strings.Contains(out, "method=POST path=/plants status=200") {
-				t.Errorf("request log lacks a line for a created plant:\n%.2000s", out)
+			if got := strings.Contains(out, "method=POST path=/plants status=200"); got != tt.logged {
+				t.Errorf("a request log line for a created plant: %v, want %v (--log):\n%.2000s", got, tt.logged, out)
 			}
 			if tt.wantToken == nil && strings.Contains(out, canary) {
 				t.Errorf("serve printed the token it was given")

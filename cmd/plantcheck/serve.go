@@ -22,11 +22,12 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 	fs := newFlagSet(c, "serve", "[flags]",
 		"Serve the bundled reference Plant Store server, the plainest honest\n"+
 			"implementation of the spec, until SIGINT or SIGTERM (then requests in flight\n"+
-			"finish). One log line per request goes to stderr: never a token or a body.\n\n"+
+			"finish). With --log, one line per request goes to stderr: never a token or a body.\n\n"+
 			"The token is --token, else "+envToken+", else a random one printed once on stderr.")
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	token := fs.String("token", "", "the bearer token clients must present (env "+envToken+")")
 	maxBody := fs.Int64("max-body", 1<<20, "largest request body accepted, in bytes")
+	logRequests := fs.Bool("log", false, "log one line per request to stderr (method, path, status, duration; never a token or a body)")
 	mutant := fs.String("mutant", "", "serve a deliberately broken variant instead (see 'plantcheck selftest --list'), to see what a failure report looks like")
 	if code, ok := parse(c, fs, args); !ok {
 		return code
@@ -45,7 +46,13 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 		return exitCannotRun
 	}
 
-	log := slog.New(slog.NewTextHandler(c.stderr, nil))
+	// Warnings and errors always; the request lines (level info) only with
+	// --log, and then only do they cost anything per request.
+	level := slog.LevelWarn
+	if *logRequests {
+		level = slog.LevelInfo
+	}
+	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
 	srv, err := reference.New(reference.Config{Token: *token, MaxBodyBytes: *maxBody, Logger: log})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck serve: %v\n", err)
