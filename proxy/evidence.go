@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	xchg "github.com/plantcheck/plantcheck/exchange"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/rules"
@@ -57,7 +58,7 @@ func requestLine(x *exchange, red *evidence.Redactor) string {
 	b.WriteString(evidence.Text(x.method) + " " + red.Safe(x.target, excerptBytes))
 	var hs []string
 	if v := x.header.Get("Authorization"); v != "" || len(x.header["Authorization"]) > 0 {
-		desc, _ := authShape(v)
+		desc, _ := xchg.AuthShape(v)
 		hs = append(hs, "Authorization: "+desc)
 	}
 	if ct, ok := x.header["Content-Type"]; ok && len(ct) > 0 {
@@ -69,7 +70,7 @@ func requestLine(x *exchange, red *evidence.Redactor) string {
 		hs = append(hs, "Transfer-Encoding: chunked")
 	}
 	for _, name := range slices.Sorted(maps.Keys(x.header)) {
-		if name != "Authorization" && isCredential(name) {
+		if name != "Authorization" && xchg.IsCredential(name) {
 			hs = append(hs, evidence.Text(evidence.Cut(name, valueBytes))+": <redacted>")
 		}
 	}
@@ -151,7 +152,7 @@ func (h *Handler) curl(x *exchange, red *evidence.Redactor) string {
 	fmt.Fprintf(&b, "curl -sS -i -X %s %s", method, shell.Quote(red.Safe(x.to.Scheme+"://"+x.to.Host+x.to.RequestURI(), reproduceBytes)))
 	if vs := x.header["Authorization"]; len(vs) > 0 {
 		for _, v := range vs {
-			_, shell := authShape(v)
+			_, shell := xchg.AuthShape(v)
 			fmt.Fprintf(&b, " \\\n  -H \"Authorization: %s\"", shell)
 		}
 	}
@@ -163,7 +164,7 @@ func (h *Handler) curl(x *exchange, red *evidence.Redactor) string {
 		}
 		for i, v := range x.header[name] {
 			switch {
-			case isCredential(name):
+			case xchg.IsCredential(name):
 				variable := shell.HeaderVar(name)
 				if i > 0 {
 					variable += "_" + strconv.Itoa(i+1)

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/plantcheck/plantcheck/check"
+	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
@@ -157,26 +158,18 @@ func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string,
 		}
 	}
 
-	// What a refused request exercises, each a rule whose refusal is due.
-	if d, ok := authDefect(x.header); ok && (!known || !valid) {
-		o.defects = append(o.defects, d)
-	}
-	open := ""
+	// What a refused request exercises, each a rule whose refusal is due
+	// (package judge says which).
+	var why string
 	if known && !valid {
 		o.client = true
-		if d, ok := mediaDefect(x.header); ok {
-			o.defects = append(o.defects, d)
-		}
-		var ds []defect
-		ds, open = bodyDefects(reqBody)
-		o.defects = append(o.defects, ds...)
-		if len(o.defects) == 0 && open == "" {
-			// A refusal the catalog has no rule for (the document gained
-			// a constraint since): the suite's general rule, as its
-			// generated cases count it.
-			o.defects = append(o.defects, defect{rules.GenInvalid, "the document refuses the request: " + firstMessage(o.violations)})
-		}
+		why = firstMessage(o.violations)
 	}
+	ref := judge.Classify(x.header, reqBody, known, valid, why)
+	for _, d := range ref.Defects {
+		o.defects = append(o.defects, defect{d.Rule, d.What})
+	}
+	open := ref.Open
 	for _, d := range o.defects {
 		j := check.Judgement{Expected: "status 400 with an Error record (" + d.what + ")"}
 		if x.status != http.StatusBadRequest {
@@ -273,8 +266,15 @@ func (o *outcome) echoed(hasTag bool) {
 }
 
 func hasAuthDefect(h http.Header) bool {
-	_, bad := authDefect(h)
+	_, bad := judge.AuthDefect(h)
 	return bad
+}
+
+// defect is one way a client's request breaks the document (a
+// judge.Defect), or, with no rule, a departure RFC 8259 leaves open.
+type defect struct {
+	rule rules.RuleID
+	what string
 }
 
 func firstMessage(vs []spec.Violation) string {

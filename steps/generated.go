@@ -11,6 +11,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/generate"
+	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
@@ -179,31 +180,14 @@ func (s *Suite) judge(c *generate.Case, x *Exchange, own rules.Rule) (rule rules
 	return "", "", ""
 }
 
-// invalidRules maps how a generated case breaks a property to the rule
-// of the catalog it exercises.
-var invalidRules = map[struct {
-	property string
-	breaks   generate.Breaks
-}]rules.RuleID{
-	{"id", generate.BreaksRequired}:   rules.BodyIDRequired,
-	{"id", generate.BreaksType}:       rules.BodyIDInteger,
-	{"id", generate.BreaksFraction}:   rules.BodyIDInteger,
-	{"id", generate.BreaksRange}:      rules.BodyIDInt64,
-	{"name", generate.BreaksRequired}: rules.BodyNameRequired,
-	{"name", generate.BreaksType}:     rules.BodyNameString,
-	{"tag", generate.BreaksType}:      rules.BodyTagString,
-	{"", generate.BreaksObject}:       rules.BodyObject,
-}
-
-// ruleFor maps an invalid case to the rule of the catalog it exercises. A
-// property the catalog has no rule for (one the document gained since)
-// counts toward the scenario's own rule, GEN-INVALID.
+// ruleFor names the rule of the catalog an invalid case exercises, as the
+// proxy names a client's (package judge reads it from the body). A case
+// that breaks what the catalog has no rule for (a constraint the document
+// gained since), or more than one rule, counts toward the scenario's own
+// rule, GEN-INVALID.
 func ruleFor(c *generate.Case, own rules.Rule) rules.RuleID {
-	if id, ok := invalidRules[struct {
-		property string
-		breaks   generate.Breaks
-	}{c.Property, c.Breaks}]; ok {
-		return id
+	if ds, _ := judge.BodyDefects(c.Body()); len(ds) == 1 {
+		return ds[0].Rule
 	}
 	return own.ID
 }
