@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/plantcheck/plantcheck/check"
+	"github.com/plantcheck/plantcheck/exchange"
 	"github.com/plantcheck/plantcheck/generate"
 	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/rules"
@@ -278,7 +279,7 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		details := []string{"generated case: " + fd.c.Class}
 		if tries > 0 {
 			details = append(details, fmt.Sprintf("shrunk from %d to %d bytes in %d attempts (the request below is the smallest that still fails); the case as generated: %s",
-				len(fd.c.Body()), len(small.Body()), tries, excerpt(fd.c.Body())))
+				len(fd.c.Body()), len(small.Body()), tries, exchange.Quote(s.red, fd.c.Body(), 0)))
 		}
 		summary := fmt.Sprintf("%d of %d generated cases failed %s (seed %d reproduces them)", fd.n, len(st.caseX), rule, s.cfg.Seed)
 		details = append(details, summary)
