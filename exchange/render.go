@@ -239,7 +239,13 @@ func (x *Exchange) Curl(red *evidence.Redactor) string {
 				if i > 0 {
 					variable += "_" + strconv.Itoa(i+1)
 				}
-				lines = append(lines, "-H "+shell.Quote(evidence.Text(name)+": ")+`"${`+variable+`}"`)
+				if plainName(name) {
+					lines = append(lines, `-H "`+name+`: ${`+variable+`}"`)
+				} else {
+					// A name a shell could read as code ($, `) stays in
+					// single quotes.
+					lines = append(lines, "-H "+shell.Quote(evidence.Text(name)+": ")+`"${`+variable+`}"`)
+				}
 			case v == "":
 				lines = append(lines, "-H "+shell.Quote(evidence.Text(name)+":")) // none was sent
 			default:
@@ -324,4 +330,10 @@ func (x *Exchange) shellWord(red *evidence.Redactor, s string, n int) string {
 		}
 	}
 	return b.String()
+}
+
+// plainName reports whether a header name is letters, digits and hyphens
+// only: safe between double quotes.
+func plainName(name string) bool {
+	return name != "" && strings.Trim(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-") == ""
 }
