@@ -6,6 +6,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/exchange"
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -62,6 +63,10 @@ type Exchange struct {
 	// steps judge (a short token may well occur in an honest answer).
 	header http.Header
 	body   []byte
+
+	// Exercises are the rules of the catalog the request exercises, as
+	// package judge reads it (the proxy's reading of its clients' requests).
+	Exercises []rules.RuleID `json:"-"`
 
 	Duration   time.Duration    `json:"durationNs"`
 	Err        error            `json:"-"`
