@@ -8,6 +8,7 @@ package check
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"strconv"
@@ -47,47 +48,64 @@ func ReadSent(body []byte) Sent {
 		s.Unjudged = "the body is not JSON"
 		return s
 	}
-	d := json.NewDecoder(bytes.NewReader(body))
-	if t, err := d.Token(); err != nil || t != json.Delim('{') {
-		s.Unjudged = "the body is not a JSON object"
-		return s
-	}
 	seen := map[string]bool{}
-	for d.More() {
-		t, err := d.Token()
-		if err != nil {
-			s.Unjudged = "the body is not a JSON object"
-			return s
-		}
-		key, _ := t.(string)
-		var raw json.RawMessage
-		if err := d.Decode(&raw); err != nil {
-			s.Unjudged = "the body is not a JSON object"
-			return s
-		}
+	err := EachMember(body, func(key string, raw json.RawMessage) bool {
 		if key != "name" && key != "tag" {
-			continue
+			return true
 		}
 		if seen[key] {
 			s.Unjudged = fmt.Sprintf("the body gives %q twice, and RFC 8259 leaves to the reader which value counts", key)
-			return s
+			return false
 		}
 		seen[key] = true
 		if hasLoneSurrogate(raw) {
 			s.Unjudged = fmt.Sprintf("%q holds an escaped lone surrogate, which RFC 8259 leaves to the reader", key)
-			return s
+			return false
 		}
 		var v string
 		if raw[0] != '"' || json.Unmarshal(raw, &v) != nil {
-			continue // not a string: the request is invalid, no echo is due
+			return true // not a string: the request is invalid, no echo is due
 		}
 		if key == "name" {
 			s.Name, s.HasName = v, true
 		} else {
 			s.Tag, s.HasTag = v, true
 		}
+		return true
+	})
+	if err != nil {
+		return Sent{Unjudged: "the body is not a JSON object"}
 	}
 	return s
+}
+
+// ErrNotObject means a body is not one JSON object.
+var ErrNotObject = errors.New("the body is not a JSON object")
+
+// EachMember walks the top-level members of a JSON object in the order
+// written, repeated keys included, each value as written; it stops when
+// f returns false. It is the one top-level walk: the echo's reading of
+// what was sent, and the request classifier's (package judge).
+func EachMember(body []byte, f func(key string, raw json.RawMessage) bool) error {
+	d := json.NewDecoder(bytes.NewReader(body))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return ErrNotObject
+	}
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return ErrNotObject
+		}
+		key, _ := t.(string)
+		var raw json.RawMessage
+		if err := d.Decode(&raw); err != nil {
+			return ErrNotObject
+		}
+		if !f(key, raw) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // hasLoneSurrogate reports whether a raw JSON string escapes a UTF-16

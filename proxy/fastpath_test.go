@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/plantcheck/plantcheck/check"
+	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -52,7 +53,7 @@ func agrees(t *testing.T, fp *fastPath, v *spec.Validator, reqBody []byte, statu
 		echo = true
 		s := check.ReadSent(reqBody)
 		fails := check.Echo(s, respBody, nil)
-		for _, rule := range echoRules(s.HasTag) {
+		for _, rule := range judge.EchoRules(s.HasTag) {
 			for _, f := range fails {
 				if f.Rule == rule {
 					t.Errorf("the fast path passes the echo of %q in %q, check.Echo fails %s: %s", reqBody, respBody, rule, f.Actual)

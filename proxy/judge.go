@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/plantcheck/plantcheck/check"
+	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
@@ -21,8 +22,8 @@ import (
 // the spec leaves other paths and methods "not shown", so they are
 // forwarded and counted, never judged.
 const (
-	opMethod = http.MethodPost
-	opPath   = "/plants"
+	opMethod = judge.OpMethod
+	opPath   = judge.OpPath
 )
 
 // judgedRules are the rules the proxy judges from traffic.
@@ -113,175 +114,75 @@ var outcomes = sync.Pool{New: func() any { return new(outcome) }}
 // exchange the fast path can judge whole, and give up (false, o then
 // meaningless) on any other, where the validator or a decoder would run
 // (deep, and slow): such an exchange is judged later, off the connection's
-// path (queue.go). It returns whether x was judged.
+// path (queue.go), by package judge. It returns whether x was judged.
 func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string, shallow bool) bool {
 	*o = outcome{}
 	o.results = o.buf[:0]
+	if shallow {
+		return h.judgeFast(o, x, redact)
+	}
+	j := judge.Judge(h.validator, judge.Exchange{
+		Header: x.header, Body: x.reqBody.body, BodyWhole: x.reqBody.whole, BodyWhy: x.reqBody.why,
+		Status: x.status, RespHeader: x.respHeader, RespBody: x.respBody.body, RespWhole: x.respBody.whole, RespWhy: x.respBody.why,
+	}, redact)
+	for _, r := range j.Results {
+		o.add(r.Rule, r.Judgement)
+	}
+	o.client, o.violations, o.unjudged = j.Client, j.Violations, j.Unjudged
+	for _, d := range j.Refusal.Defects {
+		o.defects = append(o.defects, defect{d.Rule, d.What})
+	}
+	if j.Refusal.Open != "" {
+		o.defects = append(o.defects, defect{"", j.Refusal.Open})
+	}
+	return true
+}
+
+// judgeFast judges, without the validator or a decoder, an exchange the
+// fast path passes whole: a valid create with a flat body, answered with a
+// flat record. It gives the results package judge would give such an
+// exchange, and gives up (false) on any other.
+func (h *Handler) judgeFast(o *outcome, x *exchange, redact func(string) string) bool {
 	req, resp := x.reqBody, x.respBody
-	if shallow && !(req.whole && resp.whole) {
+	if !(req.whole && resp.whole) || x.header.Get("Content-Type") != "application/json" || hasAuthDefect(x.header) {
 		return false
 	}
-	if !req.whole {
-		o.unjudged = append(o.unjudged, req.why)
+	var sent, answer flat
+	if !h.fast.requestPasses(req.body, &sent) || !h.fast.responsePasses(x.status, x.respHeader, resp.body, &answer) {
+		return false
 	}
-	if !resp.whole {
-		o.unjudged = append(o.unjudged, resp.why)
-	}
-	var reqBody []byte
-	if req.whole {
-		reqBody = req.body
-	}
-	sreq := spec.Request{Method: x.method, Path: opPath, Header: x.header, Body: reqBody}
-
-	// The document's verdict on the request, when its body is known whole.
-	known, valid := req.whole, false
-	var sentFlat, answerFlat flat
-	sentFast := false
-	if known {
-		if x.header.Get("Content-Type") == "application/json" && !hasAuthDefect(x.header) {
-			// The fast path, then BodyConforms, give CheckRequest's
-			// verdict on such a request at a fraction of its cost;
-			// CheckRequest says why, if need be.
-			sentFast = h.fast.requestPasses(reqBody, &sentFlat)
-			if !sentFast && shallow {
-				return false
-			}
-			valid = sentFast || h.validator.BodyConforms(opMethod, opPath, reqBody)
-		}
-		if !valid && shallow {
-			return false
-		}
-		if !valid {
-			o.violations = h.validator.CheckRequest(sreq)
-			valid = len(o.violations) == 0
-		}
-	}
-
-	// What a refused request exercises, each a rule whose refusal is due.
-	if d, ok := authDefect(x.header); ok && (!known || !valid) {
-		o.defects = append(o.defects, d)
-	}
-	open := ""
-	if known && !valid {
-		o.client = true
-		if d, ok := mediaDefect(x.header); ok {
-			o.defects = append(o.defects, d)
-		}
-		var ds []defect
-		ds, open = bodyDefects(reqBody)
-		o.defects = append(o.defects, ds...)
-		if len(o.defects) == 0 && open == "" {
-			// A refusal the catalog has no rule for (the document gained
-			// a constraint since): the suite's general rule, as its
-			// generated cases count it.
-			o.defects = append(o.defects, defect{rules.GenInvalid, "the document refuses the request: " + firstMessage(o.violations)})
-		}
-	}
-	for _, d := range o.defects {
-		j := check.Judgement{Expected: "status 400 with an Error record (" + d.what + ")"}
-		if x.status != http.StatusBadRequest {
-			j.Actual = fmt.Sprintf("status %d", x.status)
-		}
-		o.add(d.rule, j)
-	}
-	if open != "" {
-		o.defects = append(o.defects, defect{"", open})
-	}
-
-	// The answer.
 	o.add(rules.ResponseMedia, check.MediaTypeJSON(x.respHeader.Get("Content-Type"), redact))
-	if !resp.whole {
-		return true
-	}
-	var vs []spec.Violation
-	answerFast := h.fast.responsePasses(x.status, x.respHeader, resp.body, &answerFlat)
-	if !answerFast && shallow {
-		return false
-	}
-	if !answerFast {
-		vs = h.validator.CheckResponse(sreq, spec.Response{Status: x.status, Header: x.respHeader, Body: resp.body})
-	}
-	o.add(rules.ResponseDocumented, check.Documented(vs))
+	o.add(rules.ResponseDocumented, check.Documented(nil))
 	switch x.status {
 	case http.StatusBadRequest:
 		o.add(rules.ErrorRecord, check.ErrorRecord(resp.body, redact))
 	case http.StatusOK:
-		// A Plant record (which the document's verdict says, when it has
-		// nothing to say) is judged for an id; another body is the
-		// document's to fail.
-		switch {
-		case !bytes.Contains(resp.body, []byte(`"id"`)) && !bytes.Contains(resp.body, []byte(`\u`)) && len(vs) == 0:
-			// No member is named id, however it is read: nothing to decode.
+		if !bytes.Contains(resp.body, []byte(`"id"`)) && !bytes.Contains(resp.body, []byte(`\u`)) {
 			o.add(rules.CreateNoID, check.Judgement{Expected: "no id property"})
-		case len(vs) == 0 || check.PlantRecord(resp.body, nil).OK():
+		} else {
 			o.add(rules.CreateNoID, check.NoID(resp.body, redact))
 		}
-		switch {
-		case known && valid && sentFast && answerFast && echoPasses(&sentFlat, &answerFlat):
-			_, hasTag := sentFlat.get("tag")
-			o.echoed(hasTag)
-		case known && valid && shallow:
+		if !echoPasses(&sent, &answer) {
 			return false
-		case known && valid:
-			h.judgeEcho(o, reqBody, resp.body, redact)
+		}
+		_, hasTag := sent.get("tag")
+		for _, rule := range judge.EchoRules(hasTag) {
+			o.add(rule, check.Judgement{Expected: judge.EchoExpected})
 		}
 	}
 	return true
 }
 
-// judgeEcho judges the Plant record of an accepted create against the
-// plant sent: the very name, the very tag, no tag when none was sent.
-func (h *Handler) judgeEcho(o *outcome, sentBody, answer []byte, redact func(string) string) {
-	sent := check.ReadSent(sentBody)
-	if sent.Unjudged != "" {
-		o.unjudged = append(o.unjudged, "echo not judged: "+sent.Unjudged)
-		return
-	}
-	if !sent.HasName {
-		return // the document accepted it, so this cannot be
-	}
-	fails := check.Echo(sent, answer, redact)
-	for _, rule := range echoRules(sent.HasTag) {
-		j := check.Judgement{Expected: echoExpected}
-		for _, f := range fails {
-			if f.Rule == rule {
-				j = check.Judgement{Expected: f.Expected, Actual: f.Actual}
-				break
-			}
-		}
-		o.add(rule, j)
-	}
-}
-
-// echoExpected is what a passed echo judgement expected.
-const echoExpected = "the Plant record echoes the plant sent"
-
-// echoRules are the rules an accepted create's echo is judged by: the
-// name's, and the tag's or its absence's.
-func echoRules(hasTag bool) [2]rules.RuleID {
-	if hasTag {
-		return [2]rules.RuleID{check.RuleName, check.RuleTag}
-	}
-	return [2]rules.RuleID{check.RuleName, check.RuleNoTag}
-}
-
-// echoed records an echo that passed by every rule due.
-func (o *outcome) echoed(hasTag bool) {
-	for _, rule := range echoRules(hasTag) {
-		o.add(rule, check.Judgement{Expected: echoExpected})
-	}
-}
-
 func hasAuthDefect(h http.Header) bool {
-	_, bad := authDefect(h)
+	_, bad := judge.AuthDefect(h)
 	return bad
 }
 
-func firstMessage(vs []spec.Violation) string {
-	if len(vs) == 0 {
-		return "(no message)"
-	}
-	return vs[0].String()
+// defect is one way a client's request breaks the document (a
+// judge.Defect), or, with no rule, a departure RFC 8259 leaves open.
+type defect struct {
+	rule rules.RuleID
+	what string
 }
 
 // details are a judgement's further lines for a failure: the document's

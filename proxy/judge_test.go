@@ -3,6 +3,7 @@ package proxy
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -307,43 +308,51 @@ func TestCatalogCovered(t *testing.T) {
 	}
 }
 
-// TestBodyDefects: a refused body counts toward the rule the suite names
-// for what it breaks; what RFC 8259 leaves to the reader toward none.
-func TestBodyDefects(t *testing.T) {
-	cases := []struct {
-		body string
-		want []rules.RuleID
-		open bool
-	}{
-		{``, []rules.RuleID{rules.BodyJSON}, false},
-		{"  \r\n", []rules.RuleID{rules.BodyJSON}, false},
-		{`{"id":1,"name":"a"}x`, []rules.RuleID{rules.BodyJSON}, false},
-		{`{'id':1}`, []rules.RuleID{rules.BodyJSON}, false},
-		{`"plant"`, []rules.RuleID{rules.BodyObject}, false},
-		{`null`, []rules.RuleID{rules.BodyObject}, false},
-		{`{"name":"a"}`, []rules.RuleID{rules.BodyIDRequired}, false},
-		{`{"ID":1,"Name":"a"}`, []rules.RuleID{rules.BodyIDRequired, rules.BodyNameRequired}, false},
-		{`{"id":true,"name":"a"}`, []rules.RuleID{rules.BodyIDInteger}, false},
-		{`{"id":1.5,"name":"a"}`, []rules.RuleID{rules.BodyIDInteger}, false},
-		{`{"id":9007199254740993.5,"name":"a"}`, []rules.RuleID{rules.BodyIDInteger}, false},
-		{`{"id":1e-500,"name":"a"}`, []rules.RuleID{rules.BodyIDInteger}, false},
-		{`{"id":-9223372036854775809,"name":"a"}`, []rules.RuleID{rules.BodyIDInt64}, false},
-		{`{"id":1e400,"name":"a"}`, []rules.RuleID{rules.BodyIDInt64}, false},
-		{`{"id":1,"name":7}`, []rules.RuleID{rules.BodyNameString}, false},
-		{`{"id":1,"name":"a","tag":null}`, []rules.RuleID{rules.BodyTagString}, false},
-		{`{"id":1,"name":"a","id":2}`, nil, true},
-		{"{\"id\":1,\"name\":\"\xff\"}", nil, true},
-		{"\xef\xbb\xbf{\"id\":1,\"name\":\"a\"}", nil, true},
-		{`{"id":2.0,"name":"a"}`, nil, false},
+// TestFastAgreesWithJudge: an exchange the fast path judges whole gets the
+// very results package judge gives it, rule for rule.
+func TestFastAgreesWithJudge(t *testing.T) {
+	h, err := New(Config{Upstream: mustURL("http://127.0.0.1:1")})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range cases {
-		ds, open := bodyDefects([]byte(tc.body))
-		var got []rules.RuleID
-		for _, d := range ds {
-			got = append(got, d.rule)
-		}
-		if !slices.Equal(got, tc.want) || (open != "") != tc.open {
-			t.Errorf("bodyDefects(%q) = %v, open %q; want %v, open %v", tc.body, got, open, tc.want, tc.open)
-		}
+	for _, tc := range []struct {
+		name, req string
+		status    int
+		resp      string
+		fast      bool // the fast path judges it whole
+	}{
+		{"a create and its echo", `{"id":1,"name":"Fern","tag":"green"}`, 200, `{"name":"Fern","tag":"green"}`, true},
+		{"no tag", `{"id":1,"name":"Fern"}`, 200, `{"name":"Fern"}`, true},
+		{"an id echoed", `{"id":1,"name":"Fern"}`, 200, `{"id":1,"name":"Fern"}`, true},
+		{"a valid create refused", `{"id":1,"name":"Fern"}`, 400, `{"error":3,"message":"stored"}`, true},
+		{"a name changed", `{"id":1,"name":"Fern"}`, 200, `{"name":"FERN"}`, false},
+		{"an invalid create", `{"id":"1","name":"Fern"}`, 400, `{"error":3,"message":"no"}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := &exchange{
+				method: opMethod, target: opPath, header: goodHeader,
+				reqBody: snapshot{body: []byte(tc.req), total: int64(len(tc.req)), whole: true},
+				status:  tc.status, respHeader: jsonHeader,
+				respBody: snapshot{body: []byte(tc.resp), total: int64(len(tc.resp)), whole: true},
+			}
+			var fast outcome
+			if got := h.judgeInto(&fast, x, nil, true); got != tc.fast {
+				t.Fatalf("the fast path judges it: %v, want %v", got, tc.fast)
+			}
+			if !tc.fast {
+				return
+			}
+			deep := h.judge(x, nil)
+			key := func(rs []result) map[rules.RuleID]bool {
+				m := map[rules.RuleID]bool{}
+				for _, r := range rs {
+					m[r.rule] = r.OK()
+				}
+				return m
+			}
+			if f, d := key(fast.results), key(deep.results); !maps.Equal(f, d) || fast.client != deep.client {
+				t.Errorf("the fast path gives %v (client %v), package judge %v (client %v)", f, fast.client, d, deep.client)
+			}
+		})
 	}
 }

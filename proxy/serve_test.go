@@ -7,13 +7,10 @@ import (
 	"net"
 	"net/http"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/plantcheck/plantcheck/internal/shell"
 )
 
 // syncBuffer is a buffer Serve writes its progress into while the test
@@ -110,76 +107,5 @@ func TestServe(t *testing.T) {
 	defer mu.Unlock()
 	if len(seen) != 2 || !seen[0].Judged || seen[0].Status != 400 && seen[1].Status != 400 {
 		t.Errorf("OnExchange saw %+v, want two judged exchanges", seen)
-	}
-}
-
-func TestCredentials(t *testing.T) {
-	for name, want := range map[string]bool{
-		"Authorization": true, "Proxy-Authorization": true, "Cookie": true, "X-Api-Key": true, "X-Auth-Token": true,
-		"X-Client-Secret": true, "Api-KEY": true, "X-Session-Id": true,
-		"Content-Type": false, "Accept": false, "User-Agent": false, "Keep-Alive": false, "X-Request-Id": false,
-	} {
-		if got := isCredential(name); got != want {
-			t.Errorf("isCredential(%q) = %v, want %v", name, got, want)
-		}
-	}
-	for v, want := range map[string][2]string{
-		"Bearer s3cret":  {"Bearer <credential>", "Bearer ${PLANTCHECK_TOKEN}"},
-		"bearer s3cret":  {"bearer <credential>", "bearer ${PLANTCHECK_TOKEN}"},
-		"Basic dXNlcg==": {"Basic <credential>", "Basic ${PLANTCHECK_TOKEN}"},
-		"Bearer ":        {"Bearer (empty credential)", "Bearer "},
-		"Bearer":         {"Bearer (no credential)", "Bearer"},
-		"s3cret":         {"<credential> (no scheme)", "${PLANTCHECK_TOKEN}"},
-		"Bearers3cret":   {"<credential> (no scheme)", "${PLANTCHECK_TOKEN}"},
-		"s3cret more":    {"<credential> (no scheme)", "${PLANTCHECK_TOKEN}"},
-	} {
-		if desc, shell := authShape(v); desc != want[0] || shell != want[1] {
-			t.Errorf("authShape(%q) = %q, %q; want %q, %q", v, desc, shell, want[0], want[1])
-		}
-	}
-	if got, want := shell.HeaderVar("X-Api-Key"), "PLANTCHECK_HEADER_X_API_KEY"; got != want {
-		t.Errorf("headerVar = %q, want %q (as plantcheck run names it)", got, want)
-	}
-	secrets := secretsOf(http.Header{"Authorization": {"Bearer tok-1"}, "Cookie": {"a=c1; b=c2"}, "Accept": {"x"}}, nil)
-	for _, want := range []string{"tok-1", "a=c1; b=c2", "c1", "c2"} {
-		if !strings.Contains(strings.Join(secrets, "\n"), want) {
-			t.Errorf("secrets %q lack %q", secrets, want)
-		}
-	}
-	for _, s := range secrets {
-		if s == "Bearer" || s == "x" {
-			t.Errorf("secrets %q hold %q, which is no secret", secrets, s)
-		}
-	}
-	// A scheme's name alone carries no credential: hiding it would garble
-	// every request line that names the scheme.
-	for _, v := range []string{"Bearer", "bearer ", " Basic"} {
-		if got := secretsOf(http.Header{"Authorization": {v}}, nil); len(got) != 0 {
-			t.Errorf("secretsOf(Authorization: %q) = %q, want none", v, got)
-		}
-	}
-}
-
-// TestSecretsOfBody: the credential members of a JSON or form body are
-// secrets, and nothing else of it is.
-func TestSecretsOfBody(t *testing.T) {
-	cases := []struct {
-		name, body string
-		want       []string
-	}{
-		{"a plant", `{"id":1,"name":"Fern","tag":"green"}`, nil},
-		{"access_token member", `{"id":1,"name":"Fern","access_token":"tok-1"}`, []string{"tok-1"}},
-		{"API key in another case", `{"id":1,"name":"Fern","X-API-KEY":"k-2"}`, []string{"k-2"}},
-		{"a credential that is not a string", `{"id":1,"name":"Fern","token":7}`, nil},
-		{"a name that says token", `{"id":1,"name":"token"}`, nil},
-		{"a form", `id=1&name=Fern&access_token=tok-3`, []string{"tok-3"}},
-		{"not JSON, no credential", `{"id":1,`, nil},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := secretsOfBody([]byte(tc.body), nil); !slices.Equal(got, tc.want) {
-				t.Errorf("secretsOfBody(%s) = %q, want %q", tc.body, got, tc.want)
-			}
-		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	xchg "github.com/plantcheck/plantcheck/exchange"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/rules"
 )
@@ -192,7 +193,7 @@ func (h *Handler) Progress() Progress {
 // record counts one judged exchange, and keeps as evidence the failures
 // of rules that have room for more.
 func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
-	own := secretsOfQuery(x.to.RawQuery, secretsOf(x.respHeader, secretsOf(x.header, nil)))
+	own := xchg.QuerySecrets(x.to.RawQuery, xchg.HeaderSecrets(x.respHeader, xchg.HeaderSecrets(x.header, nil)))
 	h.secrets.add(own)
 	t := h.tally
 	var keep []rules.RuleID
@@ -259,7 +260,7 @@ func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
 
 	// Evidence: the exchange judged again with every secret hidden, those
 	// of its body too (looked for only here: most exchanges keep none).
-	own = secretsOfBody(x.reqBody.body, own)
+	own = xchg.BodySecrets(x.reqBody.body, own)
 	h.secrets.add(own)
 	red := h.secrets.redactor(own)
 	again := h.judge(x, red.String)

@@ -152,26 +152,40 @@ func (r Request) httpRequest() *http.Request {
 	}
 }
 
+// The ways a request breaks the document's bearer scheme, for errors.Is.
+var (
+	ErrNoAuthorization = errors.New("the request has no Authorization header")
+	ErrNotBearer       = errors.New("the Authorization header does not use the Bearer scheme")
+	ErrEmptyBearer     = errors.New("the Authorization header carries the Bearer scheme with an empty credential")
+)
+
+// CheckBearer reads an Authorization value as the document's bearer scheme
+// does: present, the scheme Bearer in any letter case, a credential that is
+// not blank. Whether the credential is one the service issued is for the
+// service to say. It is the one bearer check: the validator's and the
+// request classifier's (package judge).
+func CheckBearer(authorization string) error {
+	if authorization == "" {
+		return ErrNoAuthorization
+	}
+	scheme, credential, _ := strings.Cut(authorization, " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return ErrNotBearer
+	}
+	if strings.TrimSpace(credential) == "" {
+		return ErrEmptyBearer
+	}
+	return nil
+}
+
 // checkAuthentication replaces the validator's bearer check, which looks at
-// the prefix only: "Bearer" with no credential must fail too. Whether the
-// credential is one the service issued is for the service to say.
+// the prefix only: "Bearer" with no credential must fail too.
 func checkAuthentication(_ context.Context, in *config.AuthenticationInput) error {
 	s := in.SecurityScheme
 	if s == nil || !strings.EqualFold(s.Type, "http") || !strings.EqualFold(s.Scheme, "bearer") {
 		return nil
 	}
-	h := in.Request.Header.Get("Authorization")
-	if h == "" {
-		return errors.New("the request has no Authorization header")
-	}
-	scheme, credential, _ := strings.Cut(h, " ")
-	if !strings.EqualFold(scheme, "Bearer") {
-		return errors.New("the Authorization header does not use the Bearer scheme")
-	}
-	if strings.TrimSpace(credential) == "" {
-		return errors.New("the Authorization header carries the Bearer scheme with an empty credential")
-	}
-	return nil
+	return CheckBearer(in.Request.Header.Get("Authorization"))
 }
 
 func violations(errs []*verrors.ValidationError) []Violation {
@@ -380,7 +394,7 @@ func (f integerField) check(raw []byte) string {
 		}
 		return ""
 	}
-	r, ok := parseNumber(lit)
+	r, ok := ExactNumber(lit)
 	if !ok {
 		return ""
 	}
@@ -402,11 +416,13 @@ func (f integerField) check(raw []byte) string {
 	return ""
 }
 
-// parseNumber reads a JSON number exactly. It returns (nil, true) for a
+// ExactNumber reads a JSON number exactly. It returns (nil, true) for a
 // number whose exponent is so large that reading it exactly would cost too
-// much: such a number is far outside any integer format. (nil, false) means
-// the text is not a number.
-func parseNumber(lit string) (*big.Rat, bool) {
+// much: such a number is far outside any integer format; a tiny non-zero
+// one reads as 1/2 (a fraction). (nil, false) means the text is not a
+// number. It is the one exact reader: the validator's integer bounds and
+// the request classifier (package judge) both use it.
+func ExactNumber(lit string) (*big.Rat, bool) {
 	if i := strings.IndexAny(lit, "eE"); i >= 0 {
 		exp, err := strconv.Atoi(lit[i+1:])
 		if err != nil || exp > 400 || exp < -400 {

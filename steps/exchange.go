@@ -1,20 +1,14 @@
 package steps
 
 import (
-	"bytes"
-	"fmt"
 	"net/http"
-	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/plantcheck/plantcheck/exchange"
 	"github.com/plantcheck/plantcheck/internal/evidence"
-	"github.com/plantcheck/plantcheck/internal/shell"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
-
-// excerptBytes bounds how much of a body a message quotes.
-const excerptBytes = 512
 
 // Exchange is one request the suite sent and what came back, as evidence.
 // Nothing in it holds the user's token: the Authorization header is kept as
@@ -37,12 +31,10 @@ type Exchange struct {
 	// Cookies is how many cookies the request sent back to the service
 	// (their values, a session's credentials, are never kept).
 	Cookies int `json:"cookies,omitempty"`
-	// tokenIn is where the request carried the token instead of its
-	// Authorization header; token is then the token, which URL never
-	// holds (it shows tokenMark) and the evidence never shows.
-	tokenIn   tokenPlace
-	tokenName string
-	token     string
+	// token is the user's token where the request carried it instead of
+	// its Authorization header ("" when it did not), which URL never holds
+	// (it shows tokenMark) and the evidence never shows.
+	token string
 	// Label says what the request is, where the scenario does not (a
 	// generated case, a presentation of a valid request).
 	Label     string `json:"label,omitempty"`
@@ -54,6 +46,8 @@ type Exchange struct {
 	extra []string
 	// curlFlags are the connection's settings for a reproduction.
 	curlFlags []string
+	// red hides the suite's secrets in what the exchange renders.
+	red *evidence.Redactor
 	// conforms: the document is known to accept the request's body (a
 	// generated case checked before it was sent), so it is not checked again.
 	conforms bool
@@ -70,6 +64,10 @@ type Exchange struct {
 	header http.Header
 	body   []byte
 
+	// Exercises are the rules of the catalog the request exercises, as
+	// package judge reads it (the proxy's reading of its clients' requests).
+	Exercises []rules.RuleID `json:"-"`
+
 	Duration   time.Duration    `json:"durationNs"`
 	Err        error            `json:"-"`
 	Violations []spec.Violation `json:"violations,omitempty"`
@@ -82,169 +80,35 @@ func (x *Exchange) Issued() bool { return x.issued }
 // Answered reports whether a whole answer came.
 func (x *Exchange) Answered() bool { return x.Err == nil && x.Status != 0 }
 
-// RequestLine summarises the request on one line.
-func (x *Exchange) RequestLine() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", x.Method, x.URL)
-	var hs []string
-	if x.Auth != "" {
-		hs = append(hs, "Authorization: "+x.Auth)
+// The request line, the response line and the reproduction are package
+// exchange's, the proxy's too; the suite only says what it knows better
+// than the header: which token variant the Authorization header carries,
+// where else the token went, which extra headers are secrets.
+
+// evidence is the exchange as package exchange renders it.
+func (x *Exchange) evidence() *exchange.Exchange {
+	e := &exchange.Exchange{
+		Method: x.Method, URL: x.URL, Header: x.reqHeader, Body: x.Body, Chunked: x.Chunked,
+		Token: x.token, SecretHeaders: x.extra, CurlFlags: x.curlFlags,
+		Status: x.Status, RespHeader: x.RespHeader, RespBody: x.RespBody, RespTotal: int64(x.RespBodyLen), Duration: x.Duration,
 	}
-	if x.ContentType != "" {
-		hs = append(hs, "Content-Type: "+x.ContentType)
+	if x.Auth != "" || x.authShell != "" {
+		e.Auth = &exchange.Credential{Desc: x.Auth, Shell: x.authShell}
 	}
-	switch x.Accept {
-	case "application/json":
-	case "":
-		hs = append(hs, "no Accept")
-	default:
-		hs = append(hs, "Accept: "+x.Accept)
-	}
-	if x.Chunked {
-		hs = append(hs, "Transfer-Encoding: chunked")
-	}
-	if x.NoUserAgent {
-		hs = append(hs, "no User-Agent")
-	}
-	if x.Cookies > 0 {
-		hs = append(hs, fmt.Sprintf("Cookie: <the %d cookie(s) the service set>", x.Cookies))
-	}
-	if name, prefix, ok := tokenHeader(x.tokenIn, x.tokenName); ok {
-		hs = append(hs, name+": "+prefix+tokenMark)
-	}
-	for _, name := range x.extra {
-		hs = append(hs, http.CanonicalHeaderKey(name)+": <redacted>")
-	}
-	if len(hs) > 0 {
-		fmt.Fprintf(&b, " [%s]", strings.Join(hs, "; "))
-	}
-	body := x.Body
-	if before, after, ok := x.splitBodyAtToken(); ok {
-		body = []byte(before + tokenMark + after)
-	}
-	fmt.Fprintf(&b, " body %s", excerpt(body))
-	return b.String()
+	return e
 }
+
+// RequestLine summarises the request on one line.
+func (x *Exchange) RequestLine() string { return x.evidence().RequestLine(x.red) }
+
+// ResponseLine summarises the response on one line.
+func (x *Exchange) ResponseLine() string { return x.evidence().ResponseLine(x.red) }
+
+// Curl returns a paste-ready curl command that sends the same request, the
+// user's token read from $PLANTCHECK_TOKEN, every other secret from a
+// variable of its own.
+func (x *Exchange) Curl() string { return x.evidence().Curl(x.red) }
 
 // tokenMark stands for the token where a request carried it outside its
 // Authorization header.
-const tokenMark = "<token>"
-
-// splitBodyAtToken returns the body before and after the token, when the
-// request carried it in its body.
-func (x *Exchange) splitBodyAtToken() (before, after string, ok bool) {
-	if x.tokenIn != tokenInBody || x.token == "" {
-		return "", "", false
-	}
-	i := bytes.LastIndex(x.Body, []byte(`"`+x.token+`"`))
-	if i < 0 {
-		return "", "", false
-	}
-	return string(x.Body[:i+1]), string(x.Body[i+1+len(x.token):]), true
-}
-
-// ResponseLine summarises the response on one line.
-func (x *Exchange) ResponseLine() string {
-	ct := x.RespHeader.Get("Content-Type")
-	if ct == "" {
-		ct = "no Content-Type"
-	}
-	total := len(x.RespBody)
-	if x.RespBodyLen > evidenceBytes {
-		total = x.RespBodyLen // cut when it was kept
-	}
-	return fmt.Sprintf("%d %s, body %s (after %s)", x.Status, evidence.Text(ct), excerptOf(x.RespBody, total), x.Duration.Round(time.Millisecond))
-}
-
-// excerpt quotes a body up to a bound, as text where it is text.
-func excerpt(b []byte) string { return excerptOf(b, len(b)) }
-
-// excerptOf quotes the start of a body of total bytes.
-func excerptOf(b []byte, total int) string {
-	if len(b) == 0 {
-		return "(empty)"
-	}
-	cut := b
-	if len(cut) > excerptBytes {
-		cut = cut[:excerptBytes]
-	}
-	var s string
-	if utf8.Valid(cut) || len(b) > excerptBytes && utf8.Valid(cut[:len(cut)-utf8.UTFMax]) {
-		s = strings.ToValidUTF8(string(cut), "\uFFFD")
-		s = fmt.Sprintf("%q", s)
-	} else {
-		s = fmt.Sprintf("%q (not UTF-8)", cut)
-	}
-	if total > len(cut) {
-		s += fmt.Sprintf(" … (%d bytes in all)", total)
-	}
-	return s
-}
-
-// Curl returns a paste-ready curl command that sends the same request: the
-// method, URL, Authorization (the user's token read from
-// $PLANTCHECK_TOKEN), Content-Type (or none) and the exact body bytes.
-func (x *Exchange) Curl() string {
-	var b strings.Builder
-	var dataArg string
-	before, after, inBody := x.splitBodyAtToken()
-	switch {
-	case inBody:
-		// The token, in double quotes for the shell to expand, between
-		// the body's two other parts.
-		dataArg = "--data-binary " + shell.Quote(before) + `"` + shell.TokenVar + `"` + shell.Quote(after)
-	case shell.Printable(x.Body):
-		dataArg = "--data-binary " + shell.Quote(string(x.Body))
-	default:
-		// Bytes a shell argument cannot carry (invalid UTF-8, control
-		// characters) go through printf's octal escapes.
-		fmt.Fprintf(&b, "printf '%s' | ", shell.PrintfEscape(x.Body))
-		dataArg = "--data-binary @-"
-	}
-	target := shell.Quote(x.URL)
-	if pre, post, ok := strings.Cut(x.URL, tokenMark); ok && x.tokenIn == tokenInQuery {
-		target = shell.Quote(pre) + `"` + shell.TokenVar + `"`
-		if post != "" {
-			target += shell.Quote(post)
-		}
-	}
-	fmt.Fprintf(&b, "curl -sS -i -X %s %s", x.Method, target)
-	if len(x.curlFlags) > 0 {
-		fmt.Fprintf(&b, " \\\n  %s", strings.Join(x.curlFlags, " "))
-	}
-	if x.authShell != "" {
-		// Double quotes, so that the shell expands the variable; the
-		// credential's shell form is written for them.
-		fmt.Fprintf(&b, " \\\n  -H \"Authorization: %s\"", x.authShell)
-	}
-	for _, name := range x.extra {
-		// The value is a secret: the shell reads it from a variable.
-		fmt.Fprintf(&b, " \\\n  -H \"%s: ${%s}\"", http.CanonicalHeaderKey(name), HeaderVar(name))
-	}
-	if x.Cookies > 0 {
-		// A session's cookies are credentials: the shell reads them from
-		// a variable, which the user fills from the answer before.
-		fmt.Fprintf(&b, " \\\n  -H \"Cookie: ${%s}\"", CookieVar)
-	}
-	if name, prefix, ok := tokenHeader(x.tokenIn, x.tokenName); ok {
-		fmt.Fprintf(&b, " \\\n  -H \"%s: %s%s\"", name, prefix, shell.TokenVar)
-	}
-	if x.ContentType != "" {
-		fmt.Fprintf(&b, " \\\n  -H %s", shell.Quote("Content-Type: "+x.ContentType))
-	} else {
-		b.WriteString(" \\\n  -H 'Content-Type:'") // curl would add one of its own
-	}
-	if x.Accept != "" {
-		fmt.Fprintf(&b, " \\\n  -H %s", shell.Quote("Accept: "+x.Accept))
-	} else {
-		b.WriteString(" \\\n  -H 'Accept:'") // curl would send */* of its own
-	}
-	if x.NoUserAgent {
-		b.WriteString(" \\\n  -H 'User-Agent:'") // curl would send its own
-	}
-	if x.Chunked {
-		b.WriteString(" \\\n  -H 'Transfer-Encoding: chunked'")
-	}
-	fmt.Fprintf(&b, " \\\n  %s", dataArg)
-	return b.String()
-}
+const tokenMark = evidence.TokenMark

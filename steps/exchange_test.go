@@ -62,12 +62,25 @@ func TestCurlReproduces(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			x := &Exchange{Method: http.MethodPost, URL: srv.URL + "/api/v1/plants", authShell: tt.authShell, ContentType: tt.ct, Body: []byte(tt.body)}
+			// The header as sendRequest builds it.
+			h := http.Header{"Accept": {"application/json"}, "User-Agent": {"plantcheck"}}
+			if tt.authShell != "" {
+				h.Set("Authorization", strings.ReplaceAll(tt.authShell, shell.TokenVar, token))
+			}
+			if tt.ct != "" {
+				h.Set("Content-Type", tt.ct)
+			}
+			x := &Exchange{Method: http.MethodPost, URL: srv.URL + "/api/v1/plants", Auth: strings.ReplaceAll(tt.authShell, shell.TokenVar, tokenMark),
+				authShell: tt.authShell, ContentType: tt.ct, Body: []byte(tt.body), reqHeader: h}
 			wantQuery := ""
 			if tt.tokenIn != "" {
-				x.tokenIn, x.token, x.tokenName = tt.tokenIn, token, "x-auth-token"
+				name := "x-auth-token"
 				if tt.tokenIn == tokenInCookie {
-					x.tokenName = "access_token"
+					name = "access_token"
+				}
+				x.token = token
+				if header, prefix, ok := tokenHeader(tt.tokenIn, name); ok {
+					h.Set(header, prefix+token)
 				}
 			}
 			if tt.tokenIn == tokenInQuery {

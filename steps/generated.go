@@ -10,7 +10,9 @@ import (
 	"sync"
 
 	"github.com/plantcheck/plantcheck/check"
+	"github.com/plantcheck/plantcheck/exchange"
 	"github.com/plantcheck/plantcheck/generate"
+	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
@@ -179,31 +181,14 @@ func (s *Suite) judge(c *generate.Case, x *Exchange, own rules.Rule) (rule rules
 	return "", "", ""
 }
 
-// invalidRules maps how a generated case breaks a property to the rule
-// of the catalog it exercises.
-var invalidRules = map[struct {
-	property string
-	breaks   generate.Breaks
-}]rules.RuleID{
-	{"id", generate.BreaksRequired}:   rules.BodyIDRequired,
-	{"id", generate.BreaksType}:       rules.BodyIDInteger,
-	{"id", generate.BreaksFraction}:   rules.BodyIDInteger,
-	{"id", generate.BreaksRange}:      rules.BodyIDInt64,
-	{"name", generate.BreaksRequired}: rules.BodyNameRequired,
-	{"name", generate.BreaksType}:     rules.BodyNameString,
-	{"tag", generate.BreaksType}:      rules.BodyTagString,
-	{"", generate.BreaksObject}:       rules.BodyObject,
-}
-
-// ruleFor maps an invalid case to the rule of the catalog it exercises. A
-// property the catalog has no rule for (one the document gained since)
-// counts toward the scenario's own rule, GEN-INVALID.
+// ruleFor names the rule of the catalog an invalid case exercises, as the
+// proxy names a client's (package judge reads it from the body). A case
+// that breaks what the catalog has no rule for (a constraint the document
+// gained since), or more than one rule, counts toward the scenario's own
+// rule, GEN-INVALID.
 func ruleFor(c *generate.Case, own rules.Rule) rules.RuleID {
-	if id, ok := invalidRules[struct {
-		property string
-		breaks   generate.Breaks
-	}{c.Property, c.Breaks}]; ok {
-		return id
+	if ds, _ := judge.BodyDefects(c.Body()); len(ds) == 1 {
+		return ds[0].Rule
 	}
 	return own.ID
 }
@@ -294,7 +279,7 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		details := []string{"generated case: " + fd.c.Class}
 		if tries > 0 {
 			details = append(details, fmt.Sprintf("shrunk from %d to %d bytes in %d attempts (the request below is the smallest that still fails); the case as generated: %s",
-				len(fd.c.Body()), len(small.Body()), tries, excerpt(fd.c.Body())))
+				len(fd.c.Body()), len(small.Body()), tries, exchange.Quote(s.red, fd.c.Body(), 0)))
 		}
 		summary := fmt.Sprintf("%d of %d generated cases failed %s (seed %d reproduces them)", fd.n, len(st.caseX), rule, s.cfg.Seed)
 		details = append(details, summary)

@@ -120,10 +120,10 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
 	}
 	x := &Exchange{
-		Method: req.Method, URL: shown, tokenIn: r.tokenIn, tokenName: r.tokenName, token: token, Auth: cred.desc, authShell: cred.shell, ContentType: ct,
+		Method: req.Method, URL: shown, token: token, Auth: cred.desc, authShell: cred.shell, ContentType: ct,
 		Accept: accept, Chunked: r.chunked, NoUserAgent: r.noUA, Cookies: len(r.cookies),
 		Label: r.label, Body: body, reqHeader: req.Header, issued: cred.issued,
-		extra: slices.Sorted(maps.Keys(s.cfg.Headers)), curlFlags: s.cfg.CurlFlags,
+		extra: slices.Sorted(maps.Keys(s.cfg.Headers)), curlFlags: s.cfg.CurlFlags, red: s.red,
 	}
 	var resp *http.Response
 	var start time.Time

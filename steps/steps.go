@@ -30,6 +30,7 @@ import (
 	"github.com/plantcheck/plantcheck/generate"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/shell"
+	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
@@ -470,6 +471,7 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 	// run holds a few kilobytes an exchange whatever the target sends.
 	for _, x := range st.exchanges {
 		x.header, x.body = nil, nil
+		x.Exercises = s.exercises(x)
 	}
 	if s.cfg.OnScenario != nil {
 		s.cfg.OnScenario(res)
@@ -487,6 +489,17 @@ func judgedOwnRule(res Result, err error, st *state) bool {
 		return true
 	}
 	return err == nil && slices.ContainsFunc(st.exchanges, func(x *Exchange) bool { return x.Err == nil && x.Status != 0 })
+}
+
+// exercises names the rules a request exercises, as the proxy reads its
+// clients' requests (package judge), so that the two drivers' readings of
+// a request are one.
+func (s *Suite) exercises(x *Exchange) []rules.RuleID {
+	valid := x.conforms
+	if !valid {
+		valid = len(s.validator.CheckRequest(spec.Request{Method: x.Method, Path: "/plants", Header: x.reqHeader, Body: x.Body})) == 0
+	}
+	return judge.Exercises(judge.Request{Header: x.reqHeader, Body: x.Body, Valid: valid, Issued: s.cfg.Token})
 }
 
 // documentFailure reports every exchange whose response departs from the

@@ -136,3 +136,32 @@ func TestCut(t *testing.T) {
 		t.Errorf("Cut = %q", got)
 	}
 }
+
+// TestShortSecretsAndMarkers: a secret shorter than a window is found only
+// as a token of its own, and a marker plantcheck wrote is never redacted
+// again, whatever secret it happens to hold.
+func TestShortSecretsAndMarkers(t *testing.T) {
+	for _, tc := range []struct {
+		name, secret, text, want string
+	}{
+		{"a 2-character token inside the marker", "ct", "Authorization: " + Redacted, "Authorization: " + Redacted},
+		{"a 2-character token inside a word", "ct", "the request declares a content type", "the request declares a content type"},
+		{"a 2-character token alone", "ct", `{"name":"ct"}`, `{"name":"` + Redacted + `"}`},
+		{"a 2-character token in any case, after Bearer", "ct", "Bearer CT", "Bearer " + Redacted},
+		{"a 2-character token JSON-escaped", "ct", `"\u0063t"`, `"` + Redacted + `"`},
+		{"a short token beside punctuation", "ab12", "token=ab12&x=1", "token=" + Redacted + "&x=1"},
+		{"a short token with a digit after it", "ab12", "ab123", "ab123"},
+		{"a token that spells the marker", "redacted", "name: " + Redacted + " and redacted", "name: " + Redacted + " and " + Redacted},
+		{"a token inside the token mark", "token", "?access_token=" + TokenMark, "?access_token=" + TokenMark},
+		{"a token inside the credential mark", "credential", "Bearer " + CredentialMark, "Bearer " + CredentialMark},
+		{"a token reaching past a marker is hidden whole", "ted>abcdefghijklmn", Redacted + "abcdefghijklmn", "<redac" + Redacted},
+		{"a short token after an underscore", "token", "access_token=x", "access_token=x"},
+		{"a long token keeps its windows", "abcdefghijklmnop", "xxabcdefghijklmnopxx", "xx" + Redacted + "xx"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := New(tc.secret).String(tc.text); got != tc.want {
+				t.Errorf("New(%q).String(%q) = %q, want %q", tc.secret, tc.text, got, tc.want)
+			}
+		})
+	}
+}

@@ -18,6 +18,20 @@ import (
 // Redacted stands for a secret wherever a target echoed it.
 const Redacted = "<redacted>"
 
+// TokenMark stands for the user's token where a request carried it outside
+// its Authorization header.
+const TokenMark = "<token>"
+
+// markers are what evidence writes in place of a secret: text of
+// plantcheck's own, never redacted again, so that a secret that happens to
+// be part of one (a token "ct", "red") cannot garble it into
+// "<redac<redacted>ed>".
+var markers = []string{Redacted, TokenMark, CredentialMark}
+
+// CredentialMark stands for a credential a report describes without
+// showing (an Authorization header's, after its scheme).
+const CredentialMark = "<credential>"
+
 // window is how many consecutive characters of a secret are enough to hide
 // them: a run that long is as good as the secret to anyone who has seen the
 // rest of it in another place.
@@ -28,7 +42,10 @@ const window = 12
 //   - in any letter case;
 //   - through JSON escapes (\u002f, \/), URL escapes (%2F), and HTML
 //     character references (&#47; &#x2F;), alone or mixed;
-//   - by any 12 consecutive characters of it (a secret shorter than 12, whole);
+//   - by any 12 consecutive characters of it; a secret shorter than 12
+//     only whole, as a token of its own: not where a letter or digit
+//     or underscore touches it on either side, so that a short secret does not eat
+//     into every word that holds it;
 //   - in base64 and base64url, padded or not, at any alignment in the
 //     encoded text, which covers "Bearer <token>" encoded whole;
 //   - in hexadecimal, in either case (a debug dump of its bytes).
@@ -40,6 +57,9 @@ type Redactor struct {
 	windows map[string]bool
 	firsts  map[rune]bool
 	lengths []int // the rune lengths of windows, longest first
+	// short are the lengths (in runes) of the secrets shorter than
+	// window, matched only as whole tokens.
+	short map[int]bool
 	// encoded are the base64 forms, found byte for byte.
 	encoded []string
 	// longest is the length in bytes of the longest secret.
@@ -58,7 +78,7 @@ func (r *Redactor) Margin() int {
 
 // New returns a Redactor for the secrets; empty ones are ignored.
 func New(secrets ...string) *Redactor {
-	r := &Redactor{windows: map[string]bool{}, firsts: map[rune]bool{}}
+	r := &Redactor{windows: map[string]bool{}, firsts: map[rune]bool{}, short: map[int]bool{}}
 	for _, s := range secrets {
 		if s == "" {
 			continue
@@ -66,6 +86,9 @@ func New(secrets ...string) *Redactor {
 		r.longest = max(r.longest, len(s))
 		low := []rune(strings.ToLower(s))
 		n := min(window, len(low))
+		if n < window {
+			r.short[n] = true
+		}
 		for i := 0; i+n <= len(low); i++ {
 			r.windows[string(low[i:i+n])] = true
 			r.firsts[low[i]] = true
@@ -161,12 +184,17 @@ func (r *Redactor) find(s string) [][2]int {
 			continue
 		}
 		for _, n := range r.lengths {
-			if i+n <= len(canon) && r.windows[string(canon[i:i+n])] {
-				spans = append(spans, [2]int{starts[i], ends[i+n-1]})
-				break
+			if i+n > len(canon) || !r.windows[string(canon[i:i+n])] {
+				continue
 			}
+			if r.short[n] && (i > 0 && wordRune(canon[i-1]) || i+n < len(canon) && wordRune(canon[i+n])) {
+				continue // a short secret inside a longer word: not it
+			}
+			spans = append(spans, [2]int{starts[i], ends[i+n-1]})
+			break
 		}
 	}
+	spans = outsideMarkers(s, spans)
 	if len(spans) == 0 {
 		return nil
 	}
@@ -180,6 +208,37 @@ func (r *Redactor) find(s string) [][2]int {
 		}
 	}
 	return merged
+}
+
+// wordRune reports whether r, next to a short secret, makes it part of a
+// longer word.
+func wordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// outsideMarkers drops the spans that lie wholly inside a marker: the
+// marker is plantcheck's own text, and what it shows of a secret it shows
+// whatever is done. A span that reaches past a marker is kept whole.
+func outsideMarkers(s string, spans [][2]int) [][2]int {
+	var in [][2]int
+	for _, m := range markers {
+		for at := 0; ; {
+			i := strings.Index(s[at:], m)
+			if i < 0 {
+				break
+			}
+			in = append(in, [2]int{at + i, at + i + len(m)})
+			at += i + len(m)
+		}
+	}
+	if len(in) == 0 {
+		return spans
+	}
+	out := spans[:0]
+	for _, sp := range spans {
+		if !slices.ContainsFunc(in, func(m [2]int) bool { return m[0] <= sp[0] && sp[1] <= m[1] }) {
+			out = append(out, sp)
+		}
+	}
+	return out
 }
 
 // canonical reads s as the runes it stands for: JSON escapes, URL escapes

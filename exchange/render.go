@@ -1,0 +1,339 @@
+// Package exchange is one request and its answer as plantcheck shows them,
+// whichever driver saw it (`plantcheck run`'s steps, `plantcheck proxy`):
+// the request line, the response line and a curl command that sends the
+// request again, each with every secret hidden once, here. Which values are
+// secrets it says too (secrets.go): credential headers, query parameters
+// and body members, at any depth. The hiding itself (every form a target
+// may echo a secret in), the bounds and the escapes are package evidence's;
+// the shell words are package shell's.
+package exchange
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/shell"
+)
+
+// Bounds of what the evidence of one exchange shows.
+const (
+	// ExcerptBytes bounds the part of a body quoted on a line.
+	ExcerptBytes = 512
+	// ValueBytes bounds a header value or a target shown.
+	ValueBytes = 256
+	// ReproduceBytes bounds a body a reproduction sends: a longer one is
+	// not reproduced.
+	ReproduceBytes = 16 << 10
+)
+
+// CookieVar names the environment variable a reproduction reads a Cookie
+// header from: a session's cookies are credentials.
+const CookieVar = "PLANTCHECK_COOKIE"
+
+// Exchange is one request and what came back, as evidence. It holds what
+// was sent, secrets included: every rendering hides them.
+type Exchange struct {
+	Method string
+	// URL is where the request went, as a reproduction sends it again;
+	// Target is what the request line shows ("" shows URL).
+	URL, Target string
+	// Header is the request's header as sent.
+	Header http.Header
+	// Body is the request's body, or its first bytes when BodyTotal (its
+	// length in all; 0 means len(Body)) is larger: a body not kept whole
+	// is quoted, never reproduced.
+	Body      []byte
+	BodyTotal int64
+	// BodyPartial: Body is not known to be the whole body, whatever
+	// BodyTotal says (a body whose reading broke off): not reproduced.
+	BodyPartial bool
+	// Chunked: the body went in chunks, without a Content-Length.
+	Chunked bool
+	// Auth shows the Authorization header where the sender knows more
+	// than the value says (which token variant it is); nil reads the
+	// value with AuthShape.
+	Auth *Credential
+	// Token is the user's token where the request carried it outside its
+	// Authorization header (in the URL, another header, the body): shown
+	// as <token>, reproduced from $PLANTCHECK_TOKEN. URL may hold
+	// evidence.TokenMark in its place already.
+	Token string
+	// SecretHeaders names headers whose values are secrets though their
+	// names do not say so (the user's extra headers).
+	SecretHeaders []string
+	// CurlFlags are the connection's settings for a reproduction.
+	CurlFlags []string
+
+	Status int
+	// RespHeader and RespBody are the answer; RespTotal is the body's
+	// length in all (0 means len(RespBody)).
+	RespHeader http.Header
+	RespBody   []byte
+	RespTotal  int64
+	Duration   time.Duration
+}
+
+// Credential is an Authorization value without its secret: what a report
+// shows (Desc) and what a shell sends (Shell, the token read from
+// $PLANTCHECK_TOKEN).
+type Credential struct{ Desc, Shell string }
+
+// RequestLine summarises the request on one line: its method and target,
+// the headers that matter to the rules (credentials described, never
+// shown), its body.
+func (x *Exchange) RequestLine(red *evidence.Redactor) string {
+	var b strings.Builder
+	target := x.Target
+	if target == "" {
+		target = x.URL
+	}
+	b.WriteString(evidence.Text(x.Method) + " " + red.Safe(x.hideToken(target), ExcerptBytes))
+	var hs []string
+	for _, a := range x.auths() {
+		hs = append(hs, "Authorization: "+a.Desc)
+	}
+	if ct, ok := x.Header["Content-Type"]; ok && len(ct) > 0 {
+		hs = append(hs, "Content-Type: "+red.Safe(ct[0], ValueBytes))
+	} else {
+		hs = append(hs, "no Content-Type")
+	}
+	switch a, ok := x.Header["Accept"]; {
+	case !ok || len(a) == 0 || a[0] == "":
+		hs = append(hs, "no Accept")
+	case a[0] != "application/json":
+		hs = append(hs, "Accept: "+red.Safe(a[0], ValueBytes))
+	}
+	if x.Chunked {
+		hs = append(hs, "Transfer-Encoding: chunked")
+	}
+	if ua := x.Header["User-Agent"]; len(ua) == 0 || ua[0] == "" {
+		hs = append(hs, "no User-Agent")
+	}
+	for _, name := range slices.Sorted(maps.Keys(x.Header)) {
+		if name == "Authorization" {
+			continue
+		}
+		for _, v := range x.Header[name] {
+			if pre, post, ok := x.cutToken(v); ok {
+				hs = append(hs, evidence.Text(evidence.Cut(name, ValueBytes))+": "+red.Safe(pre+evidence.TokenMark+post, ValueBytes))
+			} else if x.secret(name) {
+				hs = append(hs, evidence.Text(evidence.Cut(name, ValueBytes))+": "+evidence.Redacted)
+				break
+			}
+		}
+	}
+	fmt.Fprintf(&b, " [%s] body %s", strings.Join(hs, "; "), Quote(red, []byte(x.hideToken(string(x.Body))), x.BodyTotal))
+	return b.String()
+}
+
+// ResponseLine summarises the answer on one line.
+func (x *Exchange) ResponseLine(red *evidence.Redactor) string {
+	ct := "no Content-Type"
+	if v := x.RespHeader.Get("Content-Type"); v != "" {
+		ct = red.Safe(v, ValueBytes)
+	}
+	d := x.Duration.Round(time.Millisecond)
+	if x.Duration < 10*time.Millisecond {
+		d = x.Duration.Round(10 * time.Microsecond)
+	}
+	return fmt.Sprintf("%d %s, body %s (after %s)", x.Status, ct, Quote(red, x.RespBody, x.RespTotal), d)
+}
+
+// Quote quotes the start of a body of total bytes (0: len(b)): redacted
+// (with a margin past the cut, so that a secret across it is found whole),
+// cut, then Go-quoted, so that no byte of it acts on a terminal or starts
+// a line.
+func Quote(red *evidence.Redactor, b []byte, total int64) string {
+	total = max(total, int64(len(b)))
+	if total == 0 {
+		return "(empty)"
+	}
+	all := len(b)
+	if limit := ExcerptBytes + red.Margin(); len(b) > limit {
+		b = b[:limit]
+	}
+	text := red.String(string(b))
+	cut := len(text) > ExcerptBytes
+	if cut {
+		n := ExcerptBytes
+		for n > 0 && !utf8.RuneStart(text[n]) {
+			n--
+		}
+		text = text[:n]
+	}
+	q := strconv.Quote(text)
+	if cut || int64(all) < total {
+		q += fmt.Sprintf(" … (%d bytes in all)", total)
+	}
+	return q
+}
+
+// Curl writes a command that sends the request again: its method, URL,
+// headers and body bytes. The credentials are read from environment
+// variables, never written: the user's token from $PLANTCHECK_TOKEN, each
+// other credential header's from PLANTCHECK_HEADER_<NAME>, cookies from
+// $PLANTCHECK_COOKIE. Anything else that holds a secret is sent with the
+// secret hidden. A body too long, or not kept whole, is not reproduced:
+// the command is then "".
+func (x *Exchange) Curl(red *evidence.Redactor) string {
+	if x.BodyPartial || x.BodyTotal > int64(len(x.Body)) || len(x.Body) > ReproduceBytes {
+		return ""
+	}
+	var b strings.Builder
+	data := ""
+	switch pre, post, inBody := x.cutToken(string(x.Body)); {
+	case inBody && shell.Printable(x.Body):
+		// The token, in double quotes for the shell to expand, between
+		// the body's two other parts.
+		data = "--data-binary " + shell.Quote(red.String(pre)) + `"` + shell.TokenVar + `"` + shell.Quote(red.String(post))
+	case len(x.Body) == 0:
+	default:
+		body := red.Bytes(x.Body)
+		if shell.Printable(body) {
+			data = "--data-binary " + shell.Quote(string(body))
+		} else {
+			// Bytes a shell word cannot carry as they are (line breaks,
+			// controls, bytes that are not UTF-8) go through printf's
+			// octal escapes, so that the command is one printable text.
+			fmt.Fprintf(&b, "printf '%s' | ", shell.PrintfEscape(body))
+			data = "--data-binary @-"
+		}
+	}
+	method := x.Method
+	if method == "" || strings.Trim(method, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+		method = shell.Quote(evidence.Text(method))
+	}
+	fmt.Fprintf(&b, "curl -sS -i -X %s %s", method, x.shellWord(red, x.URL, ReproduceBytes))
+	var lines []string
+	if len(x.CurlFlags) > 0 {
+		lines = append(lines, strings.Join(x.CurlFlags, " "))
+	}
+	for _, a := range x.auths() {
+		// Double quotes, so that the shell expands the variable; the
+		// credential's shell form is written for them.
+		lines = append(lines, `-H "Authorization: `+a.Shell+`"`)
+	}
+	for _, name := range slices.Sorted(maps.Keys(x.Header)) {
+		switch name {
+		case "Authorization", "Host", "Content-Length", "Transfer-Encoding":
+			continue
+		}
+		for i, v := range x.Header[name] {
+			if _, _, ok := x.cutToken(v); ok {
+				lines = append(lines, "-H "+x.shellWord(red, evidence.Text(name)+": "+v, ValueBytes))
+				continue
+			}
+			switch {
+			case x.secret(name):
+				variable := shell.HeaderVar(name)
+				if strings.EqualFold(name, "Cookie") {
+					variable = CookieVar
+				}
+				if i > 0 {
+					variable += "_" + strconv.Itoa(i+1)
+				}
+				if plainName(name) {
+					lines = append(lines, `-H "`+name+`: ${`+variable+`}"`)
+				} else {
+					// A name a shell could read as code ($, `) stays in
+					// single quotes.
+					lines = append(lines, "-H "+shell.Quote(evidence.Text(name)+": ")+`"${`+variable+`}"`)
+				}
+			case v == "":
+				lines = append(lines, "-H "+shell.Quote(evidence.Text(name)+":")) // none was sent
+			default:
+				lines = append(lines, "-H "+shell.Quote(evidence.Text(name)+": "+red.Safe(v, ValueBytes)))
+			}
+		}
+	}
+	for _, name := range []string{"User-Agent", "Content-Type", "Accept"} {
+		if _, ok := x.Header[name]; !ok {
+			lines = append(lines, "-H '"+name+":'") // curl would send one of its own
+		}
+	}
+	if x.Chunked {
+		lines = append(lines, "-H 'Transfer-Encoding: chunked'")
+	}
+	if data != "" {
+		lines = append(lines, data)
+	}
+	for _, l := range lines {
+		b.WriteString(" \\\n  " + l)
+	}
+	return b.String()
+}
+
+// auths are the Authorization headers sent, without their secrets.
+func (x *Exchange) auths() []Credential {
+	vs, ok := x.Header["Authorization"]
+	if !ok && x.Auth == nil {
+		return nil
+	}
+	if x.Auth != nil {
+		return []Credential{*x.Auth}
+	}
+	out := make([]Credential, 0, len(vs))
+	for _, v := range vs {
+		desc, sh := AuthShape(v)
+		out = append(out, Credential{desc, sh})
+	}
+	return out
+}
+
+// secret reports whether a header's value is a secret.
+func (x *Exchange) secret(name string) bool {
+	return IsCredential(name) || slices.ContainsFunc(x.SecretHeaders, func(s string) bool { return strings.EqualFold(s, name) })
+}
+
+// cutToken splits s around the last place it holds the user's token.
+func (x *Exchange) cutToken(s string) (before, after string, ok bool) {
+	if x.Token == "" {
+		return "", "", false
+	}
+	i := strings.LastIndex(s, x.Token)
+	if i < 0 {
+		return "", "", false
+	}
+	return s[:i], s[i+len(x.Token):], true
+}
+
+// hideToken writes the user's token in s as <token>.
+func (x *Exchange) hideToken(s string) string {
+	if x.Token == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, x.Token, evidence.TokenMark)
+}
+
+// shellWord writes s, which may hold the user's token (or the mark for it),
+// as shell words: the token read from $PLANTCHECK_TOKEN, the rest quoted,
+// redacted and bounded.
+func (x *Exchange) shellWord(red *evidence.Redactor, s string, n int) string {
+	if x.Token == "" {
+		return shell.Quote(red.Safe(s, n))
+	}
+	parts := strings.Split(x.hideToken(s), evidence.TokenMark)
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteString(`"` + shell.TokenVar + `"`)
+		}
+		if p != "" {
+			b.WriteString(shell.Quote(red.Safe(p, n)))
+		}
+	}
+	return b.String()
+}
+
+// plainName reports whether a header name is letters, digits and hyphens
+// only: safe between double quotes.
+func plainName(name string) bool {
+	return name != "" && strings.Trim(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-") == ""
+}

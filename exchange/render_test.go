@@ -1,0 +1,116 @@
+package exchange
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+)
+
+// secretsOfExchange are the secrets of an exchange, as both drivers find
+// them: its headers', its query's, its body's.
+func secretsOfExchange(x *Exchange) []string {
+	var into []string
+	into = HeaderSecrets(x.Header, into)
+	if _, q, ok := strings.Cut(x.URL, "?"); ok {
+		into = QuerySecrets(q, into)
+	}
+	return BodySecrets(x.Body, into)
+}
+
+// TestRenderingHidesEveryCredential: whatever form a credential takes in
+// a request (a header by name, a Basic pair, a cookie, a query parameter,
+// a body member at any depth, a short token), none of it reaches the
+// request line, the response line or the reproduction, and each rendering
+// still says what it hides.
+func TestRenderingHidesEveryCredential(t *testing.T) {
+	plant := `{"id":1,"name":"Fern"}`
+	for _, tc := range []struct {
+		name    string
+		x       Exchange
+		secrets []string // what must not show
+		want    []string // what must show, in the line or the command
+	}{
+		{"bearer", Exchange{Header: http.Header{"Authorization": {"Bearer tok-bearer-0123456789"}}, Body: []byte(plant)},
+			[]string{"tok-bearer-0123456789"}, []string{"Authorization: Bearer <credential>", `-H "Authorization: Bearer ${PLANTCHECK_TOKEN}"`}},
+		{"basic", Exchange{Header: http.Header{"Authorization": {"Basic " + base64.StdEncoding.EncodeToString([]byte("gardener:pass-basic-98765"))}}, Body: []byte(plant),
+			RespBody: []byte(`{"user":"gardener","pass":"pass-basic-98765"}`)},
+			[]string{"pass-basic-98765", "gardener"}, []string{"Authorization: Basic <credential>"}},
+		{"an API key header", Exchange{Header: http.Header{"X-Api-Key": {"key-header-13579"}}, Body: []byte(plant)},
+			[]string{"key-header-13579"}, []string{"X-Api-Key: <redacted>", `-H "X-Api-Key: ${PLANTCHECK_HEADER_X_API_KEY}"`}},
+		{"a credential header whose name a shell reads as code", Exchange{Header: http.Header{"X-$(Reboot)-Token": {"key-odd-name-24680"}}, Body: []byte(plant)},
+			[]string{"key-odd-name-24680"}, []string{`-H 'X-$(Reboot)-Token: '"${PLANTCHECK_HEADER_`}},
+		{"a cookie", Exchange{Header: http.Header{"Cookie": {"session=cookie-val-24680"}}, Body: []byte(plant)},
+			[]string{"cookie-val-24680"}, []string{"Cookie: <redacted>", `-H "Cookie: ${PLANTCHECK_COOKIE}"`}},
+		{"an extra header the user named secret", Exchange{Header: http.Header{"X-Tenant": {"tenant-secret-11223"}}, SecretHeaders: []string{"x-tenant"}, Body: []byte(plant)},
+			[]string{"tenant-secret-11223"}, []string{"X-Tenant: <redacted>", `-H "X-Tenant: ${PLANTCHECK_HEADER_X_TENANT}"`}},
+		{"a query parameter", Exchange{URL: "http://127.0.0.1:1/plants?api_key=query-key-55667", Body: []byte(plant)},
+			[]string{"query-key-55667"}, []string{"api_key=<redacted>"}},
+		{"nested body members", Exchange{Body: []byte(`{"id":"x","name":"n","password":"pw-nested-1","auth":{"token":"tok-nested-2"},"tokens":["tok-nested-3"],"credentials":{"api_key":{"value":"key-nested-4"}}}`),
+			RespBody: []byte(`{"echo":"pw-nested-1 tok-nested-2 tok-nested-3 key-nested-4"}`)},
+			[]string{"pw-nested-1", "tok-nested-2", "tok-nested-3", "key-nested-4"}, []string{`\"password\":\"<redacted>\"`}},
+		{"a 2-character token", Exchange{Header: http.Header{"Authorization": {"Bearer ct"}}, Body: []byte(`{"id":1,"name":"ct"}`),
+			RespHeader: http.Header{"Content-Type": {"application/json"}}, RespBody: []byte(`{"name":"ct"}`)},
+			[]string{`"ct"`}, []string{"Authorization: Bearer <credential>", `{\"name\":\"<redacted>\"}`, "application/json", "no Accept"}},
+		{"a 2-character token, the answer redacted already", Exchange{Header: http.Header{"Authorization": {"Bearer ct"}}, Body: []byte(plant),
+			RespBody: []byte(`{"name":"<redacted>","error":"<token> <credential>"}`)},
+			[]string{`"ct"`}, []string{`{\"name\":\"<redacted>\",\"error\":\"<token> <credential>\"}`}},
+		{"the user's token in the query, the body and a header", Exchange{URL: "http://127.0.0.1:1/plants?access_token=" + evidence.TokenMark, Token: "user-token-99887",
+			Header: http.Header{"X-Auth-Token": {"user-token-99887"}}, Body: []byte(`{"id":1,"name":"n","access_token":"user-token-99887"}`)},
+			[]string{"user-token-99887"}, []string{"X-Auth-Token: <token>", `'X-Auth-Token: '"${PLANTCHECK_TOKEN}"`, `/plants?access_token='"${PLANTCHECK_TOKEN}"`, `"access_token":"'"${PLANTCHECK_TOKEN}"'"}'`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := tc.x
+			x.Method = http.MethodPost
+			if x.URL == "" {
+				x.URL = "http://127.0.0.1:1/plants"
+			}
+			x.Status, x.Duration = 200, time.Millisecond
+			secrets := secretsOfExchange(&x)
+			if x.Token != "" {
+				secrets = append(secrets, x.Token)
+			}
+			red := evidence.New(secrets...)
+			out := x.RequestLine(red) + "\n" + x.ResponseLine(red) + "\n" + x.Curl(red)
+			for _, s := range tc.secrets {
+				if strings.Contains(out, s) {
+					t.Errorf("the evidence holds %q:\n%s", s, out)
+				}
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("the evidence lacks %q:\n%s", w, out)
+				}
+			}
+			if strings.Contains(out, "<redac<") || strings.Contains(out, "<<") {
+				t.Errorf("a marker was redacted again:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestNotReproduced: a body not kept whole, or past the bound, is quoted
+// with its size and never sent again.
+func TestNotReproduced(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		x    Exchange
+	}{
+		{"cut", Exchange{Body: []byte(`{"id":1`), BodyTotal: 100}},
+		{"broken off", Exchange{Body: []byte(`{"id":1`), BodyPartial: true}},
+		{"too long", Exchange{Body: []byte(strings.Repeat("x", ReproduceBytes+1))}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.x.Curl(nil); got != "" {
+				t.Errorf("Curl = %q, want none", got)
+			}
+		})
+	}
+	x := Exchange{Method: "POST", URL: "http://h/p", Body: []byte(strings.Repeat("x", 600)), BodyTotal: 5000}
+	if line := x.RequestLine(nil); !strings.Contains(line, "(5000 bytes in all)") {
+		t.Errorf("RequestLine = %q, want the body's size", line)
+	}
+}
