@@ -276,8 +276,10 @@ func TestHugeHeadersAreBounded(t *testing.T) {
 }
 
 // TestAnInterruptedRunReportsIt: cancelling a run (what SIGINT and SIGTERM
-// do) against a target that never answers ends it within 5 s, and the
-// verdict and the reports say it was interrupted, with a non-zero status.
+// do) against a target that never answers ends it long before the time
+// limit of an exchange (10 minutes; the bound, 30 s, sits far from both, so
+// that a loaded machine cannot make it fail), and the verdict and the
+// reports say it was interrupted, with a non-zero status.
 func TestAnInterruptedRunReportsIt(t *testing.T) {
 	base := rawTarget(t, func(c net.Conn) {
 		readRequest(c)
@@ -288,14 +290,14 @@ func TestAnInterruptedRunReportsIt(t *testing.T) {
 	dir := t.TempDir()
 	var console strings.Builder
 	start := time.Now()
-	rep, err := Run(ctx, Config{BaseURL: base, Token: hostileToken, Timeout: time.Minute, Output: &console, ReportDir: dir})
+	rep, err := Run(ctx, Config{BaseURL: base, Token: hostileToken, Timeout: 10 * time.Minute, Output: &console, ReportDir: dir})
 	took := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep.WriteVerdict(&console)
-	if took > 5*time.Second {
-		t.Errorf("the run took %s after the interrupt, want under 5 s", took)
+	if took > 30*time.Second {
+		t.Errorf("the run took %s after the interrupt, want it to stop at once, not wait out the exchanges' time limit", took)
 	}
 	if !rep.Interrupted || rep.ExitCode() == 0 || rep.Conformant() {
 		t.Errorf("interrupted %v, exit %d, conformant %v: want interrupted, non-zero, not conformant", rep.Interrupted, rep.ExitCode(), rep.Conformant())
