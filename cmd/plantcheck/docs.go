@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/plantcheck/plantcheck/docs"
+	"github.com/plantcheck/plantcheck/docgen"
 )
 
 func cmdDocs(_ context.Context, c cli, args []string) int {
 	fs := newFlagSet(c, "docs", "--out DIR",
 		"Render the features as documentation of the Plant Store API, rule by rule, with\n"+
-			"each rule's level and source in the spec: "+docs.MarkdownFile+" and "+docs.HTMLFile+" (self-contained).")
+			"each rule's level and source in the spec: "+docgen.MarkdownFile+" and "+docgen.HTMLFile+" (self-contained).")
 	out := fs.String("out", "", "folder to write the documentation into (created if missing)")
 	if code, ok := parse(c, fs, args); !ok {
 		return code
@@ -20,7 +20,7 @@ func cmdDocs(_ context.Context, c cli, args []string) int {
 		fs.Usage()
 		return exitCannotRun
 	}
-	paths, err := docs.Write(*out)
+	paths, err := docgen.Write(*out)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck docs: %v\n", err)
 		return exitFailed

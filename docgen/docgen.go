@@ -1,8 +1,8 @@
-// Package docs renders the features as documentation of the Plant Store
+// Package docgen renders the features as documentation of the Plant Store
 // API: one Markdown file and one self-contained HTML page, feature by
 // feature and rule by rule, each rule with its level, its source in the
 // specification and its requirement, then the scenarios that check it.
-package docs
+package docgen
 
 import (
 	"bytes"
