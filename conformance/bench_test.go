@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/reference"
-	"github.com/plantcheck/plantcheck/steps"
 )
 
 // BenchmarkRunReference measures one whole run of every feature against the
@@ -20,9 +19,9 @@ import (
 // scenario, the verdict.
 //
 // Like BenchmarkOverheadPerExchange, it runs with the collector's target the
-// CLI sets (steps.GCPercent), so that its figures are the command's.
+// CLI sets (GCPercent), so that its figures are the command's.
 func BenchmarkRunReference(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(steps.GCPercent))
+	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
 	b.ReportAllocs()
 	var scenarios, exchanges int
 	for b.Loop() {
@@ -61,7 +60,7 @@ func BenchmarkRunReference(b *testing.B) {
 // exchanges. The first carries godog's cost per scenario and per step; the
 // second is the cost of an exchange itself.
 func BenchmarkOverheadPerExchange(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(steps.GCPercent))
+	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
 	const token = "bench-token"
 	type recorded struct {
 		header http.Header

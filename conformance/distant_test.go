@@ -11,7 +11,6 @@ import (
 
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/rules"
-	"github.com/plantcheck/plantcheck/steps"
 )
 
 // delayed answers each request after d, as a distant server does.
@@ -28,7 +27,7 @@ func delayed(d time.Duration) func(http.Handler, string) http.Handler {
 // default concurrency) against a conformant server that takes 0, 10 or 50
 // ms to answer each request; the figures are in the README.
 func BenchmarkDistantServer(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(steps.GCPercent))
+	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
 	for _, ms := range []int{0, 10, 50} {
 		for _, conc := range []int{1, DefaultConcurrency} {
 			b.Run(fmt.Sprintf("delay=%dms/concurrency=%d", ms, conc), func(b *testing.B) {

@@ -35,6 +35,14 @@ import (
 	"github.com/plantcheck/plantcheck/steps"
 )
 
+// GCPercent is the garbage collector's target (GOGC) that a process running
+// the suite should set: a run allocates about 10 MB in a fraction of a
+// second, most of it godog's record of every step, and at twice Go's
+// default target the collector runs half as often (BENCHMARKS.md). The CLI
+// sets it, and the run benchmarks measure with it; a library caller decides
+// for its own process.
+const GCPercent = 200
+
 // MaxResponseHeaderBytes bounds the header section of an answer that is
 // read: one with more is no answer (RESPONSE-TIMELY), and costs the run no
 // more than this.

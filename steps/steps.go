@@ -39,16 +39,6 @@ import (
 // endless body is a failure, not a memory problem.
 const DefaultMaxBody = 1 << 20
 
-// GCPercent is the garbage collector's target (GOGC) that a process running
-// the suite should set. A run allocates about 10 MB in a fraction of a
-// second, most of it godog's record of every step; at twice Go's default
-// target the collector runs half as often: a whole run measured 59.5 ->
-// 54.7 ms and 42 -> 38 ms of user CPU, for a peak resident memory of 28.8
-// -> 30.7 MB (a higher target bought nothing more). The CLI sets it, and
-// the run benchmarks measure with it; a library caller decides for its own
-// process.
-const GCPercent = 200
-
 // Why a scenario was not run, as its note says.
 const (
 	NotRunInterrupted = "the run was interrupted"

@@ -4,7 +4,7 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"github.com/plantcheck/plantcheck/steps"
+	"github.com/plantcheck/plantcheck/conformance"
 )
 
 // TestTuneGC: a command that runs the suite raises the collector's target,
@@ -17,7 +17,7 @@ func TestTuneGC(t *testing.T) {
 		gogc string
 		want int
 	}{
-		{"unset", "", steps.GCPercent},
+		{"unset", "", conformance.GCPercent},
 		{"set by the user", "100", before},
 		{"collector off by the user", "off", before},
 	}

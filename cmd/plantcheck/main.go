@@ -24,7 +24,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/plantcheck/plantcheck/steps"
+	"github.com/plantcheck/plantcheck/conformance"
 )
 
 // Exit statuses shared by every command.
@@ -137,10 +137,10 @@ func parse(c cli, fs *flag.FlagSet, args []string) (int, bool) {
 }
 
 // tuneGC sets the collector's target for a command that runs the suite
-// (steps.GCPercent); GOGC, when set, wins.
+// (conformance.GCPercent); GOGC, when set, wins.
 func tuneGC(getenv func(string) string) {
 	if getenv("GOGC") == "" {
-		debug.SetGCPercent(steps.GCPercent)
+		debug.SetGCPercent(conformance.GCPercent)
 	}
 }
 
