@@ -102,25 +102,18 @@ func (o *outcome) failed(rule rules.RuleID) (check.Judgement, bool) {
 // exchange whose failure is kept as evidence is judged again with it.
 func (h *Handler) judge(x *exchange, redact func(string) string) *outcome {
 	o := &outcome{}
-	h.judgeInto(o, x, redact, false)
+	h.judgeInto(o, x, redact)
 	return o
 }
 
 // outcomes are the outcomes of the exchanges being judged, reused.
 var outcomes = sync.Pool{New: func() any { return new(outcome) }}
 
-// judgeInto judges x into o, which it resets first. shallow: judge only an
-// exchange the fast path can judge whole, and give up (false, o then
-// meaningless) on any other, where the validator or a decoder would run
-// (deep, and slow): such an exchange is judged later, off the connection's
-// path (queue.go). It returns whether x was judged.
-func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string, shallow bool) bool {
+// judgeInto judges x into o, which it resets first.
+func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string) {
 	*o = outcome{}
 	o.results = o.buf[:0]
 	req, resp := x.reqBody, x.respBody
-	if shallow && !(req.whole && resp.whole) {
-		return false
-	}
 	if !req.whole {
 		o.unjudged = append(o.unjudged, req.why)
 	}
@@ -135,21 +128,12 @@ func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string,
 
 	// The document's verdict on the request, when its body is known whole.
 	known, valid := req.whole, false
-	var sentFlat, answerFlat flat
-	sentFast := false
 	if known {
 		if x.header.Get("Content-Type") == "application/json" && !hasAuthDefect(x.header) {
-			// The fast path, then BodyConforms, give CheckRequest's
-			// verdict on such a request at a fraction of its cost;
-			// CheckRequest says why, if need be.
-			sentFast = h.fast.requestPasses(reqBody, &sentFlat)
-			if !sentFast && shallow {
-				return false
-			}
-			valid = sentFast || h.validator.BodyConforms(opMethod, opPath, reqBody)
-		}
-		if !valid && shallow {
-			return false
+			// BodyConforms gives CheckRequest's verdict on such a
+			// request at a fraction of its cost; CheckRequest says why,
+			// if need be.
+			valid = h.validator.BodyConforms(opMethod, opPath, reqBody)
 		}
 		if !valid {
 			o.violations = h.validator.CheckRequest(sreq)
@@ -191,16 +175,9 @@ func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string,
 	// The answer.
 	o.add(rules.ResponseMedia, check.MediaTypeJSON(x.respHeader.Get("Content-Type"), redact))
 	if !resp.whole {
-		return true
+		return
 	}
-	var vs []spec.Violation
-	answerFast := h.fast.responsePasses(x.status, x.respHeader, resp.body, &answerFlat)
-	if !answerFast && shallow {
-		return false
-	}
-	if !answerFast {
-		vs = h.validator.CheckResponse(sreq, spec.Response{Status: x.status, Header: x.respHeader, Body: resp.body})
-	}
+	vs := h.validator.CheckResponse(sreq, spec.Response{Status: x.status, Header: x.respHeader, Body: resp.body})
 	o.add(rules.ResponseDocumented, check.Documented(vs))
 	switch x.status {
 	case http.StatusBadRequest:
@@ -216,17 +193,10 @@ func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string,
 		case len(vs) == 0 || check.PlantRecord(resp.body, nil).OK():
 			o.add(rules.CreateNoID, check.NoID(resp.body, redact))
 		}
-		switch {
-		case known && valid && sentFast && answerFast && echoPasses(&sentFlat, &answerFlat):
-			_, hasTag := sentFlat.get("tag")
-			o.echoed(hasTag)
-		case known && valid && shallow:
-			return false
-		case known && valid:
+		if known && valid {
 			h.judgeEcho(o, reqBody, resp.body, redact)
 		}
 	}
-	return true
 }
 
 // judgeEcho judges the Plant record of an accepted create against the
@@ -263,13 +233,6 @@ func echoRules(hasTag bool) [2]rules.RuleID {
 		return [2]rules.RuleID{check.RuleName, check.RuleTag}
 	}
 	return [2]rules.RuleID{check.RuleName, check.RuleNoTag}
-}
-
-// echoed records an echo that passed by every rule due.
-func (o *outcome) echoed(hasTag bool) {
-	for _, rule := range echoRules(hasTag) {
-		o.add(rule, check.Judgement{Expected: echoExpected})
-	}
 }
 
 func hasAuthDefect(h http.Header) bool {
