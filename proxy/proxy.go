@@ -47,6 +47,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -273,7 +274,30 @@ func (h *Handler) release(x *exchange) {
 	if x.respCap != nil {
 		x.respCap.release()
 	}
+	if x.whole != nil {
+		h.budget.Add(-int64(len(x.whole)))
+	}
 }
+
+// wholeMax bounds a request body read whole before it is forwarded; a
+// longer one, or one of unknown length, streams.
+const wholeMax = 64 << 10
+
+// reserve takes n bytes of the budget of bodies kept, if it has them.
+func (h *Handler) reserve(n int64) bool {
+	if h.budget.Add(n) > h.maxTotal {
+		h.budget.Add(-n)
+		return false
+	}
+	return true
+}
+
+// wholeBody is a request body read whole before it is forwarded: rewrite
+// hands its reader to the transport as it is, which then sends it in one
+// write with the header (net/http's transport does so only for a reader it
+// knows to be in memory, and the ReverseProxy wraps every body in one it
+// does not know), so that the upstream reads the request at once.
+type wholeBody struct{ io.ReadCloser }
 
 // exchange is one exchange: as it is forwarded, then as the judge reads it.
 type exchange struct {
@@ -292,6 +316,7 @@ type exchange struct {
 	// as the ReverseProxy sees it, and whether the exchange is counted
 	// already (the proxy answered, or the client failed).
 	start   time.Time
+	whole   []byte // a small body, read before it is forwarded
 	body    teeBody
 	answer  answerWriter
 	counted bool
@@ -399,18 +424,30 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// chunked or HTTP/1.0 request had both, so each has its connection
 	// closed.
 	x.answer = answerWriter{ResponseWriter: w, x: x, close: x.chunked || !r.ProtoAtLeast(1, 1)}
-	if r.ContentLength != 0 {
+	defer h.finish(x, r, doc)
+	if doc {
+		x.respCap = newCapture(h.maxJudge, &h.budget, h.maxTotal, -1)
+		x.answer.cap = x.respCap
+	}
+	switch {
+	case r.ContentLength == 0:
+	case r.ContentLength <= wholeMax && r.ContentLength > 0 && r.Header.Get("Expect") == "" && h.reserve(r.ContentLength):
+		x.whole = make([]byte, r.ContentLength)
+		if _, err := io.ReadFull(r.Body, x.whole); err != nil {
+			// No answer: it would be the proxy's, for a request the
+			// upstream never had.
+			x.counted = true
+			h.tally.gone()
+			panic(http.ErrAbortHandler)
+		}
+		r.Body = wholeBody{io.NopCloser(bytes.NewReader(x.whole))}
+	default:
 		if doc {
 			x.reqCap = newCapture(h.maxJudge, &h.budget, h.maxTotal, r.ContentLength)
 		}
 		x.body.rc, x.body.cap, x.body.left = r.Body, x.reqCap, r.ContentLength
 		r.Body = &x.body
 	}
-	if doc {
-		x.respCap = newCapture(h.maxJudge, &h.budget, h.maxTotal, -1)
-		x.answer.cap = x.respCap
-	}
-	defer h.finish(x, r, doc)
 	h.forward.ServeHTTP(&x.answer, r)
 }
 
@@ -445,6 +482,12 @@ func (h *Handler) finish(x *exchange, r *http.Request, doc bool) {
 		x.respCap.ended()
 		x.to, x.respHeader = h.target(r), x.answer.Header()
 		x.reqBody = snapshot{whole: true}
+		if n := int64(len(x.whole)); x.whole != nil {
+			x.reqBody = snapshot{body: x.whole, total: n, whole: n <= h.maxJudge}
+			if !x.reqBody.whole {
+				x.reqBody.why = "request body past " + sizeOf(h.maxJudge)
+			}
+		}
 		if x.reqCap != nil {
 			x.reqBody = x.reqCap.take("request body", h.maxJudge)
 		}
@@ -474,6 +517,9 @@ func (h *Handler) clientLeft(x *exchange, r *http.Request) bool {
 func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 	pr.Out.URL = h.target(pr.In)
 	pr.Out.Host = h.upstream.Host
+	if b, ok := pr.In.Body.(wholeBody); ok {
+		pr.Out.Body = b.ReadCloser
+	}
 	// Its copy of the trailer was taken before the body was read: the
 	// request's own is filled once the body ends, then sent.
 	pr.Out.Trailer = pr.In.Trailer
