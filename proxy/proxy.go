@@ -30,8 +30,10 @@
 // each request's target; net/http writes header names in their canonical
 // case (X-Api-Key for x-api-key; names are case-insensitive) and in its own
 // order (the values of a repeated header keep theirs); a chunked body goes
-// in chunks of the proxy's own size (the same bytes); a POST without a body
-// is sent with Content-Length: 0; a 100 Continue is net/http's server's own,
+// in chunks of the proxy's own size (the same bytes); a request body of a
+// declared length up to 64 KiB is read whole before it is forwarded (with
+// its header, in one write), a longer one or one of unknown length streams;
+// a POST without a body is sent with Content-Length: 0; a 100 Continue is net/http's server's own,
 // sent when the upstream asks for the body. Nothing is added: no Via, no
 // X-Forwarded-For, no User-Agent or Accept-Encoding of Go's, no Date or
 // sniffed Content-Type in the answer. A chunked request, or one of
