@@ -134,22 +134,41 @@ func (c *capture) release() {
 type teeBody struct {
 	rc     io.ReadCloser
 	cap    *capture
-	failed *atomic.Bool
+	left   int64 // bytes still to come of a declared length; -1: unknown
+	ended  bool
+	failed atomic.Bool
 }
 
 func (t *teeBody) Read(p []byte) (int, error) {
+	if t.ended || t.left == 0 {
+		// The transport reads once more past a declared length, to see
+		// that nothing follows; net/http's server may by then have closed
+		// the body, read whole, as the answer's header went out.
+		t.end()
+		return 0, io.EOF
+	}
 	n, err := t.rc.Read(p)
+	if t.left > 0 {
+		t.left -= int64(n)
+	}
 	if t.cap != nil {
 		t.cap.write(p[:n])
-		if err == io.EOF {
-			t.cap.ended()
-			t.cap = nil
-		}
 	}
-	if err != nil && err != io.EOF {
+	switch {
+	case err == io.EOF:
+		t.end()
+	case err != nil:
 		t.failed.Store(true)
 	}
 	return n, err
+}
+
+func (t *teeBody) end() {
+	t.ended = true
+	if t.cap != nil {
+		t.cap.ended()
+		t.cap = nil
+	}
 }
 
 func (t *teeBody) Close() error { return t.rc.Close() }

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"strings"
@@ -103,24 +102,17 @@ func (o *outcome) failed(rule rules.RuleID) (check.Judgement, bool) {
 // exchange whose failure is kept as evidence is judged again with it.
 func (h *Handler) judge(x *exchange, redact func(string) string) *outcome {
 	o := &outcome{}
-	h.judgeInto(o, x, redact, false)
+	h.judgeInto(o, x, redact)
 	return o
 }
 
 // outcomes are the outcomes of the exchanges being judged, reused.
 var outcomes = sync.Pool{New: func() any { return new(outcome) }}
 
-// judgeInto judges x into o, which it resets first. shallow: judge only an
-// exchange the fast path can judge whole, and give up (false, o then
-// meaningless) on any other, where the validator or a decoder would run
-// (deep, and slow): such an exchange is judged later, off the connection's
-// path (queue.go), by package judge. It returns whether x was judged.
-func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string, shallow bool) bool {
+// judgeInto judges x into o, which it resets first, with package judge.
+func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string) {
 	*o = outcome{}
 	o.results = o.buf[:0]
-	if shallow {
-		return h.judgeFast(o, x, redact)
-	}
 	j := judge.Judge(h.validator, judge.Exchange{
 		Header: x.header, Body: x.reqBody.body, BodyWhole: x.reqBody.whole, BodyWhy: x.reqBody.why,
 		Status: x.status, RespHeader: x.respHeader, RespBody: x.respBody.body, RespWhole: x.respBody.whole, RespWhy: x.respBody.why,
@@ -135,42 +127,6 @@ func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string,
 	if j.Refusal.Open != "" {
 		o.defects = append(o.defects, defect{"", j.Refusal.Open})
 	}
-	return true
-}
-
-// judgeFast judges, without the validator or a decoder, an exchange the
-// fast path passes whole: a valid create with a flat body, answered with a
-// flat record. It gives the results package judge would give such an
-// exchange, and gives up (false) on any other.
-func (h *Handler) judgeFast(o *outcome, x *exchange, redact func(string) string) bool {
-	req, resp := x.reqBody, x.respBody
-	if !(req.whole && resp.whole) || x.header.Get("Content-Type") != "application/json" || hasAuthDefect(x.header) {
-		return false
-	}
-	var sent, answer flat
-	if !h.fast.requestPasses(req.body, &sent) || !h.fast.responsePasses(x.status, x.respHeader, resp.body, &answer) {
-		return false
-	}
-	o.add(rules.ResponseMedia, check.MediaTypeJSON(x.respHeader.Get("Content-Type"), redact))
-	o.add(rules.ResponseDocumented, check.Documented(nil))
-	switch x.status {
-	case http.StatusBadRequest:
-		o.add(rules.ErrorRecord, check.ErrorRecord(resp.body, redact))
-	case http.StatusOK:
-		if !bytes.Contains(resp.body, []byte(`"id"`)) && !bytes.Contains(resp.body, []byte(`\u`)) {
-			o.add(rules.CreateNoID, check.Judgement{Expected: "no id property"})
-		} else {
-			o.add(rules.CreateNoID, check.NoID(resp.body, redact))
-		}
-		if !echoPasses(&sent, &answer) {
-			return false
-		}
-		_, hasTag := sent.get("tag")
-		for _, rule := range judge.EchoRules(hasTag) {
-			o.add(rule, check.Judgement{Expected: judge.EchoExpected})
-		}
-	}
-	return true
 }
 
 func hasAuthDefect(h http.Header) bool {

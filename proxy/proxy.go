@@ -11,28 +11,41 @@
 // and so is every piece of evidence; no credential that passes through is
 // ever printed or written.
 //
-// The proxy serves its clients with a lean HTTP/1.1 server of its own
-// (leanserver.go) for the requests of a strict subset that come whole,
-// and hands any other connection to net/http's server, which then serves
-// it; both call the same Handler, and answer alike.
+// The proxy is net/http's, both ways: http.Server serves the clients, and
+// httputil.ReverseProxy forwards through an http.Transport. Its hooks are
+// the proxy's whole say: Rewrite puts the target as written and the
+// upstream's Host on the request, ModifyResponse refuses an answer HTTP
+// has no status for, ErrorHandler answers for an upstream that gave no
+// answer; a tee on each body keeps what the judge needs (capture.go), and
+// the judge works off the exchange's path (queue.go).
 //
 // What the proxy changes on the way, and only that: the hop-by-hop
 // headers (Connection and the headers it names, Keep-Alive,
-// Proxy-Connection, Upgrade, TE but "trailers") are dropped, as RFC 9110
-// (7.6.1) requires of an intermediary; Host names the upstream, whose URL's
-// path is put before each request's target; net/http writes header names in
-// their canonical case (X-Api-Key for x-api-key; names are case-insensitive)
-// and in its own order (the values of a repeated header keep theirs); a
-// chunked body goes in chunks of the proxy's own size (the same bytes); a
-// POST without a body is sent with Content-Length: 0; a request body of a
+// Proxy-Connection, Proxy-Authenticate, Proxy-Authorization, Upgrade but
+// for an upgrade, TE but "trailers", Trailer) are dropped, as RFC 9110
+// (7.6.1) requires of an intermediary; so is a header whose name reads as
+// Transfer-Encoding, Content-Length or Host once '_' is read as '-'
+// (Transfer_Encoding), which a server that reads them alike would take for
+// a second framing; Host names the upstream, whose URL's path is put before
+// each request's target; net/http writes header names in their canonical
+// case (X-Api-Key for x-api-key; names are case-insensitive) and in its own
+// order (the values of a repeated header keep theirs); a chunked body goes
+// in chunks of the proxy's own size (the same bytes); a request body of a
 // declared length up to 64 KiB is read whole before it is forwarded (with
 // its header, in one write), a longer one or one of unknown length streams;
-// interim 1xx answers but 100 Continue are not passed on. Nothing is added:
-// no Via, no X-Forwarded-For, no User-Agent or Accept-Encoding of Go's, no
-// Date or sniffed Content-Type in the answer. Its own answers (the upstream
-// cannot be reached, does not answer in time, or fails) are 502s marked
-// with the header Plantcheck-Proxy, and never count as the service's; a
-// client that goes away, or whose body breaks off, gets no answer at all.
+// a POST without a body is sent with Content-Length: 0; a 100 Continue is net/http's server's own,
+// sent when the upstream asks for the body. Nothing is added: no Via, no
+// X-Forwarded-For, no User-Agent or Accept-Encoding of Go's, no Date or
+// sniffed Content-Type in the answer. A chunked request, or one of
+// HTTP/1.0, has its connection closed after the answer: net/http's server
+// reads the chunks of a request that also declares a Content-Length, and
+// hides the Content-Length from the handler (and a Transfer-Encoding in
+// HTTP/1.0), and RFC 9112 (6.1) says such a connection must be closed.
+// Its own answers (the upstream cannot be reached, does not answer in
+// time, or fails, such as with a status below 100) are 502s marked with the
+// header Plantcheck-Proxy, and never count as the service's; a client that
+// goes away, or whose body breaks off, gets no answer at all, and its
+// exchange with the upstream is cancelled.
 package proxy
 
 import (
@@ -43,8 +56,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
+	"net/http/httputil"
 	"net/textproto"
 	"net/url"
 	"strings"
@@ -110,10 +125,9 @@ type Config struct {
 	// authorities and no client certificate.
 	TLS *tls.Config
 	// Transport, when set, carries every exchange to the upstream; nil
-	// means the proxy's own client (upstream.go) for the exchanges it
-	// takes and NewTransport(Timeout, TLS) for the others. One given here
-	// must neither decompress nor add headers (as http.Transport does
-	// unless DisableCompression).
+	// means NewTransport(Timeout, TLS). One given here must neither
+	// decompress nor add headers (as http.Transport does unless
+	// DisableCompression).
 	Transport http.RoundTripper
 	// MaxFailures is how many failures of each rule are kept as evidence;
 	// 0 means DefaultMaxFailures.
@@ -151,9 +165,8 @@ type Handler struct {
 	upstream   *url.URL
 	prefix     string
 	validator  *spec.Validator
-	fast       *fastPath
 	transport  http.RoundTripper
-	direct     *upstreamClient // nil when Config.Transport was given
+	forward    *httputil.ReverseProxy
 	maxJudge   int64
 	maxTotal   int64
 	budget     atomic.Int64
@@ -192,7 +205,6 @@ func New(cfg Config) (*Handler, error) {
 		}
 		h.validator = v
 	}
-	h.fast = newFastPath(h.validator)
 	if h.maxJudge <= 0 {
 		h.maxJudge = DefaultMaxJudge
 	}
@@ -205,14 +217,15 @@ func New(cfg Config) (*Handler, error) {
 	}
 	if h.transport == nil {
 		h.transport = NewTransport(timeout, cfg.TLS)
-		var tlsConf *tls.Config // plain http
-		if u.Scheme == "https" {
-			tlsConf = cfg.TLS
-			if tlsConf == nil {
-				tlsConf = &tls.Config{MinVersion: tls.VersionTLS12}
-			}
-		}
-		h.direct = newUpstreamClient(UpstreamAddr(u), u.Host, tlsConf, timeout)
+	}
+	h.forward = &httputil.ReverseProxy{
+		Rewrite:        h.rewrite,
+		Transport:      h.transport,
+		ModifyResponse: checkAnswer,
+		ErrorHandler:   h.noAnswer,
+		BufferPool:     copyBufs{},
+		// Its complaints (a body that broke off) are counted, not logged.
+		ErrorLog: log.New(io.Discard, "", 0),
 	}
 	maxFailures := cfg.MaxFailures
 	if maxFailures <= 0 {
@@ -222,12 +235,15 @@ func New(cfg Config) (*Handler, error) {
 	return h, nil
 }
 
-// NewTransport returns the transport the proxy uses by default for the
-// exchanges its own client does not take: HTTP/1.1 to the upstream (HTTP/2
-// would change the headers' case and the framing), no decompression, no
-// proxy from the environment, connections kept for reuse (up to 1024 idle),
-// timeout bounding the connection and the wait for an answer's header
-// section, and tlsConf (nil: the system's authorities) for https.
+// maxResponseHeader bounds the header section of an upstream's answer.
+const maxResponseHeader = 1 << 20
+
+// NewTransport returns the transport the proxy uses by default: HTTP/1.1
+// to the upstream (HTTP/2 would change the headers' case and the framing),
+// no decompression, no proxy from the environment, connections kept for
+// reuse (up to 1024 idle), timeout bounding the connection and the wait
+// for an answer's header section, and tlsConf (nil: the system's
+// authorities) for https.
 func NewTransport(timeout time.Duration, tlsConf *tls.Config) *http.Transport {
 	return &http.Transport{
 		TLSClientConfig:        tlsConf,
@@ -244,26 +260,24 @@ func NewTransport(timeout time.Duration, tlsConf *tls.Config) *http.Transport {
 	}
 }
 
-// clientFailed ends an exchange whose client went away, or whose body could
-// not be read (it broke off, or its chunks are malformed): the exchange is
-// counted, and its connection closed without an answer, since any answer
-// would be the proxy's and not marked (or one for a request the upstream
-// never had whole).
-func (h *Handler) clientFailed() {
-	h.tally.gone()
-	panic(http.ErrAbortHandler)
-}
+// copyBufs are the buffers an answer's body is copied through.
+type copyBufs struct{}
+
+var copyBufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+func (copyBufs) Get() []byte  { return *copyBufPool.Get().(*[]byte) }
+func (copyBufs) Put(b []byte) { copyBufPool.Put(&b) }
 
 // release gives back what an exchange held for judging.
-func (h *Handler) release(reqCap, respCap *capture, whole []byte) {
-	if reqCap != nil {
-		reqCap.release()
+func (h *Handler) release(x *exchange) {
+	if x.reqCap != nil {
+		x.reqCap.release()
 	}
-	if respCap != nil {
-		respCap.release()
+	if x.respCap != nil {
+		x.respCap.release()
 	}
-	if whole != nil {
-		h.budget.Add(-int64(len(whole)))
+	if x.whole != nil {
+		h.budget.Add(-int64(len(x.whole)))
 	}
 }
 
@@ -280,7 +294,14 @@ func (h *Handler) reserve(n int64) bool {
 	return true
 }
 
-// exchange is one exchange as the judge reads it.
+// wholeBody is a request body read whole before it is forwarded: rewrite
+// hands its reader to the transport as it is, which then sends it in one
+// write with the header (net/http's transport does so only for a reader it
+// knows to be in memory, and the ReverseProxy wraps every body in one it
+// does not know), so that the upstream reads the request at once.
+type wholeBody struct{ io.ReadCloser }
+
+// exchange is one exchange: as it is forwarded, then as the judge reads it.
 type exchange struct {
 	method     string
 	target     string      // the request-target as the client sent it
@@ -293,36 +314,37 @@ type exchange struct {
 	respBody   snapshot
 	duration   time.Duration
 
+	// While it is forwarded: the request body's tee, the client's writer
+	// as the ReverseProxy sees it, and whether the exchange is counted
+	// already (the proxy answered, or the client failed).
+	start   time.Time
+	whole   []byte // a small body, read before it is forwarded
+	body    teeBody
+	answer  answerWriter
+	counted bool
+
 	// Once queued to be judged: the handler, the summary to complete, and
 	// what the exchange holds, given back once judged.
 	h               *Handler
 	sum             Exchange
 	reqCap, respCap *capture
-	whole           []byte
 }
 
 // run judges a queued exchange, counts it, and gives back what it held.
-func (x *exchange) run() { x.judge(false) }
-
-// judge judges the exchange, counts it, and gives back what it held;
-// shallow: only if the fast path can judge it whole (judgeInto), which it
-// returns.
-func (x *exchange) judge(shallow bool) bool {
+func (x *exchange) run() {
 	h := x.h
 	o := outcomes.Get().(*outcome)
 	defer outcomes.Put(o)
-	if !h.judgeInto(o, x, nil, shallow) {
-		return false
-	}
+	h.judgeInto(o, x, nil)
 	h.record(x, o, &x.sum)
-	h.release(x.reqCap, x.respCap, x.whole)
+	h.release(x)
 	h.notify(x.sum)
-	return true
 }
 
-// hopHeaders are the hop-by-hop headers (RFC 9110, 7.6.1), beside those
-// Connection names.
-var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Upgrade", "Te"}
+// hopHeaders are the hop-by-hop headers (RFC 9110, 7.6.1) that
+// httputil.ReverseProxy drops, beside those Connection names: the judge
+// reads the request as it was forwarded.
+var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
 // dropHopByHop removes the hop-by-hop headers, keeping "TE: trailers",
 // which says the client reads trailers.
@@ -357,217 +379,249 @@ func hasHopByHop(h http.Header) bool {
 	return false
 }
 
-// copyBufs are the buffers a response body is copied through.
-var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+// framingNames are the fields that decide a request's framing and routing.
+var framingNames = []string{"Transfer-Encoding", "Content-Length", "Host"}
 
-// ServeHTTP forwards one exchange, then judges it.
+// dropAliases removes the fields whose names read as a framing field once
+// '_' is read as '-' (Transfer_Encoding): a server that maps both to one
+// name (as CGI's HTTP_TRANSFER_ENCODING does) would take such a field for
+// a second framing that the proxy never saw.
+func dropAliases(h http.Header) {
+	for k := range h {
+		if strings.IndexByte(k, '_') < 0 {
+			continue
+		}
+		name := strings.ReplaceAll(k, "_", "-")
+		for _, f := range framingNames {
+			if strings.EqualFold(name, f) {
+				delete(h, k)
+				break
+			}
+		}
+	}
+}
+
+// ServeHTTP forwards one exchange, then has it judged.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.inflight.Add(1)
 	defer h.inflight.Done()
-	start := time.Now()
+	x := &exchange{h: h, method: r.Method, target: r.RequestURI, chunked: len(r.TransferEncoding) > 0, start: time.Now()}
 	doc := r.Method == opMethod && r.URL.Path == opPath
-	x := &exchange{method: r.Method, target: r.RequestURI, chunked: len(r.TransferEncoding) > 0}
 
-	// The header as forwarded: the client's, less what is hop-by-hop
-	// (then a copy: the request's own is net/http's).
-	header, own := r.Header, false
-	switch {
-	case header == nil:
-		header, own = http.Header{}, true
-	case hasHopByHop(header):
-		header, own = header.Clone(), true
-		dropHopByHop(header)
+	if r.Header == nil {
+		r.Header = http.Header{}
+	}
+	dropAliases(r.Header)
+	// The header as forwarded, for the judge: the ReverseProxy drops the
+	// same from its copy.
+	x.header = r.Header
+	if hasHopByHop(x.header) {
+		x.header = x.header.Clone()
+		dropHopByHop(x.header)
 	}
 
-	var reqCap, respCap *capture
-	var whole []byte // a small body, read before it is forwarded
-	var bodyFailed atomic.Bool
-	// What the exchange holds is given back once it is judged, by the
-	// goroutine that judges it, or here if it is not judged.
-	handed := false
-	defer func() {
-		if !handed {
-			h.release(reqCap, respCap, whole)
-		}
-	}()
-	body := r.Body
+	// RFC 9112 (6.1): a request with both Content-Length and
+	// Transfer-Encoding, or a Transfer-Encoding in HTTP/1.0, must have its
+	// connection closed after the answer; net/http's server hides which
+	// chunked or HTTP/1.0 request had both, so each has its connection
+	// closed.
+	x.answer = answerWriter{ResponseWriter: w, x: x, close: x.chunked || !r.ProtoAtLeast(1, 1)}
+	defer h.finish(x, r, doc)
+	if doc {
+		x.respCap = newCapture(h.maxJudge, &h.budget, h.maxTotal, -1)
+		x.answer.cap = x.respCap
+	}
 	switch {
 	case r.ContentLength == 0:
-		body = nil
-	case r.ContentLength > 0 && r.ContentLength <= wholeMax && r.Header.Get("Expect") == "" && h.reserve(r.ContentLength):
-		// A small body of a declared length is read whole first, so that
-		// it goes to the upstream with its header in one write (by the
-		// lean client, upstream.go).
-		whole = make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(r.Body, whole); err != nil {
-			h.clientFailed()
+	case r.ContentLength <= wholeMax && r.ContentLength > 0 && r.Header.Get("Expect") == "" && h.reserve(r.ContentLength):
+		x.whole = make([]byte, r.ContentLength)
+		if _, err := io.ReadFull(r.Body, x.whole); err != nil {
+			// No answer: it would be the proxy's, for a request the
+			// upstream never had.
+			x.counted = true
+			h.tally.gone()
+			panic(http.ErrAbortHandler)
 		}
-		body = io.NopCloser(bytes.NewReader(whole))
+		r.Body = wholeBody{io.NopCloser(bytes.NewReader(x.whole))}
 	default:
 		if doc {
-			reqCap = newCapture(h.maxJudge, &h.budget, h.maxTotal, r.ContentLength)
+			x.reqCap = newCapture(h.maxJudge, &h.budget, h.maxTotal, r.ContentLength)
 		}
-		body = &teeBody{rc: r.Body, cap: reqCap, failed: &bodyFailed}
+		x.body.rc, x.body.cap, x.body.left = r.Body, x.reqCap, r.ContentLength
+		r.Body = &x.body
 	}
-	to := h.target(r)
-	x.to = to
-	var resp *http.Response
-	var err error
-	if target, ok := leanTarget(to); ok && h.direct != nil && (body == nil || whole != nil) &&
-		r.Header.Get("Expect") == "" && r.Method != http.MethodConnect {
-		// One write and nothing to wait for: the lean client.
-		resp, err = h.direct.do(r.Context(), &outgoing{method: r.Method, target: target, header: header, body: whole})
-	} else {
-		if _, ok := header["User-Agent"]; !ok {
-			if !own {
-				header = header.Clone()
-			}
-			header["User-Agent"] = []string{""} // net/http would send its own
-		}
-		out := (&http.Request{
-			Method:           r.Method,
-			URL:              to,
-			Proto:            "HTTP/1.1",
-			ProtoMajor:       1,
-			ProtoMinor:       1,
-			Header:           header,
-			Body:             body,
-			ContentLength:    r.ContentLength,
-			TransferEncoding: r.TransferEncoding,
-			Trailer:          r.Trailer,
-			Host:             h.upstream.Host,
-		}).WithContext(r.Context())
-		if body == nil {
-			out.Body = http.NoBody
-		}
-		resp, err = h.transport.RoundTrip(out)
-	}
-	x.header = header
-	if err != nil {
-		if r.Context().Err() != nil || bodyFailed.Load() {
-			h.clientFailed()
-		}
-		kind := ownKind(err)
-		writeOwn(w, kind)
-		h.tally.own(kind)
-		h.notify(Exchange{Method: r.Method, Target: safeTarget(x.target), Status: http.StatusBadGateway, Own: kind, Duration: time.Since(start)})
-		return
-	}
-	defer resp.Body.Close()
+	h.forward.ServeHTTP(&x.answer, r)
+}
 
-	// The answer's header, as it came, less what is hop-by-hop; and
-	// nothing that net/http would add of its own.
-	dst := w.Header()
-	dropHopByHop(resp.Header)
-	for k, vs := range resp.Header {
-		dst[k] = vs
+// finish counts an exchange once forwarded, and queues it to be judged
+// when it is of the document's operation and went through whole.
+func (h *Handler) finish(x *exchange, r *http.Request, doc bool) {
+	p := recover()
+	if p != nil && p != http.ErrAbortHandler {
+		h.release(x)
+		panic(p)
 	}
-	if _, ok := resp.Header["Content-Type"]; !ok {
-		dst["Content-Type"] = nil // no sniffing
-	}
-	if _, ok := resp.Header["Date"]; !ok {
-		dst["Date"] = nil
-	}
-	if len(resp.Trailer) > 0 {
-		names := make([]string, 0, len(resp.Trailer))
-		for k := range resp.Trailer {
-			names = append(names, k)
-		}
-		dst["Trailer"] = []string{strings.Join(names, ", ")}
-	}
-	w.WriteHeader(resp.StatusCode)
-
-	if doc {
-		respCap = newCapture(h.maxJudge, &h.budget, h.maxTotal, resp.ContentLength)
-	}
-	broke, gone := h.copyBody(w, resp, respCap)
-	if broke == nil && !gone {
-		for k, vs := range resp.Trailer {
-			dst[k] = vs
-		}
-		if fl, ok := w.(http.Flusher); ok {
-			fl.Flush() // the whole answer reaches the client before it is judged
-		}
-	}
-	x.status, x.respHeader, x.duration = resp.StatusCode, resp.Header, time.Since(start)
-
-	sum := Exchange{Method: r.Method, Target: safeTarget(x.target), Status: resp.StatusCode, Duration: x.duration}
+	x.status, x.duration = x.answer.status, time.Since(x.start)
+	sum := Exchange{Method: x.method, Target: safeTarget(x.target), Status: x.status, Duration: x.duration}
 	switch {
+	case x.counted:
+		h.release(x)
 	case !doc:
 		h.tally.outside()
-	case gone:
+		h.release(x)
+		h.notify(sum)
+	case p != nil && h.clientLeft(x, r):
 		h.tally.gone()
+		h.release(x)
 		sum.Unjudged = "the client went away before the answer ended"
-	case broke != nil:
+		h.notify(sum)
+	case p != nil:
 		h.tally.broken()
+		h.release(x)
 		sum.Unjudged = "the upstream's answer broke off"
+		h.notify(sum)
 	default:
+		x.respCap.ended()
+		x.to, x.respHeader = h.target(r), x.answer.Header()
 		x.reqBody = snapshot{whole: true}
-		if whole != nil {
-			x.reqBody = snapshot{body: whole, total: int64(len(whole)), whole: int64(len(whole)) <= h.maxJudge}
+		if n := int64(len(x.whole)); x.whole != nil {
+			x.reqBody = snapshot{body: x.whole, total: n, whole: n <= h.maxJudge}
 			if !x.reqBody.whole {
 				x.reqBody.why = "request body past " + sizeOf(h.maxJudge)
 			}
 		}
-		if reqCap != nil {
-			x.reqBody = reqCap.take("request body", h.maxJudge)
+		if x.reqCap != nil {
+			x.reqBody = x.reqCap.take("request body", h.maxJudge)
 		}
-		x.respBody = respCap.take("response body", h.maxJudge)
-		// Judged at once when the fast path can (a couple of µs, a
-		// shallow stack: most exchanges), otherwise off the exchange's
-		// path (queue.go), so that the connection goes on to its next
-		// request at once and its goroutine keeps a small stack.
-		x.h, x.sum, x.reqCap, x.respCap, x.whole = h, sum, reqCap, respCap, whole
-		handed = true
-		if !x.judge(true) {
-			h.queue.put(x)
-		}
-		return
+		x.respBody = x.respCap.take("response body", h.maxJudge)
+		// Judged off the exchange's path (queue.go), so that the
+		// connection goes on to its next request at once.
+		x.sum = sum
+		h.queue.put(x)
 	}
-	h.notify(sum)
-	if broke != nil {
-		// The client must not take a cut answer for a whole one: end the
-		// connection, as the upstream did.
-		panic(http.ErrAbortHandler)
+	if p != nil {
+		// The ReverseProxy could not copy the answer whole (Go issue
+		// 23643): the client must not take a cut answer for a whole one,
+		// so its connection is closed.
+		panic(p)
 	}
 }
 
-// copyBody streams the answer's body to the client, keeping what c can
-// hold, and flushing as it goes (an answer may never end) but when the
-// whole of a sized body is written, which the handler's end then sends in
-// one write. It returns the upstream's error if the body broke off, and
-// gone if the client stopped reading.
-func (h *Handler) copyBody(w http.ResponseWriter, resp *http.Response, c *capture) (broke error, gone bool) {
-	fl, _ := w.(http.Flusher)
-	bp := copyBufs.Get().(*[]byte)
-	defer copyBufs.Put(bp)
-	buf := *bp
-	var written int64
-	for {
-		n, err := resp.Body.Read(buf)
-		if n > 0 {
-			if c != nil {
-				c.write(buf[:n])
-			}
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return nil, true
-			}
-			written += int64(n)
-			if fl != nil && (resp.ContentLength < 0 || written < resp.ContentLength) {
-				fl.Flush()
-			}
-		}
-		switch {
-		case err == io.EOF:
-			if c != nil {
-				c.ended()
-			}
-			return nil, false
-		case err != nil:
-			return err, false
+// clientLeft reports whether an exchange failed on the client's side: it
+// went away (its context is cancelled when its connection closes, which
+// also cancels the exchange with the upstream), could not be written to,
+// or its body broke off.
+func (h *Handler) clientLeft(x *exchange, r *http.Request) bool {
+	return r.Context().Err() != nil || x.answer.failed || x.body.failed.Load()
+}
+
+// rewrite puts the request as written on the way to the upstream.
+func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
+	pr.Out.URL = h.target(pr.In)
+	pr.Out.Host = h.upstream.Host
+	if b, ok := pr.In.Body.(wholeBody); ok {
+		pr.Out.Body = b.ReadCloser
+	}
+	// Its copy of the trailer was taken before the body was read: the
+	// request's own is filled once the body ends, then sent.
+	pr.Out.Trailer = pr.In.Trailer
+	// Rewrite's caller drops the client's forwarding headers, for a proxy
+	// to set its own; this one sets none, and passes the client's as sent.
+	for _, k := range forwardingHeaders {
+		if v, ok := pr.In.Header[k]; ok {
+			pr.Out.Header[k] = v
 		}
 	}
 }
+
+var forwardingHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"}
+
+// errStatus: HTTP has no status below 100 (RFC 9110, 15), and net/http's
+// client takes one for a final answer.
+var errStatus = errors.New("the upstream answered with a status below 100")
+
+// checkAnswer refuses an answer that cannot be passed on as it came.
+func checkAnswer(resp *http.Response) error {
+	if resp.StatusCode < 100 {
+		return errStatus
+	}
+	return nil
+}
+
+// noAnswer ends an exchange the upstream gave no answer to: a client that
+// went away, or whose body could not be read (it broke off, or its chunks
+// are malformed), has its connection closed without an answer, since any
+// answer would be the proxy's and not marked (or one for a request the
+// upstream never had whole); any other gets the proxy's own 502.
+func (h *Handler) noAnswer(w http.ResponseWriter, r *http.Request, err error) {
+	a, ok := w.(*answerWriter)
+	if !ok {
+		panic("proxy: the ReverseProxy answered through another writer")
+	}
+	x := a.x
+	x.counted = true
+	if h.clientLeft(x, r) {
+		h.tally.gone()
+		panic(http.ErrAbortHandler)
+	}
+	kind := ownKind(err)
+	writeOwn(w, kind)
+	h.tally.own(kind)
+	h.notify(Exchange{Method: x.method, Target: safeTarget(x.target), Status: http.StatusBadGateway, Own: kind, Duration: time.Since(x.start)})
+}
+
+// answerWriter is the client's writer as the ReverseProxy writes to it. It
+// keeps the answer's status, and what cap can hold of its body; lets no
+// 100 Continue through (net/http's server sends its own once the upstream
+// asks for the body); keeps net/http from adding a Date or a sniffed
+// Content-Type; and asks for the connection to be closed after the answer
+// when close is set.
+type answerWriter struct {
+	http.ResponseWriter
+	x      *exchange
+	cap    *capture
+	close  bool
+	status int
+	failed bool // a write to the client failed
+}
+
+func (a *answerWriter) WriteHeader(code int) {
+	if code == http.StatusContinue {
+		return
+	}
+	if code >= 200 && a.status == 0 {
+		a.status = code
+		hd := a.Header()
+		if _, ok := hd["Date"]; !ok {
+			hd["Date"] = nil
+		}
+		if _, ok := hd["Content-Type"]; !ok {
+			hd["Content-Type"] = nil
+		}
+		if a.close {
+			hd.Set("Connection", "close")
+		}
+	}
+	a.ResponseWriter.WriteHeader(code)
+}
+
+func (a *answerWriter) Write(p []byte) (int, error) {
+	if a.status == 0 {
+		a.WriteHeader(http.StatusOK)
+	}
+	n, err := a.ResponseWriter.Write(p)
+	if a.cap != nil {
+		a.cap.write(p[:n])
+	}
+	if err != nil {
+		a.failed = true
+	}
+	return n, err
+}
+
+// Unwrap gives http.ResponseController the server's writer (to flush, and
+// to take the connection of an upgrade).
+func (a *answerWriter) Unwrap() http.ResponseWriter { return a.ResponseWriter }
 
 // target is the URL the request goes to: the upstream, its path prefix,
 // then the request's target as the client wrote it (its escapes kept).
@@ -580,11 +634,21 @@ func (h *Handler) target(r *http.Request) *url.URL {
 	if !strings.HasPrefix(raw, "/") {
 		raw = r.URL.EscapedPath() // absolute-form: the path alone
 	}
-	if p := h.prefix + raw; strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") {
+	p := h.prefix + raw
+	switch {
+	case strings.HasPrefix(p, "//"):
+		// An opaque "//..." is written as an absolute URL (url.URL's
+		// RequestURI puts the scheme before it); a path is written as its
+		// RawPath when that is a valid escaping of it, which a target
+		// net/http's server read always is but for bytes RFC 3986 has no
+		// place for unescaped in a path (such as '{' or a byte past
+		// ASCII), which are escaped.
+		u.Path, u.RawPath = h.prefix+r.URL.Path, p
+	case strings.HasPrefix(p, "/"):
 		u.Opaque = p // written as it is: no escape changed
-		return u
+	default:
+		u.Path = h.prefix + r.URL.Path
 	}
-	u.Path = h.prefix + r.URL.Path
 	return u
 }
 

@@ -47,9 +47,8 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, grace, interval tim
 		// They may quote what a client sent: escaped, one line each.
 		srv.ErrorLog = log.New(textWriter{progress}, "", 0)
 	}
-	lean := newLeanServer(h, srv, ln.Addr())
 	served := make(chan error, 1)
-	go func() { served <- lean.serve(ln) }()
+	go func() { served <- srv.Serve(ln) }()
 
 	var tick <-chan time.Time
 	if interval > 0 && progress != nil {
@@ -85,11 +84,11 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, grace, interval tim
 
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
 	defer cancel()
-	err := lean.shutdown(sctx, ln)
+	err := srv.Shutdown(sctx)
 	if err != nil {
 		// Exchanges still streaming past the grace: cut them. Each then
-		// ends, and is counted, as its client or upstream went away.
-		lean.close()
+		// ends, and is counted, as its client went away.
+		srv.Close()
 		err = fmt.Errorf("%w: exchanges still in flight after %s were cut", ErrCut, grace)
 	}
 	<-served
@@ -106,9 +105,6 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, grace, interval tim
 	h.queue.wait()
 	if t, ok := h.transport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()
-	}
-	if h.direct != nil {
-		h.direct.CloseIdleConnections()
 	}
 	return err
 }

@@ -16,8 +16,8 @@ import (
 // TestHTTPSUpstream: an https upstream on loopback, with a certificate of
 // an authority made for the test and asking for a client certificate, is
 // reached with the authority (Config.TLS, as --ca-cert gives it) and the
-// client certificate (--cert, --key), by the lean client and by the
-// transport alike; without either, every exchange gets the proxy's own
+// client certificate (--cert, --key), for a body of a declared length and
+// a chunked one alike; without either, every exchange gets the proxy's own
 // 502, never counted as the service's.
 func TestHTTPSUpstream(t *testing.T) {
 	certs := testcert.New(t, t.TempDir())
@@ -51,7 +51,7 @@ func TestHTTPSUpstream(t *testing.T) {
 				body := `{"id":` + strconv.Itoa(i+1) + `,"name":"Fern"}`
 				var r io.Reader = strings.NewReader(body)
 				if streamed {
-					r = io.MultiReader(r) // no length known: chunked, through the transport
+					r = io.MultiReader(r) // no length known: chunked
 				}
 				req, _ := http.NewRequest(http.MethodPost, p.url+"/plants", r)
 				req.Header.Set("Authorization", "Bearer "+token)
