@@ -2,9 +2,12 @@ package conformance
 
 import (
 	"fmt"
+	"mime"
+	"strings"
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
 	"github.com/plantcheck/plantcheck/verdict"
 )
@@ -101,6 +104,11 @@ func block(r *Report, sc steps.Result, where, err string) verdict.Block {
 		Heading: Heading(sc), Rule: sc.Rule.ID, Level: sc.Rule.Level, Side: "server", Outcome: outcomes[sc.Outcome],
 		Scenario: sc.Name, Where: where, Error: err, Rerun: r.Rerun(sc.Rule.ID),
 	}
+	if sc.Rule.Level == rules.Open && len(sc.Failures) > 0 {
+		// An open rule never fails: the scenario failed because an answer
+		// broke another rule, whose block it is, ordered with that rule's.
+		b.Rule, b.Level = sc.Failures[0].Rule.ID, sc.Failures[0].Rule.Level
+	}
 	for _, f := range sc.Failures {
 		e := verdict.Evidence{
 			Rule: f.Rule.ID, Level: f.Rule.Level, Requirement: f.Rule.Requirement,
@@ -110,6 +118,7 @@ func block(r *Report, sc steps.Result, where, err string) verdict.Block {
 			e.Request, e.Reproduce, e.Violations = x.RequestLine(), x.Curl(), x.Violations
 			if x.Status != 0 {
 				e.Response = x.ResponseLine()
+				e.Status, e.MediaType = x.Status, mediaType(x.RespHeader.Get("Content-Type"))
 			}
 		}
 		b.Evidence = append(b.Evidence, e)
@@ -131,4 +140,13 @@ func WriteCannotRun(dir, target string, err error) error {
 		return fmt.Errorf("write the reports: %w", werr)
 	}
 	return nil
+}
+
+// mediaType is a Content-Type without its parameters, lower case; "" for
+// none, and the value as sent, cut, when it does not parse.
+func mediaType(ct string) string {
+	if mt, _, err := mime.ParseMediaType(ct); err == nil {
+		return mt
+	}
+	return strings.ToLower(evidence.Text(evidence.Cut(ct, 64)))
 }
