@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"mime"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,10 +105,17 @@ func block(r *Report, sc steps.Result, where, err string) verdict.Block {
 		Heading: Heading(sc), Rule: sc.Rule.ID, Level: sc.Rule.Level, Side: "server", Outcome: outcomes[sc.Outcome],
 		Scenario: sc.Name, Where: where, Error: err, Rerun: r.Rerun(sc.Rule.ID),
 	}
-	if sc.Rule.Level == rules.Open && len(sc.Failures) > 0 {
-		// An open rule never fails: the scenario failed because an answer
-		// broke another rule, whose block it is, ordered with that rule's.
-		b.Rule, b.Level = sc.Failures[0].Rule.ID, sc.Failures[0].Rule.Level
+	if failed := FailedRules(sc); len(failed) > 0 {
+		// The block is the rule's its heading leads with: its own when it
+		// failed at the highest level broken, else the rule it found
+		// broken (an open rule never fails; a SHOULD scenario that found
+		// a MUST rule broken is a MUST block), and is ordered with it.
+		own := slices.ContainsFunc(failed, func(r rules.Rule) bool {
+			return r.ID == sc.Rule.ID && r.Level == failed[0].Level
+		})
+		if !own {
+			b.Rule, b.Level = failed[0].ID, failed[0].Level
+		}
 	}
 	for _, f := range sc.Failures {
 		e := verdict.Evidence{

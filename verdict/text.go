@@ -377,7 +377,7 @@ func CommonCause(blocks []Block) (string, int) {
 	if undocumented[top] {
 		s += ", a status the document does not have"
 	}
-	if want := expectedStatus(blocks, top.status); want != 0 {
+	if want := expectedStatus(blocks, top.status); want != 0 && want != top.status {
 		s += fmt.Sprintf(", where %d was expected", want)
 	}
 	return s + ": fix that one answer first; most of the blocks below may then pass", top.status
