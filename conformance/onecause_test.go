@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,9 @@ func everyError(status int, media string) func(http.Handler, string) http.Handle
 // blockHeading is a failure block's first line on the console: its number,
 // then the rules it broke, the block's own first.
 var blockHeading = regexp.MustCompile(`(?m)^(\d+)\) ([A-Z0-9-]+) \((MUST|SHOULD|OPEN)\)`)
+
+// shrunk is what a generated case says of its shrinking.
+var shrunk = regexp.MustCompile(`shrunk from (\d+) to (\d+) bytes in (\d+) (attempts?)`)
 
 // TestOneCauseIsNamedOnce: a server whose every refusal shares one answer
 // (422 instead of 400, as FastAPI, Rails and Laravel send by default; or
@@ -143,10 +147,27 @@ func TestOneCauseIsNamedOnce(t *testing.T) {
 				if f.Level == rules.Open {
 					t.Errorf("summary.json: a failure block of the open rule %s: %s", f.Rule, f.Heading)
 				}
+				// Each exchange is evidence once: a generated case's own
+				// rule points to the evidence given under the rule broken.
+				seen := map[string]bool{}
+				for _, e := range f.Evidence {
+					if e.Rule == rules.GenInvalid && e.Request != "" && seen[e.Request] {
+						t.Errorf("%s: the exchange %s is given again under %s", f.Heading, e.Request, e.Rule)
+					}
+					seen[e.Request] = true
+				}
 			}
 			md, err := os.ReadFile(filepath.Join(dir, SummaryMD))
 			if err != nil {
 				t.Fatal(err)
+			}
+			for _, m := range shrunk.FindAllStringSubmatch(string(md), -1) {
+				from, _ := strconv.Atoi(m[1])
+				to, _ := strconv.Atoi(m[2])
+				n, _ := strconv.Atoi(m[3])
+				if to >= from || (n == 1) != (m[4] == "attempt") {
+					t.Errorf("summary.md says %q", m[0])
+				}
 			}
 			if n, want := strings.Count(string(md), "\n### "), len(rep.Failed()); n != want {
 				t.Errorf("summary.md has %d failure blocks, want every one of %d", n, want)
