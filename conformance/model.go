@@ -2,9 +2,13 @@ package conformance
 
 import (
 	"fmt"
+	"mime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
 	"github.com/plantcheck/plantcheck/verdict"
 )
@@ -101,6 +105,18 @@ func block(r *Report, sc steps.Result, where, err string) verdict.Block {
 		Heading: Heading(sc), Rule: sc.Rule.ID, Level: sc.Rule.Level, Side: "server", Outcome: outcomes[sc.Outcome],
 		Scenario: sc.Name, Where: where, Error: err, Rerun: r.Rerun(sc.Rule.ID),
 	}
+	if failed := FailedRules(sc); len(failed) > 0 {
+		// The block is the rule's its heading leads with: its own when it
+		// failed at the highest level broken, else the rule it found
+		// broken (an open rule never fails; a SHOULD scenario that found
+		// a MUST rule broken is a MUST block), and is ordered with it.
+		own := slices.ContainsFunc(failed, func(r rules.Rule) bool {
+			return r.ID == sc.Rule.ID && r.Level == failed[0].Level
+		})
+		if !own {
+			b.Rule, b.Level = failed[0].ID, failed[0].Level
+		}
+	}
 	for _, f := range sc.Failures {
 		e := verdict.Evidence{
 			Rule: f.Rule.ID, Level: f.Rule.Level, Requirement: f.Rule.Requirement,
@@ -110,6 +126,7 @@ func block(r *Report, sc steps.Result, where, err string) verdict.Block {
 			e.Request, e.Reproduce, e.Violations = x.RequestLine(), x.Curl(), x.Violations
 			if x.Status != 0 {
 				e.Response = x.ResponseLine()
+				e.Status, e.MediaType = x.Status, mediaType(x.RespHeader.Get("Content-Type"))
 			}
 		}
 		b.Evidence = append(b.Evidence, e)
@@ -131,4 +148,13 @@ func WriteCannotRun(dir, target string, err error) error {
 		return fmt.Errorf("write the reports: %w", werr)
 	}
 	return nil
+}
+
+// mediaType is a Content-Type without its parameters, lower case; "" for
+// none, and the value as sent, cut, when it does not parse.
+func mediaType(ct string) string {
+	if mt, _, err := mime.ParseMediaType(ct); err == nil {
+		return mt
+	}
+	return strings.ToLower(evidence.Text(evidence.Cut(ct, 64)))
 }

@@ -54,6 +54,16 @@ var responseMutants = []Mutant{
 		}),
 	},
 	{
+		Name: "status-422", Defect: "answers every error with 422 Unprocessable Entity instead of 400",
+		Rules:  []rules.RuleID{rules.ResponseDocumented, rules.AuthMissing, rules.BodyObject},
+		Origin: "frameworks whose validation errors default to 422: FastAPI's RequestValidationError, Rails' :unprocessable_entity, Laravel's ValidationException",
+		Wrap: onResponse(func(_ *http.Request, res *response) {
+			if res.status == http.StatusBadRequest {
+				res.status = http.StatusUnprocessableEntity
+			}
+		}),
+	},
+	{
 		Name: "crash-500", Defect: "answers a body that is not an object with 500",
 		Rules:  []rules.RuleID{rules.BodyObject, rules.ResponseDocumented},
 		Origin: "an unchecked type assertion on the decoded body (v.(map[string]any)) that panics and is recovered as a 500",

@@ -277,9 +277,13 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 			_, fd.expected, fd.actual = s.judge(small, sx, st.rule)
 		}
 		details := []string{"generated case: " + fd.c.Class}
-		if tries > 0 {
-			details = append(details, fmt.Sprintf("shrunk from %d to %d bytes in %d attempts (the request below is the smallest that still fails); the case as generated: %s",
-				len(fd.c.Body()), len(small.Body()), tries, exchange.Quote(s.red, fd.c.Body(), 0)))
+		if from, to := len(fd.c.Body()), len(small.Body()); to < from {
+			attempts := "attempts"
+			if tries == 1 {
+				attempts = "attempt"
+			}
+			details = append(details, fmt.Sprintf("shrunk from %d to %d bytes in %d %s (the request below is the smallest that still fails); the case as generated: %s",
+				from, to, tries, attempts, exchange.Quote(s.red, fd.c.Body(), 0)))
 		}
 		summary := fmt.Sprintf("%d of %d generated cases failed %s (seed %d reproduces them)", fd.n, len(st.caseX), rule, s.cfg.Seed)
 		details = append(details, summary)
@@ -289,9 +293,10 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		}
 		if rule != st.rule.ID && fd.c.Kind == generate.Invalid {
 			// The case counts toward the rule of the property it breaks,
-			// and the scenario's own rule fails with it.
-			s.fail(st, "", sx, "every generated body rejected with an Error record",
-				fmt.Sprintf("%s; the first broke %s", summary, rule))
+			// and the scenario's own rule fails with it; its exchange is
+			// the evidence just given, not repeated.
+			s.fail(st, "", nil, "every generated body rejected with an Error record",
+				fmt.Sprintf("%s (the exchange is shown under %s)", summary, rule))
 		}
 	}
 	if first != nil {

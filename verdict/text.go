@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -55,15 +56,15 @@ func (v *Verdict) writeText(w *strings.Builder) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "RULE\tLEVEL\tRESULT\t%s\tREQUIREMENT\n", strings.ToUpper(v.countedBy()))
 	for _, r := range v.Rules {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, upper(r.Level), r.Result, v.counted(r), truncate(r.Requirement, 70))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, upper(r.Level), v.shortWord(r), v.counted(r), truncate(r.Requirement, 70))
 	}
 	tw.Flush()
 
-	// The reasons too long for the table, each once, with its rules.
+	// The reasons, which the table leaves out, each once, with its rules.
 	var whys []string
 	byWhy := map[string][]string{}
 	for _, r := range v.Rules {
-		if r.Outcome == NotJudged && len(r.NotJudgedBecause) > maxWhyInTable {
+		if r.NotJudgedBecause != "" && (r.Outcome == NotJudged || r.Outcome == Pass && v.partlyJudged(r)) {
 			if _, ok := byWhy[r.NotJudgedBecause]; !ok {
 				whys = append(whys, r.NotJudgedBecause)
 			}
@@ -71,7 +72,7 @@ func (v *Verdict) writeText(w *strings.Builder) {
 		}
 	}
 	if len(whys) > 0 {
-		fmt.Fprintln(w, "\nNot judged:")
+		fmt.Fprintln(w, "\nNot judged, or judged in part:")
 		for _, why := range whys {
 			fmt.Fprintf(w, "  %s: %s\n", strings.Join(byWhy[why], ", "), why)
 		}
@@ -79,7 +80,11 @@ func (v *Verdict) writeText(w *strings.Builder) {
 
 	var foundBy []string
 	for _, r := range v.Rules {
-		for _, by := range r.FoundBy {
+		for i, by := range r.FoundBy {
+			if i == maxFoundBy {
+				foundBy = append(foundBy, fmt.Sprintf("  %s (%s) found by %s more (%s lists them)", r.ID, upper(r.Level), plural(int64(len(r.FoundBy)-i), "scenario"), SummaryMD))
+				break
+			}
 			foundBy = append(foundBy, fmt.Sprintf("  %s (%s) found by %s", r.ID, upper(r.Level), by))
 		}
 	}
@@ -118,6 +123,28 @@ func (v *Verdict) writeText(w *strings.Builder) {
 		fmt.Fprintf(w, "Reports: %s (%s)\n", v.ReportDir, strings.Join(v.files(), ", "))
 	}
 	fmt.Fprintf(w, "VERDICT: %s\n", v.Verdict)
+}
+
+// shortWord is a rule's result as the console's table shows it: a word
+// and a short count, so that the requirement beside it stays on an
+// 80-column screen; the reasons follow the table.
+func (v *Verdict) shortWord(r Rule) string {
+	switch {
+	case r.Outcome == Pass && v.partlyJudged(r):
+		w := "pass"
+		if r.Level == rules.Open {
+			w = "noted"
+		}
+		return fmt.Sprintf("%s (%d/%d)", w, r.Judged, r.Scenarios)
+	case r.Outcome == NotJudged:
+		return "not judged"
+	}
+	return r.Result
+}
+
+// partlyJudged: some of a run's rule's scenarios could not judge it.
+func (v *Verdict) partlyJudged(r Rule) bool {
+	return v.Driver == Run && r.Judged < int64(r.Scenarios) && r.NotJudgedBecause != ""
 }
 
 // files names the report files the verdict's driver writes.
@@ -165,16 +192,30 @@ func (v *Verdict) trafficLine() string {
 	return b.String()
 }
 
-// WriteFailures prints each failure block of the service's: its rule, the
+// maxCauseExamples bounds the rules whose block the console shows as an
+// example of a common cause; the others' blocks are counted.
+const maxCauseExamples = 6
+
+// maxEvidence bounds the pieces of evidence of one block the console
+// prints.
+const maxEvidence = 4
+
+// maxFoundBy bounds the scenarios of other rules the console names for
+// one rule they found broken.
+const maxFoundBy = 3
+
+// ConsoleBlocksPerRule bounds the failure blocks of one rule the console
+// prints; summary.md and report.html keep every block.
+const ConsoleBlocksPerRule = 3
+
+// WriteFailures prints the failure blocks of the service's, the rules
+// that decide the verdict first, in catalog order: each block's rule, the
 // requirement, what was expected and what came back, the evidence, the
-// exchange, and how to reproduce it.
+// exchange, and how to reproduce it. When most failures share one answer
+// (one status, one media type), it says so first; it prints at most
+// ConsoleBlocksPerRule blocks of a rule and counts the rest.
 func (v *Verdict) WriteFailures(w io.Writer) {
-	var server []Block
-	for _, b := range v.Failures {
-		if b.Side != "client" {
-			server = append(server, b)
-		}
-	}
+	server := v.serverBlocks()
 	if len(server) == 0 {
 		return
 	}
@@ -184,33 +225,229 @@ func (v *Verdict) WriteFailures(w io.Writer) {
 	default:
 		fmt.Fprintf(w, "\nFailures (%s):\n", plural(int64(len(server)), "scenario"))
 	}
-	for i, b := range server {
-		fmt.Fprintf(w, "\n%d) %s\n", i+1, b.Heading)
-		if b.Where != "" {
-			fmt.Fprintf(w, "   scenario:    features/%s\n", b.Where)
+	c, status := CommonCause(server)
+	perRule := ConsoleBlocksPerRule
+	if c != "" {
+		fmt.Fprintf(w, "\nCOMMON CAUSE: %s\n", c)
+		perRule = 1 // one example of each rule: the cause explains the rest
+	}
+	// The blocks of a rule are together (serverBlocks sorts them).
+	causeShown, hidden := 0, false
+	for i, k, n := 0, 0, 0; i < len(server); i, k = i+1, k+1 {
+		b := server[i]
+		if i == 0 || server[i-1].Rule != b.Rule {
+			// A rule whose first block shows the common cause gets one
+			// block, and only the first maxCauseExamples such rules.
+			k, n = 0, ConsoleBlocksPerRule
+			if status != 0 && answerStatus(b) == status {
+				n = perRule
+				if causeShown == maxCauseExamples {
+					n = 0
+				} else {
+					causeShown++
+				}
+			}
 		}
-		if r, ok := rules.Lookup(b.Rule); ok {
-			fmt.Fprintf(w, "   requirement: %s (spec: %s)\n", r.Requirement, r.Source)
+		switch {
+		case k < n:
+			writeBlock(w, i+1, b)
+		case k == n:
+			v.writeHidden(w, b.Rule, countRule(server[i:], b.Rule))
+			hidden = true
 		}
-		if b.Error != "" && len(b.Evidence) == 0 {
-			fmt.Fprintf(w, "   error:       %s\n", indent(b.Error, "                "))
+	}
+	if hidden {
+		where := SummaryMD + " and " + ReportHTML
+		if v.ReportDir != "" {
+			where += " in " + v.ReportDir
 		}
-		for _, e := range b.Evidence {
-			writeEvidence(w, b, e)
-		}
-		if b.More > 0 {
-			fmt.Fprintf(w, "   (and %s of %s, counted, not kept)\n", plural(b.More, "more failure"), b.Rule)
-		}
-		if b.Rerun != "" {
-			fmt.Fprintf(w, "   rerun:       %s\n", b.Rerun)
-		}
+		fmt.Fprintf(w, "\nEvery failure block, those not shown here included, is in %s.\n", where)
 	}
 	if !v.Reference {
 		fmt.Fprintln(w, "\n(The curl commands read the token from $PLANTCHECK_TOKEN; plantcheck never prints it.)")
 	}
 }
 
-func writeEvidence(w io.Writer, b Block, e Evidence) {
+func countRule(bs []Block, id rules.RuleID) int {
+	n := 0
+	for _, b := range bs {
+		if b.Rule == id {
+			n++
+		}
+	}
+	return n
+}
+
+// writeHidden says how many blocks of a rule the console left out; the
+// line after the blocks says where they are.
+func (v *Verdict) writeHidden(w io.Writer, id rules.RuleID, n int) {
+	noun := "more failure block"
+	if n == countRule(v.Failures, id) {
+		noun = "failure block"
+	}
+	fmt.Fprintf(w, "\n   (%s of %s not shown here)\n", plural(int64(n), noun), id)
+}
+
+// serverBlocks are the service's failure blocks in the order the console
+// and the reports give them: the rules that decide the verdict first
+// (MUST, then SHOULD, then the rest), each level in catalog order, the
+// blocks of one rule in the order they were found.
+func (v *Verdict) serverBlocks() []Block {
+	var server []Block
+	for _, b := range v.Failures {
+		if b.Side != "client" {
+			server = append(server, b)
+		}
+	}
+	slices.SortStableFunc(server, func(a, b Block) int {
+		if c := levelRank(a.Level) - levelRank(b.Level); c != 0 {
+			return c
+		}
+		return catalogIndex(a.Rule) - catalogIndex(b.Rule)
+	})
+	return server
+}
+
+func levelRank(l rules.Level) int {
+	switch l {
+	case rules.Must:
+		return 0
+	case rules.Should:
+		return 1
+	}
+	return 2
+}
+
+func catalogIndex(id rules.RuleID) int {
+	for i, r := range rules.Catalog {
+		if r.ID == id {
+			return i
+		}
+	}
+	return len(rules.Catalog)
+}
+
+// minCommon is how many failure blocks a common cause needs; fewer are
+// read block by block.
+const minCommon = 3
+
+// CommonCause names the answer most failure blocks share, when one
+// does: the status and media type their evidence came back with (its
+// first answered exchange), whether the document has that status, and the
+// status the steps expected where it was the same. It says nothing ("")
+// when fewer than minCommon blocks, or fewer than two in three, share one.
+// It returns the status too (0 with "").
+func CommonCause(blocks []Block) (string, int) {
+	type answer struct {
+		status int
+		media  string
+	}
+	count := map[answer]int{}
+	undocumented := map[answer]bool{}
+	for _, b := range blocks {
+		for _, e := range b.Evidence {
+			if e.Status == 0 {
+				continue
+			}
+			a := answer{e.Status, e.MediaType}
+			count[a]++
+			for _, f := range b.Evidence {
+				if f.Rule == rules.ResponseDocumented && f.Status == e.Status {
+					undocumented[a] = true
+				}
+			}
+			break
+		}
+	}
+	var top answer
+	for a, n := range count {
+		if n > count[top] || n == count[top] && (a.status < top.status || a.status == top.status && a.media < top.media) {
+			top = a
+		}
+	}
+	n := count[top]
+	if n < minCommon || 3*n < 2*len(blocks) {
+		return "", 0
+	}
+	media := top.media
+	if media == "" {
+		media = "no media type"
+	}
+	s := fmt.Sprintf("%d of %d failures came back with status %d %s (%s)", n, len(blocks), top.status, http.StatusText(top.status), media)
+	if undocumented[top] {
+		s += ", a status the document does not have"
+	}
+	if want := expectedStatus(blocks, top.status); want != 0 && want != top.status {
+		s += fmt.Sprintf(", where %d was expected", want)
+	}
+	return s + ": fix that one answer first; most of the blocks below may then pass", top.status
+}
+
+// answerStatus is the status of a block's first answered exchange (0:
+// none came).
+func answerStatus(b Block) int {
+	for _, e := range b.Evidence {
+		if e.Status != 0 {
+			return e.Status
+		}
+	}
+	return 0
+}
+
+// expectedStatus is the status the rules of the blocks answered with
+// status call for, when they all call for the same one: the rules of
+// refusals call for 400, those of acceptance for 200.
+func expectedStatus(blocks []Block, status int) int {
+	want := 0
+	for _, b := range blocks {
+		if len(b.Evidence) == 0 || b.Evidence[0].Status != status {
+			continue
+		}
+		switch e := rules.Expects(b.Rule); {
+		case e == 0:
+		case want != 0 && e != want:
+			return 0
+		default:
+			want = e
+		}
+	}
+	return want
+}
+
+// writeBlock prints one failure block, numbered n.
+func writeBlock(w io.Writer, n int, b Block) {
+	fmt.Fprintf(w, "\n%d) %s\n", n, b.Heading)
+	if b.Where != "" {
+		fmt.Fprintf(w, "   scenario:    features/%s\n", b.Where)
+	}
+	if r, ok := rules.Lookup(b.Rule); ok {
+		fmt.Fprintf(w, "   requirement: %s (spec: %s)\n", r.Requirement, r.Source)
+	}
+	if b.Error != "" && len(b.Evidence) == 0 {
+		fmt.Fprintf(w, "   error:       %s\n", indent(b.Error, "                "))
+	}
+	var last Evidence
+	for i, e := range b.Evidence {
+		if i == maxEvidence {
+			fmt.Fprintf(w, "   (and %s of this block: %s keeps them)\n", plural(int64(len(b.Evidence)-i), "more piece")+" of evidence", SummaryMD)
+			break
+		}
+		writeEvidence(w, b, e, last)
+		if e.Request != "" {
+			last = e
+		}
+	}
+	if b.More > 0 {
+		fmt.Fprintf(w, "   (and %s of %s, counted, not kept)\n", plural(b.More, "more failure"), b.Rule)
+	}
+	if b.Rerun != "" {
+		fmt.Fprintf(w, "   rerun:       %s\n", b.Rerun)
+	}
+}
+
+// writeEvidence prints one piece of evidence; an exchange the evidence
+// before it in the block showed (prev) is named, not printed again.
+func writeEvidence(w io.Writer, b Block, e, prev Evidence) {
 	if e.Rule != b.Rule && e.Rule != "" {
 		fmt.Fprintf(w, "   rule:        %s (%s): %s\n", e.Rule, upper(e.Level), e.Requirement)
 	}
@@ -218,6 +455,10 @@ func writeEvidence(w io.Writer, b Block, e Evidence) {
 	fmt.Fprintf(w, "   actual:      %s\n", e.Actual)
 	for _, d := range e.Details {
 		fmt.Fprintf(w, "   - %s\n", d)
+	}
+	if e.Request != "" && e.Request == prev.Request && e.Response == prev.Response && e.Reproduce == prev.Reproduce {
+		fmt.Fprintf(w, "   exchange:    the one above\n")
+		return
 	}
 	if e.Request != "" {
 		fmt.Fprintf(w, "   request:     %s\n", e.Request)
@@ -253,7 +494,7 @@ func (v *Verdict) writeClients(w io.Writer) {
 		}
 		n++
 		fmt.Fprintf(w, "\n%d) %s\n", n, b.Heading)
-		writeEvidence(w, b, b.Evidence[0])
+		writeEvidence(w, b, b.Evidence[0], Evidence{})
 		if more := int64(len(b.Evidence)) - 1 + b.More; more > 0 {
 			fmt.Fprintf(w, "   (and %s more of %s; the reports keep up to %d)\n", plural(more, "request"), label(b.Rule), len(b.Evidence))
 		}

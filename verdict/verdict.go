@@ -225,6 +225,11 @@ type Evidence struct {
 	Violations []spec.Violation `json:"violations"`
 	// At is when the proxy saw the exchange (RFC 3339; run: empty).
 	At string `json:"at"`
+	// Status and MediaType are the answer's status and media type
+	// (without parameters; "" for none), which a common cause is found
+	// from; the console's matter, not summary.json's.
+	Status    int    `json:"-"`
+	MediaType string `json:"-"`
 }
 
 // Scenario is one scenario of a run.
