@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/rules"
@@ -280,29 +281,12 @@ func TestReferenceUpstream(t *testing.T) {
 		t.Errorf("with StrictClients: exit %d, outcome %q; want 1, clients-failed", sv.ExitCode, sv.Outcome)
 	}
 	// What traffic cannot show is listed as not judged, never as passed.
-	for id, why := range unjudgeable {
+	for id, why := range judge.NotFromTraffic {
 		if r := rule(t, v, string(id)); r.NotJudged != why || r.Passed != 0 || r.Judged != 0 {
 			t.Errorf("%s = %+v, want not judged: %s", id, r, why)
 		}
 	}
 	if r := rule(t, v, "BODY-TAG-STRING"); r.NotJudged != whyNone {
 		t.Errorf("BODY-TAG-STRING, which no exchange showed: %+v, want not judged: %s", r, whyNone)
-	}
-}
-
-// TestCatalogCovered: every rule of the catalog is either judged from
-// traffic or listed with the reason it cannot be, not both.
-func TestCatalogCovered(t *testing.T) {
-	for _, r := range rules.Catalog {
-		judged := slices.Contains(judgedRules, r.ID)
-		_, why := unjudgeable[r.ID]
-		if judged == why {
-			t.Errorf("%s: judged %v, reason given %v; want exactly one", r.ID, judged, why)
-		}
-	}
-	for _, id := range judgedRules {
-		if _, ok := rules.Lookup(id); !ok {
-			t.Errorf("%s is judged but not in the catalog", id)
-		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	xchg "github.com/plantcheck/plantcheck/exchange"
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/rules"
 )
 
@@ -152,7 +153,7 @@ func newTally(maxFailures int, maxJudge int64, upstream string, timeout time.Dur
 		ownN: map[string]int64{}, unjudged: map[string]int64{},
 		rules: map[rules.RuleID]*ruleTally{}, client: map[rules.RuleID]*ruleTally{},
 	}
-	for _, id := range judgedRules {
+	for _, id := range judge.FromTraffic {
 		t.rules[id] = &ruleTally{}
 	}
 	return t
@@ -325,7 +326,7 @@ func (h *Handler) Verdict(opts Options) *Verdict {
 		rt, judged := t.rules[r.ID]
 		switch {
 		case !judged:
-			rr.NotJudged = unjudgeable[r.ID]
+			rr.NotJudged = judge.NotFromTraffic[r.ID]
 			if rr.NotJudged == "" {
 				rr.NotJudged = "the proxy has no judgement of it"
 			}
