@@ -43,14 +43,6 @@ func echoForms(tok string) map[string]string {
 	}
 }
 
-// echoingTarget answers every request with 400 and an Error record that
-// holds the credential it was sent in every form, in its Content-Type, in a
-// header and in its body, one of them across the 512-byte cut of an
-// evidence string.
-func echoingTarget(t *testing.T) string {
-	return echoingTargetOf(t, func(r *http.Request) string { return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") })
-}
-
 // echoingTargetOf is echoingTarget for the secret secretOf finds in a
 // request.
 func echoingTargetOf(t *testing.T, secretOf func(*http.Request) string) string {

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 
@@ -91,11 +90,6 @@ func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string)
 	if j.Refusal.Open != "" {
 		o.defects = append(o.defects, defect{"", j.Refusal.Open})
 	}
-}
-
-func hasAuthDefect(h http.Header) bool {
-	_, bad := judge.AuthDefect(h)
-	return bad
 }
 
 // defect is one way a client's request breaks the document (a

@@ -49,10 +49,6 @@ func (s *Suite) bearer() credential {
 	return credential{value: "Bearer " + s.cfg.Token, desc: "Bearer <token>", shell: "Bearer " + shell.TokenVar, issued: true}
 }
 
-// credentialOf is the scenario's credential: the user's bearer token unless
-// a step changed it.
-func (s *Suite) credentialOf(st *state) credential { return s.credentialOfRequest(&st.req) }
-
 func (s *Suite) credentialOfRequest(r *request) credential {
 	if r.cred == nil {
 		return s.bearer()
