@@ -61,9 +61,13 @@ func likelyCause(r *Report, v *spec.Validator) string {
 		}
 	}
 	if validRefused >= minEvidence {
+		from := "--token, --token-file or PLANTCHECK_TOKEN"
+		if r.TokenFrom != "" {
+			from = "it came from " + r.TokenFrom
+		}
 		return fmt.Sprintf("none of the %d valid requests sent with the given token was accepted (answers: %s): "+
-			"check the token (--token, --token-file or PLANTCHECK_TOKEN) is one this service issued; if it is, the service refuses every valid create",
-			validRefused, statusCounts(statuses))
+			"check the token (%s) is one this service issued; if it is, the service refuses every valid create",
+			validRefused, statusCounts(statuses), from)
 	}
 	return ""
 }

@@ -74,7 +74,12 @@ func TestTokensThatOccurInHonestAnswers(t *testing.T) {
 // reference starts the reference server, wrapped, on a loopback port.
 func startTarget(t testing.TB, wrap func(http.Handler, string) http.Handler) (url, token string) {
 	t.Helper()
-	token = "t0ken-" + strings.ReplaceAll(t.Name(), "/", "-")
+	return startTargetWith(t, "t0ken-"+strings.ReplaceAll(t.Name(), "/", "-"), wrap)
+}
+
+// startTargetWith starts the reference server, wrapped, with this token.
+func startTargetWith(t testing.TB, token string, wrap func(http.Handler, string) http.Handler) (url, tok string) {
+	t.Helper()
 	ref, err := reference.New(reference.Config{Token: token})
 	if err != nil {
 		t.Fatal(err)

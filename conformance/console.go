@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cucumber/godog"
 	"github.com/cucumber/godog/formatters"
@@ -25,12 +26,60 @@ const (
 )
 
 func init() {
-	godog.Format(progressFormat, "a character per step; the verdict follows", func(_ string, w io.Writer) formatters.Formatter {
-		return &console{out: w, pretty: false}
+	godog.Format(progressFormat, "a character per step; the verdict follows", func(suite string, w io.Writer) formatters.Formatter {
+		return attach(suite, &console{out: w, pretty: false})
 	})
-	godog.Format(prettyFormat, "each scenario and its steps; the verdict follows", func(_ string, w io.Writer) formatters.Formatter {
-		return &console{out: w, pretty: true, open: map[string]*scenarioLines{}}
+	godog.Format(prettyFormat, "each scenario and its steps; the verdict follows", func(suite string, w io.Writer) formatters.Formatter {
+		return attach(suite, &console{out: w, pretty: true, open: map[string]*scenarioLines{}})
 	})
+}
+
+// notices carries a run's notices (a pause for throttling) to its console,
+// so that each is a line of its own, never inside a row of progress. godog
+// hands a formatter's factory the suite's name and nothing of the run:
+// each run names its suite apart (noticesFor), and its console finds the
+// run's notices by that name.
+type notices struct {
+	mu  sync.Mutex
+	c   *console
+	out io.Writer // where a notice goes when no console of ours came
+}
+
+var (
+	runNotices sync.Map // suite name → *notices
+	runCount   atomic.Uint64
+)
+
+// noticesFor makes a run's notices and the suite name that finds them;
+// done forgets them.
+func noticesFor(out io.Writer) (n *notices, suite string, done func()) {
+	n = &notices{out: out}
+	suite = fmt.Sprintf("plantcheck#%d", runCount.Add(1))
+	runNotices.Store(suite, n)
+	return n, suite, func() { runNotices.Delete(suite) }
+}
+
+func attach(suite string, c *console) *console {
+	if v, ok := runNotices.Load(suite); ok {
+		n := v.(*notices)
+		n.mu.Lock()
+		n.c = c
+		n.mu.Unlock()
+	}
+	return c
+}
+
+// notice writes a line, which the steps made safe to print.
+func (n *notices) notice(line string) {
+	n.mu.Lock()
+	c := n.c
+	if c == nil {
+		fmt.Fprintln(n.out, line)
+	}
+	n.mu.Unlock()
+	if c != nil {
+		c.notice(line)
+	}
 }
 
 // console is both formats: progress writes a character per step, pretty
@@ -41,6 +90,7 @@ type console struct {
 	out    io.Writer
 	pretty bool
 	steps  int
+	row    int // the steps on progress's current row
 	open   map[string]*scenarioLines
 }
 
@@ -100,8 +150,10 @@ func (c *console) step(p *messages.Pickle, s *messages.PickleStep, mark byte, wo
 	defer c.mu.Unlock()
 	if !c.pretty {
 		c.out.Write([]byte{mark})
-		if c.steps++; c.steps%stepsPerRow == 0 {
+		c.steps++
+		if c.row++; c.row == stepsPerRow {
 			fmt.Fprintf(c.out, " %d\n", c.steps)
+			c.row = 0
 		}
 		return
 	}
@@ -127,13 +179,28 @@ func (c *console) flush(id string) {
 	delete(c.open, id)
 }
 
+// endRow ends progress's current row, padded, with the count of steps.
+func (c *console) endRow() {
+	if !c.pretty && c.row != 0 {
+		fmt.Fprintf(c.out, "%s %d\n", strings.Repeat(" ", stepsPerRow-c.row), c.steps)
+		c.row = 0
+	}
+}
+
+// notice writes a line of its own: progress's row ends first; pretty's
+// scenarios are written whole, so a notice falls between two.
+func (c *console) notice(line string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.endRow()
+	fmt.Fprintln(c.out, line)
+}
+
 // Summary ends the progress line; the verdict is the summary.
 func (c *console) Summary() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.pretty && c.steps%stepsPerRow != 0 {
-		fmt.Fprintf(c.out, "%s %d\n", strings.Repeat(" ", stepsPerRow-c.steps%stepsPerRow), c.steps)
-	}
+	c.endRow()
 	for id := range c.open {
 		c.flush(id)
 	}

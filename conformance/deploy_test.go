@@ -2,9 +2,11 @@ package conformance
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -14,6 +16,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/plantcheck/plantcheck/internal/testcert"
 	"github.com/plantcheck/plantcheck/reference"
@@ -178,5 +181,89 @@ func TestCACertAddsToTheSystemRoots(t *testing.T) {
 	only.AddCert(srv.Certificate())
 	if conf.RootCAs.Equal(only) {
 		t.Error("the CA file replaced the system's authorities")
+	}
+}
+
+// TestSchemeMixUps: http:// to a server that speaks TLS, and https:// to
+// one that speaks plain HTTP, are mistakes of the setup, not of the
+// service: the run cannot be made (exit 2) and says which scheme to use,
+// whichever kind of TLS server it is (Go's, which answers a plain request
+// with a 400, and one that only resets, as many front ends do); a plain
+// server is still run over http://.
+func TestSchemeMixUps(t *testing.T) {
+	ref, token := referenceHandler(t)
+	goTLS := httptest.NewTLSServer(ref)
+	t.Cleanup(goTLS.Close)
+	plain := httptest.NewServer(ref)
+	t.Cleanup(plain.Close)
+	// A TLS server that closes a connection whose first bytes are not a
+	// handshake, without a word of HTTP, as many front ends do.
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tcp.Close() })
+	go func() {
+		for {
+			c, err := tcp.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				tc := tls.Server(c, goTLS.TLS)
+				tc.SetDeadline(time.Now().Add(5 * time.Second))
+				tc.Handshake()
+				tc.Close()
+			}()
+		}
+	}()
+	resetting := struct{ URL string }{"https://" + tcp.Addr().String()}
+	for _, c := range []struct {
+		name, base string
+		want       string // "" for a run that goes on
+	}{
+		{"http:// to Go's TLS server", strings.Replace(goTLS.URL, "https://", "http://", 1), "speaks TLS, not plain HTTP: use https://"},
+		{"http:// to another TLS server", strings.Replace(resetting.URL, "https://", "http://", 1), "speaks TLS, not plain HTTP: use https://"},
+		{"https:// to a plain server", strings.Replace(plain.URL, "http://", "https://", 1), "answers plain HTTP, not TLS: use http://"},
+		{"http:// to a plain server", plain.URL, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep, err := Run(context.Background(), Config{BaseURL: c.base, Token: token, Output: &strings.Builder{}, Tags: "@area-create"})
+			if c.want == "" {
+				if err != nil || rep.ExitCode() != 0 {
+					t.Fatalf("a plain server over http://: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "--ca-cert") {
+				t.Errorf("%v; want ErrUnreachable (exit 2) saying %q, not pointing at --ca-cert", err, c.want)
+			}
+		})
+	}
+}
+
+// TestShortTokenSaidOnce: a token too short for a near-miss variant (one
+// under the 72 bytes bcrypt reads) leaves that variant not run, which the
+// console says once, with the reason, and which changes nothing else:
+// the run is still conformant.
+func TestShortTokenSaidOnce(t *testing.T) {
+	const token = "shorttoken123"
+	ref, err := reference.New(reference.Config{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(ref)
+	t.Cleanup(srv.Close)
+	var out strings.Builder
+	rep, err := Run(context.Background(), Config{BaseURL: srv.URL, Token: token, Output: &out, Format: "progress", Tags: "@AUTH-NEAR-MISS"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := rep.Model().WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(text.String(), "fewer than the 72"); n != 1 || rep.ExitCode() != 0 {
+		t.Errorf("the short token's note is said %d times (exit %d), want once and exit 0:\n%s", n, rep.ExitCode(), text.String())
 	}
 }

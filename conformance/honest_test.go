@@ -119,16 +119,17 @@ func TestPartlyJudgedRule(t *testing.T) {
 func TestLikelyCause(t *testing.T) {
 	url, token := startTarget(t, nil)
 	tests := []struct {
-		name, base, token, want string
+		name, base, token, from, want string
 	}{
-		{"a wrong token", url, "not-the-issued-token-42", "--token"},
-		{"a wrong path prefix", url + "/api/v1", token, "--base-url"},
-		{"a target that keeps the contract", url, token, ""},
+		{"a wrong token", url, "not-the-issued-token-42", "", "--token"},
+		{"a wrong token from the config file", url, "not-the-issued-token-42", "the config file ci/plantcheck.yaml (key token)", "it came from the config file ci/plantcheck.yaml"},
+		{"a wrong path prefix", url + "/api/v1", token, "", "--base-url"},
+		{"a target that keeps the contract", url, token, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			rep, err := Run(context.Background(), Config{BaseURL: tt.base, Token: tt.token, Output: &out, Tags: "@area-create,@area-auth"})
+			rep, err := Run(context.Background(), Config{BaseURL: tt.base, Token: tt.token, TokenFrom: tt.from, Output: &out, Tags: "@area-create,@area-auth"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -237,13 +238,14 @@ func TestCompleteReproductions(t *testing.T) {
 		})
 	}
 	cfg := Config{CACert: caFile, Cert: "c.pem", Key: "k.pem", Proxy: "http://proxy:3128"}
-	flags := strings.Join(cfg.curlFlags(), " ")
+	rt := routeFor(t, cfg, "http://plants.test/")
+	flags := strings.Join(cfg.curlFlags(rt), " ")
 	for _, want := range []string{"--cacert '" + caFile + "'", "--cert 'c.pem'", "--key 'k.pem'", "--proxy 'http://proxy:3128'"} {
 		if !strings.Contains(flags, want) {
 			t.Errorf("curl flags %q lack %s", flags, want)
 		}
 	}
-	if rerun := strings.Join(cfg.rerunFlags(), " "); !strings.Contains(rerun, "--ca-cert '"+caFile+"'") {
+	if rerun := strings.Join(cfg.rerunFlags(rt), " "); !strings.Contains(rerun, "--ca-cert '"+caFile+"'") {
 		t.Errorf("rerun %q lacks --ca-cert", rerun)
 	}
 }

@@ -152,7 +152,7 @@ func TestHostileTargets(t *testing.T) {
 		{name: "nothing listening", target: func(*testing.T) string { return closed },
 			wantErr: ErrUnreachable, wantMsg: "connection refused", maxTime: 3 * time.Second},
 		{name: "a name that does not resolve", target: func(*testing.T) string { return "http://plantcheck-no-such-host.invalid" },
-			wantErr: ErrUnreachable, maxTime: 5 * time.Second},
+			wantErr: ErrUnreachable, maxTime: 10 * time.Second},
 		{name: "accepts and never answers", target: func(t *testing.T) string {
 			return rawTarget(t, func(c net.Conn) { io.Copy(io.Discard, c) })
 		}, wantCode: 1, wantRule: "RESPONSE-TIMELY", maxTime: 15 * timeout},
@@ -205,25 +205,25 @@ func TestHostileTargets(t *testing.T) {
 				w.Header().Set("Content-Type", "application/json")
 				io.WriteString(w, `{"name": "Fern",`)
 			})
-		}, wantCode: 1, wantRule: "RESPONSE-DOCUMENTED", maxTime: 5 * time.Second},
+		}, wantCode: 1, wantRule: "RESPONSE-DOCUMENTED", maxTime: 10 * time.Second},
 		{name: "invalid UTF-8", target: func(t *testing.T) string {
 			return handlerTarget(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
 				io.WriteString(w, "{\"name\":\"F\xffern\",\"error\":1,\"message\":\"\xc3\"}")
 			})
-		}, wantCode: 1, wantRule: "RESPONSE-DOCUMENTED", maxTime: 5 * time.Second},
+		}, wantCode: 1, wantRule: "RESPONSE-DOCUMENTED", maxTime: 10 * time.Second},
 		{name: "no Content-Type", target: func(t *testing.T) string {
 			return rawTarget(t, func(c net.Conn) {
 				for readRequest(c) {
 					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 15\r\n\r\n{\"name\":\"Fern\"}")
 				}
 			})
-		}, wantCode: 1, wantRule: "RESPONSE-MEDIA", maxTime: 5 * time.Second},
+		}, wantCode: 1, wantRule: "RESPONSE-MEDIA", maxTime: 10 * time.Second},
 		{name: "redirect", target: func(t *testing.T) string {
 			return handlerTarget(t, func(w http.ResponseWriter, r *http.Request) {
 				http.Redirect(w, r, "/elsewhere/plants", http.StatusTemporaryRedirect)
 			})
-		}, wantCode: 1, wantRule: "RESPONSE-DOCUMENTED", maxTime: 5 * time.Second},
+		}, wantCode: 1, wantRule: "RESPONSE-DOCUMENTED", maxTime: 10 * time.Second},
 		{name: "reset mid-body", target: func(t *testing.T) string {
 			return rawTarget(t, func(c net.Conn) {
 				if !readRequest(c) {
@@ -241,11 +241,11 @@ func TestHostileTargets(t *testing.T) {
 				w.WriteHeader(http.StatusTeapot)
 				fmt.Fprintf(w, `{"error":1,"message":%q}`, "you sent "+auth)
 			})
-		}, wantCode: 1, wantRule: "RESPONSE-DOCUMENTED", maxTime: 5 * time.Second},
+		}, wantCode: 1, wantRule: "RESPONSE-DOCUMENTED", maxTime: 10 * time.Second},
 		{name: "https with a certificate that does not verify", target: func(*testing.T) string { return tlsRef.URL },
-			wantErr: ErrUnreachable, wantMsg: "--ca-cert", maxTime: 5 * time.Second},
+			wantErr: ErrUnreachable, wantMsg: "--ca-cert", maxTime: 10 * time.Second},
 		{name: "https trusted with --ca-cert", target: func(*testing.T) string { return tlsRef.URL }, caCert: caFile,
-			timeout: 5 * time.Second, wantCode: 0, maxTime: 10 * time.Second},
+			timeout: 5 * time.Second, wantCode: 0, maxTime: 20 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

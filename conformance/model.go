@@ -65,12 +65,19 @@ func (r *Report) Model() *verdict.Verdict {
 	v.Config = verdict.Config{
 		BaseURL: r.BaseURL, Token: "<redacted>", Timeout: r.Timeout.String(), Tags: r.Tags,
 		Strict: r.Strict, Concurrency: r.Concurrency, Rate: r.Rate, CACert: r.CACert, ConfigFile: r.ConfigFile,
+		Proxy: r.Proxy,
 	}
 	if r.Reference {
 		v.Config.Token = "<generated for the in-process reference server>"
+	} else if r.TokenFrom != "" {
+		v.Config.Token = "<redacted> (from " + r.TokenFrom + ")"
 	}
+	v.TokenFrom = r.TokenFrom
 	if t := r.Throttling; t.Total() > 0 {
-		v.Throttling = verdict.Throttling{Answers: t.Answers, WaitedMs: verdict.Ms(t.Waited), Exceeded: t.Exceeded, Summary: r.ThrottleLine()}
+		v.Throttling = verdict.Throttling{
+			Answers: t.Answers, PausedMs: verdict.Ms(t.Paused), WaitedMs: verdict.Ms(t.Asked), SlowestPace: t.Slowest,
+			Exceeded: t.Exceeded, Summary: r.ThrottleLine(),
+		}
 	}
 	for i := range v.Rules {
 		rv := r.Rules[i]

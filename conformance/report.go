@@ -37,6 +37,12 @@ type Report struct {
 	ReportDir string
 	// ConfigFile is the config file the settings came from, if any.
 	ConfigFile string
+	// TokenFrom says where the token came from (Config.TokenFrom).
+	TokenFrom string
+	// Proxy says which proxy the requests went through and where it was
+	// set, or "none" and, when a proxy variable is set, why Go did not use
+	// it; its credentials redacted.
+	Proxy string
 	// LikelyCause names a likely mistake of the setup, when the answers
 	// point to one (every valid request refused, every answer a 404).
 	LikelyCause string
@@ -159,6 +165,8 @@ func (r *Report) finish() {
 			errored[s.Rule.ID] = true
 			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], "error")
 		case s.Outcome == steps.Skipped:
+			// A reason of the scenario's own (a token too short for a
+			// variant) is said here, once, in its own words.
 			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], skipWhy(s.Note))
 		case !answeredAll(s):
 			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], "no answer")
@@ -202,10 +210,6 @@ func (r *Report) finish() {
 	}
 }
 
-// skippedSeeNotes is why a scenario skipped for a reason of its own (a
-// token too short for a variant) was not judged; the notes say the reason.
-const skippedSeeNotes = "skipped (see notes)"
-
 // skipWhy is why a skipped scenario was not judged, in a few words.
 func skipWhy(note string) string {
 	switch {
@@ -218,8 +222,17 @@ func skipWhy(note string) string {
 	case strings.Contains(note, steps.NotRunThrottled):
 		return "throttled"
 	}
+	if strings.HasPrefix(note, "not run: ") {
+		// A reason of the scenario's own, in plantcheck's words (a token
+		// too short for a variant), said once, here.
+		return note
+	}
 	return skippedSeeNotes
 }
+
+// skippedSeeNotes is why a scenario skipped for another reason was not
+// judged: the notes say it, quoted.
+const skippedSeeNotes = "skipped (see notes)"
 
 // answeredAll reports whether every exchange of a scenario was answered.
 func answeredAll(s steps.Result) bool {
@@ -234,12 +247,19 @@ func appendOnce(list []string, s string) []string {
 }
 
 // ThrottleLine says what the run met of throttling: the answers waited
-// out, by status, and the time.
+// out, by status, the time the run was paused, and how far its pace came
+// down.
 func (r *Report) ThrottleLine() string {
 	t := r.Throttling
-	s := fmt.Sprintf("%d answers waited out (%s), %s in all", t.Total(), statusCounts(t.Answers), t.Waited.Round(time.Millisecond))
+	s := fmt.Sprintf("%d answers waited out (%s): the run was paused %s in all", t.Total(), statusCounts(t.Answers), t.Paused.Round(time.Millisecond))
+	if t.Pauses > 1 {
+		s += fmt.Sprintf(", in %d pauses", t.Pauses)
+	}
+	if t.Slowest > 0 {
+		s += fmt.Sprintf("; its pace came down to %s", steps.PerSecond(t.Slowest))
+	}
 	if r.Rate > 0 {
-		s += fmt.Sprintf(", at --rate %g", r.Rate)
+		s += fmt.Sprintf(" (--rate %g)", r.Rate)
 	}
 	if t.Exceeded != "" {
 		s += "; then the run stopped waiting: " + t.Exceeded

@@ -7,6 +7,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
@@ -93,7 +94,8 @@ type Config struct {
 	// Concurrency is how many scenarios run at once, and how many
 	// requests may be in flight; 0 means DefaultConcurrency.
 	Concurrency int
-	// Rate is the most requests a second the run sends; 0: no limit.
+	// Rate is the most requests a second the run sends, the ceiling of a
+	// pace that throttling lowers; 0: no limit.
 	Rate float64
 	// Format is the console format: pretty or progress.
 	Format string
@@ -107,8 +109,11 @@ type Config struct {
 	// a server that asks for one (mutual TLS).
 	Cert, Key string
 	// Proxy is the proxy every request goes through; "" follows
-	// HTTP_PROXY, HTTPS_PROXY and NO_PROXY.
+	// HTTP_PROXY, HTTPS_PROXY and NO_PROXY as net/http does (a loopback
+	// target never through a proxy). The verdict says which it was.
 	Proxy string
+	// Getenv reads the proxy variables; nil means os.Getenv.
+	Getenv func(string) string
 	// Headers are sent on every request; their values are secrets.
 	Headers http.Header
 	// Examples is how many valid bodies each generated scenario sends; 0
@@ -120,8 +125,8 @@ type Config struct {
 	// Without names checks to leave out (steps.Removable), to prove that
 	// each is needed; never for a verdict.
 	Without []string
-	// Throttle bounds the waits for a throttling target; zero means
-	// steps.DefaultThrottle.
+	// Throttle bounds the waits for a throttling target; a bound left zero
+	// is steps.DefaultThrottle's.
 	Throttle steps.Throttle
 	// Seed makes fresh ids reproducible; 0 draws one.
 	Seed uint64
@@ -133,6 +138,12 @@ type Config struct {
 	// ConfigFile is the config file the settings came from, if any: the
 	// verdict names it, and a rerun reads it again.
 	ConfigFile string
+	// TokenFrom says, in words, where the token came from ("--token",
+	// "--token-file t.txt", "PLANTCHECK_TOKEN", "the config file
+	// plantcheck.yaml (key token)"): a likely cause that doubts the token
+	// names it, and the reproductions say how to set PLANTCHECK_TOKEN
+	// from it. "" when unknown.
+	TokenFrom string
 	// Godog, when set, adjusts godog's options before the run (a test sets
 	// TestingT there, to run each scenario as a subtest).
 	Godog func(*godog.Options)
@@ -164,27 +175,33 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 	rep := &Report{
 		Target: cfg.BaseURL, BaseURL: cfg.BaseURL, CACert: cfg.CACert, SpecTitle: v.Info().Title, SpecVersion: v.Info().Version,
 		Tags: cfg.Tags, Strict: cfg.Strict, Concurrency: cfg.Concurrency, Seed: cfg.Seed, Timeout: cfg.Timeout,
-		Reference: cfg.Reference, ConfigFile: cfg.ConfigFile, rerunFlags: cfg.rerunFlags(), Rate: cfg.Rate,
+		Reference: cfg.Reference, ConfigFile: cfg.ConfigFile, Rate: cfg.Rate,
+		TokenFrom: cfg.TokenFrom,
 	}
 	tlsConf, err := cfg.tlsConfig()
 	if err != nil {
 		return nil, err
 	}
-	proxy, err := cfg.proxyFunc()
+	base, _ := url.Parse(cfg.BaseURL) // normalise has parsed it
+	rt, err := cfg.route(base)
 	if err != nil {
 		return nil, err
 	}
-	if err := preflight(ctx, cfg.BaseURL, cfg.Timeout, tlsConf, proxy); err != nil {
+	rep.Proxy = rt.says
+	rep.rerunFlags = cfg.rerunFlags(rt)
+	if err := preflight(ctx, base, cfg.Timeout, tlsConf, rt); err != nil {
 		return nil, err
 	}
 
-	client := NewClient(cfg.Timeout, cfg.Concurrency, tlsConf, proxy)
+	client := NewClient(cfg.Timeout, cfg.Concurrency, tlsConf, rt.proxy)
 	defer client.CloseIdleConnections()
+	notes, suite, forget := noticesFor(cfg.Output)
+	defer forget()
 	var mu sync.Mutex
 	st, err := steps.New(steps.Config{
 		BaseURL: cfg.BaseURL, Token: cfg.Token, Client: client, Validator: v, Seed: cfg.Seed, Examples: cfg.Examples,
-		AllStrings: cfg.AllStrings, Without: cfg.Without, Headers: cfg.Headers, CurlFlags: cfg.curlFlags(),
-		Rate: cfg.Rate, InFlight: cfg.Concurrency, Throttle: cfg.Throttle,
+		AllStrings: cfg.AllStrings, Without: cfg.Without, Headers: cfg.Headers, CurlFlags: cfg.curlFlags(rt),
+		Rate: cfg.Rate, InFlight: cfg.Concurrency, Throttle: cfg.Throttle, Notice: notes.notice,
 		OnScenario: func(r steps.Result) {
 			mu.Lock()
 			rep.Scenarios = append(rep.Scenarios, r)
@@ -218,7 +235,7 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 		cfg.Godog(opts)
 	}
 	rep.Started = time.Now()
-	status := godog.TestSuite{Name: "plantcheck", TestSuiteInitializer: st.InitializeSuite, Options: opts}.Run()
+	status := godog.TestSuite{Name: suite, TestSuiteInitializer: st.InitializeSuite, Options: opts}.Run()
 	rep.Ended = time.Now()
 	rep.Interrupted = ctx.Err() != nil
 	rep.Throttling = st.Throttling()
@@ -304,8 +321,9 @@ func (cfg *Config) normalise() error {
 // the same target, the same way: the seed, the scenarios' sizes, the
 // connection's settings. Secrets are read from the variables they came
 // from (the token from PLANTCHECK_TOKEN, a header from the variable its
-// name gives); --tags is the rule's own.
-func (cfg *Config) rerunFlags() []string {
+// name gives, a proxy's user:password from PLANTCHECK_PROXY_USERINFO);
+// --tags is the rule's own.
+func (cfg *Config) rerunFlags(rt route) []string {
 	var out []string
 	add := func(flag, value string) { out = append(out, flag+" "+shell.Quote(value)) }
 	if cfg.ConfigFile != "" {
@@ -335,7 +353,7 @@ func (cfg *Config) rerunFlags() []string {
 		add("--key", cfg.Key)
 	}
 	if cfg.Proxy != "" {
-		add("--proxy", cfg.Proxy)
+		out = append(out, "--proxy "+shellProxy(rt.via))
 	}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Headers)) {
 		out = append(out, fmt.Sprintf(`--header "%s: ${%s}"`, http.CanonicalHeaderKey(name), steps.HeaderVar(name)))
@@ -344,8 +362,8 @@ func (cfg *Config) rerunFlags() []string {
 }
 
 // curlFlags are the connection's settings a curl reproduction needs: the
-// certificate authority, the client certificate, the proxy.
-func (cfg *Config) curlFlags() []string {
+// certificate authority, the client certificate, the proxy (or none).
+func (cfg *Config) curlFlags(rt route) []string {
 	var out []string
 	if cfg.CACert != "" {
 		out = append(out, "--cacert "+shell.Quote(cfg.CACert))
@@ -353,10 +371,7 @@ func (cfg *Config) curlFlags() []string {
 	if cfg.Cert != "" {
 		out = append(out, "--cert "+shell.Quote(cfg.Cert), "--key "+shell.Quote(cfg.Key))
 	}
-	if cfg.Proxy != "" {
-		out = append(out, "--proxy "+shell.Quote(cfg.Proxy))
-	}
-	return out
+	return append(out, rt.curlFlags()...)
 }
 
 // sortResults orders results as the features are read: by file, then by
@@ -380,19 +395,6 @@ func (cfg *Config) tlsConfig() (*tls.Config, error) {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return conf, nil
-}
-
-// proxyFunc is how a run reaches its target: through --proxy, else as
-// HTTP_PROXY, HTTPS_PROXY and NO_PROXY say (as net/http reads them).
-func (cfg *Config) proxyFunc() (func(*http.Request) (*url.URL, error), error) {
-	if cfg.Proxy == "" {
-		return http.ProxyFromEnvironment, nil
-	}
-	u, err := url.Parse(cfg.Proxy)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") {
-		return nil, fmt.Errorf("%w: the proxy %q is not an http, https or socks5 URL", ErrConfig, cfg.Proxy)
-	}
-	return http.ProxyURL(u), nil
 }
 
 // NewClient returns the client of a run: one time limit per exchange,
@@ -421,25 +423,22 @@ func NewClient(timeout time.Duration, conns int, tlsConf *tls.Config, proxy func
 // server's first word, so that a server that refuses the client for want of
 // a certificate (which TLS 1.3 says after the handshake) is found here: a
 // fault of the setup, never of the service.
-func preflight(ctx context.Context, base string, timeout time.Duration, tlsConf *tls.Config, proxy func(*http.Request) (*url.URL, error)) error {
-	u, _ := url.Parse(base)
+func preflight(ctx context.Context, u *url.URL, timeout time.Duration, tlsConf *tls.Config, rt route) error {
 	host := u.Host
 	if u.Port() == "" {
 		host = net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
 	}
-	if proxy != nil {
-		if p, err := proxy(&http.Request{URL: u}); err == nil && p != nil {
-			host = p.Host
-			if p.Port() == "" {
-				host = net.JoinHostPort(p.Hostname(), map[string]string{"http": "80", "https": "443", "socks5": "1080"}[p.Scheme])
-			}
-			conn, err := (&net.Dialer{Timeout: min(timeout, 5*time.Second)}).DialContext(ctx, "tcp", host)
-			if err != nil {
-				return fmt.Errorf("%w: the proxy %s: %v (check --proxy, HTTP_PROXY, HTTPS_PROXY)", ErrUnreachable, host, err)
-			}
-			conn.Close()
-			return nil
+	if p := rt.via; p != nil {
+		host = p.Host
+		if p.Port() == "" {
+			host = net.JoinHostPort(p.Hostname(), map[string]string{"http": "80", "https": "443", "socks5": "1080"}[p.Scheme])
 		}
+		conn, err := (&net.Dialer{Timeout: min(timeout, 5*time.Second)}).DialContext(ctx, "tcp", host)
+		if err != nil {
+			return fmt.Errorf("%w: the proxy %s (from %s): %v", ErrUnreachable, host, rt.from, err)
+		}
+		conn.Close()
+		return nil
 	}
 	d := &net.Dialer{Timeout: min(timeout, 5*time.Second)}
 	conn, err := d.DialContext(ctx, "tcp", host)
@@ -448,6 +447,12 @@ func preflight(ctx context.Context, base string, timeout time.Duration, tlsConf 
 	}
 	defer conn.Close()
 	if u.Scheme != "https" {
+		conn.Close()
+		if speaksTLS(ctx, d, host, u.Hostname(), min(timeout, 2*time.Second)) {
+			https := *u
+			https.Scheme = "https"
+			return fmt.Errorf("%w: %s speaks TLS, not plain HTTP: use https:// (--base-url %s)", ErrUnreachable, host, https.Redacted())
+		}
 		return nil
 	}
 	conf := tlsConf.Clone()
@@ -458,6 +463,18 @@ func preflight(ctx context.Context, base string, timeout time.Duration, tlsConf 
 	tc.SetDeadline(deadline)
 	hint := "use --ca-cert to trust a private certificate authority, and --cert and --key if the server asks for a client certificate"
 	if err := tc.HandshakeContext(ctx); err != nil {
+		var plain tls.RecordHeaderError
+		if errors.As(err, &plain) {
+			// What came back is no TLS record: a plain HTTP server's
+			// answer to the handshake, most likely.
+			plainURL := *u
+			plainURL.Scheme = "http"
+			what := "does not speak TLS"
+			if bytes.HasPrefix(plain.RecordHeader[:], []byte("HTTP/")) {
+				what = "answers plain HTTP, not TLS"
+			}
+			return fmt.Errorf("%w: %s %s: use http:// (--base-url %s)", ErrUnreachable, host, what, plainURL.Redacted())
+		}
 		return fmt.Errorf("%w: TLS with %s: %v (%s)", ErrUnreachable, host, err, hint)
 	}
 	fmt.Fprintf(tc, "HEAD %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: plantcheck\r\nConnection: close\r\n\r\n", cmpOr(u.EscapedPath(), "/"), u.Host)
@@ -469,6 +486,27 @@ func preflight(ctx context.Context, base string, timeout time.Duration, tlsConf 
 		}
 	}
 	return nil
+}
+
+// speaksTLS reports whether the server at addr, named in an http:// URL,
+// answers a TLS handshake: it completes one (whatever its certificate, which
+// nothing is sent under), or answers with a TLS alert. A plain HTTP server
+// answers the handshake with an HTTP 400 (a record that is not TLS), or
+// closes the connection; either, or no answer within limit, is taken as
+// plain, and the run goes on.
+func speaksTLS(ctx context.Context, d *net.Dialer, addr, name string, limit time.Duration) bool {
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(limit))
+	// Only a probe: the handshake is made to see whether one comes back,
+	// and the connection is closed without a byte of a request.
+	tc := tls.Client(conn, &tls.Config{ServerName: name, InsecureSkipVerify: true}) //nolint:gosec // a probe; nothing is sent
+	err = tc.HandshakeContext(ctx)
+	var alert tls.AlertError
+	return err == nil || errors.As(err, &alert)
 }
 
 func cmpOr(s, fallback string) string {

@@ -3,13 +3,19 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/plantcheck/plantcheck/steps"
+	"github.com/plantcheck/plantcheck/verdict"
 )
 
 // throttling answers some requests itself, before the service sees them,
@@ -20,12 +26,7 @@ func throttling(throttle func(n int64) (int, string)) func(http.Handler, string)
 		var n atomic.Int64
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if status, after := throttle(n.Add(1)); status != 0 {
-				if after != "" {
-					w.Header().Set("Retry-After", after)
-				}
-				w.Header().Set("Content-Type", "text/plain")
-				w.WriteHeader(status)
-				io.WriteString(w, "slow down\n")
+				refuse(w, status, after)
 				return
 			}
 			h.ServeHTTP(w, r)
@@ -33,63 +34,264 @@ func throttling(throttle func(n int64) (int, string)) func(http.Handler, string)
 	}
 }
 
+func refuse(w http.ResponseWriter, status int, after string) {
+	if after != "" {
+		w.Header().Set("Retry-After", after)
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(status)
+	io.WriteString(w, "slow down\n")
+}
+
+// limiter is a gateway that limits by rate: allow says whether a request
+// that comes at now may pass, and if not, how long until one may.
+func limiter(allow func(now time.Time) (bool, time.Duration), retryAfter bool) func(http.Handler, string) http.Handler {
+	var mu sync.Mutex
+	return func(h http.Handler, _ string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			ok, wait := allow(time.Now())
+			mu.Unlock()
+			if ok {
+				h.ServeHTTP(w, r)
+				return
+			}
+			after := ""
+			if retryAfter {
+				// Whole seconds, rounded up, as gateways send it.
+				after = strconv.Itoa(int(math.Ceil(wait.Seconds())))
+			}
+			refuse(w, http.StatusTooManyRequests, after)
+		})
+	}
+}
+
+// tokenBucket lets burst requests through at once, then rate a second (as
+// nginx's limit_req with a burst, or an API gateway's usage plan).
+func tokenBucket(burst, rate float64) func(time.Time) (bool, time.Duration) {
+	tokens, last := burst, time.Time{}
+	return func(now time.Time) (bool, time.Duration) {
+		if !last.IsZero() {
+			tokens = min(burst, tokens+now.Sub(last).Seconds()*rate)
+		}
+		last = now
+		if tokens >= 1 {
+			tokens--
+			return true, 0
+		}
+		return false, time.Duration((1 - tokens) / rate * float64(time.Second))
+	}
+}
+
+// fixedWindow lets limit requests through in each second of the clock.
+func fixedWindow(limit int) func(time.Time) (bool, time.Duration) {
+	var window int64
+	n := 0
+	return func(now time.Time) (bool, time.Duration) {
+		if w := now.Unix(); w != window {
+			window, n = w, 0
+		}
+		if n < limit {
+			n++
+			return true, 0
+		}
+		return false, time.Unix(window+1, 0).Sub(now)
+	}
+}
+
+// TestRateLimitedGatewayIsCertified: a gateway that limits by rate is
+// waited out politely, the whole run paused at once and its pace brought
+// down to what the gateway lets through: certified, exit 0, with nothing
+// against it, in about the run's exchanges over the gateway's rate.
+func TestRateLimitedGatewayIsCertified(t *testing.T) {
+	tests := []struct {
+		name       string
+		allow      func(time.Time) (bool, time.Duration)
+		retryAfter bool
+	}{
+		{"token bucket, a burst of 20 then 30 a second", tokenBucket(20, 30), true},
+		{"fixed windows of 60 a second", fixedWindow(60), true},
+		{"token bucket, 429 without Retry-After", tokenBucket(20, 30), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// A token every scenario can use (72 bytes or more, nothing a
+			// query or a cookie must escape), so that none is left out.
+			url, token := startTargetWith(t, "t0ken-"+strings.Repeat("Rate-limited_gateway-", 4), limiter(tt.allow, tt.retryAfter))
+			var out bytes.Buffer
+			start := time.Now()
+			rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: &out})
+			took := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			th := rep.Throttling
+			t.Logf("%s: %d exchanges in %s; %d throttling answers, %d pauses, %s paused, slowest pace %.1f/s",
+				tt.name, rep.Counts.Exchanges, took.Round(time.Millisecond), th.Total(), th.Pauses, th.Paused.Round(time.Millisecond), th.Slowest)
+			rep.WriteVerdict(&out)
+			if got, want := rep.VerdictLine(), "CONFORMANT: every MUST rule passed"; rep.ExitCode() != 0 || got != want {
+				t.Errorf("exit %d, %q; want 0, %q\n%s", rep.ExitCode(), got, want, out.String())
+			}
+			if c := rep.Counts; c.Failed+c.Errored+c.Skipped != 0 || rep.LikelyCause != "" || th.Exceeded != "" {
+				t.Errorf("counts %+v, likely cause %q, exceeded %q: want nothing against the run", c, rep.LikelyCause, th.Exceeded)
+			}
+			if th.Total() == 0 || th.Pauses == 0 || th.Paused <= 0 || th.Slowest <= 0 {
+				t.Errorf("throttling %+v: the gateway throttled nothing, or the run did not slow down", th)
+			}
+			if !strings.Contains(out.String(), "\npaused ") {
+				t.Errorf("the console does not say the run paused:\n%s", out.String())
+			}
+			// Generous: a bound against a hang, not a measure of speed.
+			if took > 60*time.Second {
+				t.Errorf("the run took %s", took)
+			}
+		})
+	}
+}
+
 // TestThrottlingIsWaitedOut: a 429 (with Retry-After, or without: 1 s) and a
 // 503 with Retry-After are the infrastructure's, waited out and counted; the
-// same request is sent again and the service judged on its answer.
+// same request is sent again and the service judged on its answer. Answers
+// throttled at once are one pause, and the reports say how long.
 func TestThrottlingIsWaitedOut(t *testing.T) {
+	var secret string
 	url, token := startTarget(t, throttling(func(n int64) (int, string) {
 		switch {
 		case n == 5:
-			return http.StatusTooManyRequests, "" // waits 1 s
-		case n%9 == 0:
-			return http.StatusTooManyRequests, "0"
-		case n%13 == 0:
+			// Not a Retry-After plantcheck reads (it waits 1 s), and one
+			// the console shows redacted and escaped.
+			return http.StatusTooManyRequests, "later " + secret + " \u202e"
+		case n == 60 || n == 61 || n == 62:
+			// Held, so that the three are in flight at once: one pause.
+			time.Sleep(300 * time.Millisecond)
+			return http.StatusServiceUnavailable, "1"
+		case n%50 == 0:
+			return http.StatusTooManyRequests, "0" // a pause of one slot of the pace
+		case n%70 == 0:
 			return http.StatusServiceUnavailable, "0"
 		}
 		return 0, ""
 	}))
+	secret = token
 	var out bytes.Buffer
 	dir := t.TempDir()
+	start := time.Now()
 	rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: &out, ReportDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("%d exchanges in %s; %+v", rep.Counts.Exchanges, time.Since(start).Round(time.Millisecond), rep.Throttling)
 	rep.WriteVerdict(&out)
 	if rep.ExitCode() != 0 {
 		t.Errorf("exit %d, want 0: throttling is not the service's answer\n%s", rep.ExitCode(), out.String())
 	}
 	th := rep.Throttling
-	if th.Answers[http.StatusTooManyRequests] < 2 || th.Answers[http.StatusServiceUnavailable] < 1 || th.Waited < time.Second {
-		t.Errorf("throttling counted as %v, waited %s", th.Answers, th.Waited)
+	if th.Answers[http.StatusTooManyRequests] < 2 || th.Answers[http.StatusServiceUnavailable] < 3 || th.Paused < 2*time.Second {
+		t.Errorf("throttling counted as %v, paused %s", th.Answers, th.Paused)
 	}
-	if !strings.Contains(out.String(), "Throttled: ") {
-		t.Errorf("the verdict does not show the throttling:\n%s", out.String())
+	// Two pauses of a second, one of them asked three times at once (and
+	// a few of a slot of the pace): 4 s if they were added up.
+	if th.Asked != 4*time.Second || th.Paused >= 3*time.Second {
+		t.Errorf("paused %s, asked %s: answers throttled at once were added up", th.Paused, th.Asked)
+	}
+	console, _, _ := strings.Cut(out.String(), "plantcheck verdict")
+	if want := "\npaused 1s: the target answered 429 with Retry-After: later <redacted> \\u202e; pace now "; !strings.Contains(console, want) {
+		t.Errorf("the console does not say %q:\n%s", want, console)
+	}
+	if strings.Contains(out.String(), token) || strings.Contains(out.String(), "\u202e") {
+		t.Errorf("the console shows the target's Retry-After as sent:\n%s", console)
+	}
+	for _, want := range []string{"Throttled: ", "answers waited out", "the run was paused "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the verdict does not show the throttling (%q):\n%s", want, out.String())
+		}
 	}
 	for _, f := range []string{SummaryJSON, SummaryMD} {
-		if b := readReport(t, dir, f); !bytes.Contains(b, []byte("answers waited out")) {
+		if b := readReport(t, dir, f); !bytes.Contains(b, []byte("answers waited out")) || !bytes.Contains(b, []byte("the run was paused")) {
 			t.Errorf("%s does not show the throttling", f)
 		}
 	}
+	b := readReport(t, dir, SummaryJSON)
+	if err := verdict.CheckSummary(b); err != nil {
+		t.Errorf("summary.json of a throttled run: %v", err)
+	}
+	var doc struct {
+		Throttling verdict.Throttling `json:"throttling"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Throttling; got.PausedMs < 2000 || got.PausedMs >= 3000 || got.WaitedMs != 4000 {
+		t.Errorf("summary.json throttling: pausedMs %g, waitedMs %g", got.PausedMs, got.WaitedMs)
+	}
 }
 
-// TestThrottlingPastTheBound: past the bound the run is incomplete (exit
-// 2), never the service's failure, and the verdict names --rate.
+// TestThrottlingWhateverThePace: a gateway that refuses one request in
+// three whatever the pace cannot be waited out politely: once the run has
+// been paused as long as its bound, it is incomplete (exit 2), never the
+// service's failure, and the verdict names the pattern.
+func TestThrottlingWhateverThePace(t *testing.T) {
+	url, token := startTarget(t, throttling(func(n int64) (int, string) {
+		if n%3 == 0 {
+			return http.StatusTooManyRequests, "1"
+		}
+		return 0, ""
+	}))
+	var out bytes.Buffer
+	start := time.Now()
+	rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: &out, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	t.Logf("stopped after %s: %+v", took.Round(time.Millisecond), rep.Throttling)
+	if rep.ExitCode() != 2 {
+		t.Errorf("exit %d, want 2", rep.ExitCode())
+	}
+	v := rep.VerdictLine()
+	for _, want := range []string{"paused more than 3s in all", "about 1 in 3 requests was throttled whatever the pace (as often at "} {
+		if !strings.Contains(v, want) {
+			t.Errorf("verdict %q does not say %q", v, want)
+		}
+	}
+	if rep.Counts.Failed > 0 {
+		t.Errorf("%d scenarios failed: throttling was laid to the service", rep.Counts.Failed)
+	}
+	if p := rep.Throttling.Paused; p > 3*time.Second || p < 2*time.Second {
+		t.Errorf("paused %s, want just under the bound of 3s", p)
+	}
+	if took > 60*time.Second {
+		t.Errorf("the run took %s", took)
+	}
+}
+
+// TestThrottlingPastTheBound: past one of the other bounds the run is
+// incomplete (exit 2), never the service's failure, and the verdict names
+// the bound and --rate.
 func TestThrottlingPastTheBound(t *testing.T) {
 	tests := []struct {
 		name     string
 		throttle func(int64) (int, string)
+		bound    steps.Throttle
 		want     string
 	}{
-		{"a wait longer than the bound", func(int64) (int, string) { return http.StatusTooManyRequests, "3600" }, "more than 30s"},
-		{"too many resends", func(int64) (int, string) { return http.StatusServiceUnavailable, "0" }, "throttled 6 times in a row"},
+		{"a wait longer than the bound", func(int64) (int, string) { return http.StatusTooManyRequests, "3600" }, steps.Throttle{}, "more than 30s"},
 		{"a date too far", func(int64) (int, string) {
 			return http.StatusTooManyRequests, time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)
-		}, "more than 30s"},
+		}, steps.Throttle{}, "more than 30s"},
+		{"every request, whatever the pace", func(int64) (int, string) { return http.StatusServiceUnavailable, "0" },
+			steps.Throttle{MaxPaused: time.Second, MinPace: 20}, "nearly every request was still throttled at 20 requests a second"},
+		{"a request resent past MaxRetries", func(n int64) (int, string) {
+			if n > 3 {
+				return http.StatusTooManyRequests, "0"
+			}
+			return 0, ""
+		}, steps.Throttle{MaxRetries: 3, MinPace: 1000}, "throttled 4 times in a row"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			url, token := startTarget(t, throttling(tt.throttle))
-			rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: io.Discard})
+			rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: io.Discard, Throttle: tt.bound})
 			if err != nil {
 				t.Fatal(err)
 			}

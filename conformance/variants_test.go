@@ -41,6 +41,8 @@ func TestUnusualButConformantTargets(t *testing.T) {
 		prefix string
 		// token replaces the run's token.
 		token string
+		// maxBody is the reference's body limit (0: its own).
+		maxBody int64
 	}{
 		{name: "the reference server as it is"},
 		{name: "escapes every non-ASCII character and slash", wrap: rewriteBody(escapeJSON)},
@@ -79,11 +81,29 @@ func TestUnusualButConformantTargets(t *testing.T) {
 		// libraries compare signatures: its last character carries two
 		// bits that decode to nothing, so "...w" and "...x" are one token.
 		{name: "compares the bytes a base64url token decodes to", token: b64Token, wrap: decodedTokens(b64Token)},
+		// Size limits are not shown: a refusal with 400 and an Error
+		// record keeps the contract, whatever the size.
+		{name: "refuses every body over 64 KiB with 400 and an Error record", maxBody: 64 << 10},
+		{name: "refuses a header line over 4 KiB with 400 and an Error record", wrap: func(ref http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				for name, vs := range r.Header {
+					for _, v := range vs {
+						if len(name)+2+len(v) > 4<<10 {
+							w.Header().Set("Content-Type", "application/json")
+							w.WriteHeader(http.StatusBadRequest)
+							io.WriteString(w, `{"error":431,"message":"a header line is longer than 4 KiB"}`)
+							return
+						}
+					}
+				}
+				ref.ServeHTTP(w, r)
+			})
+		}},
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			token := cmpOr(v.token, token)
-			ref, err := reference.New(reference.Config{Token: token, Store: v.store})
+			ref, err := reference.New(reference.Config{Token: token, Store: v.store, MaxBodyBytes: v.maxBody})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -28,8 +28,8 @@ const (
 	ExcerptBytes = 512
 	// ValueBytes bounds a header value or a target shown.
 	ValueBytes = 256
-	// ReproduceBytes bounds a body a reproduction sends: a longer one is
-	// not reproduced.
+	// ReproduceBytes bounds a body a reproduction writes out: a longer one
+	// is reproduced only when runs of one letter make it long (shell.Runs).
 	ReproduceBytes = 16 << 10
 )
 
@@ -180,15 +180,25 @@ func Quote(red *evidence.Redactor, b []byte, total int64) string {
 // variables, never written: the user's token from $PLANTCHECK_TOKEN, each
 // other credential header's from PLANTCHECK_HEADER_<NAME>, cookies from
 // $PLANTCHECK_COOKIE. Anything else that holds a secret is sent with the
-// secret hidden. A body too long, or not kept whole, is not reproduced:
+// secret hidden. A body too long (but for runs of one letter), or not kept
+// whole, is not reproduced:
 // the command is then "".
 func (x *Exchange) Curl(red *evidence.Redactor) string {
-	if x.BodyPartial || x.BodyTotal > int64(len(x.Body)) || len(x.Body) > ReproduceBytes {
+	if x.BodyPartial || x.BodyTotal > int64(len(x.Body)) {
 		return ""
 	}
 	var b strings.Builder
 	data := ""
 	switch pre, post, inBody := x.cutToken(string(x.Body)); {
+	case len(x.Body) > ReproduceBytes:
+		// A long body is reproduced when it is long for runs of one
+		// letter (a long name): each is made by a command, not written.
+		cmds, ok := shell.Runs(red.Bytes(x.Body), ReproduceBytes)
+		if inBody || !ok {
+			return ""
+		}
+		fmt.Fprintf(&b, "{ %s; } | ", strings.Join(cmds, "; "))
+		data = "--data-binary @-"
 	case inBody && shell.Printable(x.Body):
 		// The token, in double quotes for the shell to expand, between
 		// the body's two other parts.
@@ -249,6 +259,11 @@ func (x *Exchange) Curl(red *evidence.Redactor) string {
 			case v == "":
 				lines = append(lines, "-H "+shell.Quote(evidence.Text(name)+":")) // none was sent
 			default:
+				if cmds, ok := shell.Runs([]byte(v), 0); ok && len(cmds) == 1 && plainName(name) && len(v) > ValueBytes {
+					// A long value of one letter (a padding): made, not written.
+					lines = append(lines, `-H "`+name+`: $(`+cmds[0]+`)"`)
+					continue
+				}
 				lines = append(lines, "-H "+shell.Quote(evidence.Text(name)+": "+red.Safe(v, ValueBytes)))
 			}
 		}

@@ -1,8 +1,11 @@
 package exchange
 
 import (
+	"bytes"
 	"encoding/base64"
 	"net/http"
+	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -101,7 +104,8 @@ func TestNotReproduced(t *testing.T) {
 	}{
 		{"cut", Exchange{Body: []byte(`{"id":1`), BodyTotal: 100}},
 		{"broken off", Exchange{Body: []byte(`{"id":1`), BodyPartial: true}},
-		{"too long", Exchange{Body: []byte(strings.Repeat("x", ReproduceBytes+1))}},
+		{"too long", Exchange{Body: []byte(counting(ReproduceBytes + 1))}},
+		{"too long, in runs too short", Exchange{Body: []byte(strings.Repeat(strings.Repeat("x", 200)+",", 100))}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.x.Curl(nil); got != "" {
@@ -113,4 +117,62 @@ func TestNotReproduced(t *testing.T) {
 	if line := x.RequestLine(nil); !strings.Contains(line, "(5000 bytes in all)") {
 		t.Errorf("RequestLine = %q, want the body's size", line)
 	}
+}
+
+// TestLongReproducedByRuns: a body long for runs of one letter (a long
+// name), or a header value that is one (a padding), is reproduced by
+// commands that make the runs; the shell's output is the very bytes sent.
+func TestLongReproducedByRuns(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	long := strings.Repeat("x", 1040000)
+	tests := []struct {
+		name   string
+		x      Exchange
+		header string // a header value the command must send ("": none)
+	}{
+		{"a long name", Exchange{Body: []byte(`{"id":1,"name":"` + long + `"}`)}, ""},
+		{"two long members", Exchange{Body: []byte(`{"id":1,"name":"` + strings.Repeat("N", 20000) + `","tag":"` + strings.Repeat("7", 300) + `"}`)}, ""},
+		{"runs of a quote and of a text", Exchange{Body: []byte(strings.Repeat("'", 20000) + "$(x)" + strings.Repeat("Monstera deliciosa ", 1000) + "Mon")}, ""},
+		{"a long header", Exchange{Body: []byte(`{"id":1,"name":"a"}`), Header: http.Header{"X-Plantcheck-Padding": {strings.Repeat("x", 6144)}}}, strings.Repeat("x", 6144)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.x.Method, tc.x.URL = "POST", "http://127.0.0.1:1/plants"
+			cmd := tc.x.Curl(nil)
+			if cmd == "" || len(cmd) > ReproduceBytes {
+				t.Fatalf("Curl = %d bytes, want a command under %d", len(cmd), ReproduceBytes)
+			}
+			// The command with curl replaced by a writer of what it
+			// would send: the body on stdin, each -H argument.
+			script := `curl() { d=; for a in "$@"; do
+  if [ -n "$d" ]; then if [ "$a" = @- ]; then cat; else printf '%s' "$a"; fi; d=; fi
+  case $a in --data-binary) d=1;; X-*) printf '%s' "$a" >&2;; esac
+done; }
+` + cmd
+			var out, hdr bytes.Buffer
+			sh := exec.Command("sh", "-c", script)
+			sh.Stdout, sh.Stderr = &out, &hdr
+			if err := sh.Run(); err != nil {
+				t.Fatalf("sh: %v\n%s", err, cmd)
+			}
+			if !bytes.Equal(out.Bytes(), tc.x.Body) {
+				t.Errorf("the command sends %d bytes, not the %d of the body", out.Len(), len(tc.x.Body))
+			}
+			if tc.header != "" && hdr.String() != "X-Plantcheck-Padding: "+tc.header {
+				t.Errorf("the command sends the header as %d bytes %.40q, want %d", hdr.Len(), hdr.String(), len(tc.header)+22)
+			}
+		})
+	}
+}
+
+// counting is n bytes of text that repeats no short text: the numbers
+// from 0, one after another.
+func counting(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		b.WriteString(strconv.Itoa(i))
+	}
+	return b.String()[:n]
 }

@@ -84,11 +84,11 @@ Feature: Authentication
 
     @AUTH-SCHEME @must
     Examples: the scheme is Bearer
-      | case                          | presentation                                                              |
-      | in the Basic scheme           | the request carries the valid token in the "Basic" scheme                |
-      | in the Digest scheme          | the request carries the valid token in the "Digest" scheme               |
-      | without a scheme              | the request carries the valid token without a scheme                     |
-      | right after Bearer, no space  | the request carries the valid token right after "Bearer", without a space |
+      | case                         | presentation                                                              |
+      | in the Basic scheme          | the request carries the valid token in the "Basic" scheme                 |
+      | in the Digest scheme         | the request carries the valid token in the "Digest" scheme                |
+      | without a scheme             | the request carries the valid token without a scheme                      |
+      | right after Bearer, no space | the request carries the valid token right after "Bearer", without a space |
 
   @AUTH-EMPTY @must
   Scenario: The Bearer scheme with an empty credential is rejected with an Error record
@@ -110,11 +110,15 @@ Feature: Authentication
     A token is the whole token: a check that compares a prefix, ignores
     letter case, searches for the token inside the value, or hashes it with
     bcrypt (which reads 72 bytes and no more) takes a token that is not the
-    one issued. Each variant is made from the token given to plantcheck and
-    is never printed: the evidence names the variant. A variant that cannot be
-    made from the token given (its case, when it has no letters; a change
-    past its 72nd byte, when it is shorter) is not run, and the verdict says
-    why.
+    one issued. So does a check that normalises the credential before it
+    compares it: decodes base64 leniently (padding added or removed, either
+    alphabet), percent-decodes it, strips white space from it, or folds
+    full-width characters to ASCII (width folding, Unicode's NFKC). Each
+    variant is made from the token given to plantcheck and is never printed:
+    the evidence names the variant. A variant that cannot be made from the
+    token given (its case, when it has no letters; a change past its 72nd
+    byte, when it is shorter; the other base64 alphabet, when it spells
+    none of + / - _) is not run, and the verdict says why.
 
     But the request carries the issued token <variant>
     When the client posts it to /plants
@@ -123,12 +127,17 @@ Feature: Authentication
 
     @AUTH-NEAR-MISS @must @near-miss
     Examples: the token, and nothing near it
-      | variant                              |
-      | with one character appended          |
-      | with one character put before it     |
-      | with its last character dropped      |
-      | with its last character changed      |
-      | with the case of its letters changed |
-      | written twice                        |
-      | cut to its first half                |
-      | changed after its 72nd byte          |
+      | variant                                         |
+      | with one character appended                     |
+      | with one character put before it                |
+      | with its last character dropped                 |
+      | with its last character changed                 |
+      | with the case of its letters changed            |
+      | written twice                                   |
+      | cut to its first half                           |
+      | changed after its 72nd byte                     |
+      | with its base64 padding added or removed        |
+      | in base64's other alphabet                      |
+      | with its first character percent-encoded        |
+      | with a space inside it                          |
+      | with its first character in its full-width form |

@@ -112,3 +112,31 @@ func TestClassify(t *testing.T) {
 		})
 	}
 }
+
+// TestNearMiss: a credential near the issued token, as a check that
+// compares too little or normalises first would take it, is a near miss;
+// another token is not.
+func TestNearMiss(t *testing.T) {
+	const issued = "Zm9v-YmFy_YmF6"
+	tests := []struct {
+		cred string
+		want bool
+	}{
+		{"Zm9v-YmFy_YmF6x", true},
+		{"zM9V-yMfY_yMf6", true},
+		{"Zm9v-YmFy_YmF7", true},
+		{"Zm9v-YmFy_YmF6=", true},
+		{"Zm9v+YmFy/YmF6", true},
+		{"%5Am9v-YmFy_YmF6", true},
+		{"Zm9v-Ym Fy_YmF6", true},
+		{"Ｚm9v-YmFy_YmF6", true},
+		{"Ｚｍ９ｖ-YmFy_YmF6", true},
+		{"another-token-entirely", false},
+		{"Zm9v-YmFy_Ym77", false},
+	}
+	for _, tc := range tests {
+		if got := nearMiss(tc.cred, issued); got != tc.want {
+			t.Errorf("nearMiss(%q) = %v, want %v", tc.cred, got, tc.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package judge
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -61,6 +62,9 @@ func Exercises(r Request) []rules.RuleID {
 		add(rules.ErrorRecord)
 		return out
 	}
+	if LongHeader(r.Header) != "" {
+		add(rules.HeaderSize)
+	}
 	add(rules.Create200)
 	add(rules.CreateName)
 	add(rules.CreateNoID)
@@ -93,12 +97,44 @@ func Exercises(r Request) []rules.RuleID {
 	return out
 }
 
+// normalisations are what token checks do to a credential before they
+// compare it: each makes a near miss read as the issued token.
+var normalisations = []func(string) string{
+	func(s string) string { return strings.TrimRight(s, "=") },
+	strings.NewReplacer("-", "+", "_", "/").Replace,
+	func(s string) string {
+		if u, err := url.PathUnescape(s); err == nil {
+			return u
+		}
+		return s
+	},
+	func(s string) string { return strings.Join(strings.Fields(s), "") },
+	func(s string) string { return strings.Map(narrow, s) },
+}
+
+// narrow is a character of full width (U+FF01 to U+FF5E) as the ASCII
+// character it is the wide form of, as width folding and NFKC read it;
+// any other character as it is.
+func narrow(r rune) rune {
+	if r >= 0xFF01 && r <= 0xFF5E {
+		return r - 0xFEE0
+	}
+	return r
+}
+
 // nearMiss reports whether a credential is near the issued token, as a
-// check that compares too little would take it: the same letters in
-// another case, one inside the other, or one byte changed.
+// check that compares too little, or normalises before it compares, would
+// take it: the same letters in another case, one inside the other, one
+// byte changed, or the same once base64 padding, base64's alphabet,
+// percent-encoding, white space or full width is read away.
 func nearMiss(cred, issued string) bool {
 	if strings.EqualFold(cred, issued) || strings.Contains(cred, issued) || strings.Contains(issued, cred) {
 		return true
+	}
+	for _, norm := range normalisations {
+		if norm(cred) == norm(issued) {
+			return true
+		}
 	}
 	if len(cred) != len(issued) {
 		return false

@@ -46,8 +46,28 @@ type Outcome struct {
 	Client     bool
 	Violations []spec.Violation
 	Refusal    Refusal
+	// Valid: the document accepts the request, its body read whole.
+	Valid bool
+	// ResponseViolations are the document's findings on the answer, as
+	// the validator gives them (unredacted: the driver makes evidence of
+	// them).
+	ResponseViolations []spec.Violation
 	// Unjudged say what could not be judged, and why.
 	Unjudged []string
+}
+
+// Accepts gives the document's verdict on a request to the operation
+// whose body is known whole: whether it accepts it, and when not, why.
+func Accepts(v *spec.Validator, h http.Header, body []byte) (bool, []spec.Violation) {
+	if _, bad := AuthDefect(h); !bad && h.Get("Content-Type") == "application/json" {
+		// BodyConforms gives CheckRequest's verdict on such a request at
+		// a fraction of its cost; CheckRequest says why.
+		if v.BodyConforms(OpMethod, OpPath, body) {
+			return true, nil
+		}
+	}
+	vs := v.CheckRequest(spec.Request{Method: OpMethod, Path: OpPath, Header: h, Body: body})
+	return len(vs) == 0, vs
 }
 
 // Judge judges one exchange by every rule its traffic can show, with the
@@ -72,15 +92,8 @@ func Judge(v *spec.Validator, x Exchange, redact func(string) string) Outcome {
 	// The document's verdict on the request, when its body is known whole.
 	known, valid := x.BodyWhole, false
 	if known {
-		if _, bad := AuthDefect(x.Header); !bad && x.Header.Get("Content-Type") == "application/json" {
-			// BodyConforms gives CheckRequest's verdict on such a
-			// request at a fraction of its cost; CheckRequest says why.
-			valid = v.BodyConforms(OpMethod, OpPath, body)
-		}
-		if !valid {
-			o.Violations = v.CheckRequest(sreq)
-			valid = len(o.Violations) == 0
-		}
+		valid, o.Violations = Accepts(v, x.Header, body)
+		o.Valid = valid
 	}
 	why := ""
 	if known && !valid {
@@ -100,12 +113,34 @@ func Judge(v *spec.Validator, x Exchange, redact func(string) string) Outcome {
 	}
 
 	// The answer.
-	add(rules.ResponseMedia, check.MediaTypeJSON(x.RespHeader.Get("Content-Type"), redact))
+	media := check.MediaTypeJSON(x.RespHeader.Get("Content-Type"), redact)
 	if !x.RespWhole {
+		add(rules.ResponseMedia, media)
 		return o
 	}
 	vs := v.CheckResponse(sreq, spec.Response{Status: x.Status, Header: x.RespHeader, Body: x.RespBody})
+	o.ResponseViolations = vs
+	if known && valid && x.Status != http.StatusOK && LongHeader(x.Header) != "" {
+		// A refusal of a valid request for a long header is the
+		// infrastructure's in front (nginx's 400 page, a 431): its shape
+		// is judged at HEADER-SIZE's level, a SHOULD, and so is nothing
+		// else of the answer.
+		shape := []check.Judgement{check.Documented(vs), media}
+		if x.Status == http.StatusBadRequest {
+			shape = append(shape, check.ErrorRecord(x.RespBody, redact))
+		}
+		j := check.Judgement{Expected: headerSizeExpected}
+		if f, failed := firstFailed(shape); failed {
+			j.Actual, j.Details = fmt.Sprintf("status %d: %s", x.Status, f.Actual), f.Details
+		}
+		add(rules.HeaderSize, j)
+		return o
+	}
+	add(rules.ResponseMedia, media)
 	add(rules.ResponseDocumented, check.Documented(vs))
+	if known && valid && LongHeader(x.Header) != "" {
+		add(rules.HeaderSize, check.Judgement{Expected: headerSizeExpected})
+	}
 	switch x.Status {
 	case http.StatusBadRequest:
 		add(rules.ErrorRecord, check.ErrorRecord(x.RespBody, redact))
@@ -161,4 +196,40 @@ func EchoRules(hasTag bool) [2]rules.RuleID {
 		return [2]rules.RuleID{check.RuleName, check.RuleTag}
 	}
 	return [2]rules.RuleID{check.RuleName, check.RuleNoTag}
+}
+
+// LongHeaderBytes is the length from which a request's header field is
+// long: past what most requests carry, well within the 8 KiB a line that
+// common front ends read.
+const LongHeaderBytes = 1 << 10
+
+// headerSizeExpected is what HEADER-SIZE expects of an answer.
+const headerSizeExpected = "status 200 with a Plant record, or 400 with an Error record (a header limit is the infrastructure's: a SHOULD)"
+
+// LongHeader names a header field of the request that is long (name and
+// value LongHeaderBytes or more), other than the two the contract defines
+// (Authorization, Content-Type), whose length is the client's own; "" when
+// none is.
+func LongHeader(h http.Header) string {
+	for name, vs := range h {
+		if name == "Authorization" || name == "Content-Type" {
+			continue
+		}
+		for _, v := range vs {
+			if len(name)+len(v) >= LongHeaderBytes {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// firstFailed is the first of the judgements that failed.
+func firstFailed(js []check.Judgement) (check.Judgement, bool) {
+	for _, j := range js {
+		if !j.OK() {
+			return j, true
+		}
+	}
+	return check.Judgement{}, false
 }

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/plantcheck/plantcheck/rules"
@@ -56,6 +57,68 @@ func TestJudge(t *testing.T) {
 			}
 			if _, judged := got[rules.ResponseDocumented]; judged == tc.respNotWhole {
 				t.Errorf("RESPONSE-DOCUMENTED judged %v on an answer read whole: %v", judged, !tc.respNotWhole)
+			}
+		})
+	}
+}
+
+// TestHeaderSize: a refusal of a valid request for a long header is the
+// infrastructure's, judged at HEADER-SIZE (a SHOULD) and by no MUST rule of
+// the answer; a 200 to it, a refusal of an invalid one, and any answer to a
+// request whose header is not long are judged as every other.
+func TestHeaderSize(t *testing.T) {
+	v, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := func(h http.Header) http.Header {
+		h = h.Clone()
+		h.Set("X-Plantcheck-Padding", strings.Repeat("x", LongHeaderBytes))
+		return h
+	}
+	good := http.Header{"Authorization": {"Bearer t"}, "Content-Type": {"application/json"}}
+	longToken := http.Header{"Authorization": {"Bearer " + strings.Repeat("t", 4096)}, "Content-Type": {"application/json"}}
+	const plant, refusal, html = `{"id":1,"name":"Fern"}`, `{"error":1,"message":"m"}`, "<html>too large</html>"
+	for _, tc := range []struct {
+		name     string
+		h        http.Header
+		req      string
+		status   int
+		ct, resp string
+		want     map[rules.RuleID]bool // judged, and passed or not
+		unjudged []rules.RuleID
+	}{
+		{"431 to a long header", long(good), plant, 431, "text/plain", "too large",
+			map[rules.RuleID]bool{rules.HeaderSize: false}, []rules.RuleID{rules.ResponseDocumented, rules.ResponseMedia}},
+		{"400 and a page to a long header", long(good), plant, 400, "text/html", html,
+			map[rules.RuleID]bool{rules.HeaderSize: false}, []rules.RuleID{rules.ResponseDocumented, rules.ErrorRecord}},
+		{"400 and an Error record to a long header", long(good), plant, 400, "application/json", refusal,
+			map[rules.RuleID]bool{rules.HeaderSize: true}, []rules.RuleID{rules.ResponseDocumented}},
+		{"200 to a long header, judged in full", long(good), plant, 200, "application/json", `{"name":"FERN"}`,
+			map[rules.RuleID]bool{rules.HeaderSize: true, rules.ResponseDocumented: true, rules.CreateName: false}, nil},
+		{"431 to a long header and a body refused", long(good), `{"id":"x","name":"Fern"}`, 431, "text/plain", "too large",
+			map[rules.RuleID]bool{rules.ResponseDocumented: false, rules.BodyIDInteger: false}, []rules.RuleID{rules.HeaderSize}},
+		{"431 to a long token: the client's own", longToken, plant, 431, "text/plain", "too large",
+			map[rules.RuleID]bool{rules.ResponseDocumented: false}, []rules.RuleID{rules.HeaderSize}},
+		{"431 to no long header", good, plant, 431, "text/plain", "too large",
+			map[rules.RuleID]bool{rules.ResponseDocumented: false, rules.ResponseMedia: false}, []rules.RuleID{rules.HeaderSize}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Judge(v, Exchange{Header: tc.h, Body: []byte(tc.req), BodyWhole: true, Status: tc.status,
+				RespHeader: http.Header{"Content-Type": {tc.ct}}, RespBody: []byte(tc.resp), RespWhole: true}, nil)
+			got := map[rules.RuleID]bool{}
+			for _, r := range o.Results {
+				got[r.Rule] = r.OK()
+			}
+			for id, pass := range tc.want {
+				if ok, judged := got[id]; !judged || ok != pass {
+					t.Errorf("%s: judged %v, passed %v; want passed %v (%v)", id, judged, ok, pass, o.Results)
+				}
+			}
+			for _, id := range tc.unjudged {
+				if _, judged := got[id]; judged {
+					t.Errorf("%s judged, want not: %v", id, o.Results)
+				}
 			}
 		})
 	}

@@ -38,14 +38,14 @@ func TestClassifierNamesEveryScenariosRule(t *testing.T) {
 		scenarios[sc.Rule.ID] = true
 		for _, x := range sc.Exchanges {
 			requests++
-			if slices.Contains(x.Exercises, sc.Rule.ID) {
+			if slices.Contains(x.Exercises(), sc.Rule.ID) {
 				continue
 			}
 			if why, ok := excepted(sc, x); ok {
 				t.Logf("%s: %s: %s", sc.Rule.ID, x.Label, why)
 				continue
 			}
-			t.Errorf("%s (%s): the classifier names %v for a request it sends: %s", sc.Name, sc.Rule.ID, x.Exercises, x.RequestLine())
+			t.Errorf("%s (%s): the classifier names %v for a request it sends: %s", sc.Name, sc.Rule.ID, x.Exercises(), x.RequestLine())
 		}
 	}
 	// Every rule of the catalog has a scenario that ran, and sent requests.
@@ -62,7 +62,7 @@ func TestClassifierNamesEveryScenariosRule(t *testing.T) {
 // excepted says why a request need not exercise its scenario's own rule,
 // for the kinds of scenario whose rule a request alone cannot show.
 func excepted(sc steps.Result, x *steps.Exchange) (string, bool) {
-	valid := slices.Contains(x.Exercises, rules.Create200)
+	valid := slices.Contains(x.Exercises(), rules.Create200)
 	switch sc.Rule.ID {
 	case rules.GenValid, rules.GenBoundary:
 		// Generated valid bodies: that the suite generated them is not in
@@ -72,7 +72,7 @@ func excepted(sc steps.Result, x *steps.Exchange) (string, bool) {
 		// Each generated invalid case counts toward the rule of what it
 		// breaks (BODY-ID-INTEGER, ...), the scenario's own rule failing
 		// with it: a refusal is due.
-		return "a generated invalid body: counted under the rule it breaks", slices.Contains(x.Exercises, rules.ErrorRecord)
+		return "a generated invalid body: counted under the rule it breaks", slices.Contains(x.Exercises(), rules.ErrorRecord)
 	case rules.OpenReusedID:
 		// Whether an id was sent before is the earlier request's to say.
 		return "a valid create whose id was sent before", valid

@@ -12,7 +12,7 @@ var FromTraffic = []rules.RuleID{
 	rules.MediaRequest,
 	rules.BodyJSON, rules.BodyObject, rules.BodyIDRequired, rules.BodyIDInteger, rules.BodyIDInt64,
 	rules.BodyNameRequired, rules.BodyNameString, rules.BodyTagString,
-	rules.GenInvalid,
+	rules.GenInvalid, rules.HeaderSize,
 }
 
 // The reasons a rule cannot be judged from traffic.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -143,6 +144,61 @@ var authMutants = []Mutant{
 		Origin: "bcrypt reads only the first 72 bytes of its input, so tokens checked against a bcrypt hash match on that prefix",
 		Wrap: acceptBearer(func(cred, token string) bool {
 			return cred[:min(len(cred), 72)] == token[:min(len(token), 72)]
+		}),
+	},
+	{
+		Name: "token-first-32", Defect: "compares only the first 32 bytes of the bearer token",
+		Rules: []rules.RuleID{rules.AuthNearMiss}, LongToken: true,
+		Origin: "a fixed-size buffer or column (char(32), a 32-byte key) that the token is cut to before it is compared",
+		Wrap: acceptBearer(func(cred, token string) bool {
+			return cred[:min(len(cred), 32)] == token[:min(len(token), 32)]
+		}),
+	},
+	{
+		Name: "token-base64-padding", Defect: "compares the bearer token with its base64 padding read away, so the token with = added or removed is accepted",
+		Rules:  []rules.RuleID{rules.AuthNearMiss},
+		Origin: "a token decoded leniently as base64 before it is compared (Go's base64 with padding trimmed, Python's b64decode with padding appended, JWT libraries' base64url)",
+		Wrap: acceptBearer(func(cred, token string) bool {
+			return strings.TrimRight(cred, "=") == strings.TrimRight(token, "=")
+		}),
+	},
+	{
+		Name: "token-base64-alphabet", Defect: "reads the bearer token in either base64 alphabet (+/ or -_), so the token spelt in the other is accepted",
+		Rules:  []rules.RuleID{rules.AuthNearMiss},
+		Origin: "a decoder that accepts both RFC 4648 alphabets (Node's Buffer.from(s, 'base64'), many JWT libraries), the decoded bytes then compared",
+		Wrap: acceptBearer(func(cred, token string) bool {
+			std := strings.NewReplacer("-", "+", "_", "/")
+			return std.Replace(cred) == std.Replace(token)
+		}),
+	},
+	{
+		Name: "token-percent-decoded", Defect: "percent-decodes the bearer token before it compares it, so %41 is taken for A",
+		Rules:  []rules.RuleID{rules.AuthNearMiss},
+		Origin: "a credential passed through URL decoding on its way (a framework that decodes header values as it does query parameters, a token round-tripped through a URL)",
+		Wrap: acceptBearer(func(cred, token string) bool {
+			u, err := url.PathUnescape(cred)
+			return err == nil && u == token
+		}),
+	},
+	{
+		Name: "token-width-folded", Defect: "folds full-width characters to ASCII in the bearer token before it compares it, so Ａ is taken for A",
+		Rules:  []rules.RuleID{rules.AuthNearMiss},
+		Origin: "a credential passed through Unicode compatibility normalisation (NFKC, as identifier and user-name handling applies it) or width folding before the comparison",
+		Wrap: acceptBearer(func(cred, token string) bool {
+			return strings.Map(func(r rune) rune {
+				if r >= 0xFF01 && r <= 0xFF5E {
+					return r - 0xFEE0
+				}
+				return r
+			}, cred) == token
+		}),
+	},
+	{
+		Name: "token-strip-space", Defect: "removes white space inside the bearer token before it compares it",
+		Rules:  []rules.RuleID{rules.AuthNearMiss},
+		Origin: "a credential 'cleaned' of white space (strings.Fields joined, a regular expression replacing \\s+), as copied keys often are",
+		Wrap: acceptBearer(func(cred, token string) bool {
+			return strings.Join(strings.Fields(cred), "") == token
 		}),
 	},
 	{

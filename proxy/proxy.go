@@ -135,6 +135,9 @@ type Config struct {
 	// OnExchange, when set, is called once each exchange is over and
 	// judged, from the goroutine that forwarded or judged it.
 	OnExchange func(Exchange)
+	// Events, when set, gets one line of JSON (an Event) for each failed
+	// judgement, as it is judged.
+	Events io.Writer
 }
 
 // Exchange is what the proxy saw of one exchange, without any evidence:
@@ -177,6 +180,11 @@ type Handler struct {
 	// waiting to be judged.
 	inflight sync.WaitGroup
 	queue    *judgeQueue
+	// events logs failed judgements (nil: none); metrics are what
+	// /metrics shows; dialTimeout bounds readiness's connection.
+	events      *eventLog
+	metrics     *metrics
+	dialTimeout time.Duration
 }
 
 // New returns a Handler for cfg.
@@ -232,6 +240,11 @@ func New(cfg Config) (*Handler, error) {
 		maxFailures = DefaultMaxFailures
 	}
 	h.tally = newTally(maxFailures, h.maxJudge, u.Redacted(), timeout)
+	if cfg.Events != nil {
+		h.events = &eventLog{w: cfg.Events}
+	}
+	h.metrics = newMetrics(h)
+	h.dialTimeout = min(timeout, readyDial)
 	return h, nil
 }
 
@@ -314,14 +327,16 @@ type exchange struct {
 	respBody   snapshot
 	duration   time.Duration
 
-	// While it is forwarded: the request body's tee, the client's writer
-	// as the ReverseProxy sees it, and whether the exchange is counted
-	// already (the proxy answered, or the client failed).
-	start   time.Time
-	whole   []byte // a small body, read before it is forwarded
-	body    teeBody
-	answer  answerWriter
-	counted bool
+	// While it is forwarded: when it came, went upstream, had the
+	// upstream's header and gave the client its header (for the latency
+	// the proxy adds); the request body's tee, the client's writer as the
+	// ReverseProxy sees it, and whether the exchange is counted already
+	// (the proxy answered, or the client failed).
+	start, sent, got, answered time.Time
+	whole                      []byte // a small body, read before it is forwarded
+	body                       teeBody
+	answer                     answerWriter
+	counted                    bool
 
 	// Once queued to be judged: the handler, the summary to complete, and
 	// what the exchange holds, given back once judged.
@@ -427,6 +442,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// closed.
 	x.answer = answerWriter{ResponseWriter: w, x: x, close: x.chunked || !r.ProtoAtLeast(1, 1)}
 	defer h.finish(x, r, doc)
+	// The exchange rides the request's context to the ReverseProxy's
+	// hooks, which note when it goes upstream and comes back.
+	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
 	if doc {
 		x.respCap = newCapture(h.maxJudge, &h.budget, h.maxTotal, -1)
 		x.answer.cap = x.respCap
@@ -462,6 +480,9 @@ func (h *Handler) finish(x *exchange, r *http.Request, doc bool) {
 		panic(p)
 	}
 	x.status, x.duration = x.answer.status, time.Since(x.start)
+	if !x.sent.IsZero() && !x.got.IsZero() && !x.answered.IsZero() {
+		h.metrics.added.Observe((x.sent.Sub(x.start) + x.answered.Sub(x.got)).Seconds())
+	}
 	sum := Exchange{Method: x.method, Target: safeTarget(x.target), Status: x.status, Duration: x.duration}
 	switch {
 	case x.counted:
@@ -515,8 +536,15 @@ func (h *Handler) clientLeft(x *exchange, r *http.Request) bool {
 	return r.Context().Err() != nil || x.answer.failed || x.body.failed.Load()
 }
 
+// exchangeKey is the context key of the exchange a request is forwarded
+// for.
+type exchangeKey struct{}
+
 // rewrite puts the request as written on the way to the upstream.
 func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
+	if x, ok := pr.In.Context().Value(exchangeKey{}).(*exchange); ok {
+		x.sent = time.Now()
+	}
 	pr.Out.URL = h.target(pr.In)
 	pr.Out.Host = h.upstream.Host
 	if b, ok := pr.In.Body.(wholeBody); ok {
@@ -542,6 +570,11 @@ var errStatus = errors.New("the upstream answered with a status below 100")
 
 // checkAnswer refuses an answer that cannot be passed on as it came.
 func checkAnswer(resp *http.Response) error {
+	if resp.Request != nil {
+		if x, ok := resp.Request.Context().Value(exchangeKey{}).(*exchange); ok {
+			x.got = time.Now()
+		}
+	}
 	if resp.StatusCode < 100 {
 		return errStatus
 	}
@@ -591,6 +624,7 @@ func (a *answerWriter) WriteHeader(code int) {
 	}
 	if code >= 200 && a.status == 0 {
 		a.status = code
+		a.x.answered = time.Now()
 		hd := a.Header()
 		if _, ok := hd["Date"]; !ok {
 			hd["Date"] = nil

@@ -255,7 +255,8 @@ func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
 	t.mu.Unlock()
 	sum.Judged = true
 	sum.Unjudged = joinWhy(o.unjudged)
-	if len(keep) == 0 && len(keepClient) == 0 {
+	logged := h.events != nil && (len(sum.Failed) > 0 || o.client)
+	if len(keep) == 0 && len(keepClient) == 0 && !logged {
 		return
 	}
 
@@ -265,6 +266,12 @@ func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
 	h.secrets.add(own)
 	red := h.secrets.redactor(own)
 	again := h.judge(x, red.String)
+	if logged {
+		h.logEvents(x, o, again, red)
+	}
+	if len(keep) == 0 && len(keepClient) == 0 {
+		return
+	}
 	var made []Failure
 	for _, rule := range keep {
 		j, ok := again.failed(rule)
@@ -376,4 +383,34 @@ func plural(n int64, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// logEvents writes an event for each failed judgement of an exchange: each
+// server-side rule it broke, and each way its request broke the document.
+// Each is made by the code that makes the reports' evidence, with the same
+// redaction.
+func (h *Handler) logEvents(x *exchange, o, again *outcome, red *evidence.Redactor) {
+	for _, r := range o.results {
+		if r.OK() {
+			continue
+		}
+		j, ok := again.failed(r.rule)
+		if !ok {
+			j = r.Judgement
+		}
+		h.events.write(eventOf(h.failure(x, red, "server", r.rule, j.Expected, j.Actual, nil), x.status))
+	}
+	if !o.client {
+		return
+	}
+	var done []rules.RuleID
+	for _, d := range o.defects {
+		if l := ruleLabel(d); !slices.Contains(done, l) {
+			done = append(done, l)
+			h.events.write(eventOf(h.failure(x, red, "client", l, "a request the document accepts", d.what, nil), x.status))
+		}
+	}
+	if len(done) == 0 {
+		h.events.write(eventOf(h.failure(x, red, "client", "", "a request the document accepts", "the request breaks the document", nil), x.status))
+	}
 }

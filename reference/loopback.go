@@ -2,7 +2,7 @@ package reference
 
 import (
 	"crypto/rand"
-	"encoding/hex"
+	"encoding/base64"
 	"fmt"
 	"net"
 	"net/http"
@@ -30,12 +30,16 @@ func Loopback(h http.Handler) (baseURL string, stop func(), err error) {
 	return "http://" + ln.Addr().String(), func() { hs.Close() }, nil
 }
 
-// RandomToken returns a token of n random bytes written in hex (2n
-// characters).
+// RandomToken returns a random token of 2n characters (n >= 2) in
+// base64url, the alphabet of most real tokens, with a '-' and a '_' in it,
+// so that every near miss of a token (base64's other alphabet among them)
+// can be made from it.
 func RandomToken(n int) string {
-	b := make([]byte, n)
+	b := make([]byte, 2*n)
 	rand.Read(b)
-	return hex.EncodeToString(b)
+	s := []byte(base64.RawURLEncoding.EncodeToString(b))[:2*n]
+	s[n/2], s[n] = '-', '_'
+	return string(s)
 }
 
 // StartLoopback starts the reference with a random token of 80 characters

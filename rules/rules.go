@@ -61,6 +61,7 @@ const (
 	ErrorRecord        RuleID = "ERROR-RECORD"
 	ResponseDocumented RuleID = "RESPONSE-DOCUMENTED"
 	ResponseTimely     RuleID = "RESPONSE-TIMELY"
+	HeaderSize         RuleID = "HEADER-SIZE"
 )
 
 // Rule is one requirement of the spec, as the suite checks it.
@@ -102,13 +103,14 @@ var Catalog = []Rule{
 	{AuthMissing, Must, "Authentication", "Every request carries the header Authorization: a request without it is answered with 400 and an Error record."},
 	{AuthScheme, Must, "Authentication", "The interface is protected by an HTTP bearer scheme: another scheme, or none, even with the right token, is answered with 400 and an Error record."},
 	{AuthEmpty, Must, "Authentication", "The value is Bearer followed by a space and <ACCESS_TOKEN>: an empty credential is answered with 400 and an Error record."},
-	{AuthNearMiss, Must, "Authentication", "A bearer token near the issued one (a character more, fewer or changed, its letters' case changed, written twice, its first half, a change past its 72nd byte) is not the token: it is answered with 400 and an Error record."},
+	{AuthNearMiss, Must, "Authentication", "A bearer token near the issued one (a character more, fewer or changed, its letters' case changed, written twice, its first half, a change past its 72nd byte; its base64 padding added or removed, base64's other alphabet, a character percent-encoded, a space inside, a character in its full-width form) is not the token: it is answered with 400 and an Error record."},
 	{AuthUnknown, Must, "Authentication", "A bearer token the service did not issue is answered with 400 and an Error record."},
 	{MediaRequest, Must, "Endpoints, POST /plants, request body", "The request body has the media type application/json: a JSON body declared otherwise, or not declared, is answered with 400 and an Error record."},
 	{MediaRequestParams, Must, "What the service does (media type); RFC 9110, RFC 8259", "application/json with parameters, such as charset=utf-8, is application/json: a valid request declared so is answered with 200 and a Plant record."},
 	{ResponseMedia, Must, "What the service does; Endpoints, responses", "All responses use JSON (media type application/json)."},
 	{ErrorRecord, Must, "Errors", "An error response carries both error (an int32 integer) and message (a string)."},
 	{ResponseDocumented, Must, "Endpoints, POST /plants, responses", "Every response has a documented status (200 or 400), the media type application/json, and a body that matches that status's schema."},
+	{HeaderSize, Should, "Limits: not shown (a header limit is the infrastructure's in front)", "A valid request with a header field of a few KiB, within the 8 KiB a line that common front ends read (nginx, Apache), is answered as the contract says: 200 with a Plant record, or 400 with an Error record. Any other answer to it fails this rule, never a MUST."},
 	{ResponseTimely, Must, "Limits (plantcheck's reading)", "Every answer arrives within the time limit the user sets (--timeout); a service that does not answer cannot be certified."},
 }
 

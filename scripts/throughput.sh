@@ -18,7 +18,8 @@
 # memory with 1,000 connections open. Budgets: the proxy keeps >= 0.4 of
 # the direct throughput, and serves >= 10 x Prism's. PLANTCHECK=path
 # measures that binary's proxy (such as an older build) in front of this
-# tree's server.
+# tree's server; PROXY_FLAGS adds flags to the proxy's command line (such
+# as "--admin-addr 127.0.0.1:0 --events /tmp/events.jsonl").
 #
 # Each measurement runs on fresh servers; the comparisons take turns, for
 # several rounds, and are compared by their medians, so that a drift of the
@@ -131,7 +132,7 @@ measure() {
   listening "$up"
   local url=http://$up mid=serve
   case $1 in
-    proxy) start proxy "$proxy_bin" proxy --addr "$px" --upstream "http://$up" --progress 0; listening "$px"; url=http://$px mid=proxy ;;
+    proxy) start proxy "$proxy_bin" proxy --addr "$px" --upstream "http://$up" --progress 0 ${PROXY_FLAGS:-}; listening "$px"; url=http://$px mid=proxy ;;
     prism) start prism "$prism" proxy "$tmp/openapi.yaml" "http://$up" --port "${pr#*:}" --host 127.0.0.1; listening "$pr"; url=http://$pr mid=prism ;;
   esac
   # a second's warm-up of the connections and the caches, then the load

@@ -89,16 +89,20 @@ type nearMiss struct {
 	// make returns the variant and its shell form, or why it cannot be
 	// made from this token.
 	make func(tok string) (variant, shell, impossible string)
+	// normalised: the variant is what a check that normalises the token
+	// reads as the token itself (the same bytes once base64 is decoded,
+	// say), on purpose: the contract's token is its text.
+	normalised bool
 }
 
 // nearMisses is every variant the features may name, in their order.
 var nearMisses = []nearMiss{
 	{"with one character appended", func(t string) (string, string, string) {
 		return t + "x", shell.TokenVar + "x", ""
-	}},
+	}, false},
 	{"with one character put before it", func(t string) (string, string, string) {
 		return "x" + t, "x" + shell.TokenVar, ""
-	}},
+	}, false},
 	{"with its last character dropped", func(t string) (string, string, string) {
 		// The base64 padding at its end is kept: a lenient decoder reads
 		// "abc" as "abc=", the same bytes.
@@ -109,12 +113,12 @@ var nearMisses = []nearMiss{
 		}
 		_, n := utf8.DecodeLastRuneInString(body)
 		return body[:len(body)-n] + pad, "${PLANTCHECK_TOKEN%?" + pad + "}" + pad, ""
-	}},
+	}, false},
 	{"with its last character changed", func(t string) (string, string, string) {
 		_, n := utf8.DecodeLastRuneInString(t)
 		c := changed(t[len(t)-1])
 		return t[:len(t)-n] + c, "${PLANTCHECK_TOKEN%?}" + c, ""
-	}},
+	}, false},
 	{"with the case of its letters changed", func(t string) (string, string, string) {
 		v := strings.Map(func(r rune) rune {
 			if unicode.IsUpper(r) {
@@ -126,10 +130,10 @@ var nearMisses = []nearMiss{
 			return "", "", "the issued token has no letters whose case can change"
 		}
 		return v, tokenCmd(`tr 'a-zA-Z' 'A-Za-z'`), ""
-	}},
+	}, false},
 	{"written twice", func(t string) (string, string, string) {
 		return t + t, shell.TokenVar + shell.TokenVar, ""
-	}},
+	}, false},
 	{"cut to its first half", func(t string) (string, string, string) {
 		half := len(strings.TrimRight(t, "=")) / 2 // of what the padding pads
 		for half > 0 && !utf8.RuneStart(t[half]) {
@@ -139,7 +143,7 @@ var nearMisses = []nearMiss{
 			return "", "", "the issued token is too short to halve"
 		}
 		return t[:half], tokenCmd(fmt.Sprintf("cut -c1-%d", half)), ""
-	}},
+	}, false},
 	{"changed after its 72nd byte", func(t string) (string, string, string) {
 		const limit = 72 // bcrypt reads no more of its input
 		switch {
@@ -152,7 +156,67 @@ var nearMisses = []nearMiss{
 		}
 		c := changed(t[limit])
 		return t[:limit] + c + t[limit+1:], tokenCmd("cut -c1-72") + c + tokenCmd("cut -c74-"), ""
-	}},
+	}, false},
+
+	// The token as checks that normalise before they compare would take it
+	// (issue 27): each form reads as the issued token to such a check, and
+	// is another credential to the contract.
+	{"with its base64 padding added or removed", func(t string) (string, string, string) {
+		// A check that decodes base64 leniently reads "abc" and "abc=" as
+		// the same bytes.
+		if body := strings.TrimRight(t, "="); body != t {
+			pad := t[len(body):]
+			if body == "" {
+				return "", "", "the issued token is all padding"
+			}
+			return body, "${PLANTCHECK_TOKEN%" + pad + "}", ""
+		}
+		return t + "=", shell.TokenVar + "=", ""
+	}, true},
+	{"in base64's other alphabet", func(t string) (string, string, string) {
+		// A check that decodes both base64 alphabets (RFC 4648's standard
+		// +/ and URL-safe -_) reads either spelling as the same bytes.
+		if !strings.ContainsAny(t, "+/-_") {
+			return "", "", "the issued token has none of the characters base64's two alphabets spell apart (+ / - _)"
+		}
+		swap := strings.NewReplacer("+", "-", "/", "_", "-", "+", "_", "/")
+		return swap.Replace(t), tokenCmd(`tr '\053\057\055\137' '\055\137\053\057'`), ""
+	}, true},
+	{"with its first character percent-encoded", func(t string) (string, string, string) {
+		// A check that percent-decodes the credential (as a URL's query
+		// parameter would be) reads "%41BC" as "ABC".
+		if t[0] >= utf8.RuneSelf {
+			return "", "", "the issued token begins with a character past ASCII"
+		}
+		return fmt.Sprintf("%%%02x", t[0]) + t[1:], "%" + tokenCmd(`od -An -tx1 -N1 | tr -d ' \n'`) + "${PLANTCHECK_TOKEN#?}", ""
+	}, true},
+	{"with a space inside it", func(t string) (string, string, string) {
+		// A check that strips or collapses white space inside a value
+		// reads "ab cd" as "abcd".
+		half := len(t) / 2
+		for half > 0 && !utf8.RuneStart(t[half]) {
+			half--
+		}
+		if half == 0 {
+			return "", "", "the issued token is too short to put a space inside"
+		}
+		return t[:half] + " " + t[half:], tokenCmd(fmt.Sprintf("cut -c1-%d", half)) + " " + tokenCmd(fmt.Sprintf("cut -c%d-", half+1)), ""
+	}, true},
+	{"with its first character in its full-width form", func(t string) (string, string, string) {
+		// A check that folds width, or applies Unicode's compatibility
+		// normalisation (NFKC, NFKD), reads "Ａbc" as "Abc": U+FF01 to
+		// U+FF5E are ASCII's ! to ~, full width.
+		c := t[0]
+		if c < '!' || c > '~' {
+			return "", "", "the issued token does not begin with a printable ASCII character"
+		}
+		// The shell makes the character's UTF-8 bytes, EF BC or EF BD and
+		// one more, from the token's first character, which it never shows.
+		first := `$(c=$(printf '%d' "'${PLANTCHECK_TOKEN%\"${PLANTCHECK_TOKEN#?}\"}"); ` +
+			`if [ "$c" -lt 96 ]; then printf "\\357\\274\\$(printf '%o' $((c+96)))"; ` +
+			`else printf "\\357\\275\\$(printf '%o' $((c+32)))"; fi)`
+		return string(rune(c)+0xFEE0) + t[1:], first + "${PLANTCHECK_TOKEN#?}", ""
+	}, true},
 }
 
 // nearMissesOf returns every variant that can be made from tok: with the

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/plantcheck/plantcheck/generate"
 )
 
 // The request body: a NewPlant built field by field, and the ways the
@@ -28,6 +30,8 @@ func (s *Suite) bodySteps() []stepPattern {
 		{`^the body is wrapped in a JSON array$`, s.theBodyIsWrappedInAJSONArray},
 		{`^the body is the JSON text (.+)$`, s.theBodyIsTheJSONText},
 		{`^nothing else is changed$`, func() {}},
+		{`^the body carries (\d+) more members of (\d+) characters each$`, s.theBodyCarriesMoreMembers},
+		{`^the request carries a header of (\d+) characters that the contract does not name$`, s.theRequestCarriesALongHeader},
 	}
 }
 
@@ -112,6 +116,22 @@ func (s *Suite) theFieldIsAStringOfCharacters(ctx context.Context, name string, 
 	const pattern = "Monstera deliciosa "
 	b := strings.Repeat(pattern, n/len(pattern)+1)[:n]
 	stateOf(ctx).req.set(name, quote(b))
+}
+
+// theBodyCarriesMoreMembers spreads a body's size over many members the
+// schema does not name (which it allows), each of n characters.
+func (s *Suite) theBodyCarriesMoreMembers(ctx context.Context, count, n int) {
+	r := &stateOf(ctx).req
+	value := quote(strings.Repeat("x", n))
+	for i := range count {
+		r.fields = append(r.fields, generate.Member{Name: fmt.Sprintf("m%05d", i), Raw: value})
+	}
+}
+
+// theRequestCarriesALongHeader sends PaddingHeader with a value of n
+// characters: a header as long as real requests' cookies and tokens grow.
+func (s *Suite) theRequestCarriesALongHeader(ctx context.Context, n int) {
+	stateOf(ctx).req.padding = n
 }
 
 func (s *Suite) theBodyIsCutShort(ctx context.Context, n int) {

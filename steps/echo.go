@@ -43,6 +43,23 @@ func (s *Suite) acceptedCreate(x *Exchange) bool {
 	return x != nil && x.Err == nil && x.Status == http.StatusOK && x.issued && (x.conforms || s.requestConforms(x))
 }
 
+// echoFailures are the one judge's echo judgements of an accepted create
+// that failed (package judge judges the echo of every valid create
+// answered 200); ok is false when it judged no echo (the request's echo
+// cannot be judged).
+func (x *Exchange) echoFailures() (fails []check.EchoFailure, ok bool) {
+	for _, r := range x.judged.Results {
+		switch r.Rule {
+		case check.RuleName, check.RuleTag, check.RuleNoTag:
+			ok = true
+			if !r.OK() {
+				fails = append(fails, check.EchoFailure{Rule: r.Rule, Expected: r.Expected, Actual: r.Actual})
+			}
+		}
+	}
+	return fails, ok
+}
+
 func (s *Suite) echoSteps() []stepPattern {
 	return []stepPattern{
 		{`^the plant's name is the name sent$`, s.thePlantsNameIsTheNameSent},
@@ -103,12 +120,12 @@ func (s *Suite) echoFailures(st *state) *Failure {
 		if !s.acceptedCreate(x) {
 			continue
 		}
-		sent := check.ReadSent(x.Body)
-		if sent.Unjudged != "" {
+		fails, ok := x.echoFailures()
+		if !ok {
 			continue
 		}
 		judged++
-		for _, f := range check.Echo(sent, x.body, s.redact) {
+		for _, f := range fails {
 			id := s.echoRule(f.Rule)
 			if id == "" {
 				id = st.rule.ID

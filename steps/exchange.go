@@ -4,8 +4,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/exchange"
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
 )
@@ -51,6 +53,9 @@ type Exchange struct {
 	// conforms: the document is known to accept the request's body (a
 	// generated case checked before it was sent), so it is not checked again.
 	conforms bool
+	// judged is the one judge's outcome of the exchange (package judge),
+	// when an answer came: what the after-hooks read.
+	judged judge.Outcome
 
 	Status int `json:"status,omitempty"`
 	// RespHeader and RespBody are the response as evidence: every secret
@@ -64,13 +69,42 @@ type Exchange struct {
 	header http.Header
 	body   []byte
 
-	// Exercises are the rules of the catalog the request exercises, as
-	// package judge reads it (the proxy's reading of its clients' requests).
-	Exercises []rules.RuleID `json:"-"`
+	// exercises reads the rules the request exercises (Exercises), once
+	// its scenario is over.
+	exercises func(*Exchange) []rules.RuleID
 
 	Duration   time.Duration    `json:"durationNs"`
 	Err        error            `json:"-"`
 	Violations []spec.Violation `json:"violations,omitempty"`
+}
+
+// result is the one judge's judgement of the exchange by a rule (a zero
+// Judgement, which passes, when it judged none by that rule).
+func (x *Exchange) result(rule rules.RuleID) check.Judgement {
+	j, _ := x.judgedBy(rule)
+	return j
+}
+
+// judgedBy is the one judge's judgement of the exchange by a rule, and
+// whether it judged the exchange by that rule at all.
+func (x *Exchange) judgedBy(rule rules.RuleID) (check.Judgement, bool) {
+	for _, r := range x.judged.Results {
+		if r.Rule == rule {
+			return r.Judgement, true
+		}
+	}
+	return check.Judgement{}, false
+}
+
+// Exercises names the rules of the catalog the request exercises, as
+// package judge reads it (the proxy's reading of its clients' requests),
+// once its scenario is over: read when asked, since a run needs it only to
+// hold the classifier to the suite.
+func (x *Exchange) Exercises() []rules.RuleID {
+	if x.exercises == nil {
+		return nil
+	}
+	return x.exercises(x)
 }
 
 // Issued reports whether the request carried the user's token in the

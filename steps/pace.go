@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,52 +12,46 @@ import (
 	"time"
 )
 
-// pacer keeps a run to at most a number of requests a second (--rate),
-// whatever runs at once: each request takes the next free slot in time.
-// A nil pacer does not pace.
-type pacer struct {
-	mu    sync.Mutex
-	every time.Duration
-	next  time.Time
-}
-
-func newPacer(perSecond float64) *pacer {
-	if perSecond <= 0 {
-		return nil
-	}
-	return &pacer{every: time.Duration(float64(time.Second) / perSecond)}
-}
-
-func (p *pacer) wait(ctx context.Context) error {
-	if p == nil {
-		return ctx.Err()
-	}
-	p.mu.Lock()
-	now := time.Now()
-	at := p.next
-	if at.Before(now) {
-		at = now
-	}
-	p.next = at.Add(p.every)
-	p.mu.Unlock()
-	return sleep(ctx, time.Until(at))
-}
-
 // Throttle bounds how long a run waits out throttling; past any bound the
 // run is incomplete (ErrThrottled).
 type Throttle struct {
 	// MaxWait is the longest one wait may be: a Retry-After asking for
 	// more ends the run.
 	MaxWait time.Duration
-	// MaxRetries is how many times one request is sent again.
+	// MaxRetries is how many times in a row one request is sent again: a
+	// guard against a request refused forever while others pass, far
+	// above what a paced run meets at a gateway that limits by rate.
 	MaxRetries int
-	// MaxTotal bounds the waits of the whole run, added up.
-	MaxTotal time.Duration
+	// MaxPaused bounds the wall-clock time the run is paused (its gate
+	// closed): the bound that decides, however many requests wait at once.
+	MaxPaused time.Duration
+	// MinPace is the slowest pace, in requests a second, that throttling
+	// brings the run down to on its own; --rate, when slower, is.
+	MinPace float64
 }
 
-// DefaultThrottle is the bound a run waits within: 30 s at once, 5 resends
-// of one request, 2 minutes in all.
-var DefaultThrottle = Throttle{MaxWait: 30 * time.Second, MaxRetries: 5, MaxTotal: 2 * time.Minute}
+// DefaultThrottle is the bound a run waits within: 30 s at once, 20
+// resends of one request in a row, 2 minutes paused in all, and a pace
+// down to 2 requests a second (a run of 300 exchanges in 2.5 minutes).
+var DefaultThrottle = Throttle{MaxWait: 30 * time.Second, MaxRetries: 20, MaxPaused: 2 * time.Minute, MinPace: 2}
+
+// orDefault fills each unset bound from DefaultThrottle, so that a caller
+// (a test) can shorten one bound alone.
+func (t Throttle) orDefault() Throttle {
+	if t.MaxWait <= 0 {
+		t.MaxWait = DefaultThrottle.MaxWait
+	}
+	if t.MaxRetries <= 0 {
+		t.MaxRetries = DefaultThrottle.MaxRetries
+	}
+	if t.MaxPaused <= 0 {
+		t.MaxPaused = DefaultThrottle.MaxPaused
+	}
+	if t.MinPace <= 0 {
+		t.MinPace = DefaultThrottle.MinPace
+	}
+	return t
+}
 
 // ErrThrottled means the target throttled the run past the bounds it
 // waits within: the run is incomplete, not the service broken.
@@ -66,9 +61,18 @@ var ErrThrottled = errors.New("the target throttled the run past plantcheck's bo
 type Throttling struct {
 	// Answers are the throttling answers waited out, by status.
 	Answers map[int]int
-	// Waited is the time waited, added up.
-	Waited time.Duration
-	// Exceeded says why the run stopped waiting ("" when it did not).
+	// Paused is the wall-clock time the run was paused: its gate closed.
+	Paused time.Duration
+	// Pauses counts the times the gate closed.
+	Pauses int
+	// Asked is the waits the answers asked for, added up: answers to
+	// requests in flight at once ask for waits that overlap.
+	Asked time.Duration
+	// Slowest is the slowest pace the run came down to, in requests a
+	// second (0: it was never paced down).
+	Slowest float64
+	// Exceeded says why the run stopped waiting, and what may help ("":
+	// it did not).
 	Exceeded string
 }
 
@@ -81,52 +85,433 @@ func (t Throttling) Total() int {
 	return n
 }
 
-// throttler counts and bounds the waits of one run.
-type throttler struct {
-	bound Throttle
-	mu    sync.Mutex
-	seen  Throttling
+// How the pace adapts. A cut takes the pace to nine tenths of the rate at
+// which answers were accepted since the last cut, when that span is long
+// enough to say (a second: a gateway's window); on a shorter one, to half
+// the pace. Each accepted answer raises it by a share of a request a second,
+// so that it rises by about max(1, 5%) requests a second each second.
+//
+// A cut is made only while throttling follows the pace. The first
+// throttling answer cuts, and so does the third in a row at a pace at
+// which nothing was accepted, and one that comes once the pace has risen
+// by a fifth since the last cut (a rate limit met again). Else a pace is
+// judged on two throttling answers at least, at it and at the pace
+// before (fewer say nothing of a share): if the share of requests
+// throttled at it is not under half the share at the pace before, a slower
+// pace did not help, and the next is not slower. A gateway that limits by
+// rate throttles far less at a slower pace; one that throttles one request
+// in three, or a sporadic 503, does not, and pacing it down would only
+// make the run slow.
+const (
+	cutShare   = 0.9
+	cutSpan    = time.Second
+	riseShare  = 0.05
+	fellShare  = 0.5
+	riseAgain  = 1.2
+	nearFloor  = 1.5 // a pace below this many times the floor is at the floor
+	patternMin = 20  // answers at each of two paces before a pattern is told
+	tellEvery  = 10 * time.Second
+)
+
+// gate is the one door every request of a run passes before it is sent.
+// A throttling answer (a 429, or a 503 with Retry-After) is the
+// infrastructure asking the client to wait, not one request: it closes the
+// gate for the whole run until the time it asks for (a later answer moves
+// the reopening forward, never back, so that requests throttled at once do
+// not add up their waits), and lowers the pace the gate lets requests
+// through at. The pace rises again slowly as answers are accepted, never
+// above the ceiling (--rate). A run never throttled and without --rate is
+// not paced: the gate then costs a lock and a clock reading.
+type gate struct {
+	bound   Throttle
+	ceiling float64 // --rate; 0: none
+	floor   float64
+	// notice receives a line for the console; nil: none.
+	notice func(string)
+
+	mu     sync.Mutex
+	rate   float64       // the pace, requests a second; 0: unpaced
+	every  time.Duration // one request's share of a second at that pace
+	next   time.Time     // the pace's next free slot
+	reopen time.Time     // the gate is closed until then
+
+	// What a cut is judged on: when the last one was (zero: none yet),
+	// the requests sent and answers accepted since, and the answers to
+	// requests sent at this pace and at the one before.
+	started, cutAt, prevAt time.Time
+	sent, passed           int
+	answers                int // in all, throttling or not
+	cur, prev              epoch
+	// alike is the evidence, when there is some, of throttling that does
+	// not follow the pace: a cut that did not lower the throttled share.
+	alike alike
+
+	seen Throttling
+
+	told   time.Time // when the last pause was told
+	untold int       // pauses since, not told
+	warned bool      // the pattern was told
 }
 
-// admit records a throttling answer and the wait it asks for, and says
-// whether the run may wait it out.
-func (t *throttler) admit(status int, wait time.Duration, attempt int) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.seen.Answers == nil {
-		t.seen.Answers = map[int]int{}
+// alike says that requests were throttled as often at a pace (slow) as at
+// the faster one before it (fast: 0, unpaced), on n answers at each at
+// least.
+type alike struct {
+	slow, fast float64
+	n          int
+}
+
+// epoch counts the answers to the requests sent at one pace, from one cut
+// to the next.
+type epoch struct {
+	rate         float64 // the pace at the start (0: unpaced)
+	n, throttled int
+}
+
+func (e epoch) share() float64 { return float64(e.throttled) / float64(max(e.n, 1)) }
+
+func newGate(ceiling float64, bound Throttle, notice func(string)) *gate {
+	g := &gate{bound: bound.orDefault(), ceiling: ceiling, notice: notice}
+	g.floor = g.bound.MinPace
+	if ceiling > 0 {
+		g.floor = min(g.floor, ceiling)
+		g.setRate(ceiling)
+		g.cur.rate = ceiling
 	}
-	t.seen.Answers[status]++
+	return g
+}
+
+// wait holds a request until the gate is open and the pace has a slot for
+// it, and says when it went. It returns ErrThrottled once the run is past
+// its bound, and the context's error when the run is cancelled.
+func (g *gate) wait(ctx context.Context) (time.Time, error) {
+	for {
+		g.mu.Lock()
+		if g.seen.Exceeded != "" {
+			err := g.exceeded()
+			g.mu.Unlock()
+			return time.Time{}, err
+		}
+		now := time.Now()
+		if now.Before(g.reopen) {
+			d := g.reopen.Sub(now)
+			g.mu.Unlock()
+			if err := sleep(ctx, d); err != nil {
+				return time.Time{}, err
+			}
+			continue
+		}
+		if g.started.IsZero() {
+			g.started = now
+		}
+		at := now
+		if g.every > 0 {
+			at = later(now, g.next)
+			g.next = at.Add(g.every)
+		}
+		g.sent++
+		g.mu.Unlock()
+		if !at.After(now) {
+			return now, nil
+		}
+		if err := sleep(ctx, at.Sub(now)); err != nil {
+			return time.Time{}, err
+		}
+		// The gate may have closed while the request waited for its slot:
+		// then it waits at the gate again, and takes a slot after it.
+		g.mu.Lock()
+		closed := time.Now().Before(g.reopen)
+		if closed {
+			g.sent--
+		}
+		g.mu.Unlock()
+		if !closed {
+			return at, nil
+		}
+	}
+}
+
+// accepted records an answer that was not throttling, to a request sent
+// at sent: the pace rises a little.
+func (g *gate) accepted(sent time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.passed++
+	g.count(sent, false)
+	if g.rate > 0 && !sent.Before(g.cutAt) && (g.ceiling == 0 || g.rate < g.ceiling) {
+		g.setRate(g.rate + max(1, riseShare*g.rate)/g.rate)
+	}
+}
+
+// throttled records a throttling answer to a request sent at sent, the
+// attempt-th time in a row that request was throttled: it asks for wait
+// (asked is its Retry-After, made safe to print; "" when it had none). The
+// gate closes until then, and the pace is lowered once for the requests
+// sent at the pace that was throttled. Past a bound it returns
+// ErrThrottled.
+func (g *gate) throttled(sent time.Time, status int, wait time.Duration, attempt int, asked string) error {
+	g.mu.Lock()
+	lines, err := g.close(sent, status, wait, attempt, asked)
+	g.mu.Unlock()
+	if g.notice != nil {
+		for _, l := range lines {
+			g.notice(l)
+		}
+	}
+	return err
+}
+
+func (g *gate) close(sent time.Time, status int, wait time.Duration, attempt int, asked string) ([]string, error) {
+	now := time.Now()
+	if g.seen.Answers == nil {
+		g.seen.Answers = map[int]int{}
+	}
+	g.seen.Answers[status]++
+	g.seen.Asked += wait
+	g.count(sent, true)
 	switch {
-	case t.seen.Exceeded != "":
-	case wait > t.bound.MaxWait:
-		t.seen.Exceeded = fmt.Sprintf("a %d asked for a wait of %s, more than %s", status, wait.Round(time.Second), t.bound.MaxWait)
-	case attempt >= t.bound.MaxRetries:
-		t.seen.Exceeded = fmt.Sprintf("one request was throttled %d times in a row", attempt+1)
-	case t.seen.Waited+wait > t.bound.MaxTotal:
-		t.seen.Exceeded = fmt.Sprintf("the waits would add up to more than %s", t.bound.MaxTotal)
-	default:
-		t.seen.Waited += wait
-		return nil
+	case g.seen.Exceeded != "":
+	case wait > g.bound.MaxWait:
+		g.seen.Exceeded = fmt.Sprintf("a %d asked for a wait of %s, more than %s: slow the run with --rate, or run it later", status, wait.Round(time.Second), g.bound.MaxWait)
+	case attempt >= g.bound.MaxRetries:
+		g.seen.Exceeded = fmt.Sprintf("one request was throttled %d times in a row: slow the run with --rate", attempt+1)
 	}
-	return fmt.Errorf("%w (%s): slow the run with --rate", ErrThrottled, t.seen.Exceeded)
+	if g.seen.Exceeded != "" {
+		return nil, g.exceeded()
+	}
+	if !sent.Before(g.cutAt) {
+		// Throttled at the current pace: slower, while that helps.
+		switch g.follows() {
+		case cutFell:
+			g.alike = alike{}
+			g.cut(now)
+		case cutNow:
+			g.cut(now)
+		case same:
+			g.alike = alike{slow: g.cur.rate, fast: g.prev.rate, n: min(g.cur.n, g.prev.n)}
+		}
+	}
+	// A throttling answer that asks for no wait still says the pace was
+	// too fast: a resend at once would be refused again. The gate closes
+	// for one slot of the lowered pace.
+	pause := max(wait, g.every)
+	until := now.Add(pause)
+	if !until.After(g.reopen) {
+		return nil, nil
+	}
+	opening := !now.Before(g.reopen)
+	added := until.Sub(later(now, g.reopen))
+	if g.seen.Paused+added > g.bound.MaxPaused {
+		g.seen.Exceeded = g.pastBound()
+		return nil, g.exceeded()
+	}
+	g.seen.Paused += added
+	g.reopen = until
+	g.next = later(g.next, until)
+	var lines []string
+	if opening {
+		g.seen.Pauses++
+		if l := g.tell(now, status, asked, pause); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if a := g.alike; a.n >= patternMin && !g.warned {
+		g.warned = true
+		lines = append(lines, fmt.Sprintf("%s is throttled whatever the pace (%s): the run goes on until it has been paused %s in all, then stops incomplete",
+			upper(oneIn(g.share())), a.paces(), g.bound.MaxPaused))
+	}
+	return lines, nil
 }
 
-func (t *throttler) stats() Throttling {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := t.seen
-	out.Answers = make(map[int]int, len(t.seen.Answers))
-	for k, v := range t.seen.Answers {
+// What follows says of a throttling answer at the current pace.
+type verdict int
+
+const (
+	unknown verdict = iota // not yet known: no cut
+	cutNow                 // cut
+	cutFell                // cut: the last cut lowered the throttled share
+	same                   // no cut: the last cut did not lower it
+)
+
+// follows says whether the throttling follows the pace, so that a slower
+// one may help.
+func (g *gate) follows() verdict {
+	switch {
+	case g.prev.n == 0 || g.cur.n >= 3 && g.cur.throttled == g.cur.n:
+		return cutNow
+	case g.cur.rate > 0 && g.rate >= riseAgain*g.cur.rate:
+		return cutNow
+	case g.cur.throttled < 2 || g.cur.throttled == g.cur.n || g.prev.throttled < 2:
+		return unknown
+	case g.cur.share() < fellShare*g.prev.share():
+		return cutFell
+	}
+	return same
+}
+
+// cut lowers the pace: to nine tenths of the rate answers were accepted at
+// since the last cut, when that span is long enough to say; else to half.
+func (g *gate) cut(now time.Time) {
+	span := now.Sub(later(g.cutAt, g.started))
+	current := g.rate
+	if current == 0 {
+		// Unpaced until now: the pace was the rate requests went at.
+		current = float64(g.sent) / max(span, 10*time.Millisecond).Seconds()
+	}
+	next := current / 2
+	if span >= cutSpan {
+		next = min(current, float64(g.passed)/span.Seconds()) * cutShare
+	}
+	was := g.rate
+	g.setRate(next)
+	if g.rate == was {
+		// At the floor (or --rate) already: the same pace goes on, and
+		// its answers are still counted as one.
+		return
+	}
+	if g.ceiling == 0 || g.rate < g.ceiling {
+		if g.seen.Slowest == 0 || g.rate < g.seen.Slowest {
+			g.seen.Slowest = g.rate
+		}
+	}
+	g.prevAt, g.cutAt = g.cutAt, now
+	g.prev, g.cur = g.cur, epoch{rate: g.rate}
+	g.sent, g.passed = 0, 0
+}
+
+// setRate sets the pace within the floor and the ceiling.
+func (g *gate) setRate(r float64) {
+	r = max(r, g.floor)
+	if g.ceiling > 0 {
+		r = min(r, g.ceiling)
+	}
+	g.rate, g.every = r, time.Duration(float64(time.Second)/r)
+}
+
+// share is the share of the run's answers that were throttling.
+func (g *gate) share() float64 { return float64(g.seen.Total()) / float64(max(g.answers, 1)) }
+
+// count adds an answer to the pace its request was sent at.
+func (g *gate) count(sent time.Time, throttled bool) {
+	g.answers++
+	e := &g.cur
+	switch {
+	case sent.Before(g.prevAt):
+		return
+	case sent.Before(g.cutAt):
+		e = &g.prev
+	}
+	e.n++
+	if throttled {
+		e.throttled++
+	}
+}
+
+// paces says at which two paces the share of requests throttled was the
+// same.
+func (a alike) paces() string {
+	fast := "with no pace"
+	if a.fast > 0 {
+		fast = "at " + PerSecond(a.fast)
+	}
+	return fmt.Sprintf("as often at %s as %s", PerSecond(a.slow), fast)
+}
+
+// pastBound says why the run stops at the bound on its paused time, naming
+// the pattern: throttling whatever the pace, or still at the slowest pace.
+func (g *gate) pastBound() string {
+	s := fmt.Sprintf("the run would be paused more than %s in all", g.bound.MaxPaused)
+	switch share := g.cur.share(); {
+	case g.alike.n > 0:
+		return fmt.Sprintf("%s: %s was throttled whatever the pace (%s): no pace waits it out, the gateway's limit for this client does not let a run through",
+			s, oneIn(g.share()), g.alike.paces())
+	case g.rate < nearFloor*g.floor && share > 0:
+		floor := "the slowest plantcheck goes on its own"
+		if g.ceiling > 0 && g.floor == g.ceiling {
+			floor = "the run's --rate"
+		}
+		return fmt.Sprintf("%s: %s was still throttled at %s, %s: slow the run further with --rate", s, oneIn(share), PerSecond(g.rate), floor)
+	}
+	return fmt.Sprintf("%s (%d throttling answers; the pace down to %s): slow the run with --rate", s, g.seen.Total(), PerSecond(g.rate))
+}
+
+func (g *gate) exceeded() error {
+	return fmt.Errorf("%w: %s", ErrThrottled, g.seen.Exceeded)
+}
+
+// tell makes the console's line for a pause that starts, at most one each
+// tellEvery: a long throttled run says what goes on without a line a
+// pause.
+func (g *gate) tell(now time.Time, status int, asked string, pause time.Duration) string {
+	if !g.told.IsZero() && now.Sub(g.told) < tellEvery {
+		g.untold++
+		return ""
+	}
+	why := fmt.Sprintf("the target answered %d with Retry-After: %s", status, asked)
+	if asked == "" {
+		why = fmt.Sprintf("the target answered %d without Retry-After", status)
+	}
+	line := fmt.Sprintf("paused %s: %s; pace now %s requests/s", pause.Round(time.Millisecond), why, paceText(g.rate))
+	if g.untold > 0 {
+		line += fmt.Sprintf(" (%d more pauses since the last such line; %s paused in all)", g.untold, g.seen.Paused.Round(time.Millisecond))
+	}
+	g.told, g.untold = now, 0
+	return line
+}
+
+func (g *gate) stats() Throttling {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := g.seen
+	out.Answers = make(map[int]int, len(g.seen.Answers))
+	for k, v := range g.seen.Answers {
 		out.Answers[k] = v
 	}
 	return out
 }
 
+// oneIn says a share of requests in words: "about 1 in 3 requests".
+func oneIn(share float64) string {
+	switch {
+	case share >= 0.95:
+		return "nearly every request"
+	case share > 0.5:
+		return fmt.Sprintf("about %d in 10 requests", int(math.Round(share*10)))
+	}
+	return fmt.Sprintf("about 1 in %d requests", int(math.Round(1/share)))
+}
+
+func upper(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// paceText writes a pace in requests a second: whole above 10, else with
+// a tenth.
+func paceText(r float64) string {
+	if r >= 10 {
+		return strconv.FormatFloat(r, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(math.Round(r*10)/10, 'f', -1, 64)
+}
+
+// PerSecond writes a pace in words: "1 request a second", "2.5 requests a
+// second".
+func PerSecond(r float64) string {
+	if t := paceText(r); t != "1" {
+		return t + " requests a second"
+	}
+	return "1 request a second"
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 // throttleWait says whether an answer is throttling, and how long it asks
-// to wait: a 429 (Retry-After, else 1 s doubled at each attempt), or a 503
-// with Retry-After. A 503 without one is the service's answer, judged as
-// any other.
+// to wait: a 429 (Retry-After, else 1 s doubled at each attempt, up to
+// 8 s), or a 503 with Retry-After. A 503 without one is the service's
+// answer, judged as any other.
 func throttleWait(status int, h http.Header, attempt int, now time.Time) (time.Duration, bool) {
 	if status != http.StatusTooManyRequests && status != http.StatusServiceUnavailable {
 		return 0, false
@@ -137,7 +522,7 @@ func throttleWait(status int, h http.Header, attempt int, now time.Time) (time.D
 	if status == http.StatusServiceUnavailable {
 		return 0, false
 	}
-	return time.Second << min(attempt, 10), true
+	return time.Second << min(attempt, 3), true
 }
 
 // retryAfter reads Retry-After (RFC 9110, 10.2.3): seconds, or a date.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -42,11 +43,12 @@ func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
 	return s.sendRequest(ctx, &st.req)
 }
 
-// sendRequest sends r and keeps the exchange. It keeps the run's pace
-// (--rate) and its bound on requests in flight, and waits out throttling:
-// a 429, or a 503 with Retry-After, is the infrastructure speaking, not the
-// service, so the same request is sent again after the wait it asks for,
-// within the bounds of Throttle; past them the run is incomplete.
+// sendRequest sends r and keeps the exchange. It keeps the run's bound on
+// requests in flight and passes the run's gate (its pace, and its pauses),
+// and waits out throttling: a 429, or a 503 with Retry-After, is the
+// infrastructure speaking, not the service, so it pauses the whole run
+// for the wait it asks for and the same request is sent again, within the
+// bounds of Throttle; past them the run is incomplete.
 func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) {
 	body := r.body()
 	cred := s.credentialOfRequest(r)
@@ -109,6 +111,9 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		for _, c := range r.cookies {
 			req.AddCookie(c)
 		}
+		if r.padding > 0 {
+			req.Header.Set(PaddingHeader, strings.Repeat("x", r.padding))
+		}
 		if name, prefix, ok := tokenHeader(r.tokenIn, r.tokenName); ok {
 			req.Header.Set(name, prefix+s.cfg.Token)
 		}
@@ -133,11 +138,16 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 				return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
 			}
 		}
-		if err := s.pace.wait(ctx); err != nil {
-			return nil, &HarnessError{fmt.Errorf("the run was cancelled: %w", err)}
-		}
 		x.Status, x.header, x.body = 0, nil, nil
 		s.slots <- struct{}{}
+		sent, gerr := s.gate.wait(ctx)
+		if gerr != nil {
+			<-s.slots
+			if errors.Is(gerr, ErrThrottled) {
+				return nil, &HarnessError{gerr}
+			}
+			return nil, &HarnessError{fmt.Errorf("the run was cancelled: %w", gerr)}
+		}
 		start = time.Now()
 		resp, err = s.cfg.Client.Do(req)
 		if err == nil {
@@ -152,14 +162,16 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		}
 		wait, throttled := throttleWait(x.Status, x.header, attempt, time.Now())
 		if !throttled {
+			s.gate.accepted(sent)
 			break
 		}
-		if herr := s.throttle.admit(x.Status, wait, attempt); herr != nil {
+		asked := ""
+		if v := x.header.Get("Retry-After"); v != "" {
+			asked = s.red.Safe(v, 64)
+		}
+		if herr := s.gate.throttled(sent, x.Status, wait, attempt, asked); herr != nil {
 			s.tripped.Store(true)
 			return nil, &HarnessError{herr}
-		}
-		if err := sleep(ctx, wait); err != nil {
-			return nil, &HarnessError{fmt.Errorf("the run was cancelled: %w", err)}
 		}
 	}
 	if err != nil {
@@ -179,8 +191,14 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		return x, nil
 	}
 	s.silent.Store(0)
-	x.Violations = s.validator.CheckResponse(spec.Request{Method: req.Method, Path: "/plants", Header: x.reqHeader, Body: body},
-		spec.Response{Status: x.Status, Header: x.header, Body: x.body})
+	// The one judge (package judge) judges the exchange, as the proxy
+	// judges its clients' exchanges; the steps and the after-hooks read its
+	// outcome.
+	x.judged = judge.Judge(s.validator, judge.Exchange{
+		Header: x.reqHeader, Body: body, BodyWhole: true,
+		Status: x.Status, RespHeader: x.header, RespBody: x.body, RespWhole: true,
+	}, s.redact)
+	x.Violations = x.judged.ResponseViolations
 	s.scrub(x)
 	return x, nil
 }
@@ -255,6 +273,16 @@ func (s *Suite) scrub(x *Exchange) {
 	for i := range x.Violations {
 		v := &x.Violations[i]
 		v.Message, v.Reason, v.Field, v.HowToFix = s.safe(v.Message), s.safe(v.Reason), s.safe(v.Field), s.safe(v.HowToFix)
+	}
+	// The judge's outcome outlives the answer as bounded evidence too:
+	// its own copy of the findings goes, each judgement's details are cut
+	// as the violations are (s.fail makes each one safe).
+	x.judged.ResponseViolations, x.judged.Violations = nil, nil
+	for i := range x.judged.Results {
+		j := &x.judged.Results[i].Judgement
+		if more := len(j.Details) - evidenceViolations; more > 0 {
+			j.Details = append(j.Details[:evidenceViolations:evidenceViolations], fmt.Sprintf("and %d more violations", more))
+		}
 	}
 }
 

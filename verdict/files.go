@@ -144,11 +144,40 @@ func (v *Verdict) WriteFiles(dir string) error {
 	}
 	var errs []error
 	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
+		if err := writeAtomic(dir, f.name, f.data); err != nil {
 			errs = append(errs, fmt.Errorf("write %s: %w", f.name, err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// writeAtomic writes a file whole or not at all: into a temporary file in
+// the same folder, synced, then renamed over the old one, so that a reader
+// (or a proxy killed mid-write) never sees a torn report, only the last
+// one written whole.
+func writeAtomic(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, name))
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // normalise writes every list and map of summary.json as [] or {} when it

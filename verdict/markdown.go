@@ -86,6 +86,9 @@ func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
 		name = "Upstream"
 	}
 	fmt.Fprintf(b, "| %s | %s |\n", name, target)
+	if v.Config.Proxy != "" {
+		fmt.Fprintf(b, "| Proxy | %s |\n", q.Cell(v.Config.Proxy))
+	}
 	fmt.Fprintf(b, "| Spec | %s %s (sha256 `%.12s`) |\n", v.Spec.Title, v.Spec.Version, v.Spec.SHA256)
 	fmt.Fprintf(b, "| plantcheck | %s (features sha256 `%.12s`) |\n", v.Plantcheck.Version, v.Features.SHA256)
 	scope := v.Scope
@@ -172,7 +175,7 @@ func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
 				q.item(b, "-", "Seen:", e.At)
 			}
 			if e.Reproduce != "" {
-				fmt.Fprintf(b, "\nReproduce (with `PLANTCHECK_TOKEN` set):\n\n%s", q.Block(e.Reproduce, "sh", ""))
+				fmt.Fprintf(b, "\nReproduce (with the `PLANTCHECK_*` variables it reads set):\n\n%s", q.Block(e.Reproduce, "sh", ""))
 			}
 		}
 		if f.More > 0 {
@@ -181,6 +184,10 @@ func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
 		if f.Rerun != "" {
 			fmt.Fprintf(b, "\nRerun the rule:\n\n%s", q.Block(f.Rerun, "sh", ""))
 		}
+	}
+	if note := v.ReproNote(); note != "" {
+		// It names the user's files (the token file, the config file).
+		fmt.Fprintf(b, "\n**Variables:** %s\n", q.Span(note))
 	}
 	if len(v.Client) > 0 {
 		fmt.Fprintf(b, "\n## Client-side: %d requests broke the document\n\n", c.ClientViolations)

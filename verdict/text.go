@@ -5,11 +5,13 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/rules"
 )
 
@@ -36,6 +38,9 @@ func (v *Verdict) writeText(w *strings.Builder) {
 		fmt.Fprintf(w, "upstream: %s (traffic from %s to %s)\n", target, v.Started.Format(time.RFC3339), v.Ended.Format(time.RFC3339))
 	default:
 		fmt.Fprintf(w, "target: %s\n", target)
+	}
+	if v.Config.Proxy != "" {
+		fmt.Fprintf(w, "proxy:  %s\n", v.Config.Proxy)
 	}
 	if v.Config.ConfigFile != "" {
 		fmt.Fprintf(w, "config: %s\n", v.Config.ConfigFile)
@@ -263,9 +268,58 @@ func (v *Verdict) WriteFailures(w io.Writer) {
 		}
 		fmt.Fprintf(w, "\nEvery failure block, those not shown here included, is in %s.\n", where)
 	}
-	if !v.Reference {
-		fmt.Fprintln(w, "\n(The curl commands read the token from $PLANTCHECK_TOKEN; plantcheck never prints it.)")
+	if note := v.ReproNote(); note != "" {
+		fmt.Fprintln(w, "\n("+note+")")
 	}
+}
+
+// reproVar finds the variables a reproduction reads.
+var reproVar = regexp.MustCompile(`\$\{?(PLANTCHECK_[A-Z0-9_]+)`)
+
+// ReproNote says which variables the reproductions of the failures (the
+// curl commands and the reruns) read, and how to set the token's from
+// where it came: "" when they read none (or the target is the bundled
+// reference, whose token is its own).
+func (v *Verdict) ReproNote() string {
+	if v.Reference {
+		return ""
+	}
+	var vars []string
+	for _, b := range v.Failures {
+		commands := []string{b.Rerun}
+		for _, e := range b.Evidence {
+			commands = append(commands, e.Reproduce)
+		}
+		for _, c := range commands {
+			for _, m := range reproVar.FindAllStringSubmatch(c, -1) {
+				if !slices.Contains(vars, m[1]) {
+					vars = append(vars, m[1])
+				}
+			}
+		}
+	}
+	if len(vars) == 0 {
+		return ""
+	}
+	slices.Sort(vars)
+	for i := range vars {
+		vars[i] = "$" + vars[i]
+	}
+	note := "The curl commands and reruns read " + strings.Join(vars, ", ") + "; plantcheck never prints their values."
+	if slices.Contains(vars, "$PLANTCHECK_TOKEN") && v.TokenFrom != "" && v.TokenFrom != "PLANTCHECK_TOKEN" {
+		note += " The token came from " + v.TokenFrom + ": set PLANTCHECK_TOKEN to it first"
+		if file, ok := strings.CutPrefix(v.TokenFrom, "--token-file "); ok {
+			note += " (export PLANTCHECK_TOKEN=\"$(cat " + shell.Quote(file) + ")\")"
+		}
+		note += "."
+	}
+	if slices.ContainsFunc(vars, func(s string) bool { return strings.HasPrefix(s, "$PLANTCHECK_HEADER_") }) {
+		note += " Each PLANTCHECK_HEADER_<NAME> holds the value of the --header of that name."
+	}
+	if slices.Contains(vars, "$"+shell.ProxyUserinfoVar) {
+		note += " " + shell.ProxyUserinfoVar + " holds the user:password of the proxy's URL."
+	}
+	return note
 }
 
 func countRule(bs []Block, id rules.RuleID) int {

@@ -102,6 +102,9 @@ type Verdict struct {
 	// ReportDir is where the report files were written (the console
 	// says so); not part of summary.json.
 	ReportDir string `json:"-"`
+	// TokenFrom says where run's token came from, for the note on the
+	// reproductions (Config.Token says it in summary.json).
+	TokenFrom string `json:"-"`
 }
 
 // Config is the configuration the verdict was made with; the token is
@@ -118,14 +121,26 @@ type Config struct {
 	CACert        string  `json:"caCert"`
 	MaxJudgeBytes int64   `json:"maxJudgeBytes"`
 	ConfigFile    string  `json:"configFile"`
+	// Proxy is the proxy run's requests went through and where it was
+	// set ("http://proxy.example:3128 (from HTTPS_PROXY)"), or "none" and
+	// why a proxy variable that is set was not used; its credentials
+	// redacted. Empty for proxy, which reaches its upstream directly.
+	Proxy string `json:"proxy"`
 }
 
 // Throttling is what a run met of throttling (429, 503 with Retry-After).
 type Throttling struct {
-	Answers  map[int]int `json:"answers"`
-	WaitedMs float64     `json:"waitedMs"`
-	Exceeded string      `json:"exceeded"`
-	Summary  string      `json:"summary"`
+	Answers map[int]int `json:"answers"`
+	// PausedMs is the wall-clock time the run was paused; WaitedMs the
+	// waits the answers asked for, added up (those of requests in flight
+	// at once overlap, so it may be more).
+	PausedMs float64 `json:"pausedMs"`
+	WaitedMs float64 `json:"waitedMs"`
+	// SlowestPace is the slowest pace the run came down to, in requests a
+	// second (0: never paced down).
+	SlowestPace float64 `json:"slowestPace"`
+	Exceeded    string  `json:"exceeded"`
+	Summary     string  `json:"summary"`
 }
 
 // Counts are the totals: scenarios (run) and exchanges (both), and what
@@ -376,7 +391,7 @@ func (v *Verdict) runLine(unjudged []rules.RuleID) string {
 	case code == 1:
 		return "NON-CONFORMANT: a MUST rule failed" + scope
 	case code == 2 && v.Throttling.Exceeded != "":
-		return "INCOMPLETE: the target throttled the run past plantcheck's bound (" + v.Throttling.Exceeded + "): slow the run with --rate" + scope
+		return "INCOMPLETE: the target throttled the run past plantcheck's bound: " + v.Throttling.Exceeded + scope
 	case code == 2 && len(unjudged) > 0:
 		return "INCOMPLETE: not judged: " + rules.JoinIDs(unjudged, ", ") + scope
 	case code == 2:

@@ -3,6 +3,7 @@ package verdict
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -107,6 +108,124 @@ func TestProse(t *testing.T) {
 	} {
 		if got := string(prose(tc.in)); got != tc.want {
 			t.Errorf("prose(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestReproNote: the note under the failures names the variables the
+// reproductions read, every one of them, and how to set the token's from
+// where it came; none when they read none, or for the bundled reference.
+func TestReproNote(t *testing.T) {
+	token := `curl -sS -H "Authorization: Bearer ${PLANTCHECK_TOKEN}" 'http://x/plants'`
+	both := token + ` -H "X-Api-Key: ${PLANTCHECK_HEADER_X_API_KEY}" -H "Cookie: ${PLANTCHECK_COOKIE}"`
+	for _, c := range []struct {
+		name, repro, from string
+		reference         bool
+		want, not         []string
+		rerun             string
+	}{
+		{"token from the environment", token, "PLANTCHECK_TOKEN", false, []string{"read $PLANTCHECK_TOKEN;"}, []string{"came from"}, ""},
+		{"token from a file", token, "--token-file secrets/t k.txt", false,
+			[]string{"came from --token-file secrets/t k.txt", `export PLANTCHECK_TOKEN="$(cat 'secrets/t k.txt')"`}, nil, ""},
+		{"token from the config file", token, "the config file plantcheck.yaml (key token)", false,
+			[]string{"came from the config file plantcheck.yaml (key token)"}, []string{"cat"}, ""},
+		{"header and cookie variables", both, "--token", false,
+			[]string{"$PLANTCHECK_COOKIE, $PLANTCHECK_HEADER_X_API_KEY, $PLANTCHECK_TOKEN", "PLANTCHECK_HEADER_<NAME> holds the value of the --header"}, nil, ""},
+		{"proxy credentials", token + ` --proxy "http://${PLANTCHECK_PROXY_USERINFO}@"'proxy:3128'`, "PLANTCHECK_TOKEN", false,
+			[]string{"$PLANTCHECK_PROXY_USERINFO, $PLANTCHECK_TOKEN", "PLANTCHECK_PROXY_USERINFO holds the user:password of the proxy's URL"}, nil, ""},
+		{name: "a variable the rerun reads", repro: token, from: "PLANTCHECK_TOKEN", rerun: `plantcheck run --header "X-Api-Key: ${PLANTCHECK_HEADER_X_API_KEY}" --tags '@CREATE-200'`,
+			want: []string{"$PLANTCHECK_HEADER_X_API_KEY, $PLANTCHECK_TOKEN"}},
+		{"no variable read", `curl -sS 'http://x/plants'`, "--token", false, nil, []string{"curl commands"}, ""},
+		{"the bundled reference", token, "", true, nil, []string{"curl commands"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := &Verdict{Driver: Run, Reference: c.reference, TokenFrom: c.from,
+				Failures: []Block{{Evidence: []Evidence{{Reproduce: c.repro}}, Rerun: c.rerun}}}
+			note := v.ReproNote()
+			for _, w := range c.want {
+				if !strings.Contains(note, w) {
+					t.Errorf("note %q lacks %q", note, w)
+				}
+			}
+			for _, n := range c.not {
+				if strings.Contains(note, n) {
+					t.Errorf("note %q holds %q", note, n)
+				}
+			}
+			if len(c.want) == 0 && note != "" {
+				t.Errorf("note %q, want none", note)
+			}
+		})
+	}
+}
+
+// TestReproNoteInTheReports: summary.md and report.html carry the note on
+// the reproductions' variables too, every variable and the way to set the
+// token from the file it came from; report.html no longer says the curl
+// commands need PLANTCHECK_TOKEN alone.
+func TestReproNoteInTheReports(t *testing.T) {
+	v := standing(Run, Fail, Counts{}, Config{})
+	v.TokenFrom = "--token-file secrets/t.txt"
+	v.Failures = []Block{{Heading: "CREATE-200 (MUST) x", Rule: rules.Create200, Level: rules.Must, Side: "server", Outcome: Fail,
+		Evidence: []Evidence{{Reproduce: `curl -sS -H "Authorization: Bearer ${PLANTCHECK_TOKEN}" -H "X-Api-Key: ${PLANTCHECK_HEADER_X_API_KEY}" 'http://x/plants'`}}}}
+	dir := t.TempDir()
+	if err := v.WriteFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, wants := range map[string][]string{
+		SummaryMD:  {"**Variables:** `The curl commands and reruns read $PLANTCHECK_HEADER_X_API_KEY, $PLANTCHECK_TOKEN", `export PLANTCHECK_TOKEN="$(cat 'secrets/t.txt')"`},
+		ReportHTML: {`<p id="variables">The curl commands and reruns read $PLANTCHECK_HEADER_X_API_KEY, $PLANTCHECK_TOKEN`, `export PLANTCHECK_TOKEN=&#34;$(cat &#39;secrets/t.txt&#39;)&#34;`},
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range wants {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+		if strings.Contains(string(b), "with <code>PLANTCHECK_TOKEN</code> set") {
+			t.Errorf("%s says the curl commands need PLANTCHECK_TOKEN alone", name)
+		}
+	}
+}
+
+// TestConsoleResultIsShort: the console's RESULT column is a word and a
+// count, whatever the rule's outcome and however long the reason it was
+// not judged (issue 26): the reasons follow the table.
+func TestConsoleResultIsShort(t *testing.T) {
+	const long = "the target stopped answering; stopped by another rule's failure; no answer"
+	short := regexp.MustCompile(`^(pass|noted|FAIL|ERROR|not judged|not run)( \(\d+(/\d+| of \d+)?\))?$`)
+	for _, d := range []Driver{Run, Proxy} {
+		v := &Verdict{Driver: d}
+		v.Stamp("Plant Store API", "1.0.0")
+		v.Rules = []Rule{
+			{ID: "A-PASS", Level: rules.Must, Outcome: Pass, Scenarios: 4, Judged: 4},
+			{ID: "B-PART", Level: rules.Must, Outcome: Pass, Scenarios: 4, Judged: 1, NotJudgedBecause: long},
+			{ID: "C-OPEN", Level: rules.Open, Outcome: Pass, Scenarios: 2, Judged: 1, NotJudgedBecause: long},
+			{ID: "D-FAIL", Level: rules.Must, Outcome: Fail, Scenarios: 3, Judged: 30, Failures: 12},
+			{ID: "E-ERROR", Level: rules.Should, Outcome: Error, Scenarios: 1},
+			{ID: "F-UNJUDGED", Level: rules.Must, Outcome: NotJudged, Scenarios: 2, NotJudgedBecause: long},
+			{ID: "G-UNJUDGED", Level: rules.Should, Outcome: NotJudged, Scenarios: 2, NotJudgedBecause: "no answer"},
+			{ID: "H-SKIP", Level: rules.Should, Outcome: Skip},
+		}
+		v.Finish()
+		var b strings.Builder
+		if err := v.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range v.Rules {
+			w := v.shortWord(r)
+			if !short.MatchString(w) {
+				t.Errorf("%s %s: RESULT %q is not a word and a count", d, r.ID, w)
+			}
+			if row := regexp.MustCompile(`(?m)^` + string(r.ID) + ` +[A-Z]+ +` + regexp.QuoteMeta(w) + `  `); !row.MatchString(b.String()) {
+				t.Errorf("%s %s: no table row with RESULT %q:\n%s", d, r.ID, w, b.String())
+			}
+		}
+		if d == Run && !strings.Contains(b.String(), "B-PART (MUST), C-OPEN (OPEN), F-UNJUDGED (MUST): "+long) {
+			t.Errorf("the long reason is not said once after the table:\n%s", b.String())
 		}
 	}
 }

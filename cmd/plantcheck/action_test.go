@@ -1,10 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,6 +28,7 @@ type actionFile struct {
 	Runs struct {
 		Using string `yaml:"using"`
 		Steps []struct {
+			ID    string            `yaml:"id"`
 			Name  string            `yaml:"name"`
 			Uses  string            `yaml:"uses"`
 			Run   string            `yaml:"run"`
@@ -43,6 +49,11 @@ var (
 	// next heading of its level or above (a "# " line in a code block is a
 	// comment, not a heading).
 	actionSection = regexp.MustCompile(`(?s)\n### A GitHub Action\n(.*?)(?:\n#{2,3} |\z)`)
+	// actionUse is the README's use of the action and the ref it pins.
+	actionUse = regexp.MustCompile(`uses: plantcheck/plantcheck@(\S+)`)
+	// outsideWorkspace is a hash of the action's own files by a function
+	// that reads the workspace only.
+	outsideWorkspace = regexp.MustCompile(`hashFiles\([^)]*action_path`)
 )
 
 // actionProblems returns what is wrong with an action.yml and the README
@@ -69,8 +80,21 @@ func actionProblems(action, readme []byte) []string {
 			problems = append(problems, fmt.Sprintf("output %s missing or without a value", name))
 		}
 	}
+	if outsideWorkspace.Match(action) {
+		problems = append(problems, "hashFiles() of a file under github.action_path: it hashes files in the workspace only, so the key never changes")
+	}
 	tokenViaEnv := false
 	for i, step := range a.Runs.Steps {
+		switch uses, _, _ := strings.Cut(step.Uses, "@"); {
+		case uses == "actions/setup-go" && step.With["cache"] != "false":
+			// setup-go hashes cache-dependency-path (default: go.sum in the
+			// workspace) with @actions/glob, which skips files outside the
+			// workspace: the action's go.sum is one, so its cache never
+			// restored.
+			problems = append(problems, fmt.Sprintf("step %d (%s): setup-go's own cache keys on a go.sum in the workspace, which the action's is not: set cache: false", i+1, step.Name))
+		case uses == "actions/cache":
+			problems = append(problems, fmt.Sprintf("step %d (%s): actions/cache saves only when the job succeeds, which a non-conformant target fails: restore and save in steps of their own", i+1, step.Name))
+		}
 		if step.Run == "" {
 			continue
 		}
@@ -99,6 +123,11 @@ func actionProblems(action, readme []byte) []string {
 		return problems
 	}
 	section := string(m[1])
+	if use := actionUse.FindStringSubmatch(section); use == nil {
+		problems = append(problems, "README's GitHub Action section has no uses: plantcheck/plantcheck@REF")
+	} else if ref := use[1]; ref == "main" || ref == "master" || ref == "HEAD" {
+		problems = append(problems, fmt.Sprintf("README's GitHub Action section uses the action @%s, a branch that moves: pin a version", ref))
+	}
 	for _, name := range names {
 		if !strings.Contains(section, "`"+name+"`") {
 			problems = append(problems, fmt.Sprintf("README's GitHub Action section does not mention input `%s`", name))
@@ -145,7 +174,7 @@ runs:
         INPUT_BASE_URL: ${{ inputs.base-url }}
       run: plantcheck run --base-url "$INPUT_BASE_URL"
 `
-	const goodReadme = "# x\n\n### A GitHub Action\n\n`base-url`, `token`; outputs `exit-code`, `verdict`.\n\n### A config file\n"
+	const goodReadme = "# x\n\n### A GitHub Action\n\n    uses: plantcheck/plantcheck@v1\n\n`base-url`, `token`; outputs `exit-code`, `verdict`.\n\n### A config file\n"
 	tests := []struct {
 		name   string
 		action string
@@ -179,6 +208,28 @@ runs:
 		{name: "no shell", action: strings.Replace(good, "      shell: bash\n", "", 1), readme: goodReadme, want: "needs shell:"},
 		{name: "no verdict output", action: strings.Replace(good, "  verdict: {description: verdict, value: \"${{ steps.run.outputs.verdict }}\"}\n", "", 1), readme: goodReadme, want: "output verdict missing"},
 		{name: "no README section", action: good, readme: "# x\n\n`base-url` `token`\n", want: `no "### A GitHub Action" section`},
+		{name: "README uses the action at main", action: good, readme: strings.Replace(goodReadme, "@v1", "@main", 1), want: "uses the action @main"},
+		{name: "README never uses the action", action: good, readme: strings.Replace(goodReadme, "uses: plantcheck/plantcheck@v1", "", 1), want: "no uses: plantcheck/plantcheck@REF"},
+		{
+			name:   "setup-go's cache on",
+			action: strings.Replace(good, "  steps:\n", "  steps:\n    - uses: actions/setup-go@v5\n      with: {go-version: 1.26.x}\n", 1),
+			readme: goodReadme, want: "set cache: false",
+		},
+		{
+			name:   "setup-go's cache off",
+			action: strings.Replace(good, "  steps:\n", "  steps:\n    - uses: actions/setup-go@v5\n      with: {go-version: 1.26.x, cache: false}\n", 1),
+			readme: goodReadme,
+		},
+		{
+			name:   "actions/cache, which saves on success only",
+			action: strings.Replace(good, "  steps:\n", "  steps:\n    - uses: actions/cache@v4\n      with: {path: ~/go/pkg/mod, key: k}\n", 1),
+			readme: goodReadme, want: "saves only when the job succeeds",
+		},
+		{
+			name:   "hashFiles of the action's go.sum",
+			action: strings.Replace(good, "  steps:\n", "  steps:\n    - uses: actions/cache/restore@v4\n      with: {path: ~/go/pkg/mod, key: \"${{ hashFiles(format('{0}/go.sum', github.action_path)) }}\"}\n", 1),
+			readme: goodReadme, want: "hashes files in the workspace only",
+		},
 		{name: "input not in README", action: good, readme: strings.Replace(goodReadme, "`token`", "token", 1), want: "does not mention input `token`"},
 		{
 			name:   "input mentioned only in another section",
@@ -202,6 +253,151 @@ runs:
 			}
 			if !found {
 				t.Errorf("problems %q, want one holding %q", problems, tt.want)
+			}
+		})
+	}
+}
+
+// readAction reads the repository's action.yml.
+func readAction(t *testing.T) actionFile {
+	t.Helper()
+	b, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a actionFile
+	if err := yaml.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestActionArgs runs the action's Certify step as a runner runs it (bash
+// --noprofile --norc -eo pipefail), with its args input set, and a
+// stand-in plantcheck on PATH that splits the input with the real
+// split-args (this test binary, as plantcheck) and records the arguments
+// run is given. A quoted tag expression is one argument; nothing in the
+// input is expanded or run; a quote never closed is exit 2 without a run,
+// which the action's last step exits with.
+func TestActionArgs(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	stubDir, temp, reports := filepath.Join(dir, "bin"), filepath.Join(dir, "temp"), filepath.Join(dir, "reports")
+	for _, d := range []string{stubDir, temp} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stub := "#!/usr/bin/env bash\n" +
+		`if [ "$1" = split-args ]; then ` + asMain + `=1 exec "$STUB_PLANTCHECK" "$@"; fi` + "\n" +
+		`printf '%s\0' "$@" > "$STUB_RECORD"` + "\n" +
+		`echo "VERDICT: CONFORMANT (stand-in)"` + "\n"
+	if err := os.WriteFile(filepath.Join(stubDir, "plantcheck"), []byte(stub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The Certify step (id run), and the last, which exits with its
+	// exit-code.
+	steps := readAction(t).Runs.Steps
+	certify, exit := filepath.Join(dir, "certify.sh"), filepath.Join(dir, "exit.sh")
+	for _, step := range steps {
+		if step.ID == "run" {
+			os.WriteFile(certify, []byte(step.Run), 0o644)
+		}
+	}
+	last := steps[len(steps)-1]
+	if !strings.Contains(last.Env["EXIT_CODE"], "steps.run.outputs.exit-code") {
+		t.Fatalf("the last step %q does not exit with the run's exit-code", last.Name)
+	}
+	os.WriteFile(exit, []byte(last.Run), 0o644)
+
+	mark := filepath.Join(dir, "touched")
+	base := []string{"run", "--report-dir", reports, "--base-url", "http://127.0.0.1:1"}
+	tests := []struct {
+		name string
+		args string
+		want []string // what run gets after base; nil: run not called
+		code int      // the action's exit status
+		says string   // on the step's stderr
+	}{
+		{name: "a quoted tag expression", args: `--tags '@must && ~@AUTH-NEAR-MISS' --strict`, want: []string{"--tags", "@must && ~@AUTH-NEAR-MISS", "--strict"}},
+		{name: "double quotes", args: `--tags "@must && ~@AUTH-NEAR-MISS"`, want: []string{"--tags", "@must && ~@AUTH-NEAR-MISS"}},
+		{
+			name: "nothing is expanded or run", args: `--tags "$(touch MARK)" ` + "`touch MARK` \"`touch MARK`\"" + ` $HOME '$(touch MARK)' * ~`,
+			want: []string{"--tags", "$(touch MARK)", "`touch", "MARK`", "`touch MARK`", "$HOME", "$(touch MARK)", "*", "~"},
+		},
+		{name: "one argument a line", args: "--strict\n--rate 5\n", want: []string{"--strict", "--rate", "5"}},
+		{name: "no args", args: "", want: []string{}},
+		{name: "a quote never closed", args: `--tags '@must`, code: 2, says: `the single quote at byte 8 ("'@must") is never closed`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := strings.ReplaceAll(tt.args, "MARK", mark)
+			record, output, summary := filepath.Join(dir, "record"), filepath.Join(dir, "output"), filepath.Join(dir, "summary")
+			for _, f := range []string{record, output, summary} {
+				os.Remove(f)
+			}
+			env := []string{
+				"PATH=" + stubDir + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + dir,
+				"RUNNER_TEMP=" + temp, "GITHUB_OUTPUT=" + output, "GITHUB_STEP_SUMMARY=" + summary,
+				"STUB_PLANTCHECK=" + self, "STUB_RECORD=" + record,
+				"PLANTCHECK_TOKEN=t0ken-for-the-stand-in", "INPUT_BASE_URL=http://127.0.0.1:1", "INPUT_CONFIG=",
+				"INPUT_REPORT_DIR=" + reports, "INPUT_ARGS=" + args,
+			}
+			cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", certify)
+			cmd.Env = env
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("the Certify step failed: %v\n%s", err, stderr.String())
+			}
+			if _, err := os.Stat(mark); err == nil {
+				t.Fatal("the args input ran a command")
+			}
+			out, _ := os.ReadFile(output)
+			code := regexp.MustCompile(`(?m)^exit-code=(\d+)$`).FindSubmatch(out)
+			if code == nil {
+				t.Fatalf("GITHUB_OUTPUT %q has no exit-code\n%s", out, stderr.String())
+			}
+			if string(code[1]) != strconv.Itoa(tt.code) {
+				t.Errorf("GITHUB_OUTPUT %q, want exit-code=%d", out, tt.code)
+			}
+			got, err := os.ReadFile(record)
+			switch {
+			case tt.want == nil:
+				if err == nil {
+					t.Errorf("plantcheck run was called with %q", got)
+				}
+				if !strings.Contains(stderr.String(), tt.says) {
+					t.Errorf("the step's stderr %q does not say %q", stderr.String(), tt.says)
+				}
+			case err != nil:
+				t.Errorf("plantcheck run was not called: %v\n%s", err, stderr.String())
+			default:
+				want := strings.ReplaceAll(strings.Join(append(slices.Clone(base), tt.want...), "\x00")+"\x00", "MARK", mark)
+				if string(got) != want {
+					t.Errorf("run got %q\nwant    %q", strings.Split(string(got), "\x00"), strings.Split(want, "\x00"))
+				}
+			}
+			// The action's last step exits with the status.
+			exitCmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", exit)
+			exitCmd.Env = append(env, "EXIT_CODE="+string(code[1]))
+			status := 0
+			if err := exitCmd.Run(); err != nil {
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) {
+					t.Fatal(err)
+				}
+				status = ee.ExitCode()
+			}
+			if status != tt.code {
+				t.Errorf("the last step exits %d, want %d", status, tt.code)
 			}
 		})
 	}

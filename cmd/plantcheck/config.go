@@ -56,6 +56,9 @@ func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv f
 		return used, nil
 	}
 	seen := map[string]bool{}
+	// Every variable that is unset, or named without braces, is reported
+	// at once, so that one run lists all there are to fix.
+	var unset []string
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		keyNode, valueNode := root.Content[i], resolveAlias(root.Content[i+1])
 		if keyNode.Kind != yaml.ScalarNode {
@@ -84,7 +87,19 @@ func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv f
 			continue
 		}
 		for _, v := range values {
+			if _, hv, ok := strings.Cut(v, ":"); ok && name == "header" {
+				// A header's value begins after "Name:".
+				if bare := bareVar(strings.TrimSpace(hv)); bare != "" {
+					unset = append(unset, fmt.Sprintf("config %s: line %d: key %q: %v", used, valueNode.Line, name, bareVarError(bare)))
+					continue
+				}
+			}
 			v, err := expandVars(v, getenv)
+			var ve varError
+			if errors.As(err, &ve) {
+				unset = append(unset, fmt.Sprintf("config %s: line %d: key %q: %v", used, valueNode.Line, name, err))
+				continue
+			}
 			if err != nil {
 				return "", fmt.Errorf("config %s: line %d: key %q: %w", used, valueNode.Line, name, err)
 			}
@@ -96,8 +111,17 @@ func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv f
 			}
 		}
 	}
+	if len(unset) > 0 {
+		return "", errors.New(strings.Join(unset, "\n"))
+	}
 	return used, nil
 }
+
+// varError is a value whose variable cannot be read: unset or empty, or
+// named without braces.
+type varError string
+
+func (e varError) Error() string { return string(e) }
 
 // parseConfig parses data as one YAML document and returns its mapping, or
 // nil when the document is empty.
@@ -183,6 +207,9 @@ func resolveAlias(n *yaml.Node) *yaml.Node {
 // is not expanded again, so it may hold "${" itself. Only the braced form is
 // read: a lone "$" (common in tokens) stays as written.
 func expandVars(s string, getenv func(string) string) (string, error) {
+	if name := bareVar(s); name != "" {
+		return "", bareVarError(name)
+	}
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "${")
@@ -199,11 +226,31 @@ func expandVars(s string, getenv func(string) string) (string, error) {
 		name := s[i+2 : i+2+end]
 		v := getenv(name)
 		if v == "" {
-			return "", fmt.Errorf("environment variable %s is unset or empty", name)
+			return "", varError(fmt.Sprintf("environment variable %s is unset or empty", name))
 		}
 		b.WriteString(v)
 		s = s[i+2+end+1:]
 	}
+}
+
+// bareVarError says that $NAME is not read (a token may begin with "$"),
+// so that a value written so would be sent as the very text "$NAME".
+func bareVarError(name string) error {
+	return varError(fmt.Sprintf("$%s names a variable without braces, and would be sent as written: write ${%s}"+
+		" (a value that truly begins with $ and a letter goes on the command line or in the environment)", name, name))
+}
+
+// bareVar returns NAME when s begins with $NAME, a variable's name
+// written without braces ("" otherwise: "$2b$…" and "$" stay text).
+func bareVar(s string) string {
+	if len(s) < 2 || s[0] != '$' || !(s[1] == '_' || 'A' <= s[1] && s[1] <= 'Z' || 'a' <= s[1] && s[1] <= 'z') {
+		return ""
+	}
+	end := 1
+	for end < len(s) && isVarName(s[1:end+1]) {
+		end++
+	}
+	return s[1:end]
 }
 
 func isVarName(s string) bool {

@@ -200,6 +200,21 @@ func TestLoadConfigFile(t *testing.T) {
 			wantErr: []string{`key "strict"`, `not a valid bool`},
 		},
 		{
+			name:    "a variable without braces",
+			yaml:    "base-url: https://plants.example.com\ntoken: $PLANT_STORE_TOKEN\n",
+			wantErr: []string{`line 2`, `key "token"`, `$PLANT_STORE_TOKEN names a variable without braces`, `write ${PLANT_STORE_TOKEN}`},
+		},
+		{
+			name: "a dollar before a digit stays as written",
+			yaml: "token: '$2b$10$abc'\n",
+			want: with(func(g *configGot) { g.token = "$2b$10$abc" }),
+		},
+		{
+			name:    "every unset variable at once",
+			yaml:    "base-url: https://${NO_HOST}/api\ntoken: ${NO_TOKEN}\nheader: ['X-Api-Key: ${GATEWAY_KEY}', 'X-Tenant: $TENANT']\n",
+			wantErr: []string{`line 1`, `NO_HOST is unset`, `line 2`, `NO_TOKEN is unset`, `line 3`, `write ${TENANT}`},
+		},
+		{
 			name:    "int not an int",
 			yaml:    "concurrency: 1.5\n",
 			wantErr: []string{`key "concurrency"`, `not a valid int`},

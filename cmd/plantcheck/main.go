@@ -8,6 +8,7 @@
 //	plantcheck selftest [flags]  prove the suite against the reference and its mutants
 //	plantcheck spec              print the OpenAPI document the suite checks against
 //	plantcheck version           print plantcheck's and the spec's versions
+//	plantcheck split-args < LINE split a line into arguments, expanding nothing (for the Action)
 //
 // Exit status: 0 conformant (or success), 1 non-conformant, 2 the command
 // could not run (bad flags or configuration, an unreachable target).
@@ -25,6 +26,7 @@ import (
 	"syscall"
 
 	"github.com/plantcheck/plantcheck/conformance"
+	"github.com/plantcheck/plantcheck/internal/evidence"
 )
 
 // Exit statuses shared by every command.
@@ -37,6 +39,7 @@ const (
 // cli is what a command may touch of the process: its streams and its
 // environment. Tests pass their own.
 type cli struct {
+	stdin          io.Reader // nil: empty
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	// isTerminal reports whether stdout is a terminal.
@@ -54,11 +57,13 @@ var commands = []command{
 	{"run", "certify a Plant Store implementation (the bundled reference server when none is named)", cmdRun},
 	{"serve", "serve the bundled reference Plant Store server", cmdServe},
 	{"proxy", "certify a deployment (and its clients) from the traffic that passes through", cmdProxy},
+	{"merge", "combine the summary.json files of several proxies (one per instance) into one verdict", cmdMerge},
 	{"docs", "render the features as documentation of the API (Markdown and HTML)", cmdDocs},
 	{"rules", "print the catalog of the spec's rules and the scenarios that encode them", cmdRules},
 	{"selftest", "prove the suite: the reference must pass and every mutant fail", cmdSelftest},
 	{"spec", "print the OpenAPI 3.1 document the suite checks against", cmdSpec},
 	{"version", "print plantcheck's version and the spec's", cmdVersion},
+	{"split-args", "split a line of arguments as a shell splits words, expanding nothing (the GitHub Action's args)", cmdSplitArgs},
 }
 
 func main() {
@@ -69,7 +74,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	c := cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTerminal: isTerminal(os.Stdout)}
+	c := cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTerminal: isTerminal(os.Stdout)}
 	code := dispatch(ctx, c, os.Args[1:])
 	stop()
 	os.Exit(code)
@@ -100,7 +105,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "plantcheck certifies implementations of the Plant Store API.")
 	fmt.Fprintln(w, "\nUsage:\n  plantcheck <command> [flags]\n\nCommands:")
 	for _, cmd := range commands {
-		fmt.Fprintf(w, "  %-9s %s\n", cmd.name, cmd.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", cmd.name, cmd.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'plantcheck <command> -h' for a command's flags.")
 	fmt.Fprintln(w, "Exit status: 0 conformant, 1 non-conformant, 2 could not run.")
@@ -122,18 +127,40 @@ func newFlagSet(c cli, name, synopsis, description string) *flag.FlagSet {
 // false, when the command must not go on: help asked (0), a bad flag or a
 // stray argument (2).
 func parse(c cli, fs *flag.FlagSet, args []string) (int, bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK, false
-		}
-		return exitCannotRun, false
+	if code, ok := parseFlags(c, fs, args); !ok {
+		return code, false
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(c.stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		fs.Usage()
+		fmt.Fprintf(c.stderr, "%s: unexpected argument %q\n%s\n", fs.Name(), evidence.Text(fs.Arg(0)), flagsHint(fs))
 		return exitCannotRun, false
 	}
 	return 0, true
+}
+
+// parseFlags parses the flags of args into fs, leaving the arguments after
+// them. Help asked prints the whole usage (0); a bad flag prints the error
+// and a one-line hint, not the usage, which would bury it (2).
+func parseFlags(c cli, fs *flag.FlagSet, args []string) (int, bool) {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
+	switch {
+	case err == nil:
+		return 0, true
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return exitOK, false
+	}
+	fmt.Fprintf(c.stderr, "%s: %s\n%s\n", fs.Name(), evidence.Text(err.Error()), flagsHint(fs))
+	return exitCannotRun, false
+}
+
+// flagsHint is the line that follows a usage error.
+func flagsHint(fs *flag.FlagSet) string {
+	return "Run '" + fs.Name() + " -h' for its flags."
 }
 
 // tuneGC sets the collector's target for a command that runs the suite

@@ -115,6 +115,10 @@ func TestCommands(t *testing.T) {
 		{name: "run tags selecting nothing", args: []string{"run", "--tags", "@must && @open"}, wantCode: 2, wantStderr: []string{`selects no scenario`}},
 		{name: "run an unknown tag", args: []string{"run", "--tags", "@NO-SUCH-RULE"}, wantCode: 2, wantStderr: []string{`no scenario has the tag @NO-SUCH-RULE`}},
 		{name: "run unreachable", args: []string{"run", "--base-url", "http://127.0.0.1:1", "--token", canary}, wantCode: 2, wantStderr: []string{`cannot be reached`, `connection refused`}},
+		{name: "run a dead HTTP_PROXY and a loopback target", env: map[string]string{"HTTP_PROXY": "http://127.0.0.1:1", envToken: canary}, args: []string{"run", "--base-url", good, "--tags", "@CREATE-200"}, wantCode: 0,
+			wantStdout: []string{`(?m)^proxy:  none \(HTTP_PROXY is set, but Go never proxies a loopback target such as 127\.0\.0\.1 or localhost\)$`, `VERDICT: CONFORMANT to the rules that ran`}},
+		{name: "run a dead HTTP_PROXY and a named target", env: map[string]string{"HTTP_PROXY": "http://127.0.0.1:1", envToken: canary}, args: []string{"run", "--base-url", "http://plants.test/"}, wantCode: 2,
+			wantStderr: []string{`cannot be reached: the proxy 127\.0\.0\.1:1 \(from HTTP_PROXY\): .*connection refused`}},
 		{name: "run the bundled reference", args: []string{"run", "--tags", "@must"}, wantCode: 0,
 			wantStdout: []string{`bundled reference server`, `CREATE-200 +MUST +pass`, `VERDICT: CONFORMANT`}},
 		{name: "run a target from the environment", env: map[string]string{envBaseURL: good, envToken: canary}, args: []string{"run"}, wantCode: 0,
@@ -373,4 +377,24 @@ func catalogCounts() (counts, error) {
 	c.summary = fmt.Sprintf("%d rules (%d MUST, %d SHOULD, %d open), %d scenarios",
 		len(rules.Catalog), levels[rules.Must], levels[rules.Should], levels[rules.Open], len(scs))
 	return c, nil
+}
+
+// TestUsageErrorsAreShort: a bad flag or a stray argument, to any command,
+// is exit 2 with the error and a one-line hint, never the whole usage,
+// which would push the error off the screen; -h still prints the usage.
+func TestUsageErrorsAreShort(t *testing.T) {
+	for _, cmd := range commands {
+		for _, args := range [][]string{{"--no-such-flag"}, {"--no-such-flag=1", "x"}} {
+			code, stdout, stderr := invoke(t, nil, append([]string{cmd.name}, args...)...)
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if code != exitCannotRun || len(lines) != 2 || !strings.Contains(lines[0], "no-such-flag") ||
+				lines[1] != "Run 'plantcheck "+cmd.name+" -h' for its flags." || stdout != "" {
+				t.Errorf("plantcheck %s %v: exit %d, stdout %q, stderr %q; want exit 2, the error and the hint", cmd.name, args, code, stdout, stderr)
+			}
+		}
+		code, _, stderr := invoke(t, nil, cmd.name, "-h")
+		if code != exitOK || !strings.Contains(stderr, "Usage: plantcheck "+cmd.name) {
+			t.Errorf("plantcheck %s -h: exit %d, %q; want the usage and exit 0", cmd.name, code, stderr)
+		}
+	}
 }

@@ -22,6 +22,9 @@ const envUpstream = "PLANTCHECK_UPSTREAM"
 const (
 	proxyGrace    = 10 * time.Second
 	proxyProgress = 5 * time.Second
+	// proxyReportEvery is how often the reports are rewritten while the
+	// proxy runs: a kill loses at most this much.
+	proxyReportEvery = 5 * time.Second
 )
 
 // The proxy allocates about 20 KB an exchange (most of it judging) over a
@@ -59,6 +62,9 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 	strict := fs.Bool("strict", false, "a failed SHOULD rule fails the verdict too")
 	maxJudge := fs.Int64("max-judge", proxy.DefaultMaxJudge, "bytes of each body kept for judging; a longer body is forwarded whole and not judged")
 	progress := fs.Duration("progress", proxyProgress, "how often a progress line goes to stderr (0: never)")
+	adminAddr := fs.String("admin-addr", "", "serve /healthz, /readyz and /metrics (Prometheus) on this address (host:port), apart from --addr")
+	reportEvery := fs.Duration("report-every", proxyReportEvery, "with --report-dir, rewrite the reports (atomically) this often while running, and at exit (0: only at exit)")
+	eventsTo := fs.String("events", "", "write one line of JSON to this file (- for standard output) for each failed judgement, as it is judged")
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
@@ -78,6 +84,8 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 		return fail("--timeout must be positive")
 	case *maxJudge <= 0:
 		return fail("--max-judge must be positive")
+	case *reportEvery < 0:
+		return fail("--report-every must not be negative")
 	}
 	u, err := url.Parse(*upstream)
 	if err != nil {
@@ -87,17 +95,43 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	h, err := proxy.New(proxy.Config{Upstream: u, Timeout: *timeout, MaxJudge: *maxJudge, TLS: tlsConf})
+	events, closeEvents, err := openEvents(c, *eventsTo)
+	if err != nil {
+		return fail("--events: %v", err)
+	}
+	defer closeEvents()
+	h, err := proxy.New(proxy.Config{Upstream: u, Timeout: *timeout, MaxJudge: *maxJudge, TLS: tlsConf, Events: events})
 	if err != nil {
 		return fail("%v", err)
 	}
+	opts := proxy.Options{Strict: *strict, StrictClients: *strictClients}
 	// Listen before serving, so that a bad or busy address fails at once.
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fail("%v", err)
 	}
+	var admin net.Listener
+	if *adminAddr != "" {
+		if admin, err = net.Listen("tcp", *adminAddr); err != nil {
+			ln.Close()
+			return fail("--admin-addr: %v", err)
+		}
+	}
+	stopReports := func() {}
+	if *reportDir != "" {
+		// The reports at once (before the proxy says it listens), then
+		// the verdict so far every period: a proxy killed outright loses
+		// at most one period.
+		stopReports = rewriteReports(c, h, opts, *reportDir, *reportEvery)
+	}
+	defer stopReports()
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(c.stderr, "plantcheck proxy: listening on %s, forwarding to %s; stop with SIGINT (Ctrl-C) or SIGTERM for the verdict\n", base, u.Redacted())
+	if admin != nil {
+		fmt.Fprintf(c.stderr, "plantcheck proxy: admin on http://%s: /healthz, /readyz, /metrics\n", admin.Addr())
+		stopAdmin := serveAdmin(admin, h)
+		defer stopAdmin()
+	}
 	if conn, err := net.DialTimeout("tcp", proxy.UpstreamAddr(u), *timeout); err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck proxy: warning: the upstream does not accept connections yet (%v); until it does, clients get 502s marked %s\n",
 			err, proxy.MarkerHeader)
@@ -119,7 +153,11 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 	if serveErr != nil {
 		fmt.Fprintf(c.stderr, "plantcheck proxy: %v\n", serveErr)
 	}
-	v := h.Verdict(proxy.Options{Strict: *strict, StrictClients: *strictClients})
+	stopReports() // before the last write, which no periodic one may follow
+	v := h.Verdict(opts)
+	if n, err := h.EventsErr(); err != nil {
+		fmt.Fprintf(c.stderr, "plantcheck proxy: warning: the event log stopped after %d events: %v\n", n, err)
+	}
 	if err := v.WriteText(c.stdout); err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck proxy: write the verdict: %v\n", err)
 		return exitCannotRun

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/plantcheck/plantcheck/conformance"
+	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/steps"
 )
@@ -41,7 +42,7 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	fs.StringVar(&cfg.Tags, "tags", "", "scenarios to run, by tag: '&&' and, ',' or, '~' not; such as '@AUTH-MISSING', '@area-auth,@area-media' or '@must && ~@AUTH-NEAR-MISS' (plantcheck rules lists the tags)")
 	fs.BoolVar(&cfg.Strict, "strict", false, "fail the run when a SHOULD rule fails, too")
 	fs.IntVar(&cfg.Concurrency, "concurrency", conformance.DefaultConcurrency, fmt.Sprintf("scenarios, and requests, in flight at once (1-%d); the verdict does not depend on it", conformance.MaxConcurrency))
-	fs.Float64Var(&cfg.Rate, "rate", 0, "send at most this many requests a second, for a target that throttles (0: no limit)")
+	fs.Float64Var(&cfg.Rate, "rate", 0, "send at most this many requests a second: the ceiling of the pace, which a throttling target lowers on its own (0: no limit)")
 	fs.StringVar(&cfg.Format, "format", "", "console format: pretty or progress (default pretty on a terminal, progress otherwise)")
 	fs.StringVar(&cfg.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, report.html, badge.svg, junit.xml, cucumber.json")
 	fs.StringVar(&cfg.CACert, "ca-cert", "", "PEM file of certificate authorities to trust for an https target, beside the system's")
@@ -77,17 +78,24 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	}
 	env := c.getenv(envToken)
 	fromFile := ""
+	inFile := "the config file " + evidence.Text(used)
 	switch {
 	case cli["token"] && cli["token-file"], !cli["token"] && !cli["token-file"] && env == "" && set["token"] && set["token-file"]:
 		fmt.Fprintln(c.stderr, "plantcheck run: give --token or --token-file, not both")
 		return exitCannotRun
 	case cli["token"]:
+		cfg.TokenFrom = "--token"
 	case cli["token-file"]:
 		fromFile = tokenFile
+		cfg.TokenFrom = "--token-file " + evidence.Text(tokenFile)
 	case env != "":
 		cfg.Token = env
+		cfg.TokenFrom = envToken
 	case set["token-file"]:
 		fromFile = tokenFile
+		cfg.TokenFrom = "--token-file " + evidence.Text(tokenFile) + ", named in " + inFile
+	case set["token"]:
+		cfg.TokenFrom = inFile + " (key token)"
 	}
 	if fromFile != "" {
 		token, err := readTokenFile(fromFile)
@@ -123,7 +131,7 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	if n := len(cfg.Token); n > 0 && n < shortToken {
 		fmt.Fprintf(c.stderr, "plantcheck run: the token is shorter than %d characters: it is hidden wherever it occurs in the evidence, which it may garble (the verdict is taken on the answers as sent)\n", shortToken)
 	}
-	cfg.Output = c.stdout
+	cfg.Output, cfg.Getenv = c.stdout, c.getenv
 
 	if cfg.BaseURL == "" {
 		url, token, stop, err := reference.StartLoopback()

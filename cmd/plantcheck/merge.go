@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/verdict"
+)
+
+// maxSummary bounds a summary.json merge reads.
+const maxSummary = 64 << 20
+
+func cmdMerge(_ context.Context, c cli, args []string) int {
+	fs := newFlagSet(c, "merge", "[flags] SUMMARY.JSON...",
+		"Combine the verdicts of several 'plantcheck proxy' processes, one per instance of a\n"+
+			"service, into one: their summary.json files are read (each checked against the\n"+
+			"published schema), their counts and failures put together, and the verdict\n"+
+			"decided anew, as if one proxy had seen all their traffic. It prints the verdict\n"+
+			"and, with --report-dir, writes the same five reports.\n\n"+
+			"Exit status: as 'plantcheck proxy' for the combined traffic: 0, 1, or 2 (also when\n"+
+			"a file cannot be read, does not follow the schema, or is not a proxy's).")
+	reportDir := fs.String("report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, report.html, badge.svg, junit.xml")
+	strict := fs.Bool("strict", false, "a failed SHOULD rule fails the verdict too")
+	strictClients := fs.Bool("strict-clients", false, "a client request that breaks the document fails the verdict too (exit 1)")
+	if code, ok := parseFlags(c, fs, args); !ok {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(c.stderr, "plantcheck merge: "+format+"\n", a...)
+		return exitCannotRun
+	}
+	if fs.NArg() == 0 {
+		return fail("no summary.json named: give the files of the proxies to merge")
+	}
+	var vs []*verdict.Verdict
+	for _, name := range fs.Args() {
+		v, err := readVerdict(name)
+		if err != nil {
+			return fail("%s: %v", evidence.Text(name), err)
+		}
+		vs = append(vs, v)
+	}
+	m, err := verdict.Merge(vs, *strict, *strictClients)
+	if err != nil {
+		return fail("%v (the files, in order: %s)", err, evidence.Text(fmt.Sprint(fs.Args())))
+	}
+	if err := m.WriteText(c.stdout); err != nil {
+		return fail("write the verdict: %v", err)
+	}
+	if *reportDir != "" {
+		if err := m.WriteFiles(*reportDir); err != nil {
+			return fail("%v", err)
+		}
+	}
+	return m.ExitCode
+}
+
+// readVerdict reads one summary.json: bounded, checked against the
+// published schema, decoded.
+func readVerdict(name string) (*verdict.Verdict, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSummary+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxSummary {
+		return nil, fmt.Errorf("larger than %d MiB: not a summary.json", maxSummary>>20)
+	}
+	if err := verdict.CheckSummary(b); err != nil {
+		return nil, fmt.Errorf("does not follow summary.schema.json: %s", evidence.Text(evidence.Cut(err.Error(), 1<<10)))
+	}
+	var v verdict.Verdict
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	if v.Driver != verdict.Proxy {
+		return nil, fmt.Errorf("written by 'plantcheck %s', not by 'plantcheck proxy': only proxies' verdicts are merged", evidence.Text(string(v.Driver)))
+	}
+	return &v, nil
+}

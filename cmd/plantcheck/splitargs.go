@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/plantcheck/plantcheck/internal/shell"
+)
+
+// maxArgsLine bounds the line split-args reads: arguments, not a document.
+const maxArgsLine = 64 << 10
+
+// cmdSplitArgs reads a line of arguments on stdin and writes each word,
+// split as a shell splits words and expanded not at all, followed by a NUL
+// byte: how the GitHub Action turns its args input, which is untrusted
+// text, into arguments without eval.
+func cmdSplitArgs(_ context.Context, c cli, args []string) int {
+	fs := newFlagSet(c, "split-args", "< LINE",
+		"Read a line of arguments on standard input and write each argument followed by a\n"+
+			"NUL byte, split as a POSIX shell splits words: blanks and line breaks separate,\n"+
+			"single and double quotes and backslashes are honoured. Nothing is expanded or\n"+
+			"run: $VAR, $(...), backticks, globs and ~ are passed as written. The GitHub\n"+
+			"Action reads its args input with it (bash: while IFS= read -r -d '' a; ...).\n\n"+
+			"Exit status: 0, or 2 when the line does not split (a quote never closed).")
+	if code, ok := parse(c, fs, args); !ok {
+		return code
+	}
+	var line []byte
+	if c.stdin != nil {
+		var err error
+		if line, err = io.ReadAll(io.LimitReader(c.stdin, maxArgsLine+1)); err != nil {
+			fmt.Fprintf(c.stderr, "plantcheck split-args: read the line: %v\n", err)
+			return exitCannotRun
+		}
+	}
+	if len(line) > maxArgsLine {
+		fmt.Fprintf(c.stderr, "plantcheck split-args: the line is longer than %d bytes\n", maxArgsLine)
+		return exitCannotRun
+	}
+	words, err := shell.Split(string(line))
+	if errors.Is(err, shell.ErrSplit) {
+		fmt.Fprintf(c.stderr, "plantcheck split-args: %v\n", err)
+		return exitCannotRun
+	}
+	for _, w := range words {
+		if _, err := io.WriteString(c.stdout, w+"\x00"); err != nil {
+			fmt.Fprintf(c.stderr, "plantcheck split-args: %v\n", err)
+			return exitCannotRun
+		}
+	}
+	return exitOK
+}

@@ -1,0 +1,53 @@
+@area-size
+Feature: Requests of the sizes real stacks limit
+  From the specification: "Limits: not shown. No rate limits, size limits
+  or time-outs are shown." A service may therefore refuse a request it
+  finds too large. But every answer is still one the document describes:
+  200 with a Plant record, or 400 with an Error record (rules 1 and 2).
+
+  Real stacks answer their own limits outside the contract: express's
+  100 KiB body limit with 413, nginx's 1 MiB limit with 413 and an HTML
+  page, a fixed buffer with 500, a proxy's header limit with 431. So every
+  run sends bodies past where those limits sit, in one long member and
+  spread over many members: 16 KiB in one member (past a fixed buffer of a
+  few KiB), 110 KiB over 1,000 members (past express's 100 KiB) and just
+  under 1 MiB in one member (past any limit below it). It stops under
+  1 MiB: that is nginx's default limit, and a front end's default must not
+  fail a deployment by itself; and the echo of the largest stays under the
+  1 MiB of an answer plantcheck reads.
+
+  The size itself is never judged. Each answer passes when it is 200 with
+  the plant echoed exactly, or 400 with an Error record; any other answer
+  fails RESPONSE-DOCUMENTED.
+
+  @RESPONSE-DOCUMENTED @must @size
+  Scenario Outline: A valid plant of <size> is answered as the contract says, accepted or refused
+    Given a new plant with a fresh id and the name "Monstera"
+    But <change>
+    When the client posts it to /plants
+    Then the response is a Plant record echoing the plant, or an Error record
+
+    Examples: one long member, and many members
+      | size                               | change                                                    |
+      | 16 KiB, in its name                | the field "name" is a string of 16384 characters          |
+      | just under 1 MiB, in its name      | the field "name" is a string of 1040000 characters        |
+      | about 110 KiB, over 1,000 members  | the body carries 1000 more members of 100 characters each |
+
+  @HEADER-SIZE @should @size
+  Scenario Outline: A valid request with a header of <size> is answered as the contract says
+    A header limit belongs to the infrastructure in front of a service (a
+    proxy, a load balancer), not to the service. So a long header is judged
+    at SHOULD level: it is kept within what every common front end accepts
+    (nginx and Apache read 8 KiB a line), and an answer other than 200 with a
+    Plant record or 400 with an Error record fails HEADER-SIZE, never a MUST
+    rule. A 200 is still judged in full, its echo a MUST.
+
+    Given a new plant with a fresh id and the name "Monstera"
+    But the request carries a header of <length> characters that the contract does not name
+    When the client posts it to /plants
+    Then the response is a Plant record echoing the plant, or an Error record
+
+    Examples:
+      | size  | length |
+      | 2 KiB | 2048   |
+      | 6 KiB | 6144   |
