@@ -195,6 +195,9 @@ func TestThrottlingIsWaitedOut(t *testing.T) {
 		t.Errorf("paused %s, asked %s: answers throttled at once were added up", th.Paused, th.Asked)
 	}
 	console, _, _ := strings.Cut(out.String(), "plantcheck verdict")
+	// The pause is its own line: at the start of the console when no
+	// progress dot came before it, after a newline otherwise.
+	console = "\n" + console
 	if want := "\npaused 1s: the target answered 429 with Retry-After: later <redacted> \\u202e; pace now "; !strings.Contains(console, want) {
 		t.Errorf("the console does not say %q:\n%s", want, console)
 	}
