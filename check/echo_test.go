@@ -3,6 +3,7 @@ package check
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestReadSent(t *testing.T) {
@@ -27,6 +28,12 @@ func TestReadSent(t *testing.T) {
 		{"high surrogate at the end", `{"id":1,"tag":"x\ud83c","name":"a"}`, "", "", false, false, "lone surrogate"},
 		{"an escaped backslash before u is no escape", `{"id":1,"name":"\\ud800"}`, `\ud800`, "", true, false, ""},
 		{"trailing bytes", `{"id":1,"name":"a"}x`, "", "", false, false, "not JSON"},
+		{"a second object after the first", `{"id":1,"name":"a"}{}`, "", "", false, false, "not JSON"},
+		{"cut short", `{"id":1,"name":"a"`, "", "", false, false, "not JSON"},
+		{"cut in a value", `{"id":1,"name":"abc`, "", "", false, false, "not JSON"},
+		{"white space after the object", "{\"id\":1,\"name\":\"a\"} \r\n\t", "a", "", true, false, ""},
+		{"a long name without escapes", `{"id":1,"name":"` + strings.Repeat("é", 5000) + `"}`, strings.Repeat("é", 5000), "", true, false, ""},
+		{"control character raw in a string", "{\"id\":1,\"name\":\"a\x01\"}", "", "", false, false, "not JSON"},
 		{"not an object", `["a"]`, "", "", false, false, "not a JSON object"},
 		{"invalid UTF-8", "{\"id\":1,\"name\":\"\xff\"}", "", "", false, false, "not JSON"},
 	}
@@ -76,6 +83,10 @@ func TestEcho(t *testing.T) {
 		{"tag invented", `{"id":1,"name":"a"}`, `{"name":"a","tag":""}`, []string{"CREATE-NO-TAG: tag is the JSON value"}},
 		{"tag null where none was sent", `{"id":1,"name":"a"}`, `{"name":"a","tag":null}`, []string{"CREATE-NO-TAG: null"}},
 		{"not an object", `{"id":1,"name":"a","tag":"t"}`, `["a"]`, []string{"CREATE-NAME: not a JSON object", "CREATE-TAG: not a JSON object"}},
+		{"a long name echoed as sent", `{"id":1,"name":"` + strings.Repeat("ab", 4000) + `"}`, `{"name":"` + strings.Repeat("ab", 4000) + `"}`, nil},
+		{"a long name cut by one", `{"id":1,"name":"` + strings.Repeat("ab", 4000) + `"}`, `{"name":"` + strings.Repeat("ab", 4000)[1:] + `"}`, []string{"CREATE-NAME: character 1 differs"}},
+		{"the text sent, one escape in it", `{"id":1,"name":"a\\b"}`, `{"name":"a\\b"}`, nil},
+		{"the text sent, its escape changed", `{"id":1,"name":"a\\nb"}`, `{"name":"a\nb"}`, []string{"CREATE-NAME: character 2 differs: U+005C sent, U+000A"}},
 		{"unjudged: name twice", `{"id":1,"name":"a","name":"b"}`, `{"name":"c"}`, nil},
 		{"invalid request: nothing due", `{"id":1,"name":7}`, `{"name":"7"}`, nil},
 	}
@@ -92,6 +103,18 @@ func TestEcho(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEchoNotUTF8: a name that is not UTF-8 (which ReadSent never gives)
+// is not the answer's string of the same bytes, which a JSON reader takes
+// as U+FFFD.
+func TestEchoNotUTF8(t *testing.T) {
+	for _, name := range []string{"a\xffb", "\xc3"} {
+		got := Echo(Sent{Name: name, HasName: true}, []byte(`{"name":"`+name+`"}`), nil)
+		if len(got) != 1 || got[0].Rule != RuleName {
+			t.Errorf("Echo(%q) = %+v, want a CREATE-NAME failure", name, got)
+		}
 	}
 }
 
@@ -112,4 +135,37 @@ func TestQuote(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzReadSent holds the one-Unmarshal reading of a plain body to the
+// member walk: wherever it reads a body at all, it reads what the walk
+// reads.
+func FuzzReadSent(f *testing.F) {
+	for _, seed := range []string{
+		`{"id":1,"name":"Fern","tag":"green"}`,
+		`{"id":1,"name":"a","name":"b"}`,
+		`{"id":1,"name":{"name":"x"}}`,
+		`{"id":1,"tag":["tag"],"name":"tag"}`,
+		`{"id":1e400,"name":"a"}`,
+		`{"id":1,"Name":"a","NAME":"b"}`,
+		`{"id":1,"name":"a"} {}`,
+		`{"id":1,"name":null,"tag":7}`,
+		`{"id":1,"name":"` + strings.Repeat("é", 100) + `"}`,
+		`[{"name":"a"}]`,
+		`null`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if !utf8.Valid(body) {
+			return
+		}
+		plain, ok := readSentPlain(body)
+		if !ok {
+			return
+		}
+		if walk := readSentWalk(body); plain != walk {
+			t.Errorf("%q: read as %+v, the walk reads %+v", body, plain, walk)
+		}
+	})
 }
