@@ -204,6 +204,11 @@ func (c *Case) Body() []byte {
 		return c.Raw
 	}
 	var b bytes.Buffer
+	size := 2
+	for _, m := range c.Members {
+		size += len(m.Name) + len(m.Raw) + 4 // the quotes, the colon, the comma
+	}
+	b.Grow(size) // a size probe's body runs to a megabyte: one allocation
 	b.WriteByte('{')
 	for i, m := range c.Members {
 		if i > 0 {

@@ -3,6 +3,7 @@ package reference
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 )
 
 // errorKind is one class of failure. Each has one row in errorTable.
@@ -83,6 +84,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	// which cannot fail to encode.
 	body, _ := json.Marshal(v)
 	w.Header().Set("Content-Type", "application/json")
+	// Declared, so that an answer past the server's buffer goes with its
+	// length rather than in chunks.
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)+1))
 	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
+	w.Write(body)
+	w.Write([]byte{'\n'})
 }

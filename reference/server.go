@@ -8,10 +8,10 @@
 package reference
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
-	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -199,9 +199,12 @@ func checkMediaType(h http.Header) *requestError {
 	return nil
 }
 
-// readBody reads the whole body, at most limit bytes.
+// readBody reads the whole body, at most limit bytes, into a buffer sized
+// by the length the request declares (never past the limit).
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *requestError) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), limit)+bytes.MinRead))
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
+	body := buf.Bytes()
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):

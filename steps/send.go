@@ -152,7 +152,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		resp, err = s.cfg.Client.Do(req)
 		if err == nil {
 			x.Status, x.header = resp.StatusCode, resp.Header
-			x.body, err = readBounded(resp.Body, s.cfg.MaxBody)
+			x.body, err = readBounded(resp.Body, resp.ContentLength, s.cfg.MaxBody)
 			resp.Body.Close()
 		}
 		x.Duration = time.Since(start)
@@ -286,14 +286,19 @@ func (s *Suite) scrub(x *Exchange) {
 	}
 }
 
-// readBounded reads a body up to max bytes; more is an error.
-func readBounded(r io.Reader, max int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, max+1))
+// readBounded reads a body up to limit bytes; more is an error. length is
+// the length the answer declares (-1: none), which sizes the buffer up to
+// the bound, so that an answer of a megabyte is read into one allocation;
+// a declared length is never trusted further.
+func readBounded(r io.Reader, length, limit int64) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(length, 0), limit)+bytes.MinRead))
+	_, err := buf.ReadFrom(io.LimitReader(r, limit+1))
+	b := buf.Bytes()
 	if err != nil {
 		return b, err
 	}
-	if int64(len(b)) > max {
-		return b[:max], fmt.Errorf("%w: more than %d bytes", check.ErrBodyTooLarge, max)
+	if int64(len(b)) > limit {
+		return b[:limit], fmt.Errorf("%w: more than %d bytes", check.ErrBodyTooLarge, limit)
 	}
 	return b, nil
 }

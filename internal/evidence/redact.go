@@ -245,6 +245,8 @@ func outsideMarkers(s string, spans [][2]int) [][2]int {
 // and HTML character references decoded, letters lower-cased. starts and
 // ends give each rune's bytes in s.
 func canonical(s string) (runes []rune, starts, ends []int) {
+	// A rune takes a byte at least: one allocation each, not a doubling.
+	runes, starts, ends = make([]rune, 0, len(s)), make([]int, 0, len(s)), make([]int, 0, len(s))
 	for i := 0; i < len(s); {
 		r, n := decodeOne(s[i:])
 		runes = append(runes, unicode.ToLower(r))
