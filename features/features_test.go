@@ -1,6 +1,7 @@
 package features
 
 import (
+	"io/fs"
 	"slices"
 	"strings"
 	"testing"
@@ -154,5 +155,26 @@ func TestDocumentIsExercised(t *testing.T) {
 				t.Errorf("DocumentGate() = %q, want a problem saying %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPathsExist: every path a run gives godog is in FS, and the first is
+// the size probes' feature (their largest exchange starts first).
+func TestPathsExist(t *testing.T) {
+	for i, p := range Paths() {
+		b, err := fs.ReadFile(FS, p)
+		if p == "." {
+			if _, err := fs.ReadDir(FS, p); err != nil {
+				t.Errorf("path %q: %v", p, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("path %q: %v", p, err)
+			continue
+		}
+		if i == 0 && !strings.Contains(string(b), "@area-size") {
+			t.Errorf("the first path %q is not the size probes' feature", p)
+		}
 	}
 }
