@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"runtime/debug"
 	"sync"
 	"testing"
 	"time"
@@ -16,12 +15,9 @@ import (
 
 // BenchmarkRunReference measures one whole run of every feature against the
 // bundled reference server in-process: start-up of the server, every
-// scenario, the verdict.
-//
-// Like BenchmarkOverheadPerExchange, it runs with the collector's target the
-// CLI sets (GCPercent), so that its figures are the command's.
+// scenario, the verdict. Like plantcheck run, it runs with Go's default
+// collector target.
 func BenchmarkRunReference(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
 	b.ReportAllocs()
 	var scenarios, exchanges int
 	for b.Loop() {
@@ -60,7 +56,6 @@ func BenchmarkRunReference(b *testing.B) {
 // exchanges. The first carries godog's cost per scenario and per step; the
 // second is the cost of an exchange itself.
 func BenchmarkOverheadPerExchange(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
 	const token = "bench-token"
 	type recorded struct {
 		header http.Header

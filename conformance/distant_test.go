@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"runtime/debug"
 	"testing"
 	"time"
 
@@ -27,7 +26,6 @@ func delayed(d time.Duration) func(http.Handler, string) http.Handler {
 // default concurrency) against a conformant server that takes 0, 10 or 50
 // ms to answer each request; the figures are in the README.
 func BenchmarkDistantServer(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
 	for _, ms := range []int{0, 10, 50} {
 		for _, conc := range []int{1, DefaultConcurrency} {
 			b.Run(fmt.Sprintf("delay=%dms/concurrency=%d", ms, conc), func(b *testing.B) {

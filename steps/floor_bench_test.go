@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"reflect"
-	"runtime/debug"
 	"testing"
 
 	"github.com/cucumber/godog"
@@ -20,9 +19,6 @@ import (
 // lower: godog stores every step's result in its own in-memory database
 // and calls every step by reflection.
 func BenchmarkGodogFloor(b *testing.B) {
-	// The collector's target the CLI sets (conformance.GCPercent, which
-	// this package cannot import), as the run benchmarks use it.
-	defer debug.SetGCPercent(debug.SetGCPercent(200))
 	s, err := New(Config{BaseURL: "http://127.0.0.1:1", Token: "t", Client: &http.Client{}})
 	if err != nil {
 		b.Fatal(err)

@@ -7,8 +7,8 @@ import (
 	"github.com/plantcheck/plantcheck/conformance"
 )
 
-// TestTuneGC: a command that runs the suite raises the collector's target,
-// unless the user set GOGC, which wins.
+// TestTuneGC: a command that runs the suite many times over raises the
+// collector's target, unless the user set GOGC, which wins.
 func TestTuneGC(t *testing.T) {
 	const before = 77 // a target no one sets, to see whether it moved
 	defer debug.SetGCPercent(debug.SetGCPercent(before))

@@ -164,7 +164,7 @@ func flagsHint(fs *flag.FlagSet) string {
 }
 
 // tuneGC sets the collector's target for a command that runs the suite
-// (conformance.GCPercent); GOGC, when set, wins.
+// many times over (conformance.GCPercent); GOGC, when set, wins.
 func tuneGC(getenv func(string) string) {
 	if getenv("GOGC") == "" {
 		debug.SetGCPercent(conformance.GCPercent)

@@ -142,7 +142,6 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		defer stop()
 		cfg.BaseURL, cfg.Token, cfg.Reference = url, token, true
 	}
-	tuneGC(c.getenv)
 	rep, err := conformance.Run(ctx, cfg)
 	if rep != nil {
 		rep.WriteVerdict(c.stdout)
