@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/steps"
 )
@@ -96,6 +97,20 @@ func TestUnusualButConformantTargets(t *testing.T) {
 						}
 					}
 				}
+				ref.ServeHTTP(w, r)
+			})
+		}},
+		{name: "refuses a body nested more than 100 levels deep with 400 and an Error record", wrap: func(ref http.Handler) http.Handler {
+			// Ruby's JSON.parse stops at 100 levels (max_nesting).
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				if mutants.Nesting(b) > 100 {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusBadRequest)
+					io.WriteString(w, `{"error":400,"message":"nesting of 101 is too deep"}`)
+					return
+				}
+				r.Body = io.NopCloser(bytes.NewReader(b))
 				ref.ServeHTTP(w, r)
 			})
 		}},

@@ -31,6 +31,10 @@ const (
 	// ReproduceBytes bounds a body a reproduction writes out: a longer one
 	// is reproduced only when runs of one letter make it long (shell.Runs).
 	ReproduceBytes = 16 << 10
+	// RunsFrom is the length from which a body that runs of one text
+	// make long is reproduced by commands that make them (shell.Runs),
+	// however short the rest.
+	RunsFrom = 1 << 10
 )
 
 // CookieVar names the environment variable a reproduction reads a Cookie
@@ -189,15 +193,18 @@ func (x *Exchange) Curl(red *evidence.Redactor) string {
 	}
 	var b strings.Builder
 	data := ""
-	switch pre, post, inBody := x.cutToken(string(x.Body)); {
-	case len(x.Body) > ReproduceBytes:
-		// A long body is reproduced when it is long for runs of one
-		// letter (a long name): each is made by a command, not written.
-		cmds, ok := shell.Runs(red.Bytes(x.Body), ReproduceBytes)
-		if inBody || !ok {
-			return ""
-		}
-		fmt.Fprintf(&b, "{ %s; } | ", strings.Join(cmds, "; "))
+	pre, post, inBody := x.cutToken(string(x.Body))
+	var runs []string
+	if len(x.Body) >= RunsFrom && !inBody {
+		runs, _ = shell.Runs(red.Bytes(x.Body), ReproduceBytes)
+	}
+	switch {
+	case len(x.Body) > ReproduceBytes && runs == nil:
+		return ""
+	case runs != nil:
+		// A body long for runs of one text (a long name, a deep
+		// member's brackets): each run is made by a command, not written.
+		fmt.Fprintf(&b, "{ %s; } | ", strings.Join(runs, "; "))
 		data = "--data-binary @-"
 	case inBody && shell.Printable(x.Body):
 		// The token, in double quotes for the shell to expand, between

@@ -136,6 +136,7 @@ func TestLongReproducedByRuns(t *testing.T) {
 		{"two long members", Exchange{Body: []byte(`{"id":1,"name":"` + strings.Repeat("N", 20000) + `","tag":"` + strings.Repeat("7", 300) + `"}`)}, ""},
 		{"runs of a quote and of a text", Exchange{Body: []byte(strings.Repeat("'", 20000) + "$(x)" + strings.Repeat("Monstera deliciosa ", 1000) + "Mon")}, ""},
 		{"a long header", Exchange{Body: []byte(`{"id":1,"name":"a"}`), Header: http.Header{"X-Plantcheck-Padding": {strings.Repeat("x", 6144)}}}, strings.Repeat("x", 6144)},
+		{"a deep member, under the bound", Exchange{Body: []byte(`{"id":1,"name":"a","nested":` + strings.Repeat("[", 1100) + strings.Repeat("]", 1100) + `}`)}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -143,6 +144,9 @@ func TestLongReproducedByRuns(t *testing.T) {
 			cmd := tc.x.Curl(nil)
 			if cmd == "" || len(cmd) > ReproduceBytes {
 				t.Fatalf("Curl = %d bytes, want a command under %d", len(cmd), ReproduceBytes)
+			}
+			if len(tc.x.Body) >= RunsFrom && len(cmd) > 1<<10 {
+				t.Errorf("Curl = %d bytes for a body of runs: the runs are written out\n%s", len(cmd), cmd)
 			}
 			// The command with curl replaced by a writer of what it
 			// would send: the body on stdin, each -H argument.

@@ -7,31 +7,35 @@ Feature: Requests of the sizes real stacks limit
 
   Real stacks answer their own limits outside the contract: express's
   100 KiB body limit with 413, nginx's 1 MiB limit with 413 and an HTML
-  page, a fixed buffer with 500, a proxy's header limit with 431. So every
-  run sends bodies past where those limits sit, in one long member and
-  spread over many members: 16 KiB in one member (past a fixed buffer of a
-  few KiB), 110 KiB over 1,000 members (past express's 100 KiB) and just
-  under 1 MiB in one member (past any limit below it). It stops under
-  1 MiB: that is nginx's default limit, and a front end's default must not
-  fail a deployment by itself; and the echo of the largest stays under the
-  1 MiB of an answer plantcheck reads.
+  page, a fixed buffer with 500, a proxy's header limit with 431, a JSON
+  reader's nesting limit with 500 (Python's recursion limit of 1,000) or
+  with a 400 of its framework's own (Jackson's depth of 1,000 under Spring).
+  So every run sends bodies past where those limits sit, in one long member
+  and spread over many members: 16 KiB in one member (past a fixed buffer
+  of a few KiB), 110 KiB over 1,000 members (past express's 100 KiB), just
+  under 1 MiB in one member (past any limit below it), and a member nested
+  1,100 levels deep (2 KiB). It stops under 1 MiB: that is nginx's default
+  limit, and a front end's default must not fail a deployment by itself;
+  and the echo of the largest stays under the 1 MiB of an answer plantcheck
+  reads.
 
   The size itself is never judged. Each answer passes when it is 200 with
   the plant echoed exactly, or 400 with an Error record; any other answer
   fails RESPONSE-DOCUMENTED.
 
   @RESPONSE-DOCUMENTED @must @size
-  Scenario Outline: A valid plant of <size> is answered as the contract says, accepted or refused
+  Scenario Outline: A valid plant <size> is answered as the contract says, accepted or refused
     Given a new plant with a fresh id and the name "Monstera"
     But <change>
     When the client posts it to /plants
     Then the response is a Plant record echoing the plant, or an Error record
 
-    Examples: one long member, and many members
-      | size                               | change                                                    |
-      | 16 KiB, in its name                | the field "name" is a string of 16384 characters          |
-      | just under 1 MiB, in its name      | the field "name" is a string of 1040000 characters        |
-      | about 110 KiB, over 1,000 members  | the body carries 1000 more members of 100 characters each |
+    Examples: one long member, many members, a deep member
+      | size                                    | change                                                    |
+      | of 16 KiB, in its name                  | the field "name" is a string of 16384 characters          |
+      | of just under 1 MiB, in its name        | the field "name" is a string of 1040000 characters        |
+      | of about 110 KiB, over 1,000 members    | the body carries 1000 more members of 100 characters each |
+      | with a member nested 1,100 levels deep  | the body carries a member nested 1100 levels deep         |
 
   @HEADER-SIZE @should @size
   Scenario Outline: A valid request with a header of <size> is answered as the contract says

@@ -1,6 +1,8 @@
 package mutants
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 
@@ -8,8 +10,8 @@ import (
 )
 
 // The mutants of limits the spec leaves open ("Limits: not shown"): each
-// refuses a request past a size, as a real stack's default does, but with
-// an answer the document does not describe.
+// refuses a request past a size or a depth, as a real stack's default
+// does, but with an answer the document does not describe.
 
 var limitMutants = []Mutant{
 	{
@@ -51,6 +53,20 @@ var limitMutants = []Mutant{
 		Wrap: overHeader(1<<10, http.StatusBadRequest, "text/html",
 			"<html>\r\n<head><title>400 Request Header Or Cookie Too Large</title></head>\r\n<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n<center>Request Header Or Cookie Too Large</center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"),
 	},
+	{
+		Name: "nesting-limit-500", Defect: "answers 500 to a body nested more than 1,000 levels deep",
+		Rules:  []rules.RuleID{rules.ResponseDocumented},
+		Origin: "Python's json module, which recurses once a level and raises RecursionError near the interpreter's limit of 1,000; Flask answers it 500 with an HTML page",
+		Wrap: overDepth(1000, http.StatusInternalServerError, "text/html; charset=utf-8",
+			"<!doctype html>\n<html lang=en>\n<title>500 Internal Server Error</title>\n<h1>Internal Server Error</h1>\n<p>The server encountered an internal error and was unable to complete your request.</p>\n"),
+	},
+	{
+		Name: "nesting-limit-json-400", Defect: "refuses a body nested more than 1,000 levels deep with 400 and a JSON body that is not an Error record",
+		Rules:  []rules.RuleID{rules.ErrorRecord, rules.ResponseDocumented},
+		Origin: "Jackson 2.15 and later (StreamReadConstraints: a nesting depth of 1,000), which Spring Boot answers 400 with its own error body",
+		Wrap: overDepth(1000, http.StatusBadRequest, "application/json",
+			`{"timestamp":"2026-11-24T10:00:00.000+00:00","status":400,"error":"Bad Request","path":"/plants"}`),
+	},
 }
 
 // overBody answers a request whose body is longer than limit bytes with
@@ -91,4 +107,39 @@ func writeAnswer(w http.ResponseWriter, status int, contentType, body string) {
 	w.Header().Set("Content-Type", contentType)
 	w.WriteHeader(status)
 	io.WriteString(w, body)
+}
+
+// overDepth answers a request whose body nests arrays and objects more
+// than limit levels deep as overBody does.
+func overDepth(limit int, status int, contentType, body string) func(http.Handler, string) http.Handler {
+	return func(ref http.Handler, _ string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			if Nesting(b) > limit {
+				writeAnswer(w, status, contentType, body)
+				return
+			}
+			ref.ServeHTTP(w, withBody(r, b))
+		})
+	}
+}
+
+// Nesting is how deep a JSON text nests arrays and objects, as far as it
+// reads as JSON.
+func Nesting(b []byte) int {
+	d := json.NewDecoder(bytes.NewReader(b))
+	deepest, at := 0, 0
+	for {
+		t, err := d.Token()
+		if err != nil {
+			return deepest
+		}
+		switch t {
+		case json.Delim('['), json.Delim('{'):
+			at++
+			deepest = max(deepest, at)
+		case json.Delim(']'), json.Delim('}'):
+			at--
+		}
+	}
 }

@@ -31,6 +31,7 @@ func (s *Suite) bodySteps() []stepPattern {
 		{`^the body is the JSON text (.+)$`, s.theBodyIsTheJSONText},
 		{`^nothing else is changed$`, func() {}},
 		{`^the body carries (\d+) more members of (\d+) characters each$`, s.theBodyCarriesMoreMembers},
+		{`^the body carries a member nested (\d+) levels deep$`, s.theBodyCarriesANestedMember},
 		{`^the request carries a header of (\d+) characters that the contract does not name$`, s.theRequestCarriesALongHeader},
 	}
 }
@@ -126,6 +127,15 @@ func (s *Suite) theBodyCarriesMoreMembers(ctx context.Context, count, n int) {
 	for i := range count {
 		r.fields = append(r.fields, generate.Member{Name: fmt.Sprintf("m%05d", i), Raw: value})
 	}
+}
+
+// theBodyCarriesANestedMember adds a member whose value is n arrays, each
+// in the one before: [[[...]]]. The document leaves other members free, and
+// the depth of their values too.
+func (s *Suite) theBodyCarriesANestedMember(ctx context.Context, n int) {
+	r := &stateOf(ctx).req
+	raw := strings.Repeat("[", n) + strings.Repeat("]", n)
+	r.fields = append(r.fields, generate.Member{Name: "nested", Raw: json.RawMessage(raw)})
 }
 
 // theRequestCarriesALongHeader sends PaddingHeader with a value of n
