@@ -129,30 +129,37 @@ func TestUnusualButConformantTargets(t *testing.T) {
 			if v.prefix != "" {
 				h = http.StripPrefix(v.prefix, h)
 			}
-			srv := httptest.NewServer(h)
-			defer srv.Close()
-			// Twice against the same instance: a server that keeps what it
-			// stored must pass a second run as it passed the first.
-			for run := 1; run <= 2; run++ {
-				var out bytes.Buffer
-				rep, err := Run(context.Background(), Config{BaseURL: srv.URL + v.prefix, Token: token, Output: &out, Strict: true})
-				if err != nil {
-					t.Fatalf("run %d: Run: %v", run, err)
-				}
-				// The second run may find the fixed ids of BODY-ID-RANGE
-				// stored by the first: those scenarios are inconclusive.
-				skipped := rep.Counts.Skipped
-				for _, sc := range rep.Scenarios {
-					if run == 2 && sc.Outcome == steps.Skipped && strings.HasPrefix(sc.Note, "inconclusive") {
-						skipped--
-					}
-				}
-				if got := rep.ExitCode(); got != 0 || rep.Counts.Failed+rep.Counts.Errored+skipped != 0 {
-					rep.WriteFailures(&out)
-					t.Fatalf("run %d: exit code %d, counts %+v, want 0 and every scenario passed\n%s", run, got, rep.Counts, out.String())
-				}
-			}
+			passesTwice(t, h, v.prefix, token)
 		})
+	}
+}
+
+// passesTwice runs the whole suite, strict, twice against one instance of
+// h (served under prefix), and fails t unless every scenario passes both
+// times: a server that keeps what it stored must pass a second run as it
+// passed the first.
+func passesTwice(t *testing.T, h http.Handler, prefix, token string) {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for run := 1; run <= 2; run++ {
+		var out bytes.Buffer
+		rep, err := Run(context.Background(), Config{BaseURL: srv.URL + prefix, Token: token, Output: &out, Strict: true})
+		if err != nil {
+			t.Fatalf("run %d: Run: %v", run, err)
+		}
+		// The second run may find the fixed ids of BODY-ID-RANGE
+		// stored by the first: those scenarios are inconclusive.
+		skipped := rep.Counts.Skipped
+		for _, sc := range rep.Scenarios {
+			if run == 2 && sc.Outcome == steps.Skipped && strings.HasPrefix(sc.Note, "inconclusive") {
+				skipped--
+			}
+		}
+		if got := rep.ExitCode(); got != 0 || rep.Counts.Failed+rep.Counts.Errored+skipped != 0 {
+			rep.WriteFailures(&out)
+			t.Fatalf("run %d: exit code %d, counts %+v, want 0 and every scenario passed\n%s", run, got, rep.Counts, out.String())
+		}
 	}
 }
 

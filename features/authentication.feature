@@ -41,6 +41,83 @@ Feature: Authentication
     Then the response status is 400
     And the response is an Error record
 
+  @AUTH-MISSING @must @request-state
+  Scenario: A byte-for-byte replay of an accepted create without an Authorization header is rejected
+    Every request carries the header, however many times the service has
+    seen the rest of it. A response cache, a de-duplication table or an
+    idempotency store keyed by the request (its body, a hash of it, the
+    plant's id) and consulted before the credential answers a request it
+    has seen with the answer it kept: 200 without credentials, an
+    authentication bypass. The request below is the accepted one again,
+    byte for byte, but for its Authorization header.
+
+    Given a plant with a fresh id and the name "Sansevieria masoniana" has been created
+    And the request repeats the accepted one byte for byte
+    But the request carries no Authorization header
+    When the client posts it to /plants
+    Then the response status is 400
+    And the response is an Error record
+
+  @AUTH-UNKNOWN @must @request-state
+  Scenario: A byte-for-byte replay of an accepted create with a bearer token the service did not issue is rejected
+    A cache or store keyed by the request that a request reaches once it
+    carries some bearer credential, before the credential is verified,
+    answers the replay with 200 whatever the token. The token is drawn at
+    random for each run.
+
+    Given a plant with a fresh id and the name "Sansevieria zeylanica" has been created
+    And the request repeats the accepted one byte for byte
+    But the request carries a bearer token the service did not issue
+    When the client posts it to /plants
+    Then the response status is 400
+    And the response is an Error record
+
+  @AUTH-MISSING @must @request-state
+  Scenario: A replay of an accepted create under its Idempotency-Key without an Authorization header is rejected
+    The spec does not name the Idempotency-Key header, so a service may
+    ignore it; one that honours it (the IETF's Idempotency-Key draft,
+    Stripe's API and the middleware modelled on it) keeps the answer to a
+    key and sends it again for a request with that key. Kept before the
+    credential is checked, it lets in anyone who repeats the key. The
+    accepted create carries a key drawn for the run; the replay, byte for
+    byte, carries it too.
+
+    Given a plant with a fresh id and the name "Sansevieria kirkii" has been created under a fresh Idempotency-Key
+    And the request repeats the accepted one byte for byte
+    But the request carries no Authorization header
+    When the client posts it to /plants
+    Then the response status is 400
+    And the response is an Error record
+
+  @AUTH-MISSING @must @request-state
+  Scenario: A create with an id already stored, without an Authorization header, is rejected
+    Uniqueness of id is "not shown": with the token, a service may take a
+    second plant with a stored id (200) or refuse it (400). Without the
+    token it must refuse it. An idempotent create that answers a stored
+    id as a success (get_or_create, INSERT ... ON CONFLICT DO NOTHING)
+    before it checks the credential lets it in.
+
+    Given a plant with a fresh id and the name "Sansevieria ehrenbergii" has been created
+    And a new plant with the same id and the name "Sansevieria parva"
+    But the request carries no Authorization header
+    When the client posts it to /plants
+    Then the response status is 400
+    And the response is an Error record
+
+  @AUTH-MISSING @must @request-state
+  Scenario: A create with a name already stored, without an Authorization header, is rejected
+    Uniqueness of name is "not shown" too, and a store keyed by the name
+    and consulted before the credential answers a plant it knows by name
+    with 200, whatever its credentials. The request below has a fresh id
+    and the name the service accepted.
+
+    Given a plant with a fresh id and the name "Sansevieria hyacinthoides" has been created
+    And a new plant with a fresh id and the name of the accepted one
+    But the request carries no Authorization header
+    When the client posts it to /plants
+    Then the response status is 400
+    And the response is an Error record
+
   @AUTH-MISSING @must
   Scenario Outline: A request without an Authorization header is rejected even with the token <where>, as <name>
     The token goes in the Authorization header and nowhere else. RFC 6750
@@ -141,3 +218,27 @@ Feature: Authentication
       | with its first character percent-encoded        |
       | with a space inside it                          |
       | with its first character in its full-width form |
+
+    @AUTH-NEAR-MISS @must @near-miss @after-the-token
+    Examples: the token with more after it, or before it
+      A credential is the whole rest of the field after "Bearer" and its
+      spaces: RFC 6750 (section 2.1) writes it "Bearer" 1*SP b64token, and
+      b64token has no space, tab, comma or semicolon. A check that takes
+      the credential up to the first delimiter (Node's
+      header.split(' ')[1], Python's header.split()[1], a regular
+      expression such as Bearer (\S+) not anchored at its end, a split of
+      the field at its commas) reads the token with anything after it as
+      the token; one that takes the field's last word, or what is left
+      once every "Bearer " is taken out (Python's replace), reads it with
+      a word, or the scheme, before it. Any number of spaces after
+      "Bearer" is still the scheme's, and white space at the end of the
+      field is not part of its value (RFC 9110, section 5.5): neither is
+      sent here as a near miss.
+      | variant                                                 |
+      | followed by a space and more                            |
+      | followed by a tab and more                              |
+      | followed by a comma and more                            |
+      | followed by a semicolon and more                        |
+      | followed by a comma and the Bearer scheme with it again |
+      | after a word and a space                                |
+      | after the Bearer scheme again                           |

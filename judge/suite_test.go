@@ -76,9 +76,10 @@ func excepted(sc steps.Result, x *steps.Exchange) (string, bool) {
 	case rules.OpenReusedID:
 		// Whether an id was sent before is the earlier request's to say.
 		return "a valid create whose id was sent before", valid
-	case rules.AuthMissing:
-		// Two scenarios first send an accepted request: to be right after
-		// it, and to be given the cookies the service sets.
+	case rules.AuthMissing, rules.AuthUnknown:
+		// Scenarios that first send an accepted request: to be right after
+		// it, to be given the cookies the service sets, and to send it, its
+		// id or its name again with other credentials.
 		return "the accepted request the scenario sends first", valid
 	}
 	return "", false

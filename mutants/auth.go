@@ -1,10 +1,14 @@
 package mutants
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -117,6 +121,38 @@ var authMutants = []Mutant{
 		Wrap:   onErrorCode(1, func(res *response) { res.status = http.StatusUnauthorized }),
 	},
 
+	// Authentication: state keyed by the request, consulted before the
+	// credential (issue 33).
+	{
+		Name: "replay-cache-before-auth", Defect: "keeps each 200 answer under a hash of the request body and answers a body it has seen with the kept answer before it checks the credential",
+		Rules:  []rules.RuleID{rules.AuthMissing, rules.AuthUnknown},
+		Origin: "a response cache in front of the auth check keyed by the request without its Authorization header (nginx proxy_cache with POST among proxy_cache_methods and $request_body in proxy_cache_key, a memoised handler)",
+		Wrap: keptBeforeAuth(func(_ *http.Request, body []byte) string {
+			sum := sha256.Sum256(body)
+			return string(sum[:])
+		}),
+	},
+	{
+		Name: "idempotency-before-auth", Defect: "keeps each 200 answer under the request's Idempotency-Key and answers a request with a known key with the kept answer before it checks the credential",
+		Rules:  []rules.RuleID{rules.AuthMissing},
+		Origin: "idempotency middleware (modelled on Stripe's Idempotency-Key) mounted before the authentication middleware, its store keyed by the key alone",
+		Wrap: keptBeforeAuth(func(r *http.Request, _ []byte) string {
+			return r.Header.Get("Idempotency-Key")
+		}),
+	},
+	{
+		Name: "dedup-id-before-auth", Defect: "takes a create whose id it has stored as a success, before it checks the credential",
+		Rules:  []rules.RuleID{rules.AuthMissing, rules.AuthUnknown},
+		Origin: "an idempotent create (INSERT ... ON CONFLICT (id) DO NOTHING, then the plant sent is answered) whose de-duplication runs before the auth check",
+		Wrap:   knownBeforeAuth("id"),
+	},
+	{
+		Name: "dedup-name-before-auth", Defect: "takes a create whose name it has stored as a success, before it checks the credential",
+		Rules:  []rules.RuleID{rules.AuthMissing, rules.AuthUnknown},
+		Origin: "a de-duplication table keyed by the plant's name (a unique name column with ON CONFLICT DO NOTHING, a seen-names set) consulted before the auth check",
+		Wrap:   knownBeforeAuth("name"),
+	},
+
 	// Authentication: credentials near the issued token.
 	{
 		Name: "token-prefix", Defect: "accepts a bearer credential that begins with the issued token (the token with more after it)",
@@ -201,6 +237,53 @@ var authMutants = []Mutant{
 			return strings.Join(strings.Fields(cred), "") == token
 		}),
 	},
+	// Authentication: a credential read up to a delimiter, or from the
+	// field's end (issue 33). Each checks the scheme as real code does and
+	// reads the credential as the parser named in its origin.
+	{
+		Name: "token-split-space", Defect: "reads the credential as the second of the field's words split at each space, so the token with a space and more after it is accepted",
+		Rules:  []rules.RuleID{rules.AuthNearMiss},
+		Origin: "const [scheme, token] = header.split(' ') in Node (and Python's header.split()[1]), which drops every word after the second",
+		Wrap: acceptAuthorization(func(value, token string) bool {
+			words := strings.Split(value, " ")
+			return len(words) >= 2 && words[0] == "Bearer" && words[1] == token
+		}),
+	},
+	{
+		Name: "token-split-comma", Defect: "reads the Authorization field as a comma-separated list and checks its first element, so the token with a comma and more after it is accepted",
+		Rules:  []rules.RuleID{rules.AuthNearMiss},
+		Origin: "a header read as a list, header.split(',')[0].trim(), as is right for Accept or X-Forwarded-For and wrong for Authorization (two fields joined by a proxy)",
+		Wrap: acceptAuthorization(func(value, token string) bool {
+			first, _, _ := strings.Cut(value, ",")
+			return strings.TrimSpace(first) == "Bearer "+token
+		}),
+	},
+	{
+		Name: "token-regex-unanchored", Defect: "matches the credential with a regular expression of b64token's characters not anchored at its end, so the token with any other character and more after it is accepted",
+		Rules:  []rules.RuleID{rules.AuthNearMiss},
+		Origin: `a pattern such as ^Bearer ([A-Za-z0-9._~+/-]+=*) or Bearer (\S+) without $ (re.match in Python, String.match in JavaScript), whose group is compared`,
+		Wrap: acceptAuthorization(func(value, token string) bool {
+			m := b64tokenPrefix.FindStringSubmatch(value)
+			return m != nil && m[1] == token
+		}),
+	},
+	{
+		Name: "token-last-word", Defect: "reads the credential as the last word of the field, so a word and a space before the token are accepted",
+		Rules:  []rules.RuleID{rules.AuthNearMiss},
+		Origin: "Python's header.split()[-1] or JavaScript's header.split(' ').pop(), after a check that the field begins with Bearer",
+		Wrap: acceptAuthorization(func(value, token string) bool {
+			words := strings.Fields(value)
+			return len(words) >= 2 && words[0] == "Bearer" && words[len(words)-1] == token
+		}),
+	},
+	{
+		Name: "token-replace-scheme", Defect: "takes every \"Bearer \" out of the field and compares the rest, so Bearer Bearer <token> is accepted",
+		Rules:  []rules.RuleID{rules.AuthNearMiss},
+		Origin: `header.startswith("Bearer ") then header.replace("Bearer ", "") in Python, whose replace takes out every occurrence, not the first`,
+		Wrap: acceptAuthorization(func(value, token string) bool {
+			return strings.HasPrefix(value, "Bearer ") && strings.ReplaceAll(value, "Bearer ", "") == token
+		}),
+	},
 	{
 		Name: "token-contains", Defect: "accepts any Authorization value that contains the token",
 		Rules:  []rules.RuleID{rules.AuthNearMiss, rules.AuthScheme},
@@ -277,4 +360,101 @@ func tokenElsewhere(ref http.Handler, _ string) http.Handler {
 		}
 		ref.ServeHTTP(w, withBody(r, body))
 	})
+}
+
+// b64tokenPrefix is RFC 6750's credential without an anchor at its end: it
+// matches the longest run of b64token's characters after "Bearer ", and
+// whatever follows it.
+var b64tokenPrefix = regexp.MustCompile(`^Bearer ([A-Za-z0-9._~+/-]+=*)`)
+
+// keptBeforeAuth keeps each 200 answer under the key of its request and
+// answers a request whose key it keeps with that answer, whatever its
+// credentials; the reference answers every other request. A request with
+// the key "" is never answered from the store.
+func keptBeforeAuth(key func(r *http.Request, body []byte) string) func(http.Handler, string) http.Handler {
+	return func(ref http.Handler, token string) http.Handler {
+		var mu sync.Mutex
+		kept := map[string]*response{}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+			k := key(r, body)
+			mu.Lock()
+			res := kept[k]
+			mu.Unlock()
+			if k != "" && res != nil {
+				for name, vs := range res.header {
+					w.Header()[name] = vs
+				}
+				w.WriteHeader(res.status)
+				w.Write(res.body)
+				return
+			}
+			onResponse(func(_ *http.Request, res *response) {
+				if k != "" && res.status == http.StatusOK {
+					mu.Lock()
+					kept[k] = &response{res.status, res.header.Clone(), bytes.Clone(res.body)}
+					mu.Unlock()
+				}
+			})(ref, token).ServeHTTP(w, withBody(r, body))
+		})
+	}
+}
+
+// knownBeforeAuth keeps the value of member (id or name) of every create
+// answered 200, and takes a later create with a known value as a success
+// whatever its credentials: the reference stores it under a fresh id as if
+// the issued token came with it, so its answer echoes the plant sent. Only
+// a create that is valid but for its credentials is taken so (a JSON
+// NewPlant, declared application/json), so that the defect is the one.
+func knownBeforeAuth(member string) func(http.Handler, string) http.Handler {
+	return func(ref http.Handler, token string) http.Handler {
+		var mu sync.Mutex
+		known := map[string]bool{}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+			obj, k := createKey(r, body, member)
+			mu.Lock()
+			seen := k != "" && known[k]
+			mu.Unlock()
+			if seen {
+				obj["id"] = json.Number(strconv.FormatInt(freshID(), 10))
+				body, _ = json.Marshal(obj)
+				r.Header.Set("Authorization", "Bearer "+token)
+				ref.ServeHTTP(w, withBody(r, body))
+				return
+			}
+			onResponse(func(_ *http.Request, res *response) {
+				if k != "" && res.status == http.StatusOK {
+					mu.Lock()
+					known[k] = true
+					mu.Unlock()
+				}
+			})(ref, token).ServeHTTP(w, withBody(r, body))
+		})
+	}
+}
+
+// createKey reads a create that is valid but for its credentials: its
+// members, and the raw JSON of one of them ("" for any other request).
+func createKey(r *http.Request, body []byte, member string) (map[string]any, string) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return nil, ""
+	}
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(body, &raw) != nil {
+		return nil, ""
+	}
+	var id int64
+	var name, tag string
+	if json.Unmarshal(raw["id"], &id) != nil || json.Unmarshal(raw["name"], &name) != nil {
+		return nil, ""
+	}
+	if t, ok := raw["tag"]; ok && json.Unmarshal(t, &tag) != nil {
+		return nil, ""
+	}
+	obj := map[string]any{}
+	for k, v := range raw {
+		obj[k] = v
+	}
+	return obj, string(raw[member])
 }

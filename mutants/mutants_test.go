@@ -33,6 +33,7 @@ var newMutants = []string{
 	"trailing-data", "lenient-json5", "nan-infinity", "loose-numbers", "raw-control-chars",
 	"unclosed-object", "case-insensitive-keys",
 	"token-prefix", "token-truncated", "token-fold-case", "token-bcrypt-72", "token-contains",
+	"token-split-space", "token-split-comma", "token-regex-unanchored", "token-last-word", "token-replace-scheme",
 	"token-trim-prefix", "token-slice-7",
 	"media-type-prefix", "media-type-contains",
 	"missing-return",
@@ -44,7 +45,8 @@ type request struct {
 	contentType string                    // "" means application/json
 	accept      string                    // "" means application/json, "-" no header
 	body        string
-	chunked     bool // send the body chunked, without Content-Length
+	chunked     bool   // send the body chunked, without Content-Length
+	key         string // the Idempotency-Key header ("": none)
 }
 
 // answer is a response, read whole.
@@ -88,6 +90,9 @@ func send(t *testing.T, srv *httptest.Server, token string, rq request) answer {
 		req.Header.Set("Authorization", auth)
 	}
 	req.Header.Set("Content-Type", cmp.Or(rq.contentType, "application/json"))
+	if rq.key != "" {
+		req.Header.Set("Idempotency-Key", rq.key)
+	}
 	if rq.accept != "-" {
 		req.Header.Set("Accept", cmp.Or(rq.accept, "application/json"))
 	}
@@ -277,6 +282,17 @@ func TestDefectShows(t *testing.T) {
 			statuses(http.StatusBadRequest, http.StatusOK)},
 		{"token-contains", "Basic", withAuth(func(tok string) string { return "Basic " + tok }), statuses(http.StatusBadRequest, http.StatusOK)},
 		{"token-contains", "prepended", withAuth(func(tok string) string { return "Bearer x" + tok }), statuses(http.StatusBadRequest, http.StatusOK)},
+		{"token-split-space", "space and more", withAuth(func(tok string) string { return "Bearer " + tok + " x" }), statuses(http.StatusBadRequest, http.StatusOK)},
+		{"token-split-comma", "comma and more", withAuth(func(tok string) string { return "Bearer " + tok + ",x" }), statuses(http.StatusBadRequest, http.StatusOK)},
+		{"token-split-comma", "a second credential", withAuth(func(tok string) string { return "Bearer " + tok + ", Bearer " + tok }), statuses(http.StatusBadRequest, http.StatusOK)},
+		{"token-split-comma", "space and more", withAuth(func(tok string) string { return "Bearer " + tok + " x" }), statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"token-regex-unanchored", "semicolon", withAuth(func(tok string) string { return "Bearer " + tok + ";x" }), statuses(http.StatusBadRequest, http.StatusOK)},
+		{"token-regex-unanchored", "tab", withAuth(func(tok string) string { return "Bearer " + tok + "\tx" }), statuses(http.StatusBadRequest, http.StatusOK)},
+		{"token-regex-unanchored", "one more", withAuth(func(tok string) string { return "Bearer " + tok + "x" }), statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"token-last-word", "a word before", withAuth(func(tok string) string { return "Bearer x " + tok }), statuses(http.StatusBadRequest, http.StatusOK)},
+		{"token-last-word", "space and more", withAuth(func(tok string) string { return "Bearer " + tok + " x" }), statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"token-replace-scheme", "the scheme twice", withAuth(func(tok string) string { return "Bearer Bearer " + tok }), statuses(http.StatusBadRequest, http.StatusOK)},
+		{"token-replace-scheme", "bare token", withAuth(func(tok string) string { return tok }), statuses(http.StatusBadRequest, http.StatusBadRequest)},
 		{"token-trim-prefix", "bare token", withAuth(func(tok string) string { return tok }), statuses(http.StatusBadRequest, http.StatusOK)},
 		{"token-slice-7", "Digest", withAuth(func(tok string) string { return "Digest " + tok }), statuses(http.StatusBadRequest, http.StatusOK)},
 

@@ -115,6 +115,11 @@ func TestEachNewCheckIsNeeded(t *testing.T) {
 	}{
 		{"the echo is a MUST in a SHOULD scenario", "omitempty-tag", "@BODY-TAG-ANY", "", []string{steps.WithoutMustEcho}},
 		{"credentials near the issued one", "token-prefix", "@area-auth", "@area-auth && ~@near-miss", nil},
+		{"the token with more after it", "token-split-space", "@area-auth", "@area-auth && ~@after-the-token", nil},
+		{"the token with a word before it", "token-last-word", "@area-auth", "@area-auth && ~@after-the-token", nil},
+		{"a replay of an accepted create", "replay-cache-before-auth", "@area-auth", "@area-auth && ~@request-state", nil},
+		{"a replay under its Idempotency-Key", "idempotency-before-auth", "@area-auth", "@area-auth && ~@request-state", nil},
+		{"a create with a stored id", "dedup-id-before-auth", "@area-auth", "@area-auth && ~@request-state", nil},
 		{"the catalog of hostile strings", "strip-nul", "", "~@catalog", nil},
 		{"JSON only a lenient reader takes", "trailing-data", "", "~@lenient-json", nil},
 		{"the suite's habits varied: framing", "needs-content-length", "", "~@varied", nil},

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -8,12 +9,14 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/cucumber/godog"
 
+	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/generate"
 	"github.com/plantcheck/plantcheck/internal/shell"
 )
@@ -29,6 +32,9 @@ func (s *Suite) authSteps() []stepPattern {
 		{`^the request carries the issued token (.+)$`, s.theRequestCarriesTheIssuedToken},
 		{`^the request carries the Bearer scheme with an empty credential$`, s.theRequestCarriesAnEmptyCredential},
 		{`^the request carries a bearer token the service did not issue$`, s.theRequestCarriesAForeignToken},
+		{`^a plant with a fresh id and the name "([^"]*)" has been created under a fresh Idempotency-Key$`, s.aPlantHasBeenCreatedUnderAnIdempotencyKey},
+		{`^the request repeats the accepted one byte for byte$`, s.theRequestRepeatsTheAcceptedOne},
+		{`^a new plant with a fresh id and the name of the accepted one$`, s.aNewPlantWithTheAcceptedName},
 	}
 }
 
@@ -217,6 +223,47 @@ var nearMisses = []nearMiss{
 			`else printf "\\357\\275\\$(printf '%o' $((c+32)))"; fi)`
 		return string(rune(c)+0xFEE0) + t[1:], first + "${PLANTCHECK_TOKEN#?}", ""
 	}, true},
+
+	// The token with more after it, or before it, past a separator (issue
+	// 33): a check that takes the credential up to the first space, comma
+	// or other delimiter (Node's header.split(' ')[1], Python's
+	// header.split()[1], a regular expression such as Bearer (\S+) or one
+	// of b64token's characters not anchored at its end, a split of the
+	// field at its commas), or the last word of the field, or what is left
+	// once every "Bearer " is taken out, reads these as the issued token.
+	// The contract's credential is the whole rest of the field after
+	// "Bearer" and its spaces (RFC 6750, section 2.1: b64token has no
+	// space, comma or semicolon). Nothing is put at the end of the field
+	// but a character: white space there is not part of the field's value
+	// (RFC 9110, section 5.5), so a parser rightly trims it.
+	{"followed by a space and more", func(t string) (string, string, string) {
+		return t + " x", shell.TokenVar + " x", ""
+	}, false},
+	{"followed by a tab and more", func(t string) (string, string, string) {
+		return t + "\tx", shell.TokenVar + `$(printf '\011')x`, ""
+	}, false},
+	{"followed by a comma and more", func(t string) (string, string, string) {
+		return t + ",x", shell.TokenVar + ",x", ""
+	}, false},
+	{"followed by a semicolon and more", func(t string) (string, string, string) {
+		return t + ";x", shell.TokenVar + ";x", ""
+	}, false},
+	{"followed by a comma and the Bearer scheme with it again", func(t string) (string, string, string) {
+		// Two Authorization fields joined into one, as a list's fields
+		// are (RFC 9110, section 5.3; Authorization is not one): a check
+		// that splits at the comma and takes the first, the last, or
+		// any credential it finds takes the issued token.
+		return t + ", Bearer " + t, shell.TokenVar + ", Bearer " + shell.TokenVar, ""
+	}, false},
+	{"after a word and a space", func(t string) (string, string, string) {
+		// Python's header.split()[-1], JavaScript's split(' ').pop().
+		return "x " + t, "x " + shell.TokenVar, ""
+	}, false},
+	{"after the Bearer scheme again", func(t string) (string, string, string) {
+		// Python's header.replace("Bearer ", ""), which takes out every
+		// "Bearer ", not only the scheme's.
+		return "Bearer " + t, "Bearer " + shell.TokenVar, ""
+	}, false},
 }
 
 // nearMissesOf returns every variant that can be made from tok: with the
@@ -344,4 +391,70 @@ func (s *Suite) sendsHeader(name string) bool {
 		}
 	}
 	return false
+}
+
+// State keyed by the request (issue 33): a response cache, an idempotency
+// store or a de-duplication table consulted before the credential answers
+// a request it has seen with 200, whatever its credentials. These steps
+// build the request such state would know: the accepted one again, or one
+// that shares its id, its name or its Idempotency-Key.
+
+// accepted is the scenario's last request sent with the issued token and
+// answered 200: the one the service stored (under a fresh name when it
+// refused the scenario's, see resendUnderAFreshName); nil when none was.
+func accepted(st *state) *Exchange {
+	for i := len(st.exchanges) - 1; i >= 0; i-- {
+		if x := st.exchanges[i]; x.issued && x.Err == nil && x.Status == http.StatusOK {
+			return x
+		}
+	}
+	return nil
+}
+
+func (s *Suite) aPlantHasBeenCreatedUnderAnIdempotencyKey(ctx context.Context, name string) (context.Context, error) {
+	ctx = s.aNewPlantNamed(ctx, name)
+	st := stateOf(ctx)
+	// A Structured Fields string, as the IETF's Idempotency-Key draft has
+	// it, drawn afresh in every run.
+	st.req.idempotencyKey = `"plantcheck-` + strconv.FormatInt(st.freshID(), 36) + `"`
+	if err := s.theClientPostsIt(ctx); err != nil {
+		return ctx, err
+	}
+	return ctx, s.theResponseStatusIs(ctx, http.StatusOK)
+}
+
+// theRequestRepeatsTheAcceptedOne makes the request the accepted one, byte
+// for byte: its body as sent, its headers and its credential; a later step
+// changes the credential alone.
+func (s *Suite) theRequestRepeatsTheAcceptedOne(ctx context.Context) error {
+	st := stateOf(ctx)
+	x := accepted(st)
+	if x == nil {
+		return &HarnessError{fmt.Errorf("%w: no request was accepted before this step", ErrSuiteDefect)}
+	}
+	st.req.setRaw(bytes.Clone(x.Body))
+	st.req.cred = nil
+	st.req.label = "the accepted request sent again byte for byte"
+	return nil
+}
+
+// aNewPlantWithTheAcceptedName is a plant with a fresh id and the name of
+// the accepted request, as it was written.
+func (s *Suite) aNewPlantWithTheAcceptedName(ctx context.Context) (context.Context, error) {
+	x := accepted(stateOf(ctx))
+	var name json.RawMessage
+	if x != nil {
+		check.EachMember(x.Body, func(key string, raw json.RawMessage) bool {
+			if key == "name" {
+				name = raw
+			}
+			return name == nil
+		})
+	}
+	if name == nil {
+		return ctx, &HarnessError{fmt.Errorf("%w: no request with a name was accepted before this step", ErrSuiteDefect)}
+	}
+	ctx = s.aNewPlantNamed(ctx, "")
+	stateOf(ctx).req.set("name", name)
+	return ctx, nil
 }

@@ -114,6 +114,9 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		if r.padding > 0 {
 			req.Header.Set(PaddingHeader, strings.Repeat("x", r.padding))
 		}
+		if r.idempotencyKey != "" {
+			req.Header.Set("Idempotency-Key", r.idempotencyKey)
+		}
 		if name, prefix, ok := tokenHeader(r.tokenIn, r.tokenName); ok {
 			req.Header.Set(name, prefix+s.cfg.Token)
 		}

@@ -257,6 +257,8 @@ type request struct {
 	noUA    bool
 	// padding is the length of a PaddingHeader sent (0: none).
 	padding int
+	// idempotencyKey is the Idempotency-Key header's value ("": none).
+	idempotencyKey string
 	// cookies are sent in a Cookie header: the ones the service set.
 	cookies []*http.Cookie
 	// tokenIn says where the token goes instead of the Authorization
