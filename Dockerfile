@@ -3,7 +3,7 @@
 # build stage's command (CGO_ENABLED=0 go build) was run and its binary
 # checked static and run as an unprivileged user; the image itself was
 # not built (no Docker daemon, no registry of images on the machine that
-# made it). See README, "plantcheck proxy as a sidecar".
+# made it). See docs/proxy.md, "As a sidecar".
 #
 #   docker build -t plantcheck .
 #   docker run --rm plantcheck run                       # certifies the bundled reference
