@@ -42,6 +42,9 @@ type cli struct {
 	stdin          io.Reader // nil: empty
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// lookupEnv tells a variable set empty from one unset (nil: a
+	// variable is set when getenv gives it a value).
+	lookupEnv func(string) (string, bool)
 	// isTerminal reports whether stdout is a terminal.
 	isTerminal bool
 }
@@ -74,7 +77,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	c := cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTerminal: isTerminal(os.Stdout)}
+	c := cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, lookupEnv: os.LookupEnv, isTerminal: isTerminal(os.Stdout)}
 	code := dispatch(ctx, c, os.Args[1:])
 	stop()
 	os.Exit(code)
@@ -99,6 +102,16 @@ func dispatch(ctx context.Context, c cli, args []string) int {
 	fmt.Fprintf(c.stderr, "plantcheck: unknown command %q\n\n", args[0])
 	usage(c.stderr)
 	return exitCannotRun
+}
+
+// lookup returns the environment variable k and whether it is set, even
+// empty.
+func (c cli) lookup(k string) (string, bool) {
+	if c.lookupEnv != nil {
+		return c.lookupEnv(k)
+	}
+	v := c.getenv(k)
+	return v, v != ""
 }
 
 func usage(w io.Writer) {
