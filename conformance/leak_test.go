@@ -202,8 +202,8 @@ func TestTheConsoleShowsText(t *testing.T) {
 // TestHugeHeadersAreBounded: targets that send a 9 MiB header on every
 // answer, a 1 MiB Content-Type, or a Content-Type just under the header
 // bound (which the validator quotes in its messages) end within 30 s at a
-// time limit of 2 s, under 150 MB of heap, with under 5 MB of console
-// output and 20 MB of reports.
+// time limit of 2 s, keep at most evidenceHeaderBytes of each header value,
+// with under 5 MB of console output and 20 MB of reports.
 func TestHugeHeadersAreBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends megabytes of headers")
@@ -234,10 +234,9 @@ func TestHugeHeadersAreBounded(t *testing.T) {
 			base := handlerTarget(t, tt.h)
 			dir := t.TempDir()
 			var console strings.Builder
-			stopHeap := heapPeak()
 			start := time.Now()
 			rep, err := Run(context.Background(), Config{BaseURL: base, Token: hostileToken, Timeout: 2 * time.Second, Output: &console, ReportDir: dir})
-			took, peak := time.Since(start), stopHeap()
+			took := time.Since(start)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -249,13 +248,21 @@ func TestHugeHeadersAreBounded(t *testing.T) {
 					reports += info.Size()
 				}
 			}
-			t.Logf("%s: %s, heap +%.1f MiB, console %d KiB, reports %d KiB, exit %d",
-				tt.name, took.Round(time.Millisecond), float64(peak)/(1<<20), console.Len()>>10, reports>>10, rep.ExitCode())
+			t.Logf("%s: %s, console %d KiB, reports %d KiB, exit %d",
+				tt.name, took.Round(time.Millisecond), console.Len()>>10, reports>>10, rep.ExitCode())
+			// A bound against a hang, not a measure of speed: measured 4.2
+			// to 10.0 s under -race on a loaded two-core machine (3 runs
+			// each, 2026-11); 30 s is three times the slowest.
 			if took > 30*time.Second {
 				t.Errorf("the run took %s, want under 30 s", took)
 			}
-			if peak > 150<<20 {
-				t.Errorf("the heap grew by %d MiB, want under 150", peak>>20)
+			// What the run keeps of the headers, not a heap figure, which
+			// the collector and the machine's load move.
+			for _, p := range boundedHeaders(rep) {
+				t.Error(p)
+			}
+			for _, p := range boundedReads(rep) {
+				t.Error(p)
 			}
 			if console.Len() > 5<<20 || reports > 20<<20 {
 				t.Errorf("console %d bytes, reports %d bytes: want under 5 MB and 20 MB", console.Len(), reports)
@@ -301,4 +308,34 @@ func TestAnInterruptedRunReportsIt(t *testing.T) {
 	if err != nil || !strings.Contains(string(summary), `"status": "interrupted`) {
 		t.Errorf("summary.json does not say the run was interrupted (%v)", err)
 	}
+}
+
+// evidenceHeaderBytes bounds a header value kept as evidence: steps cuts it
+// to 256 bytes and says its size (" (N bytes in all)"); escaping a byte
+// writes at most 4 ("\\xNN").
+const evidenceHeaderBytes = 4*256 + 64
+
+// boundedHeaders returns what breaks the bounds of the headers a run kept
+// of its answers: 32 fields an exchange, 4 values a field, each value at
+// most evidenceHeaderBytes.
+func boundedHeaders(rep *Report) []string {
+	var problems []string
+	for _, sc := range rep.Scenarios {
+		for i, x := range sc.Exchanges {
+			if len(x.RespHeader) > 32 {
+				problems = append(problems, fmt.Sprintf("%s, exchange %d: kept %d header fields, past 32", sc.Name, i+1, len(x.RespHeader)))
+			}
+			for k, vs := range x.RespHeader {
+				if len(vs) > 4 {
+					problems = append(problems, fmt.Sprintf("%s, exchange %d: kept %d values of a field, past 4", sc.Name, i+1, len(vs)))
+				}
+				for _, v := range append([]string{k}, vs...) {
+					if len(v) > evidenceHeaderBytes {
+						problems = append(problems, fmt.Sprintf("%s, exchange %d: kept a header of %d bytes, past %d", sc.Name, i+1, len(v), evidenceHeaderBytes))
+					}
+				}
+			}
+		}
+	}
+	return problems
 }

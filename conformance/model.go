@@ -56,7 +56,10 @@ func (r *Report) decision() *verdict.Verdict {
 func (r *Report) Model() *verdict.Verdict {
 	v := r.decision()
 	v.Stamp(r.SpecTitle, r.SpecVersion)
-	v.Target, v.Reference, v.Seed = r.Target, r.Reference, r.Seed
+	v.Target, v.Seed = r.Target, r.Seed
+	if r.Reference {
+		v.OnReference(r.Target)
+	}
 	v.Started, v.Ended, v.Duration = r.Started, r.Ended, verdict.Ms(r.Ended.Sub(r.Started))
 	v.Scope, v.ReportDir = "certified", r.ReportDir
 	if r.Partial() {

@@ -102,6 +102,11 @@ func (v *Verdict) badge() []byte {
 	case v.ExitCode == 2:
 		word, colour = "incomplete", htmlpage.Warn
 	}
+	if v.Reference {
+		// A badge of the bundled reference is grey whatever it says: it
+		// certifies plantcheck's own server, never the reader's service.
+		left, colour = "bundled reference: "+left, htmlpage.Neutral
+	}
 	return htmlpage.Badge(left, word, colour)
 }
 

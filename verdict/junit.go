@@ -73,6 +73,9 @@ func (s *junitSuite) add(c junitCase, ms float64) {
 
 func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 	top := junitSuites{Name: fmt.Sprintf("plantcheck: %s %s (%s)", v.Spec.Title, v.Spec.Version, v.Status), Time: secs(v.Duration)}
+	if v.Reference {
+		top.Name = fmt.Sprintf("plantcheck: %s %s on %s (%s)", v.Spec.Title, v.Spec.Version, ReferenceTarget, v.Status)
+	}
 	idx := map[rules.RuleID]int{}
 	for _, r := range v.Rules {
 		idx[r.ID] = len(top.Suites)

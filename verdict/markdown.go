@@ -78,9 +78,6 @@ func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
 	}
 	fmt.Fprintf(b, "| | |\n|---|---|\n")
 	target := q.Cell(v.Target)
-	if v.Reference {
-		target += " (bundled reference server)"
-	}
 	name := "Target"
 	if v.Driver == Proxy {
 		name = "Upstream"

@@ -30,9 +30,6 @@ func (v *Verdict) WriteText(w io.Writer) error {
 func (v *Verdict) writeText(w *strings.Builder) {
 	fmt.Fprintf(w, "\nplantcheck verdict: %s %s\n", v.Spec.Title, v.Spec.Version)
 	target := v.Target
-	if v.Reference {
-		target += " (the bundled reference server, in-process)"
-	}
 	switch v.Driver {
 	case Proxy:
 		fmt.Fprintf(w, "upstream: %s (traffic from %s to %s)\n", target, v.Started.Format(time.RFC3339), v.Ended.Format(time.RFC3339))

@@ -353,6 +353,19 @@ func (v *Verdict) Decide() {
 	v.Status, v.Verdict = v.runStatus(), v.runLine(unjudged)
 }
 
+// ReferenceTarget is what every report of a run of the bundled reference
+// server says where the target goes: such a run certifies plantcheck's own
+// server, never a server of the user's, and must not read as if it did.
+const ReferenceTarget = "the bundled reference server"
+
+// OnReference marks v, decided, as a run of the bundled reference server
+// served at url: the target, the verdict's sentence and the badge say so.
+func (v *Verdict) OnReference(url string) {
+	v.Reference = true
+	v.Target = ReferenceTarget + " (in-process, " + url + ")"
+	v.Verdict += " [target: " + ReferenceTarget + ", not a server of yours]"
+}
+
 func (v *Verdict) runStatus() string {
 	switch code := v.ExitCode; {
 	case v.Interrupted && code == 1:

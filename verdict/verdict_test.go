@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/htmlpage"
 	"github.com/plantcheck/plantcheck/rules"
 )
 
@@ -227,5 +228,54 @@ func TestConsoleResultIsShort(t *testing.T) {
 		if d == Run && !strings.Contains(b.String(), "B-PART (MUST), C-OPEN (OPEN), F-UNJUDGED (MUST): "+long) {
 			t.Errorf("the long reason is not said once after the table:\n%s", b.String())
 		}
+	}
+}
+
+// TestReferenceNamedInEveryReport: a run of the bundled reference server
+// says so where the target goes in every report, its verdict's sentence
+// says so, and its badge is grey and says "bundled reference", so that
+// none of them reads as a certificate of the user's service.
+func TestReferenceNamedInEveryReport(t *testing.T) {
+	const url = "http://127.0.0.1:4321/plants"
+	v := standing(Run, Pass, Counts{Scenarios: 1, Passed: 1}, Config{})
+	v.OnReference(url)
+	if got, want := v.Target, ReferenceTarget+" (in-process, "+url+")"; got != want {
+		t.Errorf("Target = %q, want %q", got, want)
+	}
+	if !strings.HasSuffix(v.Verdict, "[target: "+ReferenceTarget+", not a server of yours]") {
+		t.Errorf("Verdict = %q, want it to name %s", v.Verdict, ReferenceTarget)
+	}
+	var text strings.Builder
+	if err := v.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := v.WriteFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, tc := range []struct{ name, got, want string }{
+		{"console", text.String(), "target: " + ReferenceTarget + " (in-process, " + url + ")\n"},
+		{"console verdict", text.String(), "VERDICT: CONFORMANT: every MUST rule passed [target: " + ReferenceTarget},
+		{SummaryJSON, read(SummaryJSON), `"target": "` + ReferenceTarget + ` (in-process, ` + url + `)"`},
+		{SummaryJSON + " verdict", read(SummaryJSON), `"verdict": "CONFORMANT: every MUST rule passed [target: ` + ReferenceTarget},
+		{SummaryMD, read(SummaryMD), "| Target | `" + ReferenceTarget + " (in-process, " + url + ")` |"},
+		{ReportHTML, read(ReportHTML), "<dd><code>" + ReferenceTarget + " (in-process, " + url + ")</code></dd>"},
+		{JUnitXML, read(JUnitXML), `on ` + ReferenceTarget + ` (certified conformant)"`},
+		{BadgeSVG, read(BadgeSVG), ">bundled reference: "},
+		{BadgeSVG + " colour", read(BadgeSVG), `fill="` + htmlpage.Neutral + `"`},
+	} {
+		if !strings.Contains(tc.got, tc.want) {
+			t.Errorf("%s lacks %q:\n%s", tc.name, tc.want, tc.got)
+		}
+	}
+	if badge := read(BadgeSVG); strings.Contains(badge, htmlpage.Pass) {
+		t.Errorf("the badge of a reference run is green:\n%s", badge)
 	}
 }

@@ -402,3 +402,83 @@ func TestActionArgs(t *testing.T) {
 		})
 	}
 }
+
+// TestActionTarget runs the action's Certify step with the real plantcheck
+// (this test binary, as plantcheck): an empty base-url input is exit 2 with
+// the reason, not a certificate of the bundled reference, unless
+// certify-reference is "true" or the args name the target.
+func TestActionTarget(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := target(t, "")
+	dir := t.TempDir()
+	stubDir, temp := filepath.Join(dir, "bin"), filepath.Join(dir, "temp")
+	for _, d := range []string{stubDir, temp} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stub := "#!/usr/bin/env bash\n" + asMain + `=1 exec "$STUB_PLANTCHECK" "$@"` + "\n"
+	if err := os.WriteFile(filepath.Join(stubDir, "plantcheck"), []byte(stub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	certify := filepath.Join(dir, "certify.sh")
+	for _, step := range readAction(t).Runs.Steps {
+		if step.ID == "run" {
+			os.WriteFile(certify, []byte(step.Run), 0o644)
+		}
+	}
+	tests := []struct {
+		name                      string
+		baseURL, reference, token string
+		args                      string
+		code                      int
+		says                      string // on the step's stderr or stdout
+		summary                   string // in the job summary
+	}{
+		{name: "empty base-url", code: 2, says: `no target: --require-target refuses to certify the bundled reference server`, summary: "could not run"},
+		{name: "empty base-url and a token", token: canary, code: 2, says: `PLANTCHECK_TOKEN given, but no target`, summary: "could not run"},
+		{name: "empty base-url, certify-reference false", reference: "false", code: 2, says: `--require-target refuses`},
+		{name: "certify-reference true", reference: "true", args: "--tags @AUTH-UNKNOWN", code: 0, says: `\[target: the bundled reference server, not a server of yours\]`, summary: "the bundled reference server"},
+		{name: "certify-reference true and a token", reference: "true", token: canary, code: 2, says: `PLANTCHECK_TOKEN given, but no target`},
+		{name: "certify-reference true and a base-url", reference: "true", baseURL: good, token: canary, code: 2, says: `both a base-url and certify-reference: true`, summary: "both a base-url"},
+		{name: "certify-reference neither true nor false", reference: "yes", code: 2, says: `certify-reference input is neither`},
+		{name: "a base-url", baseURL: good, token: canary, args: "--tags @AUTH-UNKNOWN", code: 0, says: `VERDICT: CONFORMANT to the rules that ran \(partial: not every rule ran\)$`},
+		{name: "the target in args", token: canary, args: "--base-url " + good + " --tags @AUTH-UNKNOWN", code: 0, says: `VERDICT: CONFORMANT to the rules that ran \(partial: not every rule ran\)$`},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			output, summary := filepath.Join(dir, "output"+strconv.Itoa(i)), filepath.Join(dir, "summary"+strconv.Itoa(i))
+			env := []string{
+				"PATH=" + stubDir + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + dir,
+				"RUNNER_TEMP=" + temp, "GITHUB_OUTPUT=" + output, "GITHUB_STEP_SUMMARY=" + summary,
+				"STUB_PLANTCHECK=" + self, "PLANTCHECK_TOKEN=" + tt.token, "INPUT_BASE_URL=" + tt.baseURL,
+				"INPUT_CERTIFY_REFERENCE=" + tt.reference, "INPUT_CONFIG=",
+				"INPUT_REPORT_DIR=" + filepath.Join(dir, "reports"+strconv.Itoa(i)), "INPUT_ARGS=" + tt.args,
+			}
+			cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", certify)
+			cmd.Dir, cmd.Env = dir, env
+			var out strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("the Certify step failed: %v\n%s", err, out.String())
+			}
+			got, _ := os.ReadFile(output)
+			if want := "exit-code=" + strconv.Itoa(tt.code) + "\n"; !strings.Contains(string(got), want) {
+				t.Errorf("GITHUB_OUTPUT %q, want %q\n%s", got, want, out.String())
+			}
+			if !regexp.MustCompile(`(?m)` + tt.says).MatchString(out.String()) {
+				t.Errorf("the step's output does not say %q:\n%s", tt.says, out.String())
+			}
+			if s, _ := os.ReadFile(summary); !strings.Contains(string(s), tt.summary) {
+				t.Errorf("the job summary %q lacks %q", s, tt.summary)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
@@ -74,8 +75,12 @@ func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv f
 		}
 		f := fs.Lookup(name)
 		if f == nil {
-			return "", fmt.Errorf("config %s: line %d: unknown key %q; the keys are the long names of the flags: %s",
-				used, keyNode.Line, name, strings.Join(configKeys(fs), ", "))
+			mean := ""
+			if s := suggest(name, configKeys(fs)); s != "" {
+				mean = fmt.Sprintf("; did you mean %s?", s)
+			}
+			return "", fmt.Errorf("config %s: line %d: unknown key %q%s; the keys are the long names of the flags: %s",
+				used, keyNode.Line, name, mean, strings.Join(configKeys(fs), ", "))
 		}
 		values, err := configValues(f, valueNode)
 		if err != nil {
@@ -102,6 +107,11 @@ func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv f
 			}
 			if err != nil {
 				return "", fmt.Errorf("config %s: line %d: key %q: %w", used, valueNode.Line, name, err)
+			}
+			if n, err := strconv.ParseFloat(v, 64); err == nil && n != 0 && flagKind(f) == durationKind {
+				// A number is no secret, and seconds or milliseconds is
+				// the question.
+				return "", fmt.Errorf("config %s: line %d: key %q: %s: a duration needs its unit, such as %ss or %sms", used, valueNode.Line, name, v, v, v)
 			}
 			if err := fs.Set(name, v); err != nil {
 				// The flag's own error may quote the value: describe the
@@ -278,6 +288,8 @@ func configKeys(fs *flag.FlagSet) []string {
 	return keys
 }
 
+const durationKind = `duration (such as "2s" or "1m30s")`
+
 // flagKind names the kind of value f takes, for an error that cannot quote
 // the value given.
 func flagKind(f *flag.Flag) string {
@@ -287,7 +299,7 @@ func flagKind(f *flag.Flag) string {
 	kind, _ := flag.UnquoteUsage(f)
 	switch kind {
 	case "duration":
-		return `duration (such as "2s" or "1m30s")`
+		return durationKind
 	case "", "value":
 		return "value"
 	}

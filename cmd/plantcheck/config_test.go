@@ -192,7 +192,7 @@ func TestLoadConfigFile(t *testing.T) {
 		{
 			name:    "duration without a unit",
 			yaml:    "timeout: 2\n",
-			wantErr: []string{`key "timeout"`, `not a valid duration`},
+			wantErr: []string{`key "timeout"`, `2: a duration needs its unit, such as 2s or 2ms`},
 		},
 		{
 			name:    "bool not a bool",

@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/plantcheck/plantcheck/conformance"
@@ -42,6 +43,9 @@ type cli struct {
 	stdin          io.Reader // nil: empty
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// lookupEnv tells a variable set empty from one unset (nil: a
+	// variable is set when getenv gives it a value).
+	lookupEnv func(string) (string, bool)
 	// isTerminal reports whether stdout is a terminal.
 	isTerminal bool
 }
@@ -74,7 +78,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	c := cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTerminal: isTerminal(os.Stdout)}
+	c := cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, lookupEnv: os.LookupEnv, isTerminal: isTerminal(os.Stdout)}
 	code := dispatch(ctx, c, os.Args[1:])
 	stop()
 	os.Exit(code)
@@ -90,15 +94,39 @@ func dispatch(ctx context.Context, c cli, args []string) int {
 	case "help", "-h", "-help", "--help":
 		usage(c.stdout)
 		return exitOK
+	case "-version", "--version":
+		return cmdVersion(ctx, c, args[1:])
 	}
+	names := []string{"--version"}
 	for _, cmd := range commands {
 		if cmd.name == args[0] {
 			return cmd.run(ctx, c, args[1:])
 		}
+		names = append(names, cmd.name)
 	}
-	fmt.Fprintf(c.stderr, "plantcheck: unknown command %q\n\n", args[0])
+	fmt.Fprintf(c.stderr, "plantcheck: unknown command %q\n", evidence.Text(args[0]))
+	switch s := suggest(args[0], names); {
+	case strings.Contains(args[0], "://"):
+		fmt.Fprintf(c.stderr, "did you mean plantcheck run --base-url %s?\n", evidence.Text(args[0]))
+	case args[0] == "-v" || args[0] == "-V":
+		// -v is verbose where a command has it (rules -v).
+		fmt.Fprintln(c.stderr, "did you mean --version?")
+	case s != "":
+		fmt.Fprintf(c.stderr, "did you mean %s?\n", s)
+	}
+	fmt.Fprintln(c.stderr)
 	usage(c.stderr)
 	return exitCannotRun
+}
+
+// lookup returns the environment variable k and whether it is set, even
+// empty.
+func (c cli) lookup(k string) (string, bool) {
+	if c.lookupEnv != nil {
+		return c.lookupEnv(k)
+	}
+	v := c.getenv(k)
+	return v, v != ""
 }
 
 func usage(w io.Writer) {
@@ -131,7 +159,11 @@ func parse(c cli, fs *flag.FlagSet, args []string) (int, bool) {
 		return code, false
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(c.stderr, "%s: unexpected argument %q\n%s\n", fs.Name(), evidence.Text(fs.Arg(0)), flagsHint(fs))
+		hint := flagsHint(fs)
+		if h := argumentHint(fs, fs.Arg(0)); h != "" {
+			hint = h
+		}
+		fmt.Fprintf(c.stderr, "%s: unexpected argument %q\n%s\n", fs.Name(), evidence.Text(fs.Arg(0)), hint)
 		return exitCannotRun, false
 	}
 	return 0, true
@@ -144,7 +176,10 @@ func parseFlags(c cli, fs *flag.FlagSet, args []string) (int, bool) {
 	usage, out := fs.Usage, fs.Output()
 	fs.Usage = func() {}
 	fs.SetOutput(io.Discard)
+	var why string
+	restore := guard(fs, &why)
 	err := fs.Parse(args)
+	restore()
 	fs.Usage = usage
 	fs.SetOutput(out)
 	switch {
@@ -153,8 +188,21 @@ func parseFlags(c cli, fs *flag.FlagSet, args []string) (int, bool) {
 	case errors.Is(err, flag.ErrHelp):
 		fs.Usage()
 		return exitOK, false
+	case why != "":
+		fmt.Fprintf(c.stderr, "%s: %s\n%s\n", fs.Name(), why, flagsHint(fs))
+		return exitCannotRun, false
 	}
-	fmt.Fprintf(c.stderr, "%s: %s\n%s\n", fs.Name(), evidence.Text(err.Error()), flagsHint(fs))
+	if name, ok := strings.CutPrefix(err.Error(), "flag needs an argument: "); ok {
+		fmt.Fprintf(c.stderr, "%s: --%s needs a value\n%s\n", fs.Name(), strings.TrimLeft(evidence.Text(name), "-"), flagsHint(fs))
+		return exitCannotRun, false
+	}
+	hint := flagsHint(fs)
+	if name := undefinedFlag(err); name != "" {
+		if s := suggest(name, flagNames(fs)); s != "" {
+			hint = "did you mean --" + s + "? " + hint
+		}
+	}
+	fmt.Fprintf(c.stderr, "%s: %s\n%s\n", fs.Name(), evidence.Text(err.Error()), hint)
 	return exitCannotRun, false
 }
 

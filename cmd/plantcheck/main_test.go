@@ -33,7 +33,8 @@ const canary = "canary-7f3e9b1c-token"
 func invoke(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	c := cli{stdout: &out, stderr: &errOut, getenv: func(k string) string { return env[k] }}
+	c := cli{stdout: &out, stderr: &errOut, getenv: func(k string) string { return env[k] },
+		lookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
 	code = dispatch(t.Context(), c, args)
 	return code, out.String(), errOut.String()
 }
@@ -72,6 +73,10 @@ func TestCommands(t *testing.T) {
 	os.WriteFile(tokenFile, []byte(canary+"\n"), 0o600)
 	os.WriteFile(emptyFile, nil, 0o600)
 	os.WriteFile(configFile, []byte("base-url: "+good+"\ntoken: ${TOKEN_FOR_TEST}\ntags: '@AUTH-UNKNOWN'\n"), 0o600)
+	tagsOnly, tokenOnly, emptyURL := filepath.Join(dir, "tags.yaml"), filepath.Join(dir, "token.yaml"), filepath.Join(dir, "empty-url.yaml")
+	os.WriteFile(tagsOnly, []byte("tags: '@must'\n"), 0o600)
+	os.WriteFile(tokenOnly, []byte("token: "+canary+"\n"), 0o600)
+	os.WriteFile(emptyURL, []byte("base-url: ''\ntoken: "+canary+"\n"), 0o600)
 	// What `rules` prints, counted from the catalog and the features, so that
 	// a new rule or scenario needs no edit here.
 	catalog, err := catalogCounts()
@@ -120,7 +125,37 @@ func TestCommands(t *testing.T) {
 		{name: "run a dead HTTP_PROXY and a named target", env: map[string]string{"HTTP_PROXY": "http://127.0.0.1:1", envToken: canary}, args: []string{"run", "--base-url", "http://plants.test/"}, wantCode: 2,
 			wantStderr: []string{`cannot be reached: the proxy 127\.0\.0\.1:1 \(from HTTP_PROXY\): .*connection refused`}},
 		{name: "run the bundled reference", args: []string{"run", "--tags", "@must"}, wantCode: 0,
-			wantStdout: []string{`bundled reference server`, `CREATE-200 +MUST +pass`, `VERDICT: CONFORMANT`}},
+			wantStdout: []string{`(?m)^target: the bundled reference server \(in-process, http://127\.0\.0\.1:\d+/plants\)$`, `CREATE-200 +MUST +pass`,
+				`VERDICT: CONFORMANT to the rules that ran \(partial: not every rule ran\) \[target: the bundled reference server, not a server of yours\]`}},
+		// Never green without a target: a target given empty, or a setting
+		// only a server of one's own uses given without one, is exit 2.
+		{name: "run an empty --base-url", args: []string{"run", "--base-url", ""}, wantCode: 2,
+			wantStderr: []string{`--base-url is empty: give your server's base URL .*leave --base-url out to certify the bundled reference server`}},
+		{name: "run a blank --base-url", args: []string{"run", "--base-url= "}, wantCode: 2, wantStderr: []string{`--base-url is empty`}},
+		{name: "run an empty PLANTCHECK_BASE_URL", env: map[string]string{envBaseURL: ""}, args: []string{"run"}, wantCode: 2,
+			wantStderr: []string{`PLANTCHECK_BASE_URL is set but empty .*unset PLANTCHECK_BASE_URL to certify the bundled reference server`}},
+		{name: "run an empty PLANTCHECK_BASE_URL and a token", env: map[string]string{envBaseURL: "", envToken: canary}, args: []string{"run"}, wantCode: 2,
+			wantStderr: []string{`PLANTCHECK_BASE_URL is set but empty`}},
+		{name: "run an empty PLANTCHECK_BASE_URL beside a --base-url", env: map[string]string{envBaseURL: "", envToken: canary}, args: []string{"run", "--base-url", good, "--tags", "@AUTH-UNKNOWN"}, wantCode: 0,
+			wantStdout: []string{`VERDICT: CONFORMANT to the rules that ran`}},
+		{name: "run PLANTCHECK_TOKEN and no target", env: map[string]string{envToken: canary}, args: []string{"run"}, wantCode: 2,
+			wantStderr: []string{`PLANTCHECK_TOKEN given, but no target: pass --base-url .*unset PLANTCHECK_TOKEN`}},
+		{name: "run an empty PLANTCHECK_TOKEN and no target", env: map[string]string{envToken: ""}, args: []string{"run"}, wantCode: 2,
+			wantStderr: []string{`PLANTCHECK_TOKEN given, but no target`}},
+		{name: "run --token and no target", args: []string{"run", "--token", canary}, wantCode: 2, wantStderr: []string{`--token given, but no target.*leave out --token`}},
+		{name: "run --token-file and no target", args: []string{"run", "--token-file", tokenFile}, wantCode: 2, wantStderr: []string{`--token-file given, but no target`}},
+		{name: "run --header and no target", args: []string{"run", "--header", "X-Api-Key: k"}, wantCode: 2, wantStderr: []string{`--header given, but no target`}},
+		{name: "run --ca-cert and no target", args: []string{"run", "--ca-cert", tokenFile}, wantCode: 2, wantStderr: []string{`--ca-cert given, but no target`}},
+		{name: "run --cert and --key and no target", args: []string{"run", "--cert", tokenFile, "--key", tokenFile}, wantCode: 2, wantStderr: []string{`--cert, --key given, but no target`}},
+		{name: "run --proxy and no target", args: []string{"run", "--proxy", "http://127.0.0.1:1"}, wantCode: 2, wantStderr: []string{`--proxy given, but no target`}},
+		{name: "run --config and no target", args: []string{"run", "--config", tagsOnly}, wantCode: 2, wantStderr: []string{`--config given, but no target.*leave out --config`}},
+		{name: "run a config file's token and no target", args: []string{"run", "--config", tokenOnly}, wantCode: 2,
+			wantStderr: []string{`token in the config file .*token\.yaml, --config given, but no target.*remove the key token from the config file`}},
+		{name: "run a config file's empty base-url", args: []string{"run", "--config", emptyURL}, wantCode: 2, wantStderr: []string{`the config file .*empty-url\.yaml gives an empty base-url`}},
+		{name: "run --require-target and no target", args: []string{"run", "--require-target"}, wantCode: 2,
+			wantStderr: []string{`no target: --require-target refuses to certify the bundled reference server`, `certify-reference: true`}},
+		{name: "run --require-target and a target", env: map[string]string{envBaseURL: good, envToken: canary}, args: []string{"run", "--require-target", "--tags", "@AUTH-UNKNOWN"}, wantCode: 0,
+			wantStdout: []string{`VERDICT: CONFORMANT to the rules that ran`}},
 		{name: "run a target from the environment", env: map[string]string{envBaseURL: good, envToken: canary}, args: []string{"run"}, wantCode: 0,
 			wantStdout: []string{regexp.QuoteMeta(good + "/plants"), `AUTH-UNKNOWN +MUST +pass`, `VERDICT: CONFORMANT: every MUST rule passed`}},
 		{name: "flags win over the environment", env: map[string]string{envBaseURL: "http://127.0.0.1:1", envToken: "not-it"}, args: []string{"run", "--base-url", good, "--token", canary, "--tags", "@AUTH-UNKNOWN"}, wantCode: 0,

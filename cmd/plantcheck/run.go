@@ -54,6 +54,8 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	fs.IntVar(&cfg.Examples, "examples", steps.DefaultExamples, fmt.Sprintf("valid bodies each generated scenario sends (1-%d)", steps.MaxExamples))
 	fs.BoolVar(&cfg.AllStrings, "all-strings", false, "send every string of the catalog of hostile strings as a name and as a tag, not one drawn from each category")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of the run's random ids and values; 0 draws one (printed with the verdict)")
+	var requireTarget bool
+	fs.BoolVar(&requireTarget, "require-target", false, "refuse (exit 2) to certify the bundled reference server: a CI gate must name its target (--base-url, "+envBaseURL+" or the config file)")
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
@@ -69,8 +71,13 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	cfg.ConfigFile = used
 	set := map[string]bool{} // the command line's and the file's
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if v := c.getenv(envBaseURL); !cli["base-url"] && v != "" {
-		cfg.BaseURL = v
+	envURL, envURLSet := c.lookup(envBaseURL)
+	if !cli["base-url"] && envURLSet {
+		cfg.BaseURL = envURL
+	}
+	if msg := missingTarget(c, cli, set, cfg.BaseURL, used, requireTarget); msg != "" {
+		fmt.Fprintf(c.stderr, "plantcheck run: %s\n", msg)
+		return exitCannotRun
 	}
 	if msg := outOfRange(set, cfg); msg != "" {
 		fmt.Fprintf(c.stderr, "plantcheck run: %s\n", msg)
@@ -122,12 +129,6 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 			cfg.Format = "pretty"
 		}
 	}
-	if cfg.BaseURL == "" && cfg.Token != "" {
-		// The bundled server makes its own token; a user's token is for a
-		// target, so say that it is not used rather than silently drop it.
-		fmt.Fprintln(c.stderr, "plantcheck run: no --base-url: certifying the bundled reference server; the given token is not used")
-		cfg.Token = ""
-	}
 	if n := len(cfg.Token); n > 0 && n < shortToken {
 		fmt.Fprintf(c.stderr, "plantcheck run: the token is shorter than %d characters: it is hidden wherever it occurs in the evidence, which it may garble (the verdict is taken on the answers as sent)\n", shortToken)
 	}
@@ -154,6 +155,58 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		return exitCannotRun
 	}
 	return rep.ExitCode()
+}
+
+// targetFlags are the settings that only a server of one's own can use:
+// given with no target, they mean the user forgot to name it, and a run
+// of the bundled reference would pass for a run of theirs.
+var targetFlags = []string{"token", "token-file", "header", "ca-cert", "cert", "key", "proxy"}
+
+// missingTarget returns why run must not certify the bundled reference
+// server ("" when it may, or a target is named): a target given empty (an
+// unset CI variable, say), or a setting meant for a server of one's own
+// given without one. Certifying the reference is what run does with
+// nothing set at all; anything else would turn a gate green having tested
+// nothing of the user's.
+func missingTarget(c cli, flagged, set map[string]bool, baseURL, configFile string, require bool) string {
+	if strings.TrimSpace(baseURL) != "" {
+		return ""
+	}
+	const certify = "certify the bundled reference server"
+	inFile := "the config file " + evidence.Text(configFile)
+	_, envURLSet := c.lookup(envBaseURL)
+	switch {
+	case flagged["base-url"]:
+		return "--base-url is empty: give your server's base URL (such as --base-url https://plants.example.com), or leave --base-url out to " + certify
+	case envURLSet:
+		return envBaseURL + " is set but empty (an unset CI variable or secret?): set it to your server's base URL, or pass --base-url; unset " + envBaseURL + " to " + certify
+	case set["base-url"]:
+		return inFile + " gives an empty base-url: give your server's base URL there, or remove the key to " + certify
+	}
+	var given, undo []string
+	for _, name := range targetFlags {
+		switch {
+		case flagged[name]:
+			given, undo = append(given, "--"+name), append(undo, "leave out --"+name)
+		case set[name]:
+			given, undo = append(given, name+" in "+inFile), append(undo, "remove the key "+name+" from the config file")
+		}
+	}
+	if _, ok := c.lookup(envToken); ok {
+		given, undo = append(given, envToken), append(undo, "unset "+envToken)
+	}
+	if flagged["config"] {
+		given, undo = append(given, "--config"), append(undo, "leave out --config")
+	}
+	switch {
+	case require && len(given) == 0:
+		return "no target: --require-target refuses to " + certify + ": pass --base-url with your server's URL, or set " + envBaseURL +
+			" (in the GitHub Action: the base-url input, or certify-reference: true to " + certify + ")"
+	case len(given) == 0:
+		return ""
+	}
+	return fmt.Sprintf("%s given, but no target: pass --base-url with your server's URL (or set %s); to %s instead, %s",
+		strings.Join(given, ", "), envBaseURL, certify, strings.Join(undo, " and "))
 }
 
 // headerFlag collects a repeatable --header.

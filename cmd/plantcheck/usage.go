@@ -1,0 +1,164 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Usage as users type it: a did-you-mean for a mistyped flag, command or
+// config key; a hint for a URL given as an argument; a duration without
+// its unit, and a flag taken as another's value, refused with the reason.
+
+// suggest returns the candidate closest to name, "" when none is close:
+// the same once case and underscores are ignored (base_url, BASE-URL), a
+// small edit distance, or the one candidate name begins.
+func suggest(name string, candidates []string) string {
+	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), "_", "-") }
+	n := norm(strings.TrimLeft(name, "-"))
+	if n == "" {
+		return ""
+	}
+	best, bestDist, prefixed := "", 3, []string{}
+	if len(n) <= 4 {
+		bestDist = 2 // one edit in a short name
+	}
+	for _, c := range candidates {
+		d := editDistance(n, norm(c))
+		if d < bestDist {
+			best, bestDist = c, d
+		}
+		if len(n) >= 4 && strings.HasPrefix(norm(c), n) {
+			prefixed = append(prefixed, c)
+		}
+	}
+	if best == "" && len(prefixed) == 1 {
+		return prefixed[0]
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes (names are
+// ASCII).
+func editDistance(a, b string) int {
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// flagNames returns the names of fs's flags.
+func flagNames(fs *flag.FlagSet) []string {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return names
+}
+
+// undefinedFlag returns the name of the flag err says is not defined ("" for
+// another error). The flag package has no error type for it: its message
+// is the only handle, and a test pins it.
+func undefinedFlag(err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	return strings.TrimLeft(name, "-")
+}
+
+// guardedValue wraps a flag that takes a value while its flag set parses:
+// it refuses another of the set's flags as its value (--report-dir
+// --strict is a forgotten value, not a folder named --strict) and, for a
+// duration, a bare number (--timeout 10: seconds or milliseconds?). The
+// reason goes to *why, which parseFlags prints instead of the flag
+// package's error, which quotes the value.
+type guardedValue struct {
+	flag.Value
+	name     string
+	fs       *flag.FlagSet
+	duration bool
+	why      *string
+}
+
+func (g guardedValue) Set(v string) error {
+	if flagArg(g.fs, v) != "" {
+		typed, _, _ := strings.Cut(v, "=")
+		*g.why = fmt.Sprintf("--%s needs a value, and was followed by the flag %s", g.name, typed)
+		return fmt.Errorf("no value")
+	}
+	if g.duration {
+		if n, err := strconv.ParseFloat(v, 64); err == nil && n != 0 {
+			*g.why = fmt.Sprintf("--%s %s: a duration needs its unit, such as %ss or %sms", g.name, v, v, v)
+			return fmt.Errorf("no unit")
+		}
+	}
+	return g.Value.Set(v)
+}
+
+// flagArg returns the name of fs's flag that arg is (-name, --name or
+// --name=value; help too), "" when arg is not one of them: a negative
+// number or a token that begins with a dash stays a value.
+func flagArg(fs *flag.FlagSet, arg string) string {
+	if !strings.HasPrefix(arg, "-") {
+		return ""
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-"), "=")
+	if name == "h" || name == "help" || name != "" && fs.Lookup(name) != nil {
+		return name
+	}
+	return ""
+}
+
+// guard wraps each flag of fs that takes a value in a guardedValue, and
+// returns the function that puts the flags' own values back.
+func guard(fs *flag.FlagSet, why *string) (restore func()) {
+	var undo []func()
+	fs.VisitAll(func(f *flag.Flag) {
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			return
+		}
+		isDuration := false
+		if g, ok := f.Value.(flag.Getter); ok {
+			_, isDuration = g.Get().(time.Duration)
+		}
+		orig := f.Value
+		f.Value = guardedValue{Value: orig, name: f.Name, fs: fs, duration: isDuration, why: why}
+		undo = append(undo, func() { f.Value = orig })
+	})
+	return func() {
+		for _, u := range undo {
+			u()
+		}
+	}
+}
+
+// urlFlags are the flags that take a command's target, in the order a hint
+// prefers them.
+var urlFlags = []string{"base-url", "upstream"}
+
+// argumentHint is the line that follows an unexpected argument: a URL
+// where a flag takes one points at that flag.
+func argumentHint(fs *flag.FlagSet, arg string) string {
+	if !strings.Contains(arg, "://") {
+		return ""
+	}
+	for _, name := range urlFlags {
+		if fs.Lookup(name) != nil {
+			return fmt.Sprintf("did you mean --%s %s?", name, arg)
+		}
+	}
+	return ""
+}
