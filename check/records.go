@@ -186,8 +186,11 @@ func Answered(err error, status int, limit time.Duration, maxBody int64) (rules.
 	switch f := FaultOf(err); {
 	case errors.As(err, &ne) && ne.Timeout():
 		j.Actual = fmt.Sprintf("no complete answer within %s", limit)
-	case f != NoFault:
+	case f != NoFault && status != 0:
 		// Not a time limit: the connection ended, often in milliseconds.
+		j.Expected = "a complete HTTP response to the request"
+		j.Actual = fmt.Sprintf("status %d, then the connection ended before the end of its body: %s", status, err)
+	case f != NoFault:
 		j.Expected = "an HTTP response to the request"
 		j.Actual = fmt.Sprintf("the connection was %s: %s", f, err)
 	}

@@ -96,8 +96,8 @@ func (f Faults) Summary() string {
 	}
 	s += "; each of those requests was sent again on a fresh connection"
 	if f.Judged > 0 {
-		s += fmt.Sprintf("; %s met the fault again on its last try, alone on a fresh connection, and %s judged",
-			plural(f.Judged, "request"), map[bool]string{true: "is", false: "are"}[f.Judged == 1])
+		s += fmt.Sprintf("; %s met the fault again on %s last try, alone on a fresh connection, and %s judged",
+			plural(f.Judged, "request"), map[bool]string{true: "its", false: "their"}[f.Judged == 1], map[bool]string{true: "is", false: "are"}[f.Judged == 1])
 	}
 	return s
 }
