@@ -254,7 +254,7 @@ func TestAPythonPlantStore(t *testing.T) {
 		t.Skip("ten runs against a Python server: not in -short")
 	}
 	for _, args := range [][]string{nil, {"--close-after-400"}} {
-		t.Run(strings.Join(append([]string{"plain"}, args...), " "), func(t *testing.T) {
+		t.Run(map[bool]string{true: "plain", false: "closing after each 400"}[args == nil], func(t *testing.T) {
 			token := "python-" + reference.RandomToken(20)
 			cmd := exec.Command(python, append([]string{filepath.Join("testdata", "plant_store.py"), token}, args...)...)
 			stdout, err := cmd.StdoutPipe()
