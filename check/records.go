@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"mime"
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/plantcheck/plantcheck/rules"
@@ -181,8 +183,51 @@ func Answered(err error, status int, limit time.Duration, maxBody int64) (rules.
 	}
 	j := Judgement{Expected: fmt.Sprintf("a complete HTTP response within %s", limit), Actual: "no answer: " + err.Error()}
 	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
+	switch f := FaultOf(err); {
+	case errors.As(err, &ne) && ne.Timeout():
 		j.Actual = fmt.Sprintf("no complete answer within %s", limit)
+	case f != NoFault && status != 0:
+		// Not a time limit: the connection ended, often in milliseconds.
+		j.Expected = "a complete HTTP response to the request"
+		j.Actual = fmt.Sprintf("status %d, then the connection ended before the end of its body: %s", status, err)
+	case f != NoFault:
+		j.Expected = "an HTTP response to the request"
+		j.Actual = fmt.Sprintf("the connection was %s: %s", f, err)
 	}
 	return rules.ResponseTimely, j
+}
+
+// Fault is how a connection failed before any byte of its answer came:
+// what a retry on a fresh connection may cure, and what a failure names.
+type Fault int
+
+const (
+	NoFault Fault = iota
+	Refused       // the connection was refused
+	Reset         // the target reset the connection
+	Closed        // the target closed the connection with no answer
+)
+
+func (f Fault) String() string {
+	return [...]string{"not a connection fault", "refused", "reset", "closed with no answer"}[f]
+}
+
+// FaultOf says which connection fault err is, from an exchange that got no
+// status line (NoFault for anything else: a time limit, a name that does
+// not resolve, TLS).
+func FaultOf(err error) Fault {
+	switch {
+	case err == nil:
+		return NoFault
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return Refused
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED):
+		return Reset
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE),
+		// net/http keeps this sentinel unexported (golang/go#19943): a
+		// keep-alive connection the target closed as the request went.
+		strings.HasSuffix(err.Error(), "http: server closed idle connection"):
+		return Closed
+	}
+	return NoFault
 }

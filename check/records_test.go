@@ -3,7 +3,11 @@ package check
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -91,18 +95,27 @@ func TestAnswered(t *testing.T) {
 	tests := []struct {
 		name   string
 		err    error
+		status int // 0: no status line came
 		rule   rules.RuleID
 		actual string
 	}{
-		{"an answer", nil, rules.ResponseTimely, ""},
-		{"a body past the bound", fmt.Errorf("read: %w", ErrBodyTooLarge), rules.ResponseDocumented, "a body longer than 1024 bytes"},
-		{"a time-out", fmt.Errorf("get: %w", timeoutErr{}), rules.ResponseTimely, "no complete answer within 2s"},
-		{"a reset", errors.New("connection reset by peer"), rules.ResponseTimely, "no answer: connection reset by peer"},
+		{"an answer", nil, 200, rules.ResponseTimely, ""},
+		{"a body past the bound", fmt.Errorf("read: %w", ErrBodyTooLarge), 200, rules.ResponseDocumented, "a body longer than 1024 bytes"},
+		{"a time-out", fmt.Errorf("get: %w", timeoutErr{}), 0, rules.ResponseTimely, "no complete answer within 2s"},
+		{"an error of no known kind", errors.New("malformed HTTP response"), 0, rules.ResponseTimely, "no answer: malformed HTTP response"},
+		{"a reset", &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, 0, rules.ResponseTimely, "the connection was reset: read tcp: read: connection reset by peer"},
+		{"a close", fmt.Errorf("post: %w", io.EOF), 0, rules.ResponseTimely, "the connection was closed with no answer: post: EOF"},
+		{"a closed idle connection", errors.New(`Post "http://x/plants": http: server closed idle connection`), 0, rules.ResponseTimely, "the connection was closed with no answer"},
+		{"a close within the body", io.ErrUnexpectedEOF, 200, rules.ResponseTimely, "status 200, then the connection ended before the end of its body: unexpected EOF"},
 	}
 	for _, tt := range tests {
-		rule, j := Answered(tt.err, 200, 2*time.Second, 1024)
+		rule, j := Answered(tt.err, tt.status, 2*time.Second, 1024)
 		if rule != tt.rule || j.Actual != "" && !strings.Contains(j.Actual, tt.actual) || (tt.actual == "") != j.OK() {
 			t.Errorf("%s: Answered = %s %q, want %s %q", tt.name, rule, j.Actual, tt.rule, tt.actual)
+		}
+		// A connection that ended is not a time limit.
+		if FaultOf(tt.err) != NoFault && strings.Contains(j.Expected+j.Actual, "within") {
+			t.Errorf("%s: Answered = %q, %q: a connection fault told as a time limit", tt.name, j.Expected, j.Actual)
 		}
 	}
 }

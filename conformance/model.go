@@ -82,6 +82,11 @@ func (r *Report) Model() *verdict.Verdict {
 			Exceeded: t.Exceeded, Summary: r.ThrottleLine(),
 		}
 	}
+	if f := r.Faults; f.Total() > 0 {
+		v.Connections = verdict.Connections{
+			Faults: f.Kinds, InFlight: f.At, LowestInFlight: f.Lowest, Judged: f.Judged, Summary: f.Summary(),
+		}
+	}
 	for i := range v.Rules {
 		rv := r.Rules[i]
 		for _, s := range r.Scenarios {

@@ -50,6 +50,8 @@ type Report struct {
 	// what it met of throttling.
 	Rate       float64
 	Throttling steps.Throttling
+	// Faults is what the run met of connection faults.
+	Faults steps.Faults
 	// rerunFlags are the flags a rerun needs (Config.rerunFlags).
 	rerunFlags []string
 

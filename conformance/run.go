@@ -241,6 +241,7 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 	rep.Ended = time.Now()
 	rep.Interrupted = ctx.Err() != nil
 	rep.Throttling = st.Throttling()
+	rep.Faults = st.Faults()
 	if status == 2 && !rep.Interrupted {
 		return nil, fmt.Errorf("%w: godog could not run the features (tags %q)", ErrConfig, cfg.Tags)
 	}

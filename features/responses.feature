@@ -13,7 +13,11 @@ Feature: Responses and error records
   checked against the OpenAPI document: a status other than 200 or 400, a media
   type other than application/json, or a body that does not match the status's
   schema fails the scenario under rule RESPONSE-DOCUMENTED. An answer that does
-  not arrive within the run's time limit fails under RESPONSE-TIMELY.
+  not arrive within the run's time limit fails under RESPONSE-TIMELY, and so does
+  a connection the target resets or closes with no answer, when it does so again
+  to the same request sent alone on a fresh connection: a server may close an
+  idle kept-alive connection at any time (RFC 9112, section 9.6), so a fault
+  that a fresh connection does not meet is no verdict.
   Which conditions produce 400 beyond the written rules, and what the values of
   error mean, are "not shown": any int32 value and any message will do.
 

@@ -111,7 +111,7 @@ var Catalog = []Rule{
 	{ErrorRecord, Must, "Errors", "An error response carries both error (an int32 integer) and message (a string)."},
 	{ResponseDocumented, Must, "Endpoints, POST /plants, responses", "Every response has a documented status (200 or 400), the media type application/json, and a body that matches that status's schema."},
 	{HeaderSize, Should, "Limits: not shown (a header limit is the infrastructure's in front)", "A valid request with a header field of a few KiB, within the 8 KiB a line that common front ends read (nginx, Apache), is answered as the contract says: 200 with a Plant record, or 400 with an Error record. Any other answer to it fails this rule, never a MUST."},
-	{ResponseTimely, Must, "Limits (plantcheck's reading)", "Every answer arrives within the time limit the user sets (--timeout); a service that does not answer cannot be certified."},
+	{ResponseTimely, Must, "Limits (plantcheck's reading)", "Every request is answered, whole, within the time limit the user sets (--timeout): a connection the target resets or closes with no answer, even when the request is sent again alone on a fresh connection, is no answer; a service that does not answer cannot be certified."},
 }
 
 // Lookup returns the rule with the given ID.

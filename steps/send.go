@@ -9,9 +9,11 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -135,6 +137,10 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 	}
 	var resp *http.Response
 	var start time.Time
+	// faults counts the tries of this request whose connection was
+	// refused, reset or closed before any byte of an answer: the next try
+	// goes on a fresh connection, and the last one alone.
+	faults := 0
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
 			if req, err = build(); err != nil {
@@ -142,27 +148,49 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 			}
 		}
 		x.Status, x.header, x.body = 0, nil, nil
-		s.slots <- struct{}{}
+		client, alone := s.cfg.Client, faults == FaultTries-1
+		if faults > 0 {
+			client = s.fresh
+		}
+		var reused atomic.Bool
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+			GotConn: func(c httptrace.GotConnInfo) { reused.Store(c.Reused) },
+		}))
+		ticket := s.flight.enter(alone)
 		sent, gerr := s.gate.wait(ctx)
 		if gerr != nil {
-			<-s.slots
+			s.flight.leave(alone)
 			if errors.Is(gerr, ErrThrottled) {
 				return nil, &HarnessError{gerr}
 			}
 			return nil, &HarnessError{fmt.Errorf("the run was cancelled: %w", gerr)}
 		}
 		start = time.Now()
-		resp, err = s.cfg.Client.Do(req)
+		resp, err = client.Do(req)
 		if err == nil {
 			x.Status, x.header = resp.StatusCode, resp.Header
 			x.body, err = readBounded(resp.Body, resp.ContentLength, s.cfg.MaxBody)
 			resp.Body.Close()
 		}
 		x.Duration = time.Since(start)
-		<-s.slots
+		s.flight.leave(alone)
+		if err != nil && x.Status == 0 && ctx.Err() == nil {
+			if kind := check.FaultOf(err); kind != check.NoFault {
+				// Not a verdict yet: the run's load, or a keep-alive
+				// connection the target closed, may cause it (README,
+				// Connection faults, says why a retry is safe).
+				faults++
+				s.flight.faulted(ticket, kind, reused.Load(), faults == FaultTries)
+				if faults < FaultTries {
+					continue
+				}
+				err = fmt.Errorf("%w (%d tries, the last on a fresh connection with no other request in flight)", err, FaultTries)
+			}
+		}
 		if err != nil {
 			break
 		}
+		s.flight.answered(ticket)
 		wait, throttled := throttleWait(x.Status, x.header, attempt, time.Now())
 		if !throttled {
 			s.gate.accepted(sent)

@@ -48,6 +48,9 @@ const (
 // Throttling reports the throttling the run met.
 func (s *Suite) Throttling() Throttling { return s.gate.stats() }
 
+// Faults reports the connection faults the run met.
+func (s *Suite) Faults() Faults { return s.flight.stats() }
+
 // breakerThreshold is how many answers in a row may fail to arrive (or to
 // end within the read bound) before the remaining scenarios are not run: a
 // target that never answers ends the run in a few time limits, not one per
@@ -149,9 +152,11 @@ type Suite struct {
 	nameOnce sync.Once
 	nameSeen bool
 	// gate keeps the run's pace and its pauses for a throttling target;
-	// slots its bound on requests in flight.
-	gate  *gate
-	slots chan struct{}
+	// flight its bound on requests in flight, which connection faults
+	// lower; fresh sends a request again on a new connection.
+	gate   *gate
+	flight *flight
+	fresh  *http.Client
 	// idSalt keeps each run's fresh ids apart from another run's with the
 	// same seed.
 	idSalt uint64
@@ -214,7 +219,8 @@ func New(cfg Config) (*Suite, error) {
 		return nil, fmt.Errorf("the rate must be positive")
 	}
 	s.gate = newGate(cfg.Rate, cfg.Throttle, cfg.Notice)
-	s.slots = make(chan struct{}, max(cfg.InFlight, 1))
+	s.flight = newFlight(cfg.InFlight, cfg.Notice)
+	s.fresh = freshClient(cfg.Client)
 	s.steps = s.stepDefs()
 	if err := s.loadShapes(); err != nil {
 		return nil, fmt.Errorf("read the request schema: %w", err)

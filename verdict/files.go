@@ -195,6 +195,9 @@ func (v *Verdict) normalise() {
 	if v.Throttling.Answers == nil {
 		v.Throttling.Answers = map[int]int{}
 	}
+	if v.Connections.Faults == nil {
+		v.Connections.Faults = map[string]int{}
+	}
 	if v.Counts.ProxyAnswers == nil {
 		v.Counts.ProxyAnswers = map[string]int64{}
 	}

@@ -107,6 +107,9 @@ func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
 	if v.Throttling.Summary != "" {
 		fmt.Fprintf(b, "| Throttled | %s |\n", mdTable(v.Throttling.Summary))
 	}
+	if v.Connections.Summary != "" {
+		fmt.Fprintf(b, "| Connections | %s |\n", mdTable(v.Connections.Summary))
+	}
 	b.WriteString("\n")
 	for _, n := range v.NotJudgedInPart {
 		q.item(b, "-", fmt.Sprintf("Not judged in %s:", plural(n.N, "exchange")), n.Reason)

@@ -121,6 +121,9 @@ func (v *Verdict) writeText(w *strings.Builder) {
 	if v.Throttling.Summary != "" {
 		fmt.Fprintf(w, "Throttled: %s\n", v.Throttling.Summary)
 	}
+	if v.Connections.Summary != "" {
+		fmt.Fprintf(w, "Connections: %s\n", v.Connections.Summary)
+	}
 	if v.ReportDir != "" {
 		fmt.Fprintf(w, "Reports: %s (%s)\n", v.ReportDir, strings.Join(v.files(), ", "))
 	}

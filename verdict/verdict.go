@@ -87,7 +87,9 @@ type Verdict struct {
 	LikelyCause string     `json:"likelyCause"`
 	Error       string     `json:"error"`
 	Throttling  Throttling `json:"throttling"`
-	Counts      Counts     `json:"counts"`
+	// Connections is what a run met of connection faults, sent again.
+	Connections Connections `json:"connections"`
+	Counts      Counts      `json:"counts"`
 	// NotJudgedInPart counts the exchanges judged in part, by reason
 	// (proxy).
 	NotJudgedInPart []Count `json:"notJudgedInPart"`
@@ -141,6 +143,22 @@ type Throttling struct {
 	SlowestPace float64 `json:"slowestPace"`
 	Exceeded    string  `json:"exceeded"`
 	Summary     string  `json:"summary"`
+}
+
+// Connections is what a run met of connections refused, reset or closed
+// before any byte of an answer: each such request was sent again on a
+// fresh connection, and the bound on requests in flight lowered.
+type Connections struct {
+	// Faults counts them by kind: reset, closed with no answer, refused.
+	Faults map[string]int `json:"faults"`
+	// InFlight is the bound on requests in flight when the first came;
+	// LowestInFlight the lowest it came down to (0: never lowered).
+	InFlight       int `json:"inFlight"`
+	LowestInFlight int `json:"lowestInFlight"`
+	// Judged counts the requests that met a fault on their last try, alone
+	// on a fresh connection: those are failures of the target's.
+	Judged  int    `json:"judged"`
+	Summary string `json:"summary"`
 }
 
 // Counts are the totals: scenarios (run) and exchanges (both), and what

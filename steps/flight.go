@@ -1,0 +1,238 @@
+package steps
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/plantcheck/plantcheck/check"
+)
+
+// FaultTries is how many times one request is sent when its connection is
+// refused, reset or closed before any byte of its answer: once as usual,
+// once more on a fresh connection, and a last time on a fresh connection
+// with no other request in flight. A fault that comes back then is the
+// target's own, whatever the run's load: it is judged.
+const FaultTries = 3
+
+// flight is the run's bound on requests in flight, the one every request
+// enters before it passes the gate. Where the gate slows the pace for a
+// throttling answer, flight lowers the bound for a connection fault: a small
+// server whose listen backlog overflows resets connections at 16 in flight
+// and none at 4. Each fault of a request sent at the current bound halves
+// it (those sent before a cut are counted, not cut for again); each run of
+// as many answers as the bound, with no fault, raises it by one, up to
+// --concurrency. A request's last try runs alone.
+type flight struct {
+	mu      sync.Mutex
+	cond    sync.Cond
+	ceiling int // --concurrency
+	limit   int // the bound now
+	n       int // requests in flight
+	waiting int // last tries waiting to run alone
+	solo    bool
+	seq     uint64 // requests entered
+	cutAt   uint64 // the first request entered at the current bound
+	ok      int    // answers since the bound last changed
+	seen    Faults
+	// notice receives a line for the console; nil: none.
+	notice func(string)
+	told   time.Time
+}
+
+// Faults is what a run met of connection faults.
+type Faults struct {
+	// Kinds counts the faults of new connections by kind ("reset",
+	// "closed with no answer", "refused").
+	Kinds map[string]int
+	// Idle counts the kept-alive connections the target closed (or reset)
+	// as a request went on them: the race of RFC 9112, section 9.6, every
+	// HTTP/1.1 client lives with.
+	Idle int
+	// At is the bound on requests in flight when the first fault came;
+	// Lowest the lowest the bound came down to (0: it was never lowered).
+	At, Lowest int
+	// Judged counts the requests whose fault came back on their last try:
+	// failures of the target's, not the run's.
+	Judged int
+}
+
+// Total is the number of faults.
+func (f Faults) Total() int {
+	n := f.Idle
+	for _, c := range f.Kinds {
+		n += c
+	}
+	return n
+}
+
+// Summary says what happened, for the verdict: "the target reset 9
+// connections at 16 in flight, and plantcheck went on at 4; each of those
+// requests was sent again on a fresh connection". "" when nothing did.
+func (f Faults) Summary() string {
+	if f.Total() == 0 {
+		return ""
+	}
+	var parts []string
+	if len(f.Kinds) > 0 {
+		var kinds []string
+		for _, k := range slices.Sorted(maps.Keys(f.Kinds)) {
+			what := map[string]string{"reset": "reset %s", "refused": "refused %s", "closed with no answer": "closed %s with no answer"}[k]
+			kinds = append(kinds, fmt.Sprintf(what, plural(f.Kinds[k], "connection")))
+		}
+		parts = append(parts, strings.Join(kinds, " and "))
+	}
+	if f.Idle > 0 {
+		parts = append(parts, fmt.Sprintf("closed %s as a request went on %s", plural(f.Idle, "kept-alive connection"),
+			map[bool]string{true: "it", false: "them"}[f.Idle == 1]))
+	}
+	s := fmt.Sprintf("the target %s at %d in flight", strings.Join(parts, ", and "), f.At)
+	if f.Lowest > 0 && f.Lowest < f.At {
+		s += fmt.Sprintf("; plantcheck went on at %d", f.Lowest)
+	}
+	s += "; each of those requests was sent again on a fresh connection"
+	if f.Judged > 0 {
+		s += fmt.Sprintf("; %s met the fault again on %s last try, alone on a fresh connection, and %s judged",
+			plural(f.Judged, "request"), map[bool]string{true: "its", false: "their"}[f.Judged == 1], map[bool]string{true: "is", false: "are"}[f.Judged == 1])
+	}
+	return s
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func newFlight(ceiling int, notice func(string)) *flight {
+	f := &flight{ceiling: max(ceiling, 1), notice: notice}
+	f.limit = f.ceiling
+	f.cond.L = &f.mu
+	return f
+}
+
+// enter waits for room in flight and returns the request's ticket. alone
+// waits until no other request is in flight, and keeps every other out
+// until it leaves; last tries waiting go before any other request.
+func (f *flight) enter(alone bool) uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if alone {
+		f.waiting++
+		for f.solo || f.n > 0 {
+			f.cond.Wait()
+		}
+		f.waiting--
+		f.solo = true
+	} else {
+		for f.solo || f.waiting > 0 || f.n >= f.limit {
+			f.cond.Wait()
+		}
+	}
+	f.n++
+	f.seq++
+	return f.seq
+}
+
+// leave frees the request's room.
+func (f *flight) leave(alone bool) {
+	f.mu.Lock()
+	f.n--
+	if alone {
+		f.solo = false
+	}
+	f.mu.Unlock()
+	f.cond.Broadcast()
+}
+
+// answered records an answer (any answer: the connection held) to the
+// request of ticket t: the bound rises by one for each run of as many.
+func (f *flight) answered(t uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if t < f.cutAt || f.limit >= f.ceiling {
+		return
+	}
+	if f.ok++; f.ok >= f.limit {
+		f.limit++
+		f.ok = 0
+		f.cutAt = f.seq + 1
+	}
+	f.cond.Broadcast()
+}
+
+// faulted records a connection fault of the request of ticket t; reused
+// says it went on a kept-alive connection, last that it came on the
+// request's last try, so it is judged. A kept-alive connection the target
+// closed lowers the bound too: each such close makes the next request open
+// a new connection, and a small listen backlog drops new connections met
+// at once (each dropped one waits out TCP's 1 s retransmission).
+func (f *flight) faulted(t uint64, kind check.Fault, reused, last bool) {
+	f.mu.Lock()
+	if last {
+		f.seen.Judged++
+	}
+	if f.seen.At == 0 {
+		f.seen.At = f.limit
+	}
+	if reused {
+		f.seen.Idle++
+	} else {
+		if f.seen.Kinds == nil {
+			f.seen.Kinds = map[string]int{}
+		}
+		f.seen.Kinds[kind.String()]++
+	}
+	var line string
+	if t >= f.cutAt && f.limit > 1 {
+		was := f.limit
+		f.limit = max(f.limit/2, 1)
+		f.ok = 0
+		f.cutAt = f.seq + 1
+		if f.seen.Lowest == 0 || f.limit < f.seen.Lowest {
+			f.seen.Lowest = f.limit
+		}
+		if now := time.Now(); f.notice != nil && (f.told.IsZero() || now.Sub(f.told) >= tellEvery) {
+			f.told = now
+			line = fmt.Sprintf("the target %s a connection at %d in flight: plantcheck sends the request again on a fresh connection, at most %d in flight now",
+				map[check.Fault]string{check.Refused: "refused", check.Reset: "reset", check.Closed: "closed"}[kind], was, f.limit)
+		}
+	}
+	f.mu.Unlock()
+	if line != "" {
+		f.notice(line)
+	}
+}
+
+// stats returns what the run met.
+func (f *flight) stats() Faults {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.seen
+	out.Kinds = maps.Clone(f.seen.Kinds)
+	return out
+}
+
+// freshClient is c with a transport that opens a new connection for each
+// request and keeps the user's TLS and proxy settings. A transport that is
+// not an *http.Transport is kept as it is: it cannot be told to.
+func freshClient(c *http.Client) *http.Client {
+	rt := c.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	tr, ok := rt.(*http.Transport)
+	if !ok {
+		return c
+	}
+	tr = tr.Clone()
+	tr.DisableKeepAlives = true
+	fresh := *c
+	fresh.Transport = tr
+	return &fresh
+}
