@@ -29,6 +29,7 @@ func (s *Suite) authSteps() []stepPattern {
 		{`^the request carries the issued token (.+)$`, s.theRequestCarriesTheIssuedToken},
 		{`^the request carries the Bearer scheme with an empty credential$`, s.theRequestCarriesAnEmptyCredential},
 		{`^the request carries a bearer token the service did not issue$`, s.theRequestCarriesAForeignToken},
+		{`^the request writes the scheme "(bearer|BEARER)" before the issued token$`, s.theRequestWritesTheSchemeBeforeTheToken},
 	}
 }
 
@@ -344,4 +345,12 @@ func (s *Suite) sendsHeader(name string) bool {
 		}
 	}
 	return false
+}
+
+// theRequestWritesTheSchemeBeforeTheToken sends the issued token
+// under the Bearer scheme in another letter case (AUTH-SCHEME-CASE): the
+// credential the service issued, as HTTP reads it, so an accepted answer
+// is judged as any accepted create is.
+func (s *Suite) theRequestWritesTheSchemeBeforeTheToken(ctx context.Context, scheme string) {
+	stateOf(ctx).req.cred = &credential{value: scheme + " " + s.cfg.Token, desc: scheme + " <token>", shell: scheme + " " + shell.TokenVar, issued: true}
 }
