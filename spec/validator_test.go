@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -217,5 +218,25 @@ func TestDefaultIsBuiltOnce(t *testing.T) {
 	a, b := mustDefault(t), mustDefault(t)
 	if a != b {
 		t.Errorf("Default() built two validators")
+	}
+}
+
+// TestRepeatedSingletonsNeeded: libopenapi-validator reads the first
+// Content-Type alone, so an answer a middleware gave a second one passes
+// it; CheckResponse finds it.
+func TestRepeatedSingletonsNeeded(t *testing.T) {
+	v := mustDefault(t)
+	req := Request{Method: "POST", Path: "/plants", Header: jsonHeader("Bearer x")}
+	for _, cts := range [][]string{{"application/json", "text/plain"}, {"application/json", "application/json"}} {
+		h := http.Header{"Content-Type": cts}
+		hr := &http.Response{StatusCode: 200, Header: h, Body: http.NoBody, Request: req.httpRequest()}
+		hr.Body = io.NopCloser(strings.NewReader(`{"name":"Fern"}`))
+		if ok, errs := v.v.ValidateHttpResponse(req.httpRequest(), hr); !ok {
+			t.Errorf("%q: the validator alone finds it (%d errors): this check is no longer what catches it", cts, len(errs))
+		}
+		got := v.CheckResponse(req, Response{Status: 200, Header: h, Body: []byte(`{"name":"Fern"}`)})
+		if len(got) != 1 || !strings.Contains(got[0].Message, "2 Content-Type fields") {
+			t.Errorf("%q: violations %v, want one naming the 2 Content-Type fields", cts, got)
+		}
 	}
 }
