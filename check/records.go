@@ -132,18 +132,29 @@ func MediaType(v string) string {
 	return mt
 }
 
-// MediaTypeJSON judges a response's Content-Type: application/json, with
-// any parameters.
-func MediaTypeJSON(contentType string, redact func(string) string) Judgement {
-	j := Judgement{Expected: "Content-Type application/json (parameters allowed)"}
+// MediaTypeJSON judges a response's Content-Type fields (every one it
+// carries, as http.Header.Values gives them): one field, application/json,
+// with any parameters. Content-Type is a singleton field (RFC 9110,
+// sections 5.3 and 8.3): an answer with two, even two of one value, has no
+// one media type, whatever its first says; a middleware that adds its own
+// after the handler's sends such answers, and a check that reads
+// Header.Get sees only the first.
+func MediaTypeJSON(values []string, redact func(string) string) Judgement {
+	j := Judgement{Expected: "one Content-Type field, application/json (parameters allowed)"}
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
 	switch {
-	case contentType == "":
+	case len(values) == 0 || len(values) == 1 && values[0] == "":
 		j.Actual = "no Content-Type header"
-	case MediaType(contentType) != "application/json":
-		if redact != nil {
-			contentType = redact(contentType)
+	case len(values) > 1:
+		quoted := make([]string, 0, min(len(values), 4))
+		for _, v := range values[:min(len(values), 4)] {
+			quoted = append(quoted, Quote(redact(v)))
 		}
-		j.Actual = "Content-Type " + Quote(contentType)
+		j.Actual = fmt.Sprintf("%d Content-Type fields (%s), where HTTP allows one", len(values), strings.Join(quoted, ", "))
+	case MediaType(values[0]) != "application/json":
+		j.Actual = "Content-Type " + Quote(redact(values[0]))
 	}
 	return j
 }
@@ -179,6 +190,12 @@ func Answered(err error, status int, limit time.Duration, maxBody int64) (rules.
 		return rules.ResponseDocumented, Judgement{
 			Expected: fmt.Sprintf("a response body of at most %d bytes (the bound plantcheck reads)", maxBody),
 			Actual:   fmt.Sprintf("status %d with a body longer than %d bytes", status, maxBody),
+		}
+	}
+	if what, ok := BrokenFraming(err); ok {
+		return rules.ResponseDocumented, Judgement{
+			Expected: "a response HTTP can frame: one Content-Length, a decimal length (RFC 9110, section 8.6; RFC 9112, section 6.3)",
+			Actual:   "an answer with " + what + ", which Go's client refuses to read",
 		}
 	}
 	j := Judgement{Expected: fmt.Sprintf("a complete HTTP response within %s", limit), Actual: "no answer: " + err.Error()}
@@ -230,4 +247,31 @@ func FaultOf(err error) Fault {
 		return Closed
 	}
 	return NoFault
+}
+
+// The texts of net/http's errors for an answer whose Content-Length it
+// cannot frame by (net/http/transfer.go, fixLength: plain fmt.Errorf, with
+// no error value to test with errors.Is, so they are matched here, once).
+var framingErrors = []struct{ text, what string }{
+	{"message cannot contain multiple Content-Length headers", "Content-Length fields of different values"},
+	{"bad Content-Length", "a Content-Length that is not a decimal length"},
+}
+
+// BrokenFraming says whether err is net/http's refusal of an answer whose
+// framing HTTP forbids (two Content-Length fields of different values, a
+// Content-Length that is not a number), and what the answer had. Such an
+// answer is the server's (a middleware or a proxy that adds its own
+// Content-Length beside the handler's), not a fault of the network: sent
+// again, it comes back the same.
+func BrokenFraming(err error) (string, bool) {
+	if err == nil {
+		return "", false
+	}
+	msg := err.Error()
+	for _, f := range framingErrors {
+		if strings.Contains(msg, f.text) {
+			return f.what, true
+		}
+	}
+	return "", false
 }

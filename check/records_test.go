@@ -59,19 +59,57 @@ func TestRecords(t *testing.T) {
 }
 
 func TestMediaTypeJSON(t *testing.T) {
-	tests := []struct{ ct, actual string }{
-		{"application/json", ""},
-		{"Application/JSON; Charset=UTF-8", ""},
-		{"", "no Content-Type header"},
-		{"text/json", `Content-Type "text/json"`},
-		{"application/json-patch+json", "json-patch"},
-		{"application/json, text/plain", "Content-Type"},
+	tests := []struct {
+		cts    []string
+		actual string
+	}{
+		{[]string{"application/json"}, ""},
+		{[]string{"Application/JSON; Charset=UTF-8"}, ""},
+		{[]string{"application/json; charset=utf-8"}, ""},
+		{nil, "no Content-Type header"},
+		{[]string{""}, "no Content-Type header"},
+		{[]string{"text/json"}, `Content-Type "text/json"`},
+		{[]string{"application/json-patch+json"}, "json-patch"},
+		{[]string{"application/json, text/plain"}, "Content-Type"},
+		// A singleton field repeated: a middleware's own after the
+		// handler's, or the same one twice.
+		{[]string{"application/json", "text/plain"}, `2 Content-Type fields ("application/json", "text/plain")`},
+		{[]string{"application/json", "application/json"}, "2 Content-Type fields"},
+		{[]string{"application/json", "a", "b", "c", "d"}, `5 Content-Type fields ("application/json", "a", "b", "c")`},
 	}
 	for _, tt := range tests {
-		j := MediaTypeJSON(tt.ct, nil)
+		j := MediaTypeJSON(tt.cts, nil)
 		if (tt.actual == "") != j.OK() || !strings.Contains(j.Actual, tt.actual) {
-			t.Errorf("MediaTypeJSON(%q) = %q, want %q", tt.ct, j.Actual, tt.actual)
+			t.Errorf("MediaTypeJSON(%q) = %q, want %q", tt.cts, j.Actual, tt.actual)
 		}
+	}
+	if j := MediaTypeJSON([]string{"application/json", "s3cret"}, func(s string) string { return strings.ReplaceAll(s, "s3cret", "<redacted>") }); strings.Contains(j.Actual, "s3cret") {
+		t.Errorf("a repeated field is quoted unredacted: %q", j.Actual)
+	}
+}
+
+func TestBrokenFraming(t *testing.T) {
+	tests := []struct {
+		name   string
+		err    error
+		broken bool
+		rule   rules.RuleID
+	}{
+		{"two lengths", fmt.Errorf("Post %q: %w", "http://x/plants", errors.New(`net/http: HTTP/1.x transport connection broken: http: message cannot contain multiple Content-Length headers; got ["12" "13"]`)), true, rules.ResponseDocumented},
+		{"not a number", errors.New(`bad Content-Length "12, 13"`), true, rules.ResponseDocumented},
+		{"reset", errors.New("read tcp: connection reset by peer"), false, rules.ResponseTimely},
+		{"none", nil, false, rules.ResponseTimely},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, got := BrokenFraming(tt.err); got != tt.broken {
+				t.Errorf("BrokenFraming = %v, want %v", got, tt.broken)
+			}
+			rule, j := Answered(tt.err, 200, time.Second, 1<<20)
+			if rule != tt.rule || (tt.err != nil) == j.OK() {
+				t.Errorf("Answered = %s %+v, want %s, failed %v", rule, j, tt.rule, tt.err != nil)
+			}
+		})
 	}
 }
 

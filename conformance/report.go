@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
@@ -170,6 +171,8 @@ func (r *Report) finish() {
 			// A reason of the scenario's own (a token too short for a
 			// variant) is said here, once, in its own words.
 			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], skipWhy(s.Note))
+		case !answeredAll(s) && unframed(s):
+			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], "an answer HTTP cannot frame, failed under RESPONSE-DOCUMENTED")
 		case !answeredAll(s):
 			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], "no answer")
 		default:
@@ -239,6 +242,16 @@ const skippedSeeNotes = "skipped (see notes)"
 // answeredAll reports whether every exchange of a scenario was answered.
 func answeredAll(s steps.Result) bool {
 	return !slices.ContainsFunc(s.Exchanges, func(x *steps.Exchange) bool { return x.Err != nil || x.Status == 0 })
+}
+
+// unframed reports whether an answer of the scenario came with a framing
+// HTTP forbids (two Content-Length fields of different values): an answer,
+// broken, not a silence.
+func unframed(s steps.Result) bool {
+	return slices.ContainsFunc(s.Exchanges, func(x *steps.Exchange) bool {
+		_, broken := check.BrokenFraming(x.Err)
+		return broken
+	})
 }
 
 func appendOnce(list []string, s string) []string {

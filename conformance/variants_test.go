@@ -57,6 +57,7 @@ func TestUnusualButConformantTargets(t *testing.T) {
 		})},
 		{name: "reorders members and adds unknown ones", wrap: rewriteBody(reorderAndExtend)},
 		{name: "spells the media type in capitals with a charset", wrap: rewriteHeader("Content-Type", "Application/JSON; Charset=UTF-8")},
+		{name: "sends Content-Type once, with parameters", wrap: rewriteHeader("Content-Type", `application/json; charset=utf-8; profile="plants"`)},
 		{name: "closes the connection after every answer", wrap: rewriteHeader("Connection", "close")},
 		{name: "streams its answers in chunks", wrap: chunked},
 		{name: "compresses its answers", wrap: gzipped},
@@ -159,6 +160,47 @@ func passesTwice(t *testing.T, h http.Handler, prefix, token string) {
 		if got := rep.ExitCode(); got != 0 || rep.Counts.Failed+rep.Counts.Errored+skipped != 0 {
 			rep.WriteFailures(&out)
 			t.Fatalf("run %d: exit code %d, counts %+v, want 0 and every scenario passed\n%s", run, got, rep.Counts, out.String())
+		}
+	}
+}
+
+// TestSchemeCaseRefusedIsConformant: a service that takes only the scheme
+// as the spec writes it, Bearer, and refuses bearer and BEARER with 400 and
+// an Error record, keeps the letter of the spec: it fails AUTH-SCHEME-CASE,
+// a SHOULD, and nothing else, so its run is exit 0, and 1 only with
+// --strict.
+func TestSchemeCaseRefusedIsConformant(t *testing.T) {
+	const token = "variant-token-0123456789abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJKLMNOPQRSTUVWXYZ-0123"
+	ref, err := reference.New(reference.Config{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if scheme, _, _ := strings.Cut(r.Header.Get("Authorization"), " "); scheme != "Bearer" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":401,"message":"Authorization must be Bearer <token>"}`)
+			return
+		}
+		ref.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	for _, strict := range []bool{false, true} {
+		rep, err := Run(context.Background(), Config{BaseURL: srv.URL, Token: token, Output: io.Discard, Strict: strict})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var failed []string
+		for _, v := range rep.Rules {
+			if v.Outcome == steps.Failed {
+				failed = append(failed, string(v.Rule.ID))
+			}
+		}
+		if !slices.Equal(failed, []string{"AUTH-SCHEME-CASE"}) {
+			t.Errorf("strict %v: failed %v, want AUTH-SCHEME-CASE alone", strict, failed)
+		}
+		if got, want := rep.ExitCode(), map[bool]int{false: 0, true: 1}[strict]; got != want {
+			t.Errorf("strict %v: exit code %d, want %d", strict, got, want)
 		}
 	}
 }

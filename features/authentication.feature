@@ -242,3 +242,28 @@ Feature: Authentication
       | followed by a comma and the Bearer scheme with it again |
       | after a word and a space                                |
       | after the Bearer scheme again                           |
+
+  # AUTH-SCHEME-CASE: the scheme's letter case (a SHOULD).
+  Scenario Outline: The issued token under the scheme written <scheme> should be accepted
+    HTTP reads an authentication scheme without regard to case: "It uses a
+    case-insensitive token to identify the authentication scheme" (RFC 9110,
+    section 11.1), and RFC 6750 names the scheme in the same words. So
+    "bearer <token>" is the issued credential, and clients send it so (a
+    token type copied from an OAuth token response, which RFC 6749 gives as
+    "bearer"). But the spec writes the value as "Bearer followed by a space
+    and <ACCESS_TOKEN>": a service that takes the scheme only as written
+    there keeps the letter of the spec. Its refusal, 400 with an Error
+    record, fails this rule at SHOULD level, never a MUST; any other refusal
+    is still an undocumented answer (RESPONSE-DOCUMENTED), and a 200 is
+    still judged in full (the echo, CREATE-NAME).
+
+    But the request writes the scheme "<scheme>" before the issued token
+    When the client posts it to /plants
+    Then the response status is 200
+    And the response is a Plant record
+
+    @AUTH-SCHEME-CASE @should
+    Examples: the scheme in another letter case
+      | scheme |
+      | bearer |
+      | BEARER |

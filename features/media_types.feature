@@ -64,6 +64,38 @@ Feature: Media types
       | charset=utf-8                 | application/json; charset=utf-8 |
       | charset=UTF-8, without space  | application/json;charset=UTF-8  |
 
+  Scenario Outline: application/json as HTTP spells it equally is accepted: <case>
+    RFC 9110 makes these spellings one media type: "The type and subtype
+    tokens are case-insensitive" (section 8.3.1); "Parameter names are
+    case-insensitive", and the charset value is too (section 8.3.2); "A
+    parameter value that matches the token production can be transmitted
+    either as a token or within a quoted-string. The quoted and unquoted
+    values are equivalent"; and white space (OWS) may stand on either side
+    of the ";". Every media type parser of the frameworks real services
+    stand on reads them so (Go's mime.ParseMediaType, Node's content-type,
+    Python's email and werkzeug). A service that compares the header with
+    "==", matches it with a hand-written pattern, or lower-cases only the
+    parameter refuses valid requests from the clients that write it so.
+
+    Only what the RFC calls equal is sent. A tab as that white space, and
+    an empty parameter after a ";", are equal by the RFC's grammar too, but
+    Node's content-type parser (under Express, Koa and body-parser) refuses
+    both: they are not sent, lest a service on its defaults fail.
+
+    But the request declares the media type "<media type>"
+    When the client posts it to /plants
+    Then the response status is 200
+    And the response is a Plant record
+
+    @MEDIA-REQUEST-PARAMS @must @http-equal
+    Examples: what RFC 9110 calls application/json
+      | case                                 | media type                        |
+      | type and subtype in capitals         | Application/JSON                  |
+      | a quoted charset                     | application/json;charset="utf-8"  |
+      | white space before the ";"           | application/json ; charset=utf-8  |
+      | the parameter's name in capitals     | application/json;CHARSET=UTF-8    |
+      | charset=utf-8, without space         | application/json;charset=utf-8    |
+
   @RESPONSE-MEDIA @must
   Scenario: A Plant record is sent as application/json
     When the client posts it to /plants

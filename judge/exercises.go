@@ -49,6 +49,11 @@ func Exercises(r Request) []rules.RuleID {
 			}
 		}
 	}
+	// The Bearer scheme in another letter case: what HTTP calls the same
+	// scheme, and the spec writes Bearer (a SHOULD).
+	if scheme, _, _ := strings.Cut(r.Header.Get("Authorization"), " "); scheme != "Bearer" && strings.EqualFold(scheme, "Bearer") {
+		add(rules.AuthSchemeCase)
+	}
 	for _, d := range Classify(r.Header, r.Body, true, r.Valid, "").Defects {
 		add(d.Rule)
 	}

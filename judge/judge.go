@@ -113,7 +113,7 @@ func Judge(v *spec.Validator, x Exchange, redact func(string) string) Outcome {
 	}
 
 	// The answer.
-	media := check.MediaTypeJSON(x.RespHeader.Get("Content-Type"), redact)
+	media := check.MediaTypeJSON(x.RespHeader.Values("Content-Type"), redact)
 	if !x.RespWhole {
 		add(rules.ResponseMedia, media)
 		return o

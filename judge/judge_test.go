@@ -2,6 +2,7 @@ package judge
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,6 +119,56 @@ func TestHeaderSize(t *testing.T) {
 			for _, id := range tc.unjudged {
 				if _, judged := got[id]; judged {
 					t.Errorf("%s judged, want not: %v", id, o.Results)
+				}
+			}
+		})
+	}
+}
+
+// TestRepeatedSingletons: an answer with a singleton field repeated fails
+// RESPONSE-MEDIA and RESPONSE-DOCUMENTED, whatever its first field says;
+// the same answer with its first field alone (what Header.Get, and so the
+// validator, reads) passes both: the check reads every field.
+func TestRepeatedSingletons(t *testing.T) {
+	v, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := http.Header{"Authorization": {"Bearer t"}, "Content-Type": {"application/json"}}
+	for _, tc := range []struct {
+		name string
+		resp http.Header
+		fail []rules.RuleID
+	}{
+		{"a middleware's text/plain after application/json", http.Header{"Content-Type": {"application/json", "text/plain"}}, []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented}},
+		{"application/json twice", http.Header{"Content-Type": {"application/json", "application/json"}}, []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented}},
+		{"Content-Length twice, of one value", http.Header{"Content-Type": {"application/json"}, "Content-Length": {"15", "15"}}, []rules.RuleID{rules.ResponseDocumented}},
+		{"once, with parameters", http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Content-Length": {"15"}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			judge := func(h http.Header) map[rules.RuleID]bool {
+				o := Judge(v, Exchange{Header: good, Body: []byte(`{"id":1,"name":"Fern"}`), BodyWhole: true, Status: 200,
+					RespHeader: h, RespBody: []byte(`{"name":"Fern"}`), RespWhole: true}, nil)
+				got := map[rules.RuleID]bool{}
+				for _, r := range o.Results {
+					got[r.Rule] = r.OK()
+				}
+				return got
+			}
+			got := judge(tc.resp)
+			for _, id := range []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented} {
+				want := !slices.Contains(tc.fail, id)
+				if ok, judged := got[id]; !judged || ok != want {
+					t.Errorf("%s: judged %v, passed %v; want passed %v", id, judged, ok, want)
+				}
+			}
+			first := http.Header{}
+			for k, vs := range tc.resp {
+				first[k] = vs[:1]
+			}
+			for id, ok := range judge(first) {
+				if !ok {
+					t.Errorf("with its first fields alone, %s failed: the answer is wrong for another reason", id)
 				}
 			}
 		})

@@ -35,6 +35,7 @@ var NotFromTraffic = map[rules.RuleID]string{
 	rules.GenBoundary:        "it judges bodies the suite generates; the clients' accepted bodies are judged under CREATE-NAME, CREATE-TAG and CREATE-NO-TAG",
 	rules.AuthNearMiss:       whyTokens,
 	rules.AuthUnknown:        whyTokens,
+	rules.AuthSchemeCase:     whyTokens,
 	rules.ResponseTimely:     "a time limit is the suite's to set; an upstream that does not answer within --timeout gets the proxy's own 502, counted apart and never as the service's",
 	rules.OpenReusedID:       whyOpen,
 	rules.OpenJSONReader:     whyOpen,

@@ -458,3 +458,18 @@ func createKey(r *http.Request, body []byte, member string) (map[string]any, str
 	}
 	return obj, string(raw[member])
 }
+
+// The mutant of the scheme's letter case (AUTH-SCHEME-CASE, a SHOULD): it
+// keeps the letter of the spec, so the self-test catches it at SHOULD level,
+// exit 0 without --strict.
+var authSchemeCaseMutants = []Mutant{
+	{
+		Name: "bearer-case-sensitive", Defect: "refuses the issued token under the scheme written bearer or BEARER, with 400 and an Error record",
+		Rules:  []rules.RuleID{rules.AuthSchemeCase},
+		Origin: "a credential check written header.startsWith('Bearer ') (Express middleware), or auth[:7] == \"Bearer \"",
+		Wrap: refuseWhen(func(r *http.Request) bool {
+			scheme, _, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+			return scheme != "Bearer"
+		}, "The request must carry Authorization: Bearer <token>."),
+	},
+}

@@ -65,6 +65,41 @@ var mediaMutants = []Mutant{
 		Wrap: refuseWhen(func(r *http.Request) bool { return r.Header.Get("Content-Type") != "application/json" },
 			"The body must be application/json."),
 	},
+	// What RFC 9110 calls application/json, refused: each lets through
+	// the charset spellings the older scenarios send.
+	{
+		Name: "media-type-split-exact", Defect: "refuses application/json in capitals or with white space before its \";\" (the media type compared as written)",
+		Rules:  []rules.RuleID{rules.MediaRequestParams},
+		Origin: "Express code that checks req.headers['content-type'].split(';')[0] === 'application/json': case-sensitive, and white space kept",
+		Wrap: refuseWhen(func(r *http.Request) bool {
+			mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+			return mt != "application/json"
+		}, "The body must be application/json."),
+	},
+	{
+		Name: "media-type-lowercase-param-only", Defect: "refuses application/json in capitals or with a quoted charset (only the parameter lower-cased)",
+		Rules:  []rules.RuleID{rules.MediaRequestParams},
+		Origin: "a hand-written check that lower-cases the parameter to let Spring's charset=UTF-8 through (mt.strip() == 'application/json' and param.strip().lower() in ('', 'charset=utf-8')) but compares the type as written and never unquotes",
+		Wrap: refuseWhen(func(r *http.Request) bool {
+			mt, param, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+			p := strings.ToLower(strings.TrimSpace(param))
+			return strings.TrimSpace(mt) != "application/json" || p != "" && p != "charset=utf-8"
+		}, "The body must be application/json, in UTF-8."),
+	},
+	{
+		Name: "media-type-param-name-case", Defect: "refuses a media type parameter whose name is not written charset in lower case (CHARSET=UTF-8)",
+		Rules:  []rules.RuleID{rules.MediaRequestParams},
+		Origin: "a list of allowed parameters compared as written ({'charset'}), over a parser that keeps the names' case (a split on ';' and '=')",
+		Wrap: refuseWhen(func(r *http.Request) bool {
+			_, params, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+			for _, p := range strings.Split(params, ";") {
+				if name, _, _ := strings.Cut(p, "="); strings.TrimSpace(p) != "" && strings.TrimSpace(name) != "charset" {
+					return true
+				}
+			}
+			return false
+		}, "Unknown media type parameter."),
+	},
 	{
 		Name: "accept-form", Defect: "reads a URL-encoded or multipart form as a plant, as well as JSON",
 		Rules:  []rules.RuleID{rules.MediaRequest},

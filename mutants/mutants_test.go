@@ -36,6 +36,8 @@ var newMutants = []string{
 	"token-split-space", "token-split-comma", "token-regex-unanchored", "token-last-word", "token-replace-scheme",
 	"token-trim-prefix", "token-slice-7",
 	"media-type-prefix", "media-type-contains",
+	"media-type-split-exact", "media-type-lowercase-param-only", "media-type-param-name-case",
+	"bearer-case-sensitive",
 	"missing-return",
 }
 
@@ -300,6 +302,17 @@ func TestDefectShows(t *testing.T) {
 		{"media-type-contains", "text/json", request{contentType: "text/json", body: plant("Fern", "green")}, statuses(http.StatusBadRequest, http.StatusOK)},
 		{"media-type-contains", "x-json", request{contentType: "application/x-json", body: plant("Fern", "green")}, statuses(http.StatusBadRequest, http.StatusOK)},
 
+		{"media-type-split-exact", "capitals", request{contentType: "Application/JSON", body: plant("Fern", "green")}, refused},
+		{"media-type-split-exact", "space before ;", request{contentType: "application/json ; charset=utf-8", body: plant("Fern", "green")}, refused},
+		{"media-type-split-exact", "charset kept", request{contentType: "application/json;charset=UTF-8", body: plant("Fern", "green")}, statuses(http.StatusOK, http.StatusOK)},
+		{"media-type-lowercase-param-only", "capitals", request{contentType: "Application/JSON", body: plant("Fern", "green")}, refused},
+		{"media-type-lowercase-param-only", "quoted", request{contentType: `application/json;charset="utf-8"`, body: plant("Fern", "green")}, refused},
+		{"media-type-lowercase-param-only", "charset=UTF-8 kept", request{contentType: "application/json; charset=UTF-8", body: plant("Fern", "green")}, statuses(http.StatusOK, http.StatusOK)},
+		{"media-type-param-name-case", "CHARSET", request{contentType: "application/json;CHARSET=UTF-8", body: plant("Fern", "green")}, refused},
+		{"media-type-param-name-case", "charset kept", request{contentType: "application/json; charset=utf-8", body: plant("Fern", "green")}, statuses(http.StatusOK, http.StatusOK)},
+		{"bearer-case-sensitive", "bearer", request{auth: func(tok string) string { return "bearer " + tok }, body: plant("Fern", "green")}, refused},
+		{"bearer-case-sensitive", "BEARER", request{auth: func(tok string) string { return "BEARER " + tok }, body: plant("Fern", "green")}, refused},
+
 		{"missing-return", "no name", withBody(`{"id":1}`), all(
 			statuses(http.StatusBadRequest, http.StatusBadRequest),
 			func(t *testing.T, r, m answer) {
@@ -422,5 +435,63 @@ func TestCatalog(t *testing.T) {
 		if !names[name] {
 			t.Errorf("no mutant %s", name)
 		}
+	}
+}
+
+// TestRepeatedFields: the mutants of a singleton response field repeated
+// send it twice on the wire, where the reference sends it once, and Go's
+// client keeps both Content-Type fields (Header.Get shows only the first)
+// and refuses two Content-Length fields of different values.
+func TestRepeatedFields(t *testing.T) {
+	tests := []struct {
+		mutant, body string
+		wantCT       []string
+		wantErr      string // a part of the client's error; "" for none
+	}{
+		{"content-type-twice", `{"id":1,"name":"Fern"}`, []string{"application/json", "text/plain; charset=utf-8"}, ""},
+		{"content-type-twice", `{"id":1}`, []string{"application/json", "text/plain; charset=utf-8"}, ""},
+		{"content-type-same-twice", `{"id":1,"name":"Fern"}`, []string{"application/json", "application/json"}, ""},
+		{"content-type-same-twice", `{"id":1}`, []string{"application/json"}, ""},
+		{"content-length-twice", `{"id":1}`, nil, "multiple Content-Length"},
+		{"content-length-twice", `{"id":1,"name":"Fern"}`, []string{"application/json"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mutant+"/"+tt.body, func(t *testing.T) {
+			m, ok := Lookup(tt.mutant)
+			if !ok {
+				t.Fatalf("no mutant %s", tt.mutant)
+			}
+			for _, mutant := range []bool{false, true} {
+				srv := serve(t, nil, shortToken)
+				if mutant {
+					srv = serve(t, &m, shortToken)
+				}
+				req, _ := http.NewRequest(http.MethodPost, srv.URL+"/plants", strings.NewReader(tt.body))
+				req.Header.Set("Authorization", "Bearer "+shortToken)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := srv.Client().Do(req)
+				switch {
+				case !mutant && err != nil:
+					t.Fatalf("reference: %v", err)
+				case !mutant:
+					if got := resp.Header.Values("Content-Type"); !reflect.DeepEqual(got, []string{"application/json"}) {
+						t.Errorf("reference sends Content-Type %q", got)
+					}
+				case tt.wantErr != "":
+					if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+						t.Errorf("mutant: error %v, want one saying %q", err, tt.wantErr)
+					}
+				case err != nil:
+					t.Fatalf("mutant: %v", err)
+				default:
+					if got := resp.Header.Values("Content-Type"); !reflect.DeepEqual(got, tt.wantCT) {
+						t.Errorf("mutant sends Content-Type %q, want %q", got, tt.wantCT)
+					}
+				}
+				if resp != nil {
+					resp.Body.Close()
+				}
+			}
+		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"time"
 
@@ -82,6 +84,32 @@ var responseMutants = []Mutant{
 		}),
 	},
 
+	// Singleton fields repeated (RFC 9110, section 5.3).
+	{
+		Name: "content-type-twice", Defect: "sends a second Content-Type, text/plain, after its application/json one",
+		Rules:  []rules.RuleID{rules.ResponseDocumented, rules.ResponseMedia},
+		Origin: "a middleware that adds its own Content-Type after the handler's (Header().Add where Set was meant, Express's res.append, PHP's header() with replace false)",
+		Wrap: onResponse(func(_ *http.Request, res *response) {
+			res.header.Add("Content-Type", "text/plain; charset=utf-8")
+		}),
+	},
+	{
+		Name: "content-type-same-twice", Defect: "sends Content-Type: application/json twice on its Plant records",
+		Rules:  []rules.RuleID{rules.ResponseDocumented, rules.ResponseMedia},
+		Origin: "nginx's add_header Content-Type application/json in front of an upstream that sends its own (add_header adds a field, never replaces one, and only on 200 and other success answers without always)",
+		Wrap: onResponse(func(_ *http.Request, res *response) {
+			if res.status == http.StatusOK {
+				res.header.Add("Content-Type", "application/json")
+			}
+		}),
+	},
+	{
+		Name: "content-length-twice", Defect: "sends a second Content-Length, one more than the body, on its Error records",
+		Rules:  []rules.RuleID{rules.ResponseDocumented},
+		Origin: "an error filter that sets the Content-Length of the body it meant to write beside the one the framework set (a servlet filter, a header() call with replace false)",
+		Wrap:   contentLengthTwice,
+	},
+
 	// Time.
 	{
 		Name: "slow", Defect: "answers every request after two seconds",
@@ -95,4 +123,27 @@ var responseMutants = []Mutant{
 		Origin: "a deadlock, or a handler waiting on a channel nobody sends to, with no server timeouts",
 		Wrap:   delay(time.Hour),
 	},
+}
+
+// contentLengthTwice answers as the reference does, but for a second
+// Content-Length field on each 400 answer, which counts a byte more than
+// the body: Go's client refuses such an answer (a transport error), as a
+// client must that cannot tell which length frames it (RFC 9112, section
+// 6.3).
+func contentLengthTwice(ref http.Handler, _ string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		ref.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		body := rec.Body.Bytes()
+		n := strconv.Itoa(len(body))
+		w.Header()["Content-Length"] = []string{n}
+		if rec.Code == http.StatusBadRequest {
+			w.Header()["Content-Length"] = []string{n, strconv.Itoa(len(body) + 1)}
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+	})
 }

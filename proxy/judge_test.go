@@ -157,6 +157,10 @@ func TestServerRules(t *testing.T) {
 			[]sent{{body: `{"id":3,"name":"Fern"}`, auth: "-", ct: "application/json"}}, []string{"AUTH-MISSING", "RESPONSE-DOCUMENTED"}},
 		{"the id echoed", func(t *testing.T) http.Handler { return mutant(t, "echo-id") },
 			[]sent{moss}, []string{"CREATE-NO-ID"}},
+		{"a second Content-Type after application/json", func(t *testing.T) http.Handler { return mutant(t, "content-type-twice") },
+			[]sent{moss}, []string{"RESPONSE-MEDIA", "RESPONSE-DOCUMENTED"}},
+		{"application/json twice", func(t *testing.T) http.Handler { return mutant(t, "content-type-same-twice") },
+			[]sent{moss}, []string{"RESPONSE-MEDIA", "RESPONSE-DOCUMENTED"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -55,6 +55,7 @@ const (
 	AuthEmpty          RuleID = "AUTH-EMPTY"
 	AuthNearMiss       RuleID = "AUTH-NEAR-MISS"
 	AuthUnknown        RuleID = "AUTH-UNKNOWN"
+	AuthSchemeCase     RuleID = "AUTH-SCHEME-CASE"
 	MediaRequest       RuleID = "MEDIA-REQUEST"
 	MediaRequestParams RuleID = "MEDIA-REQUEST-PARAMS"
 	ResponseMedia      RuleID = "RESPONSE-MEDIA"
@@ -105,8 +106,9 @@ var Catalog = []Rule{
 	{AuthEmpty, Must, "Authentication", "The value is Bearer followed by a space and <ACCESS_TOKEN>: an empty credential is answered with 400 and an Error record."},
 	{AuthNearMiss, Must, "Authentication", "A bearer token near the issued one (a character more, fewer or changed, its letters' case changed, written twice, its first half, a change past its 72nd byte; its base64 padding added or removed, base64's other alphabet, a character percent-encoded, a space inside, a character in its full-width form) is not the token: it is answered with 400 and an Error record."},
 	{AuthUnknown, Must, "Authentication", "A bearer token the service did not issue is answered with 400 and an Error record."},
+	{AuthSchemeCase, Should, "Authentication; RFC 9110, section 11.1", "The scheme is case-insensitive in HTTP: the issued token under the scheme written bearer or BEARER should be accepted as under Bearer (200 and a Plant record). The spec writes Bearer, so a refusal, 400 with an Error record, fails this SHOULD rule only."},
 	{MediaRequest, Must, "Endpoints, POST /plants, request body", "The request body has the media type application/json: a JSON body declared otherwise, or not declared, is answered with 400 and an Error record."},
-	{MediaRequestParams, Must, "What the service does (media type); RFC 9110, RFC 8259", "application/json with parameters, such as charset=utf-8, is application/json: a valid request declared so is answered with 200 and a Plant record."},
+	{MediaRequestParams, Must, "What the service does (media type); RFC 9110, RFC 8259", "application/json with parameters, such as charset=utf-8, and in every spelling RFC 9110 calls equal (the type, subtype and parameter name in any case, the charset value in any case or quoted, white space around the \";\"), is application/json: a valid request declared so is answered with 200 and a Plant record."},
 	{ResponseMedia, Must, "What the service does; Endpoints, responses", "All responses use JSON (media type application/json)."},
 	{ErrorRecord, Must, "Errors", "An error response carries both error (an int32 integer) and message (a string)."},
 	{ResponseDocumented, Must, "Endpoints, POST /plants, responses", "Every response has a documented status (200 or 400), the media type application/json, and a body that matches that status's schema."},

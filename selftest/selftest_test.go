@@ -124,6 +124,9 @@ func TestEachNewCheckIsNeeded(t *testing.T) {
 		{"JSON only a lenient reader takes", "trailing-data", "", "~@lenient-json", nil},
 		{"the suite's habits varied: framing", "needs-content-length", "", "~@varied", nil},
 		{"the suite's habits varied: Accept", "needs-accept-json", "", "~@varied", nil},
+		{"HTTP's equal spellings: the type's case", "media-type-split-exact", "@MEDIA-REQUEST-PARAMS", "@MEDIA-REQUEST-PARAMS && ~@http-equal", nil},
+		{"HTTP's equal spellings: a quoted charset", "media-type-lowercase-param-only", "@MEDIA-REQUEST-PARAMS", "@MEDIA-REQUEST-PARAMS && ~@http-equal", nil},
+		{"HTTP's equal spellings: a parameter's name", "media-type-param-name-case", "@MEDIA-REQUEST-PARAMS", "@MEDIA-REQUEST-PARAMS && ~@http-equal", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.check, func(t *testing.T) {
@@ -150,5 +153,31 @@ func TestEachNewCheckIsNeeded(t *testing.T) {
 				t.Errorf("without the check: %s, exit %d (failed %v), want it to survive with exit 0", row.Verdict, row.ExitCode, row.Failed)
 			}
 		})
+	}
+}
+
+// TestSchemeCaseIsShould: a service that refuses the scheme written bearer
+// keeps the letter of the spec, so the self-test catches it at SHOULD
+// level: exit 0, and 1 only under --strict; without the scenarios of
+// AUTH-SCHEME-CASE it passes unseen.
+func TestSchemeCaseIsShould(t *testing.T) {
+	m, ok := mutants.Lookup("bearer-case-sensitive")
+	if !ok {
+		t.Fatal("no mutant bearer-case-sensitive")
+	}
+	for _, tc := range []struct {
+		tags    string
+		verdict Verdict
+	}{
+		{"@area-auth", Caught},
+		{"@area-auth && ~@AUTH-SCHEME-CASE", Survived},
+	} {
+		res, err := Run(context.Background(), Config{Mutants: []mutants.Mutant{m}, Tags: tc.tags})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row := res.Rows[0]; row.Verdict != tc.verdict || row.ExitCode != 0 {
+			t.Errorf("%s: %s, exit %d (failed %v), want %s and exit 0", tc.tags, row.Verdict, row.ExitCode, row.Failed, tc.verdict)
+		}
 	}
 }

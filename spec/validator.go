@@ -131,7 +131,31 @@ func (v *Validator) CheckResponse(r Request, resp Response) []Violation {
 	}
 	_, errs := v.v.ValidateHttpResponse(req, hr)
 	out := violations(errs)
+	out = append(out, repeatedSingletons(hr.Header)...)
 	return append(out, v.checkBody(r.Method+" "+r.Path+" "+strconv.Itoa(resp.Status), resp.Body)...)
+}
+
+// singletons are the response fields the document's answer depends on
+// that HTTP allows once (RFC 9110, section 5.3: a sender MUST NOT repeat a
+// field that is not a list): its media type, and its framing.
+var singletons = []string{"Content-Type", "Content-Length"}
+
+// repeatedSingletons finds the singleton fields a response carries more
+// than once, which the validator cannot see: it reads Header.Get, the
+// first field alone, so an application/json answer that a middleware gave
+// a second Content-Type passes it.
+func repeatedSingletons(h http.Header) []Violation {
+	var out []Violation
+	for _, name := range singletons {
+		if n := len(h.Values(name)); n > 1 {
+			out = append(out, Violation{
+				Message:  fmt.Sprintf("The response carries %d %s fields", n, name),
+				Reason:   name + " is a singleton field (RFC 9110, section 5.3): a response with more than one, even of one value, is not the documented response",
+				HowToFix: "send " + name + " once: look for a middleware, filter or proxy that adds its own after the handler's",
+			})
+		}
+	}
+	return out
 }
 
 func (r Request) httpRequest() *http.Request {

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -36,6 +37,13 @@ func TestCheckRequest(t *testing.T) {
 		{"valid without tag", jsonHeader(bearer), `{"id":1,"name":"Fern"}`, true},
 		{"valid with tag", jsonHeader(bearer), `{"id":1,"name":"Fern","tag":"green"}`, true},
 		{"valid with charset", http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Authorization": {bearer}}, `{"id":1,"name":"Fern"}`, true},
+		// What HTTP calls application/json (RFC 9110, sections 8.3.1 and
+		// 8.3.2), which the suite sends as valid requests.
+		{"type in capitals", http.Header{"Content-Type": {"Application/JSON"}, "Authorization": {bearer}}, `{"id":1,"name":"Fern"}`, true},
+		{"quoted charset", http.Header{"Content-Type": {`application/json;charset="utf-8"`}, "Authorization": {bearer}}, `{"id":1,"name":"Fern"}`, true},
+		{"space before the parameter", http.Header{"Content-Type": {"application/json ; charset=utf-8"}, "Authorization": {bearer}}, `{"id":1,"name":"Fern"}`, true},
+		{"parameter in capitals", http.Header{"Content-Type": {"application/json;CHARSET=UTF-8"}, "Authorization": {bearer}}, `{"id":1,"name":"Fern"}`, true},
+		{"bearer in lower case", jsonHeader("bearer s3cret"), `{"id":1,"name":"Fern"}`, true},
 		{"int64 maximum", jsonHeader(bearer), `{"id":9223372036854775807,"name":"Fern"}`, true},
 		{"int64 minimum", jsonHeader(bearer), `{"id":-9223372036854775808,"name":"Fern"}`, true},
 		{"extra property", jsonHeader(bearer), `{"id":1,"name":"Fern","colour":"red"}`, true},
@@ -117,6 +125,14 @@ func TestCheckResponse(t *testing.T) {
 		{"400 error with a fraction", 400, ct("application/json"), `{"error":1.5,"message":"bad"}`, false, ""},
 		{"400 empty body", 400, ct("application/json"), ``, false, ""},
 		{"400 a Plant", 400, ct("application/json"), `{"name":"Fern"}`, false, ""},
+		{"200 Application/JSON", 200, ct("Application/JSON"), `{"name":"Fern"}`, true, ""},
+		{"200 quoted charset", 200, ct(`application/json; charset="utf-8"`), `{"name":"Fern"}`, true, ""},
+		// Singleton fields repeated, which the validator, reading the
+		// first field alone, lets through.
+		{"200 a second Content-Type", 200, http.Header{"Content-Type": {"application/json", "text/plain"}}, `{"name":"Fern"}`, false, ""},
+		{"200 Content-Type twice", 200, http.Header{"Content-Type": {"application/json", "application/json"}}, `{"name":"Fern"}`, false, ""},
+		{"400 Content-Length twice", 400, http.Header{"Content-Type": {"application/json"}, "Content-Length": {"31", "31"}}, `{"error":400,"message":"bad"}`, false, ""},
+		{"200 one Content-Length", 200, http.Header{"Content-Type": {"application/json"}, "Content-Length": {"15"}}, `{"name":"Fern"}`, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,5 +218,25 @@ func TestDefaultIsBuiltOnce(t *testing.T) {
 	a, b := mustDefault(t), mustDefault(t)
 	if a != b {
 		t.Errorf("Default() built two validators")
+	}
+}
+
+// TestRepeatedSingletonsNeeded: libopenapi-validator reads the first
+// Content-Type alone, so an answer a middleware gave a second one passes
+// it; CheckResponse finds it.
+func TestRepeatedSingletonsNeeded(t *testing.T) {
+	v := mustDefault(t)
+	req := Request{Method: "POST", Path: "/plants", Header: jsonHeader("Bearer x")}
+	for _, cts := range [][]string{{"application/json", "text/plain"}, {"application/json", "application/json"}} {
+		h := http.Header{"Content-Type": cts}
+		hr := &http.Response{StatusCode: 200, Header: h, Body: http.NoBody, Request: req.httpRequest()}
+		hr.Body = io.NopCloser(strings.NewReader(`{"name":"Fern"}`))
+		if ok, errs := v.v.ValidateHttpResponse(req.httpRequest(), hr); !ok {
+			t.Errorf("%q: the validator alone finds it (%d errors): this check is no longer what catches it", cts, len(errs))
+		}
+		got := v.CheckResponse(req, Response{Status: 200, Header: h, Body: []byte(`{"name":"Fern"}`)})
+		if len(got) != 1 || !strings.Contains(got[0].Message, "2 Content-Type fields") {
+			t.Errorf("%q: violations %v, want one naming the 2 Content-Type fields", cts, got)
+		}
 	}
 }

@@ -35,6 +35,7 @@ func (s *Suite) authSteps() []stepPattern {
 		{`^a plant with a fresh id and the name "([^"]*)" has been created under a fresh Idempotency-Key$`, s.aPlantHasBeenCreatedUnderAnIdempotencyKey},
 		{`^the request repeats the accepted one byte for byte$`, s.theRequestRepeatsTheAcceptedOne},
 		{`^a new plant with a fresh id and the name of the accepted one$`, s.aNewPlantWithTheAcceptedName},
+		{`^the request writes the scheme "(bearer|BEARER)" before the issued token$`, s.theRequestWritesTheSchemeBeforeTheToken},
 	}
 }
 
@@ -457,4 +458,12 @@ func (s *Suite) aNewPlantWithTheAcceptedName(ctx context.Context) (context.Conte
 	ctx = s.aNewPlantNamed(ctx, "")
 	stateOf(ctx).req.set("name", name)
 	return ctx, nil
+}
+
+// theRequestWritesTheSchemeBeforeTheToken sends the issued token
+// under the Bearer scheme in another letter case (AUTH-SCHEME-CASE): the
+// credential the service issued, as HTTP reads it, so an accepted answer
+// is judged as any accepted create is.
+func (s *Suite) theRequestWritesTheSchemeBeforeTheToken(ctx context.Context, scheme string) {
+	stateOf(ctx).req.cred = &credential{value: scheme + " " + s.cfg.Token, desc: scheme + " <token>", shell: scheme + " " + shell.TokenVar, issued: true}
 }

@@ -216,7 +216,9 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		s.scrub(x)
 		// A body past the read bound counts as no answer too: a target
 		// that streams endlessly would otherwise cost a megabyte a scenario.
-		if s.silent.Add(1) >= breakerThreshold {
+		// An answer whose framing HTTP forbids is an answer, judged as such
+		// (check.Answered), and never says the target stopped answering.
+		if _, broken := check.BrokenFraming(err); !broken && s.silent.Add(1) >= breakerThreshold {
 			s.tripped.Store(true)
 		}
 		return x, nil
