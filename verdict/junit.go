@@ -244,9 +244,10 @@ func junitScenarioFailure(b *Block, sc Scenario, label string) *junitProblem {
 // junitRules makes a case of each rule over a proxy's traffic.
 func (v *Verdict) junitRules(suites []junitSuite) {
 	blocks := map[rules.RuleID]*Block{}
-	for i, b := range v.Failures {
-		if b.Side != "client" {
-			blocks[b.Rule] = &v.Failures[i]
+	labels := map[rules.RuleID]string{}
+	for _, s := range v.shown() {
+		if s.Side != "client" && blocks[s.Rule] == nil {
+			blocks[s.Rule], labels[s.Rule] = &v.Failures[s.Index], s.Label
 		}
 	}
 	for i, r := range v.Rules {
@@ -257,7 +258,7 @@ func (v *Verdict) junitRules(suites []junitSuite) {
 			c.Skipped = &junitProblem{Message: "not judged: " + r.NotJudgedBecause}
 		case r.Outcome == Fail && v.decides(r) && blocks[r.ID] != nil:
 			c.Failure = junitFailure(blocks[r.ID], r.ID)
-			c.Failure.Message = fmt.Sprintf("%d of %d exchanges failed; %s", r.Failures, r.Judged, c.Failure.Message)
+			c.Failure.Message = fmt.Sprintf("failure %s %d of %d exchanges failed; %s", labels[r.ID], r.Failures, r.Judged, c.Failure.Message)
 		default:
 			c.SystemOut = counts
 			if b := blocks[r.ID]; b != nil {
