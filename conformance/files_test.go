@@ -69,15 +69,15 @@ func TestReportFiles(t *testing.T) {
 			[]string{`tests="` + strconv.Itoa(len(scs)) + `" failures="0" errors="0"`, `classname="AUTH-MISSING"`}},
 		{"non-conformant", Config{BaseURL: brokenURL, Token: brokenToken}, "non-conformant", "non-conformant",
 			[]string{`<testsuite name="CREATE-TAG \(MUST\)" tests="\d+" failures="[1-9]\d*" errors="0"`,
-				`<testcase name="CREATE-TAG: The Plant record carries the tag that was sent" classname="CREATE-TAG"[^>]*>\s*<failure message="CREATE-TAG: expected tag`,
-				// A MUST breach that another rule's scenario met fails the
-				// MUST rule's suite.
-				`<testcase name="CREATE-TAG: found by CREATE-200: [^"]*" classname="CREATE-TAG"[^>]*>\s*<failure message="CREATE-TAG: expected tag[^"]*" type="must"`,
+				`<testcase name="CREATE-TAG: The Plant record carries the tag that was sent" classname="CREATE-TAG"[^>]*>\s*<failure message="failure \d+\) CREATE-TAG: expected tag`,
+				// A MUST breach that another rule's scenario met fails that
+				// scenario's case, never a case of its own.
+				`<testcase name="CREATE-200: [^"]*" classname="CREATE-200"[^>]*>\s*<failure message="failure \d+\) CREATE-TAG: expected tag[^"]*" type="must">[^<]*found broken by this scenario: CREATE-TAG \(MUST\)`,
 				`reproduce: curl`}},
 		{"partial", Config{Tags: "@area-auth"}, "partial: conformant to the rules that ran", "partial",
 			[]string{`tests="` + strconv.Itoa(len(auth.Select(scs))) + `" failures="0"`, `\(partial: conformant to the rules that ran\)`}},
 		{"harness errors", Config{BaseURL: dyingTarget(t, "t0ken-dying"), Token: "t0ken-dying", Concurrency: 1}, "incomplete", "incomplete",
-			[]string{`<error message="plantcheck could not judge this scenario: the target cannot be reached`, `type="harness"`}},
+			[]string{`<error message="failure \d+\) plantcheck could not judge this scenario: the target cannot be reached`, `type="harness"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

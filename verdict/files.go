@@ -13,6 +13,8 @@ import (
 
 	"github.com/plantcheck/plantcheck/internal/htmlpage"
 	"github.com/plantcheck/plantcheck/internal/mdquote"
+	"github.com/plantcheck/plantcheck/rules"
+	"github.com/plantcheck/plantcheck/spec"
 )
 
 // The files a verdict writes into its report folder.
@@ -36,7 +38,42 @@ var reportPage = template.Must(template.New("report").Funcs(htmlpage.Funcs()).Fu
 	"counted":   (*Verdict).counted,
 	"rowClass":  rowClass,
 	"prose":     prose,
+	"shown":     (*Verdict).shown,
+	"short":     (*Verdict).shortWord,
+	"ruleNotes": (*Verdict).ruleNotes,
 }).Parse(reportTemplate))
+
+// ruleNote is what report.html says of a rule under the rule table, so
+// that the table's cells stay short whatever the reasons and notes hold.
+type ruleNote struct {
+	ID    rules.RuleID
+	Level rules.Level
+	Kind  string
+	Text  string
+	// Prose: Text is plantcheck's own, with commands between backticks.
+	Prose bool
+}
+
+// ruleNotes are the rules' reasons, finders and notes, in catalog order.
+func (v *Verdict) ruleNotes() []ruleNote {
+	var out []ruleNote
+	for _, r := range v.Rules {
+		if r.NotJudgedBecause != "" && (r.Outcome == NotJudged || r.Outcome == Pass && v.partlyJudged(r)) {
+			kind := "not judged"
+			if r.Outcome == Pass {
+				kind = fmt.Sprintf("judged in %d of %d scenarios", r.Judged, r.Scenarios)
+			}
+			out = append(out, ruleNote{r.ID, r.Level, kind, r.NotJudgedBecause, true})
+		}
+		for _, by := range r.FoundBy {
+			out = append(out, ruleNote{r.ID, r.Level, "found broken by", by, false})
+		}
+		for _, n := range r.Notes {
+			out = append(out, ruleNote{r.ID, r.Level, "noted", n, false})
+		}
+	}
+	return out
+}
 
 // rowClass is an outcome's class in report.html (the stylesheet's).
 func rowClass(o Outcome) string {
@@ -89,6 +126,8 @@ func (v *Verdict) badge() []byte {
 	}
 	word, colour := "non-conformant", htmlpage.Fail
 	switch {
+	case v.Error != "":
+		word, colour = "could not run", htmlpage.Warn
 	case v.Partial():
 		word, colour = "partial", htmlpage.Neutral
 	case v.Driver == Proxy && v.ExitCode == 0 && v.Counts.Judged == 0:
@@ -110,8 +149,8 @@ func (v *Verdict) badge() []byte {
 	return htmlpage.Badge(left, word, colour)
 }
 
-// WriteFiles writes summary.json, summary.md, report.html, badge.svg and
-// junit.xml into dir, creating it if missing.
+// WriteFiles writes summary.json, summary.md, summary-short.md,
+// report.html, badge.svg and junit.xml into dir, creating it if missing.
 func (v *Verdict) WriteFiles(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create the report folder: %w", err)
@@ -121,8 +160,9 @@ func (v *Verdict) WriteFiles(dir string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", SummaryJSON, err)
 	}
-	var md, html, junit bytes.Buffer
+	var md, short, html, junit bytes.Buffer
 	v.WriteMarkdown(&md, Quoted)
+	v.WriteShortMarkdown(&short, Quoted)
 	if err := reportPage.Execute(&html, v); err != nil {
 		return fmt.Errorf("%s: %w", ReportHTML, err)
 	}
@@ -143,6 +183,7 @@ func (v *Verdict) WriteFiles(dir string) error {
 	}{
 		{SummaryJSON, append(js, '\n')},
 		{SummaryMD, []byte(mdquote.Clean(md.String()))},
+		{SummaryShortMD, []byte(mdquote.Clean(short.String()))},
 		{ReportHTML, []byte(mdquote.Clean(html.String()))},
 		{BadgeSVG, []byte(mdquote.Clean(string(v.badge())))},
 		{JUnitXML, junit.Bytes()},
@@ -233,6 +274,11 @@ func orEmpty[T any](s []T) []T {
 // text, naming the user's settings, already escaped by the caller.
 func (v *Verdict) WriteCannotRun(dir, why string) error {
 	v.Scope, v.Status, v.Verdict, v.ExitCode, v.Error = "none", "could not run", "COULD NOT RUN: "+why, 2, why
-	v.Failures = []Block{{Heading: "the run could be made", Side: "server", Outcome: Error, Error: why}}
+	if v.Spec.Title == "" {
+		if sv, err := spec.Default(); err == nil {
+			v.Spec.Title, v.Spec.Version = sv.Info().Title, sv.Info().Version
+		}
+	}
+	v.Failures = []Block{{Heading: "plantcheck could not run", Side: "server", Outcome: Error, Error: why}}
 	return v.WriteFiles(dir)
 }

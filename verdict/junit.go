@@ -91,7 +91,7 @@ func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 	}
 	if v.Error != "" {
 		s := junitSuite{Name: "plantcheck"}
-		s.add(junitCase{Name: "the run could be made", Classname: "plantcheck", Time: "0.000",
+		s.add(junitCase{Name: "plantcheck could not run", Classname: "plantcheck", Time: "0.000",
 			Error: &junitProblem{Message: v.Error, Type: "could not run", Text: v.Error}}, 0)
 		top.Suites = append(top.Suites, s)
 	}
@@ -131,48 +131,44 @@ func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 }
 
 // junitScenarios makes a case of each scenario of a run, in its rule's
-// suite. A failure of another rule (a MUST breach that a SHOULD scenario
-// met) is also a case of that rule's suite, so that the suite of the rule
-// broken fails, whichever scenario found it.
+// suite, whether it passed or not, so that every run of one suite version
+// has the same cases (an outline's row is a scenario of its own name). A
+// failure of another rule that a scenario met (a MUST breach found by a
+// SHOULD scenario) is in that scenario's failure, never a case of its own:
+// the rule table and summary.json (foundBy) say which rules were found
+// broken where.
 func (v *Verdict) junitScenarios(suites []junitSuite, idx map[rules.RuleID]int) {
+	labels := map[int]string{}
+	for _, s := range v.shown() {
+		labels[s.Index] = s.Label
+	}
 	for _, sc := range v.Scenarios {
 		i, ok := idx[sc.Rule]
 		if !ok {
 			continue
 		}
 		var block *Block
+		label := ""
 		if sc.Failure > 0 && sc.Failure <= len(v.Failures) {
-			block = &v.Failures[sc.Failure-1]
+			block, label = &v.Failures[sc.Failure-1], labels[sc.Failure-1]
 		}
 		c := junitCase{Name: string(sc.Rule) + ": " + sc.Name, Classname: string(sc.Rule), Time: secs(sc.Duration)}
-		if block != nil {
-			var found []rules.RuleID
-			for _, e := range block.Evidence {
-				if e.Rule != sc.Rule && !slices.Contains(found, e.Rule) {
-					found = append(found, e.Rule)
-				}
-			}
-			for _, id := range found {
-				j, ok := idx[id]
-				if !ok {
-					continue
-				}
-				fc := junitCase{Name: string(id) + ": found by " + string(sc.Rule) + ": " + sc.Name, Classname: string(id), Time: secs(sc.Duration)}
-				fc.Failure = junitFailure(block, id)
-				suites[j].add(fc, 0)
-			}
-		}
 		switch sc.Outcome {
 		case Fail:
-			if block != nil && slices.ContainsFunc(block.Evidence, func(e Evidence) bool { return e.Rule == sc.Rule }) {
-				c.Failure = junitFailure(block, sc.Rule)
-			}
+			c.Failure = junitScenarioFailure(block, sc, label)
 		case Error:
 			msg := "plantcheck could not judge this scenario"
 			if sc.Error != "" {
 				msg = sc.Error
 			}
-			c.Error = &junitProblem{Message: msg, Type: "harness", Text: msg}
+			text := msg
+			if label != "" {
+				msg = "failure " + label + " " + msg
+				if block != nil && block.Rerun != "" {
+					text += "\n\nrerun: " + block.Rerun
+				}
+			}
+			c.Error = &junitProblem{Message: msg, Type: "harness", Text: text}
 		case Skip:
 			c.Skipped = &junitProblem{Message: sc.Note}
 		}
@@ -180,12 +176,81 @@ func (v *Verdict) junitScenarios(suites []junitSuite, idx map[rules.RuleID]int) 
 	}
 }
 
+// junitScenarioFailure is the <failure> of a failed scenario: every rule
+// it found broken, its own first, with the evidence, numbered as the
+// console and the other reports number the block.
+func junitScenarioFailure(b *Block, sc Scenario, label string) *junitProblem {
+	if b == nil || len(b.Evidence) == 0 {
+		msg := "the scenario failed"
+		if b != nil && b.Error != "" {
+			msg = b.Error
+		}
+		return &junitProblem{Message: msg, Type: string(sc.Level), Text: msg}
+	}
+	found := []rules.RuleID{}
+	for _, e := range b.Evidence {
+		if !slices.Contains(found, e.Rule) {
+			found = append(found, e.Rule)
+		}
+	}
+	// The scenario's own rule leads when it broke it.
+	if k := slices.Index(found, sc.Rule); k > 0 {
+		found = append(append([]rules.RuleID{sc.Rule}, found[:k]...), found[k+1:]...)
+	}
+	var msgs, others []string
+	var es []Evidence
+	level := rules.Level("")
+	for _, id := range found {
+		first := true
+		for _, e := range b.Evidence {
+			if e.Rule != id {
+				continue
+			}
+			if first {
+				msgs, first = append(msgs, string(id)+": expected "+e.Expected+", got "+e.Actual), false
+			}
+			es = append(es, e)
+		}
+		r, ok := rules.Lookup(id)
+		if ok && (level == "" || levelRank(r.Level) < levelRank(level)) {
+			level = r.Level
+		}
+		if id != sc.Rule {
+			lv := ""
+			if ok {
+				lv = " (" + upper(r.Level) + ")"
+			}
+			others = append(others, string(id)+lv)
+		}
+	}
+	msg := msgs[0]
+	if len(msgs) > 1 {
+		msg += fmt.Sprintf(" (and %s more)", plural(int64(len(msgs)-1), "rule"))
+	}
+	if label != "" {
+		msg = "failure " + label + " " + msg
+	}
+	var text []string
+	if label != "" {
+		text = append(text, "failure "+label+" in the console, summary.md and report.html")
+	}
+	if len(others) > 0 {
+		text = append(text, "found broken by this scenario: "+strings.Join(others, ", "))
+	}
+	text = append(text, evidenceText(es))
+	if b.Rerun != "" {
+		text = append(text, "rerun: "+b.Rerun)
+	}
+	return &junitProblem{Message: msg, Type: string(level), Text: strings.Join(text, "\n\n")}
+}
+
 // junitRules makes a case of each rule over a proxy's traffic.
 func (v *Verdict) junitRules(suites []junitSuite) {
 	blocks := map[rules.RuleID]*Block{}
-	for i, b := range v.Failures {
-		if b.Side != "client" {
-			blocks[b.Rule] = &v.Failures[i]
+	labels := map[rules.RuleID]string{}
+	for _, s := range v.shown() {
+		if s.Side != "client" && blocks[s.Rule] == nil {
+			blocks[s.Rule], labels[s.Rule] = &v.Failures[s.Index], s.Label
 		}
 	}
 	for i, r := range v.Rules {
@@ -196,7 +261,7 @@ func (v *Verdict) junitRules(suites []junitSuite) {
 			c.Skipped = &junitProblem{Message: "not judged: " + r.NotJudgedBecause}
 		case r.Outcome == Fail && v.decides(r) && blocks[r.ID] != nil:
 			c.Failure = junitFailure(blocks[r.ID], r.ID)
-			c.Failure.Message = fmt.Sprintf("%d of %d exchanges failed; %s", r.Failures, r.Judged, c.Failure.Message)
+			c.Failure.Message = fmt.Sprintf("failure %s %d of %d exchanges failed; %s", labels[r.ID], r.Failures, r.Judged, c.Failure.Message)
 		default:
 			c.SystemOut = counts
 			if b := blocks[r.ID]; b != nil {
@@ -267,13 +332,23 @@ func junitFailure(b *Block, id rules.RuleID) *junitProblem {
 // evidenceText writes failures as plain text, one after another.
 func evidenceText(es []Evidence) string {
 	var parts []string
+	var last Evidence
 	for _, e := range es {
+		same := e.Request != "" && e.Request == last.Request && e.Response == last.Response && e.Reproduce == last.Reproduce
+		if e.Request != "" {
+			last = e
+		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s (%s): %s\n", e.Rule, upper(e.Level), e.Requirement)
 		fmt.Fprintf(&b, "  expected: %s\n", e.Expected)
 		fmt.Fprintf(&b, "  actual:   %s", e.Actual)
 		for _, d := range e.Details {
 			fmt.Fprintf(&b, "\n  - %s", d)
+		}
+		if same {
+			b.WriteString("\n  exchange: the one above")
+			parts = append(parts, b.String())
+			continue
 		}
 		if e.Request != "" {
 			fmt.Fprintf(&b, "\n  request:  %s", e.Request)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/mdquote"
 )
 
@@ -65,52 +66,12 @@ func mdTable(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 // (the spec's title, the rules, the scenarios' names, its reasons) is
 // written as it is.
 func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
-	fmt.Fprintf(b, "# plantcheck: %s\n\n", v.Status)
+	v.writeMarkdownHead(b, q, 0)
+	v.writeMarkdownFacts(b, q, 0)
 	if v.Error != "" {
-		// Why a run could not be made names the user's settings (a URL,
-		// tags), which go in a block as the target's text does.
-		fmt.Fprintf(b, "**COULD NOT RUN** (exit status 2); no rule was judged.\n\n%s\nRun `plantcheck %s -h` for the flags.\n\n", q.Block(v.Error, "text", ""), v.Driver)
-	} else {
-		fmt.Fprintf(b, "**%s**\n\n", v.Verdict)
+		return
 	}
-	if v.LikelyCause != "" {
-		fmt.Fprintf(b, "**Likely cause:** %s\n\n", q.Span(v.LikelyCause))
-	}
-	fmt.Fprintf(b, "| | |\n|---|---|\n")
-	target := q.Cell(v.Target)
-	name := "Target"
-	if v.Driver == Proxy {
-		name = "Upstream"
-	}
-	fmt.Fprintf(b, "| %s | %s |\n", name, target)
-	if v.Config.Proxy != "" {
-		fmt.Fprintf(b, "| Proxy | %s |\n", q.Cell(v.Config.Proxy))
-	}
-	fmt.Fprintf(b, "| Spec | %s %s (sha256 `%.12s`) |\n", v.Spec.Title, v.Spec.Version, v.Spec.SHA256)
-	fmt.Fprintf(b, "| plantcheck | %s (features sha256 `%.12s`) |\n", v.Plantcheck.Version, v.Features.SHA256)
-	scope := v.Scope
-	if v.Config.Tags != "" {
-		scope += " (" + q.Cell("--tags "+v.Config.Tags) + ")"
-	}
-	fmt.Fprintf(b, "| Scope | %s |\n", scope)
 	c := v.Counts
-	if v.Driver == Run {
-		fmt.Fprintf(b, "| Scenarios | %d: %d passed, %d failed, %d errors, %d not run |\n", c.Scenarios, c.Passed, c.Failed, c.Errors, c.NotRun)
-		fmt.Fprintf(b, "| Exchanges | %d in %.0f ms (seed %d) |\n", c.Exchanges, v.Duration, v.Seed)
-	} else {
-		fmt.Fprintf(b, "| Exchanges | %s in %.0f ms |\n", mdTable(v.trafficLine()), v.Duration)
-		fmt.Fprintf(b, "| Violations | %d server-side; %d client requests broke the document |\n", c.ServerViolations, c.ClientViolations)
-		for _, k := range slices.Sorted(maps.Keys(c.ProxyAnswers)) {
-			fmt.Fprintf(b, "| Answered by the proxy | %d (%s, not the service's) |\n", c.ProxyAnswers[k], q.Cell(k))
-		}
-	}
-	if v.Throttling.Summary != "" {
-		fmt.Fprintf(b, "| Throttled | %s |\n", mdTable(v.Throttling.Summary))
-	}
-	if v.Connections.Summary != "" {
-		fmt.Fprintf(b, "| Connections | %s |\n", mdTable(v.Connections.Summary))
-	}
-	b.WriteString("\n")
 	for _, n := range v.NotJudgedInPart {
 		q.item(b, "-", fmt.Sprintf("Not judged in %s:", plural(n.N, "exchange")), n.Reason)
 	}
@@ -142,47 +103,10 @@ func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
 		}
 	}
 
-	if len(v.Failures) > 0 {
+	if len(v.Failures) > 0 && v.Error == "" {
 		fmt.Fprintf(b, "\n## Failures\n")
-	}
-	for _, f := range v.Failures {
-		fmt.Fprintf(b, "\n### %s %s\n\n", mdMarks[f.Outcome], f.Heading)
-		if f.Where != "" {
-			fmt.Fprintf(b, "`features/%s`\n\n", f.Where)
-		}
-		if f.Error != "" && len(f.Evidence) == 0 {
-			q.item(b, "-", "Error:", f.Error)
-		}
-		for _, e := range f.Evidence {
-			if e.Rule != "" {
-				fmt.Fprintf(b, "- **%s (%s)**: %s\n", e.Rule, upper(e.Level), e.Requirement)
-			}
-			q.item(b, "-", "Expected:", e.Expected)
-			q.item(b, "-", "Actual:", e.Actual)
-			if len(e.Details) > 0 {
-				b.WriteString("- Evidence:\n")
-				for _, d := range e.Details {
-					q.item(b, "  -", "", d)
-				}
-			}
-			if e.Request != "" {
-				q.item(b, "-", "Request:", e.Request)
-			}
-			if e.Response != "" {
-				q.item(b, "-", "Response:", e.Response)
-			}
-			if e.At != "" {
-				q.item(b, "-", "Seen:", e.At)
-			}
-			if e.Reproduce != "" {
-				fmt.Fprintf(b, "\nReproduce (with the `PLANTCHECK_*` variables it reads set):\n\n%s", q.Block(e.Reproduce, "sh", ""))
-			}
-		}
-		if f.More > 0 {
-			fmt.Fprintf(b, "\nAnd %s of %s, counted, not kept.\n", plural(f.More, "more failure"), label(f.Rule))
-		}
-		if f.Rerun != "" {
-			fmt.Fprintf(b, "\nRerun the rule:\n\n%s", q.Block(f.Rerun, "sh", ""))
+		for _, f := range v.shown() {
+			v.writeMarkdownBlock(b, q, f, 0)
 		}
 	}
 	if note := v.ReproNote(); note != "" {
@@ -203,4 +127,131 @@ func capital(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// cutTo bounds a value to n bytes for the short summary (n 0: whole).
+func cutTo(s string, n int) string {
+	if n <= 0 {
+		return s
+	}
+	return evidence.Cut(s, n)
+}
+
+// writeMarkdownHead writes the title, the verdict with its exit status,
+// and the likely cause; a run that could not be made says why instead of
+// a verdict. Values are cut to n bytes (0: whole).
+func (v *Verdict) writeMarkdownHead(b *bytes.Buffer, q Quote, n int) {
+	fmt.Fprintf(b, "# plantcheck: %s\n\n", v.Status)
+	if v.Error != "" {
+		// Why a run could not be made names the user's settings (a URL,
+		// tags), which go in a block as the target's text does.
+		fmt.Fprintf(b, "**COULD NOT RUN** (exit status 2): plantcheck judged no rule, so this is no verdict on the target.\n\n%s\nRun `plantcheck %s -h` for the flags.\n\n", q.Block(cutTo(v.Error, n), "text", ""), v.Driver)
+		return
+	}
+	fmt.Fprintf(b, "**%s** (exit status %d)\n\n", v.Verdict, v.ExitCode)
+	if v.LikelyCause != "" {
+		fmt.Fprintf(b, "**Likely cause:** %s\n\n", q.Span(cutTo(v.LikelyCause, n)))
+	}
+}
+
+// writeMarkdownFacts writes the table of what was judged, against what;
+// a run that could not be made has no counts to give.
+func (v *Verdict) writeMarkdownFacts(b *bytes.Buffer, q Quote, n int) {
+	fmt.Fprintf(b, "| | |\n|---|---|\n")
+	target := q.Cell(cutTo(v.Target, n))
+	if v.Target == "" {
+		target = "(none)"
+	}
+	name := "Target"
+	if v.Driver == Proxy {
+		name = "Upstream"
+	}
+	fmt.Fprintf(b, "| %s | %s |\n", name, target)
+	if v.Config.Proxy != "" {
+		fmt.Fprintf(b, "| Proxy | %s |\n", q.Cell(cutTo(v.Config.Proxy, n)))
+	}
+	fmt.Fprintf(b, "| Spec | %s %s (sha256 `%.12s`) |\n", v.Spec.Title, v.Spec.Version, v.Spec.SHA256)
+	fmt.Fprintf(b, "| plantcheck | %s (features sha256 `%.12s`) |\n", v.Plantcheck.Version, v.Features.SHA256)
+	scope := v.Scope
+	if v.Config.Tags != "" {
+		scope += " (" + q.Cell(cutTo("--tags "+v.Config.Tags, n)) + ")"
+	}
+	fmt.Fprintf(b, "| Scope | %s |\n", scope)
+	if v.Error != "" {
+		b.WriteString("\n")
+		return
+	}
+	c := v.Counts
+	if v.Driver == Run {
+		fmt.Fprintf(b, "| Scenarios | %d: %d passed, %d failed, %d errors, %d not run |\n", c.Scenarios, c.Passed, c.Failed, c.Errors, c.NotRun)
+		fmt.Fprintf(b, "| Exchanges | %d in %.0f ms (seed %d) |\n", c.Exchanges, v.Duration, v.Seed)
+	} else {
+		fmt.Fprintf(b, "| Exchanges | %s in %.0f ms |\n", mdTable(v.trafficLine()), v.Duration)
+		fmt.Fprintf(b, "| Violations | %d server-side; %d client requests broke the document |\n", c.ServerViolations, c.ClientViolations)
+		for _, k := range slices.Sorted(maps.Keys(c.ProxyAnswers)) {
+			fmt.Fprintf(b, "| Answered by the proxy | %d (%s, not the service's) |\n", c.ProxyAnswers[k], q.Cell(cutTo(k, n)))
+		}
+	}
+	if v.Throttling.Summary != "" {
+		fmt.Fprintf(b, "| Throttled | %s |\n", mdTable(v.Throttling.Summary))
+	}
+	if v.Connections.Summary != "" {
+		fmt.Fprintf(b, "| Connections | %s |\n", mdTable(v.Connections.Summary))
+	}
+	b.WriteString("\n")
+}
+
+// writeMarkdownBlock writes one failure block, numbered as the console
+// numbers it, each exchange once; values cut to n bytes (0: whole).
+func (v *Verdict) writeMarkdownBlock(b *bytes.Buffer, q Quote, f Shown, n int) {
+	fmt.Fprintf(b, "\n### %s %s %s\n\n", mdMarks[f.Outcome], f.Label, f.Heading)
+	if f.Where != "" {
+		fmt.Fprintf(b, "`features/%s`\n\n", f.Where)
+	}
+	if f.Error != "" && len(f.Evidence) == 0 {
+		q.item(b, "-", "Error:", cutTo(f.Error, n))
+	}
+	for i, e := range f.Evidence {
+		if n > 0 && i == shortEvidence {
+			fmt.Fprintf(b, "\n(And %s of this block: %s keeps them.)\n", plural(int64(len(f.Evidence)-i), "more piece")+" of evidence", SummaryMD)
+			break
+		}
+		if e.Rule != "" {
+			fmt.Fprintf(b, "- **%s (%s)**: %s\n", e.Rule, upper(e.Level), e.Requirement)
+		}
+		q.item(b, "-", "Expected:", cutTo(e.Expected, n))
+		q.item(b, "-", "Actual:", cutTo(e.Actual, n))
+		if len(e.Details) > 0 {
+			b.WriteString("- Evidence:\n")
+			for j, d := range e.Details {
+				if n > 0 && j == shortDetails {
+					fmt.Fprintf(b, "  - (and %d more, in %s)\n", len(e.Details)-j, SummaryMD)
+					break
+				}
+				q.item(b, "  -", "", cutTo(d, n))
+			}
+		}
+		if e.Same {
+			b.WriteString("- Exchange: the one above\n")
+		} else {
+			if e.Request != "" {
+				q.item(b, "-", "Request:", cutTo(e.Request, n))
+			}
+			if e.Response != "" {
+				q.item(b, "-", "Response:", cutTo(e.Response, n))
+			}
+		}
+		if e.At != "" {
+			q.item(b, "-", "Seen:", cutTo(e.At, n))
+		}
+		if e.Reproduce != "" && !e.Same {
+			fmt.Fprintf(b, "\nReproduce (with the `PLANTCHECK_*` variables it reads set):\n\n%s", q.Block(cutTo(e.Reproduce, 4*n), "sh", ""))
+		}
+	}
+	if f.More > 0 {
+		fmt.Fprintf(b, "\nAnd %s of %s, counted, not kept.\n", plural(f.More, "more failure"), label(f.Rule))
+	}
+	if f.Rerun != "" {
+		fmt.Fprintf(b, "\nRerun the rule:\n\n%s", q.Block(cutTo(f.Rerun, 4*n), "sh", ""))
+	}
 }

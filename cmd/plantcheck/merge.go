@@ -23,7 +23,7 @@ func cmdMerge(_ context.Context, c cli, args []string) int {
 			"and, with --report-dir, writes the same five reports.\n\n"+
 			"Exit status: as 'plantcheck proxy' for the combined traffic: 0, 1, or 2 (also when\n"+
 			"a file cannot be read, does not follow the schema, or is not a proxy's).")
-	reportDir := fs.String("report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, report.html, badge.svg, junit.xml")
+	reportDir := fs.String("report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, summary-short.md, report.html, badge.svg, junit.xml")
 	strict := fs.Bool("strict", false, "a failed SHOULD rule fails the verdict too")
 	strictClients := fs.Bool("strict-clients", false, "a client request that breaks the document fails the verdict too (exit 1)")
 	if code, ok := parseFlags(c, fs, args); !ok {

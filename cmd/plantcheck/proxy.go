@@ -53,7 +53,7 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 			"judge none of it (an upstream down the whole time).")
 	addr := fs.String("addr", "127.0.0.1:8081", "address to listen on (host:port; port 0 picks a free one)")
 	upstream := fs.String("upstream", "", "the service's base URL, http or https (env "+envUpstream+")")
-	reportDir := fs.String("report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, report.html, badge.svg, junit.xml")
+	reportDir := fs.String("report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, summary-short.md, report.html, badge.svg, junit.xml")
 	caCert := fs.String("ca-cert", "", "PEM file of certificate authorities to trust for an https upstream, beside the system's")
 	cert := fs.String("cert", "", "PEM file of a client certificate, for an https upstream that asks for one (with --key)")
 	key := fs.String("key", "", "PEM file of the client certificate's private key (with --cert)")
