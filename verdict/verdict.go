@@ -457,6 +457,11 @@ func (v *Verdict) Word(r Rule) string {
 		}
 		return word
 	case Fail:
+		if r.Level == rules.Open {
+			// An open rule is noted, never failed: what its scenarios
+			// met is another rule's failure, or a note.
+			return "noted"
+		}
 		if v.Driver == Proxy {
 			return fmt.Sprintf("FAIL (%d of %d)", r.Failures, r.Judged)
 		}

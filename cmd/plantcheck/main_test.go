@@ -144,6 +144,7 @@ func TestCommands(t *testing.T) {
 		{name: "spec", args: []string{"spec"}, wantCode: 0, wantStdout: []string{`(?m)^openapi: 3\.1\.0$`, `/plants:`}},
 		{name: "serve bad address", args: []string{"serve", "--addr", "127.0.0.1:99999"}, wantCode: 2, wantStderr: []string{`plantcheck serve: listen tcp`}},
 		{name: "serve bad body limit", args: []string{"serve", "--max-body", "0"}, wantCode: 2, wantStderr: []string{`--max-body must be positive`}},
+		{name: "serve an unknown mutant among several", args: []string{"serve", "--addr", "127.0.0.1:0", "--mutant", "drop-tag,nope"}, wantCode: 2, wantStderr: []string{`no mutant "nope"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
