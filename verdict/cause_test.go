@@ -86,40 +86,99 @@ func TestCommonCause(t *testing.T) {
 }
 
 // TestFailureOrder: the console prints the blocks of MUST rules first, in
-// catalog order, at most ConsoleBlocksPerRule of a rule, and says how
-// many it left out.
+// catalog order, numbered as the verdict numbers them (OrderFailures), at
+// most ConsoleBlocksPerRule of a rule, and says how many it left out; it
+// points at summary.md and report.html only when they were written.
 func TestFailureOrder(t *testing.T) {
-	v := &Verdict{Driver: Run, Reference: true}
-	should := answered(rules.BodyNameAny, 0, "", false)
-	should.Level, should.Heading = rules.Should, "should"
-	v.Failures = append(v.Failures, should)
-	for i := 0; i < 5; i++ {
-		b := answered(rules.AuthMissing, 0, "", false)
-		b.Heading = "auth"
-		v.Failures = append(v.Failures, b)
+	tests := []struct {
+		name, dir string
+		want      []string
+		never     []string
+	}{
+		{"no report folder", "", []string{"(2 more failure blocks not shown here: 2 of AUTH-MISSING)", "No report was written: run again with --report-dir DIR"},
+			[]string{"is in summary.md", "summary.md keeps", "summary.md lists"}},
+		{"a report folder", "out", []string{"(2 more failure blocks not shown here: 2 of AUTH-MISSING)", "Every failure block, those not shown here included, is in summary.md and report.html in out."},
+			[]string{"No report was written"}},
 	}
-	b := answered(rules.BodyJSON, 0, "", false)
-	b.Heading = "json"
-	v.Failures = append(v.Failures, b)
-	var out strings.Builder
-	v.WriteFailures(&out)
-	got := out.String()
-	if i, j, k := strings.Index(got, ") json"), strings.Index(got, ") auth"), strings.Index(got, ") should"); !(i >= 0 && i < j && j < k) {
-		t.Errorf("blocks out of order (BODY-JSON, AUTH-MISSING, then the SHOULD rule):\n%s", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := &Verdict{Driver: Run, Reference: true, ReportDir: tt.dir}
+			should := answered(rules.BodyNameAny, 0, "", false)
+			should.Level, should.Heading = rules.Should, "should"
+			v.Failures = append(v.Failures, should)
+			for i := 0; i < 5; i++ {
+				b := answered(rules.AuthMissing, 0, "", false)
+				b.Heading = "auth"
+				v.Failures = append(v.Failures, b)
+			}
+			b := answered(rules.BodyJSON, 0, "", false)
+			b.Heading = "json"
+			v.Failures = append(v.Failures, b)
+			v.Scenarios = []Scenario{{Name: "the SHOULD one", Failure: 1}, {Name: "the JSON one", Failure: 7}}
+			v.Finish()
+			if got := v.Scenarios[1].Failure; v.Failures[got-1].Heading != "json" || v.Failures[got-1].Number != got {
+				t.Errorf("the scenario points at block %d, %q", got, v.Failures[got-1].Heading)
+			}
+			var out strings.Builder
+			v.WriteFailures(&out)
+			got := out.String()
+			if i, j, k := strings.Index(got, "1) json"), strings.Index(got, "2) auth"), strings.Index(got, "7) should"); !(i >= 0 && i < j && j < k) {
+				t.Errorf("blocks out of order (1 BODY-JSON, 2 AUTH-MISSING, then 7 the SHOULD rule):\n%s", got)
+			}
+			if n := strings.Count(got, ") auth"); n != ConsoleBlocksPerRule {
+				t.Errorf("%d blocks of AUTH-MISSING, want %d", n, ConsoleBlocksPerRule)
+			}
+			for _, want := range append(tt.want, "Failures (7 scenarios)") {
+				if !strings.Contains(got, want) {
+					t.Errorf("no %q:\n%s", want, got)
+				}
+			}
+			for _, never := range tt.never {
+				if strings.Contains(got, never) {
+					t.Errorf("%q:\n%s", never, got)
+				}
+			}
+			v.Failures = v.Failures[:1]
+			out.Reset()
+			v.WriteFailures(&out)
+			if got := out.String(); !strings.Contains(got, "Failures (1 scenario):") || strings.Contains(got, "not shown here") {
+				t.Errorf("one block:\n%s", got)
+			}
+		})
 	}
-	if n := strings.Count(got, ") auth"); n != ConsoleBlocksPerRule {
-		t.Errorf("%d blocks of AUTH-MISSING, want %d", n, ConsoleBlocksPerRule)
+}
+
+// TestConsoleCutsLongValues: a value longer than a console line is cut on
+// the console, saying its size, and kept whole in the verdict.
+func TestConsoleCutsLongValues(t *testing.T) {
+	long := strings.Repeat("ab", 3440) // a 6,880-byte generated name
+	tests := []struct {
+		name, dir, where string
+	}{
+		{"no report folder", "", "run with --report-dir for it whole"},
+		{"a report folder", "out", "summary.md has it whole"},
 	}
-	for _, want := range []string{"(2 more failure blocks of AUTH-MISSING not shown here)", "Every failure block, those not shown here included, is in summary.md and report.html", "Failures (7 scenarios)"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("no %q:\n%s", want, got)
-		}
-	}
-	v.Failures = v.Failures[:1]
-	out.Reset()
-	v.WriteFailures(&out)
-	if got := out.String(); !strings.Contains(got, "Failures (1 scenario):") || strings.Contains(got, "not shown here") {
-		t.Errorf("one block:\n%s", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := answered(rules.CreateName, 200, "application/json", false)
+			b.Evidence[0].Expected = "name " + long
+			b.Evidence[0].Reproduce = "curl -sS -X POST 'http://x/plants' \\\n  --data-binary '{\"name\":\"" + long + "\"}'"
+			v := &Verdict{Driver: Run, Reference: true, ReportDir: tt.dir, Failures: []Block{b}}
+			v.Finish()
+			var out strings.Builder
+			v.WriteFailures(&out)
+			for _, l := range strings.Split(out.String(), "\n") {
+				if len(l) > consoleLine+200 {
+					t.Errorf("a console line of %d bytes", len(l))
+				}
+			}
+			if want := "6,885 bytes in all; " + tt.where; !strings.Contains(out.String(), want) {
+				t.Errorf("no %q:\n%s", want, out.String())
+			}
+			if !strings.Contains(v.Failures[0].Evidence[0].Expected, long) {
+				t.Error("the verdict lost the whole value")
+			}
+		})
 	}
 }
 

@@ -226,5 +226,6 @@ func orEmpty[T any](s []T) []T {
 func (v *Verdict) WriteCannotRun(dir, why string) error {
 	v.Scope, v.Status, v.Verdict, v.ExitCode, v.Error = "none", "could not run", "COULD NOT RUN: "+why, 2, why
 	v.Failures = []Block{{Heading: "the run could be made", Side: "server", Outcome: Error, Error: why}}
+	v.OrderFailures()
 	return v.WriteFiles(dir)
 }
