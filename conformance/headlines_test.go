@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -128,4 +129,34 @@ func serverBlocks(v *verdict.Verdict) []verdict.Block {
 		}
 	}
 	return out
+}
+
+// TestProgressCountsToTheTotal: progress ends each row with the scenarios
+// done of the run's total, the last row with every one of them.
+func TestProgressCountsToTheTotal(t *testing.T) {
+	tests := []struct {
+		tags string
+		want int
+	}{
+		{"@CREATE-TAG", 1},
+		{"@area-auth", selected("@area-auth")},
+		{"", selected("")},
+	}
+	url, token := startTarget(t, nil)
+	for _, tt := range tests {
+		t.Run(tt.tags, func(t *testing.T) {
+			var out bytes.Buffer
+			rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: &out, Format: "progress", Tags: tt.tags})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.want < 1 || tt.want != rep.Counts.Total {
+				t.Fatalf("%d scenarios selected, the run ran %d", tt.want, rep.Counts.Total)
+			}
+			rows := strings.Split(strings.TrimSpace(out.String()), "\n")
+			if last, want := rows[len(rows)-1], fmt.Sprintf(" %d/%d scenarios", tt.want, tt.want); !strings.HasSuffix(last, want) {
+				t.Errorf("the last row %q does not end %q", last, want)
+			}
+		})
+	}
 }

@@ -39,6 +39,9 @@ type Report struct {
 	ConfigFile string
 	// TokenFrom says where the token came from (Config.TokenFrom).
 	TokenFrom string
+	// Color: the console's verdict is printed in colour (Config.Color);
+	// the report files never are.
+	Color bool
 	// Proxy says which proxy the requests went through and where it was
 	// set, or "none" and, when a proxy variable is set, why Go did not use
 	// it; its credentials redacted.
@@ -110,7 +113,11 @@ func (r *Report) VerdictLine() string { return r.decision().Verdict }
 func (r *Report) Status() string { return r.decision().Status }
 
 // WriteVerdict prints the verdict (verdict.WriteText).
-func (r *Report) WriteVerdict(w io.Writer) { r.Model().WriteText(w) }
+func (r *Report) WriteVerdict(w io.Writer) {
+	v := r.Model()
+	v.Color = r.Color
+	v.WriteText(w)
+}
 
 // WriteFailures prints each failed scenario with its evidence and how to
 // reproduce it (verdict.WriteFailures).

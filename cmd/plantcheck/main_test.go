@@ -399,3 +399,45 @@ func TestUsageErrorsAreShort(t *testing.T) {
 		}
 	}
 }
+
+// TestColor: the verdict is in colour on a terminal, unless NO_COLOR is
+// set (https://no-color.org) or --color never; never in colour elsewhere
+// unless --color always; a --color of another word is exit 2.
+func TestColor(t *testing.T) {
+	good := target(t, "drop-tag")
+	tests := []struct {
+		name     string
+		terminal bool
+		noColor  string
+		flag     string
+		want     bool
+		code     int
+	}{
+		{"a terminal", true, "", "", true, 1},
+		{"a terminal, NO_COLOR set", true, "1", "", false, 1},
+		{"a terminal, --color never", true, "", "never", false, 1},
+		{"a pipe", false, "", "", false, 1},
+		{"a pipe, --color always", false, "", "always", true, 1},
+		{"a word --color does not know", false, "", "sometimes", false, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			env := map[string]string{envToken: canary, "NO_COLOR": tt.noColor}
+			c := cli{stdout: &out, stderr: &errOut, getenv: func(k string) string { return env[k] }, isTerminal: tt.terminal}
+			args := []string{"run", "--base-url", good, "--tags", "@CREATE-TAG", "--format", "progress"}
+			if tt.flag != "" {
+				args = append(args, "--color", tt.flag)
+			}
+			if code := dispatch(t.Context(), c, args); code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tt.code, out.String(), errOut.String())
+			}
+			if got := strings.Contains(out.String(), "\x1b["); got != tt.want {
+				t.Errorf("colour %v, want %v:\n%s", got, tt.want, out.String())
+			}
+			if tt.want && !strings.Contains(out.String(), "\x1b[31mVERDICT: NON-CONFORMANT") {
+				t.Errorf("the verdict's line is not red:\n%q", out.String())
+			}
+		})
+	}
+}
