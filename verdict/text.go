@@ -638,18 +638,32 @@ func blockAnswer(b Block) (answer, bool) {
 // returns the status too (0 with "").
 func CommonCause(blocks []Block) (string, int) {
 	count := map[answer]int{}
+	shapes := map[answer]map[string]bool{} // the shapes said of each answer's bodies
 	for _, b := range blocks {
 		if a, ok := blockAnswer(b); ok && a.faulty() {
+			shape := a.shape
+			a.shape = "" // blocks share an answer whatever their checks said of it
 			count[a]++
+			if shape != "" {
+				if shapes[a] == nil {
+					shapes[a] = map[string]bool{}
+				}
+				shapes[a][shape] = true
+			}
 		}
 	}
 	var top answer
 	for a, n := range count {
-		if n > count[top] || n == count[top] && (a.status < top.status || a.status == top.status && (a.media < top.media || a.media == top.media && a.shape < top.shape)) {
+		if n > count[top] || n == count[top] && (a.status < top.status || a.status == top.status && a.media < top.media) {
 			top = a
 		}
 	}
 	n := count[top]
+	if len(shapes[top]) == 1 {
+		for shape := range shapes[top] {
+			top.shape = shape // one shape, said wherever one was
+		}
+	}
 	if n < minCommon || 3*n < 2*len(blocks) {
 		return "", 0
 	}
