@@ -115,6 +115,9 @@ func TestHeadlinesNameTheRealCause(t *testing.T) {
 			if (setup > 0) != tt.setupBlocks {
 				t.Errorf("%d setup failures, want some: %v", setup, tt.setupBlocks)
 			}
+			if r := outcome[rules.AuthMissing]; tt.setupBlocks && !strings.Contains(r.NotJudgedBecause, NotJudgedSetup) {
+				t.Errorf("AUTH-MISSING not judged because %q, want %q", r.NotJudgedBecause, NotJudgedSetup)
+			}
 		})
 	}
 }

@@ -175,6 +175,8 @@ func (r *Report) finish() {
 			// A reason of the scenario's own (a token too short for a
 			// variant) is said here, once, in its own words.
 			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], skipWhy(s.Note))
+		case s.SetupFailed:
+			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], NotJudgedSetup)
 		case !answeredAll(s):
 			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], "no answer")
 		default:
@@ -216,6 +218,11 @@ func (r *Report) finish() {
 		}
 	}
 }
+
+// NotJudgedSetup is why a scenario that could not be set up did not
+// judge its rule: the create it needs first was not accepted, which is
+// CREATE-200's failure, reported as such.
+const NotJudgedSetup = "could not be set up: the valid create it needs first was not accepted (CREATE-200)"
 
 // skipWhy is why a skipped scenario was not judged, in a few words.
 func skipWhy(note string) string {

@@ -78,6 +78,7 @@ func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
 	}
 	rule := statusRule(st.rule, x, want, setup)
 	if setup {
+		st.setupFailed = true
 		details = append(details, "this was the scenario's setup (a valid create, before the request it is about): "+
 			string(st.rule.ID)+" was not judged by this scenario")
 	}
