@@ -16,7 +16,7 @@ const minEvidence = 3
 
 // likelyCause names the setup mistake the answers point to, before the
 // failures they cause: a wrong token (every valid request sent with it
-// refused) or a wrong address (every answer a status the contract does
+// refused, 400, 401 or 403, and none answered 2xx) or a wrong address (every answer a status the contract does
 // not have, such as 404). plantcheck cannot tell such a mistake from a
 // service that refuses everything, so the run is not excused: it is
 // NON-CONFORMANT (exit 1) all the same, and the verdict says both.
@@ -33,9 +33,11 @@ func likelyCause(r *Report, v *spec.Validator) string {
 			statuses[x.Status]++
 			switch {
 			case !x.Issued():
-			case x.Status == http.StatusOK:
+			case x.Status >= 200 && x.Status < 300:
+				// A 2xx, 201 included, is an answer to the token, not a
+				// refusal of it: whatever else is wrong with it.
 				accepted++
-			default:
+			case refusal(x.Status):
 				refused = append(refused, x)
 			}
 		}
@@ -70,6 +72,13 @@ func likelyCause(r *Report, v *spec.Validator) string {
 			validRefused, statusCounts(statuses), from)
 	}
 	return ""
+}
+
+// refusal reports whether a status refuses a request for its credentials
+// or its content: 400, as the contract refuses, or 401 and 403, as a
+// gateway does. Any other answer (a 5xx, a 404) says nothing of the token.
+func refusal(status int) bool {
+	return status == http.StatusBadRequest || status == http.StatusUnauthorized || status == http.StatusForbidden
 }
 
 func statusHint(status int, target string) string {

@@ -43,6 +43,9 @@ type notices struct {
 	mu  sync.Mutex
 	c   *console
 	out io.Writer // where a notice goes when no console of ours came
+	// total is the scenarios the run selected, which progress counts
+	// towards.
+	total int
 }
 
 var (
@@ -64,6 +67,7 @@ func attach(suite string, c *console) *console {
 		n := v.(*notices)
 		n.mu.Lock()
 		n.c = c
+		c.total = n.total
 		n.mu.Unlock()
 	}
 	return c
@@ -92,6 +96,10 @@ type console struct {
 	steps  int
 	row    int // the steps on progress's current row
 	open   map[string]*scenarioLines
+	// left counts each running scenario's steps still to come
+	// (progress); done the scenarios finished, of total.
+	left        map[string]int
+	done, total int
 }
 
 type scenarioLines struct {
@@ -106,11 +114,17 @@ func (c *console) Feature(*messages.GherkinDocument, string, []byte)            
 func (c *console) Defined(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition) {}
 
 func (c *console) Pickle(p *messages.Pickle) {
-	if !c.pretty {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.pretty {
+		if c.left == nil {
+			c.left = map[string]int{}
+		}
+		if c.left[p.Id] = len(p.Steps); len(p.Steps) == 0 {
+			c.finished(p.Id)
+		}
+		return
+	}
 	sl := &scenarioLines{left: len(p.Steps)}
 	var rule string
 	for _, t := range p.Tags {
@@ -151,8 +165,11 @@ func (c *console) step(p *messages.Pickle, s *messages.PickleStep, mark byte, wo
 	if !c.pretty {
 		c.out.Write([]byte{mark})
 		c.steps++
+		if c.left[p.Id]--; c.left[p.Id] <= 0 {
+			c.finished(p.Id)
+		}
 		if c.row++; c.row == stepsPerRow {
-			fmt.Fprintf(c.out, " %d\n", c.steps)
+			fmt.Fprintf(c.out, " %s\n", c.count())
 			c.row = 0
 		}
 		return
@@ -179,10 +196,25 @@ func (c *console) flush(id string) {
 	delete(c.open, id)
 }
 
-// endRow ends progress's current row, padded, with the count of steps.
+// finished counts a scenario of progress's done.
+func (c *console) finished(id string) {
+	delete(c.left, id)
+	c.done++
+}
+
+// count is what progress's row ends with: the scenarios done of the
+// run's total (the steps, when the total is not known).
+func (c *console) count() string {
+	if c.total > 0 {
+		return fmt.Sprintf("%d/%d scenarios", c.done, c.total)
+	}
+	return fmt.Sprintf("%d steps", c.steps)
+}
+
+// endRow ends progress's current row, padded, with the count.
 func (c *console) endRow() {
 	if !c.pretty && c.row != 0 {
-		fmt.Fprintf(c.out, "%s %d\n", strings.Repeat(" ", stepsPerRow-c.row), c.steps)
+		fmt.Fprintf(c.out, "%s %s\n", strings.Repeat(" ", stepsPerRow-c.row), c.count())
 		c.row = 0
 	}
 }

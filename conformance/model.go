@@ -110,6 +110,7 @@ func (r *Report) Model() *verdict.Verdict {
 		}
 		v.Scenarios = append(v.Scenarios, out)
 	}
+	v.OrderFailures()
 	return v
 }
 

@@ -129,7 +129,7 @@ func TestOneCauseIsNamedOnce(t *testing.T) {
 					t.Errorf("%d blocks of %s on the console, want at most %d", n, rule, verdict.ConsoleBlocksPerRule)
 				}
 			}
-			if !strings.Contains(console, "not shown here)") || !strings.Contains(console, "Every failure block, those not shown here included, is in summary.md and report.html") {
+			if !strings.Contains(console, "not shown here: ") || !strings.Contains(console, "Every failure block, those not shown here included, is in summary.md and report.html in "+dir) {
 				t.Errorf("no line counts the blocks left out and points to the reports:\n%s", console)
 			}
 			if strings.Contains(console[first[0]:first[0]+400], "found by the OPEN-") {

@@ -40,6 +40,9 @@ type Report struct {
 	ConfigFile string
 	// TokenFrom says where the token came from (Config.TokenFrom).
 	TokenFrom string
+	// Color: the console's verdict is printed in colour (Config.Color);
+	// the report files never are.
+	Color bool
 	// Proxy says which proxy the requests went through and where it was
 	// set, or "none" and, when a proxy variable is set, why Go did not use
 	// it; its credentials redacted.
@@ -113,7 +116,11 @@ func (r *Report) VerdictLine() string { return r.decision().Verdict }
 func (r *Report) Status() string { return r.decision().Status }
 
 // WriteVerdict prints the verdict (verdict.WriteText).
-func (r *Report) WriteVerdict(w io.Writer) { r.Model().WriteText(w) }
+func (r *Report) WriteVerdict(w io.Writer) {
+	v := r.Model()
+	v.Color = r.Color
+	v.WriteText(w)
+}
 
 // WriteFailures prints each failed scenario with its evidence and how to
 // reproduce it (verdict.WriteFailures).
@@ -171,6 +178,8 @@ func (r *Report) finish() {
 			// A reason of the scenario's own (a token too short for a
 			// variant) is said here, once, in its own words.
 			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], skipWhy(s.Note))
+		case s.SetupFailed:
+			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], NotJudgedSetup)
 		case !answeredAll(s) && unframed(s):
 			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], "an answer HTTP cannot frame, failed under RESPONSE-DOCUMENTED")
 		case !answeredAll(s):
@@ -214,6 +223,11 @@ func (r *Report) finish() {
 		}
 	}
 }
+
+// NotJudgedSetup is why a scenario that could not be set up did not
+// judge its rule: the create it needs first was not accepted, which is
+// CREATE-200's failure, reported as such.
+const NotJudgedSetup = "could not be set up: the valid create it needs first was not accepted (CREATE-200)"
 
 // skipWhy is why a skipped scenario was not judged, in a few words.
 func skipWhy(note string) string {

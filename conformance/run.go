@@ -101,6 +101,8 @@ type Config struct {
 	Rate float64
 	// Format is the console format: pretty or progress.
 	Format string
+	// Color prints the console's verdict in colour (a terminal).
+	Color bool
 	// ReportDir, when set, receives the reports: summary.json, summary.md,
 	// report.html, badge.svg, junit.xml and (from godog) cucumber.json.
 	ReportDir string
@@ -179,6 +181,7 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 		Tags: cfg.Tags, Strict: cfg.Strict, Concurrency: cfg.Concurrency, Seed: cfg.Seed, Timeout: cfg.Timeout,
 		Reference: cfg.Reference, ConfigFile: cfg.ConfigFile, Rate: cfg.Rate,
 		TokenFrom: cfg.TokenFrom,
+		Color:     cfg.Color,
 	}
 	tlsConf, err := cfg.tlsConfig()
 	if err != nil {
@@ -199,6 +202,7 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 	defer client.CloseIdleConnections()
 	notes, suite, forget := noticesFor(cfg.Output)
 	defer forget()
+	notes.total = selected(cfg.Tags)
 	var mu sync.Mutex
 	st, err := steps.New(steps.Config{
 		BaseURL: cfg.BaseURL, Token: cfg.Token, Client: client, Validator: v, Seed: cfg.Seed, Examples: cfg.Examples,
@@ -254,6 +258,19 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// selected counts the scenarios a tag expression selects (0: unknown).
+func selected(tags string) int {
+	filter, err := features.ParseTags(tags)
+	if err != nil {
+		return 0
+	}
+	scs, err := features.Scenarios()
+	if err != nil {
+		return 0
+	}
+	return len(filter.Select(scs))
 }
 
 func (cfg *Config) normalise() error {

@@ -31,7 +31,7 @@ Feature: Responses and error records
     Then the response status is 400
     And the response is an Error record
 
-  Scenario Outline: A <kind> response is the documented one
+  Scenario Outline: <kind> is the documented one
     But <change>
     When the client posts it to /plants
     Then the response status is <status>
@@ -39,9 +39,9 @@ Feature: Responses and error records
 
     @RESPONSE-DOCUMENTED @must
     Examples: responses are documented
-      | kind    | change                                | status |
-      | success | nothing else is changed               | 200    |
-      | error   | the field "name" is the JSON value 7  | 400    |
+      | kind                | change                                | status |
+      | A success response  | nothing else is changed               | 200    |
+      | An error response   | the field "name" is the JSON value 7  | 400    |
 
   @RESPONSE-TIMELY @must
   Scenario: Every answer arrives within the time limit

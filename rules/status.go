@@ -20,3 +20,13 @@ var expects = map[RuleID]int{
 
 // Expects returns the status the rule calls for (0: none in particular).
 func Expects(id RuleID) int { return expects[id] }
+
+// Documented reports whether the document has a response of this status
+// for POST /plants: 200 (a Plant record) and 400 (an Error record), each
+// application/json.
+func Documented(status int) bool {
+	return status == http.StatusOK || status == http.StatusBadRequest
+}
+
+// DocumentedMedia is the one media type of the document's responses.
+const DocumentedMedia = "application/json"

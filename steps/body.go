@@ -68,7 +68,7 @@ func (s *Suite) aPlantHasBeenCreated(ctx context.Context, name string) (context.
 	if err := s.theClientPostsIt(ctx); err != nil {
 		return ctx, err
 	}
-	return ctx, s.theResponseStatusIs(ctx, http.StatusOK)
+	return ctx, s.statusIs(ctx, http.StatusOK, true)
 }
 
 func (s *Suite) aNewPlantWithTheSameID(ctx context.Context, name string) (context.Context, error) {

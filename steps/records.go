@@ -36,6 +36,14 @@ var statusMeaning = map[int]string{
 }
 
 func (s *Suite) theResponseStatusIs(ctx context.Context, want int) error {
+	return s.statusIs(ctx, want, false)
+}
+
+// statusIs judges the status of the scenario's last answer. A wrong status
+// is the failure of the rule the status shows (statusRule): the scenario's
+// own, unless its rule judges another aspect of the answer, or the step is
+// a setup (a create the scenario needs before the request it is about).
+func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
 	st := stateOf(ctx)
 	x, err := s.response(st)
 	if err != nil {
@@ -68,9 +76,53 @@ func (s *Suite) theResponseStatusIs(ctx context.Context, want int) error {
 			details = append(details, fmt.Sprintf("the target refuses a name it has stored; sent again under a name not used before, it answered %s", statusOf(rx)))
 		}
 	}
-	return s.fail(st, "", x,
+	rule := statusRule(st.rule, x, want, setup)
+	if setup {
+		st.setupFailed = true
+		details = append(details, "this was the scenario's setup (a valid create, before the request it is about): "+
+			string(st.rule.ID)+" was not judged by this scenario")
+	}
+	f := s.fail(st, rule, x,
 		fmt.Sprintf("status %d with %s", want, statusMeaning[want]),
 		fmt.Sprintf("status %d", x.Status), details...)
+	if !setup && rule != "" && judgesAnyAnswer[st.rule.ID] {
+		// The scenario's rule judges an aspect every answer has (its
+		// media type): it goes on to judge this one.
+		return nil
+	}
+	return f
+}
+
+// statusNotOwn are the rules whose scenarios expect a status only to reach
+// the aspect they judge: the echo of an accepted create, the Error record
+// of a refusal, the media type of either. A wrong status there is the
+// failure of the rule the status shows, never theirs; an open rule never
+// fails at all.
+var statusNotOwn = map[rules.RuleID]bool{
+	rules.CreateName: true, rules.CreateTag: true, rules.CreateNoTag: true, rules.CreateNoID: true,
+	rules.ErrorRecord: true, rules.ResponseMedia: true,
+}
+
+// judgesAnyAnswer are the rules of statusNotOwn whose aspect every answer
+// has, whatever its status: their scenario judges it after a wrong status.
+var judgesAnyAnswer = map[rules.RuleID]bool{rules.ResponseMedia: true}
+
+// statusRule is the rule a wrong status fails ("": the scenario's own): a
+// setup's create, or a 200 expected where the scenario's rule judges
+// another aspect, is CREATE-200's (a valid create is accepted); a 400
+// expected there is the rule the request's refusal exercises, as the one
+// judge read it.
+func statusRule(own rules.Rule, x *Exchange, want int, setup bool) rules.RuleID {
+	notOwn := setup || statusNotOwn[own.ID] || own.Level == rules.Open
+	switch {
+	case !notOwn:
+		return ""
+	case want == http.StatusOK:
+		return rules.Create200
+	case want == http.StatusBadRequest && len(x.judged.Refusal.Defects) > 0:
+		return x.judged.Refusal.Defects[0].Rule
+	}
+	return ""
 }
 
 // NoteNameReused begins the note of a scenario whose valid request was

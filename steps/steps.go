@@ -126,6 +126,10 @@ type Result struct {
 	// scenario stopped by another rule's failure, or by an answer that did
 	// not come, did not: its rule's own checks never ran.
 	Judged bool
+	// SetupFailed: the scenario could not be set up (the create it needs
+	// before the request it is about was not accepted); the failure is
+	// the setup's rule's, and the scenario did not judge its own.
+	SetupFailed bool
 }
 
 // Suite registers the steps for one run against one target.
@@ -322,6 +326,8 @@ type state struct {
 	note    string
 	skipped string
 	started time.Time
+	// setupFailed: a setup step's create was not accepted.
+	setupFailed bool
 }
 
 type stateKey struct{}
@@ -445,7 +451,7 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 	}
 	res := Result{
 		ID: sc.Id, Name: sc.Name, URI: sc.Uri, Rule: st.rule, Failures: st.failures,
-		Note: st.note, Duration: time.Since(st.started), Exchanges: st.exchanges,
+		Note: st.note, Duration: time.Since(st.started), Exchanges: st.exchanges, SetupFailed: st.setupFailed,
 	}
 	if err != nil {
 		// The error may quote the target (a malformed answer): kept as

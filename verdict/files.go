@@ -280,5 +280,6 @@ func (v *Verdict) WriteCannotRun(dir, why string) error {
 		}
 	}
 	v.Failures = []Block{{Heading: "plantcheck could not run", Side: "server", Outcome: Error, Error: why}}
+	v.OrderFailures()
 	return v.WriteFiles(dir)
 }

@@ -27,7 +27,8 @@ type ShownEvidence struct {
 }
 
 // FailureOrder gives the indices into v.Failures in the one order of every
-// output: the service's blocks first, the rules that decide the verdict
+// output (OrderFailures has put them so already; a verdict it has not been
+// called on is read in the same order): the service's blocks first, the rules that decide the verdict
 // first (MUST, then SHOULD, then the rest), each level in catalog order,
 // the blocks of one rule in the order they were found; then the clients'
 // blocks in the order they were found. The console (serverBlocks) gives
@@ -40,13 +41,7 @@ func (v *Verdict) FailureOrder() (server, client []int) {
 			server = append(server, i)
 		}
 	}
-	slices.SortStableFunc(server, func(i, j int) int {
-		a, b := v.Failures[i], v.Failures[j]
-		if c := levelRank(a.Level) - levelRank(b.Level); c != 0 {
-			return c
-		}
-		return catalogIndex(a.Rule) - catalogIndex(b.Rule)
-	})
+	slices.SortStableFunc(server, func(i, j int) int { return failureOrder(v.Failures[i], v.Failures[j]) })
 	return server, client
 }
 
@@ -86,4 +81,57 @@ func (v *Verdict) numberOf(i int) string {
 		}
 	}
 	return ""
+}
+
+// OrderFailures puts the failure blocks in the one order every report
+// gives them, and numbers them from 1 (Block.Number): the service's
+// blocks first, the rules that decide the verdict first (MUST, then
+// SHOULD, then the rest), each level in catalog order, the blocks of one
+// rule in the order they were found; then the clients' blocks (proxy), in
+// theirs. A scenario's Failure follows its block. Finish calls it; a
+// driver that adds blocks after Finish calls it again.
+func (v *Verdict) OrderFailures() {
+	type placed struct {
+		b    Block
+		from int // the block's number before, from 1
+	}
+	ps := make([]placed, len(v.Failures))
+	for i, b := range v.Failures {
+		ps[i] = placed{b, i + 1}
+	}
+	slices.SortStableFunc(ps, func(a, b placed) int { return failureOrder(a.b, b.b) })
+	to := make(map[int]int, len(ps))
+	for i := range ps {
+		to[ps[i].from] = i + 1
+		ps[i].b.Number = i + 1
+		v.Failures[i] = ps[i].b
+	}
+	for i := range v.Scenarios {
+		if n := v.Scenarios[i].Failure; n > 0 {
+			v.Scenarios[i].Failure = to[n]
+		}
+	}
+}
+
+func sideRank(side string) int {
+	if side == "client" {
+		return 1
+	}
+	return 0
+}
+
+// failureOrder is the one order of failure blocks: the service's first, by
+// level (MUST, SHOULD, the rest), then catalog order, then as found; the
+// clients' after, as found.
+func failureOrder(a, b Block) int {
+	if c := sideRank(a.Side) - sideRank(b.Side); c != 0 {
+		return c
+	}
+	if a.Side == "client" {
+		return 0
+	}
+	if c := levelRank(a.Level) - levelRank(b.Level); c != 0 {
+		return c
+	}
+	return catalogIndex(a.Rule) - catalogIndex(b.Rule)
 }

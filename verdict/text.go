@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/rules"
@@ -43,7 +45,7 @@ func (v *Verdict) writeText(w *strings.Builder) {
 		fmt.Fprintf(w, "config: %s\n", v.Config.ConfigFile)
 	}
 	if v.LikelyCause != "" {
-		fmt.Fprintf(w, "\nLIKELY CAUSE: %s\n", v.LikelyCause)
+		fmt.Fprintf(w, "\n%s %s\n", v.paint(yellow, "LIKELY CAUSE:"), v.LikelyCause)
 	}
 	if v.Partial() {
 		fmt.Fprintf(w, "scope:  partial, scenarios selected by --tags %q\n", v.Config.Tags)
@@ -54,13 +56,17 @@ func (v *Verdict) writeText(w *strings.Builder) {
 			fmt.Fprintf(w, "  not judged in %s: %s\n", plural(c.N, "exchange"), c.Reason)
 		}
 	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "RULE\tLEVEL\tRESULT\t%s\tREQUIREMENT\n", strings.ToUpper(v.countedBy()))
-	for _, r := range v.Rules {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, upper(r.Level), v.shortWord(r), v.counted(r), truncate(r.Requirement, 70))
+	fix := v.fixList()
+	if len(fix) > 0 {
+		// What to fix leads: a line a rule broken, the first failure's
+		// essence, and the block below (or in the reports) that shows it.
+		fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("To fix: %s broken (the blocks below are numbered as in every report):", plural(int64(len(fix)), "rule"))))
+		for _, l := range fix {
+			fmt.Fprintf(w, "  %s\n", v.paint(red, l))
+		}
 	}
-	tw.Flush()
+	fmt.Fprintln(w)
+	v.writeTable(w, len(fix) > 0)
 
 	// The reasons, which the table leaves out, each once, with its rules.
 	var whys []string
@@ -78,21 +84,6 @@ func (v *Verdict) writeText(w *strings.Builder) {
 		for _, why := range whys {
 			fmt.Fprintf(w, "  %s: %s\n", strings.Join(byWhy[why], ", "), why)
 		}
-	}
-
-	var foundBy []string
-	for _, r := range v.Rules {
-		for i, by := range r.FoundBy {
-			if i == maxFoundBy {
-				foundBy = append(foundBy, fmt.Sprintf("  %s (%s) found by %s more (%s lists them)", r.ID, upper(r.Level), plural(int64(len(r.FoundBy)-i), "scenario"), SummaryMD))
-				break
-			}
-			foundBy = append(foundBy, fmt.Sprintf("  %s (%s) found by %s", r.ID, upper(r.Level), by))
-		}
-	}
-	if len(foundBy) > 0 {
-		fmt.Fprintln(w, "\nRules broken in scenarios of other rules:")
-		fmt.Fprintln(w, strings.Join(foundBy, "\n"))
 	}
 
 	var notes []string
@@ -117,6 +108,9 @@ func (v *Verdict) writeText(w *strings.Builder) {
 		fmt.Fprintf(w, "\n%s in %s; %s, %s\n", plural(int64(c.Exchanges), "exchange"), v.Ended.Sub(v.Started).Round(time.Millisecond),
 			plural(c.ServerViolations, "server-side violation"), plural(c.ClientViolations, "client-side violation"))
 	}
+	for _, why := range v.notRunReasons() {
+		fmt.Fprintf(w, "  %s\n", why)
+	}
 	fmt.Fprintf(w, "MUST rules: %s; SHOULD rules: %s\n", v.levelSummary(rules.Must), v.levelSummary(rules.Should))
 	if v.Throttling.Summary != "" {
 		fmt.Fprintf(w, "Throttled: %s\n", v.Throttling.Summary)
@@ -127,7 +121,105 @@ func (v *Verdict) writeText(w *strings.Builder) {
 	if v.ReportDir != "" {
 		fmt.Fprintf(w, "Reports: %s (%s)\n", v.ReportDir, strings.Join(v.files(), ", "))
 	}
-	fmt.Fprintf(w, "VERDICT: %s\n", v.Verdict)
+	style := green
+	if v.ExitCode != 0 {
+		style = red
+	}
+	fmt.Fprintf(w, "%s\n", v.paint(style, "VERDICT: "+v.Verdict))
+}
+
+// writeTable prints the rule table: every rule with its level and
+// result; on a run with rules broken (brief), the rules that did not
+// simply pass, and the others named on a line, so that what to fix stays
+// on the first screen. A failed rule's row is red, a rule not judged
+// yellow.
+func (v *Verdict) writeTable(w *strings.Builder, brief bool) {
+	var tb strings.Builder
+	tw := tabwriter.NewWriter(&tb, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "RULE\tLEVEL\tRESULT\t%s\tREQUIREMENT\n", strings.ToUpper(v.countedBy()))
+	var rows []Rule
+	var passed []string
+	for _, r := range v.Rules {
+		if brief && r.Outcome == Pass && !v.partlyJudged(r) {
+			passed = append(passed, string(r.ID))
+			continue
+		}
+		rows = append(rows, r)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, upper(r.Level), v.shortWord(r), v.counted(r), truncate(r.Requirement, 70))
+	}
+	tw.Flush()
+	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
+	for i, l := range lines {
+		if i > 0 {
+			switch r := rows[i-1]; {
+			case r.Outcome == Fail && r.Level != rules.Open:
+				l = v.paint(red, l)
+			case r.Outcome == NotJudged || r.Outcome == Error:
+				l = v.paint(yellow, l)
+			}
+		}
+		fmt.Fprintln(w, l)
+	}
+	if len(passed) > 0 {
+		fmt.Fprintf(w, "%s\n", wrap("Passed ("+strconv.Itoa(len(passed))+"): "+strings.Join(passed, ", "), 100, "  "))
+	}
+}
+
+// wrap breaks a list joined by ", " into lines of about width bytes,
+// each after the first indented.
+func wrap(s string, width int, indent string) string {
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Split(s, ", ") {
+		switch {
+		case i == 0:
+		case n+len(word)+2 > width:
+			b.WriteString(",\n" + indent)
+			n = len(indent)
+		default:
+			b.WriteString(", ")
+			n += 2
+		}
+		b.WriteString(word)
+		n += len(word)
+	}
+	return b.String()
+}
+
+// notRunReasons says why the scenarios counted "not run" were not, each
+// reason once with its count and rules, so that the count is explained on
+// the run it is met (a token too short for AUTH-NEAR-MISS's variants),
+// where the list of rules not judged did not say it (it leaves out a rule
+// that failed).
+func (v *Verdict) notRunReasons() []string {
+	var whys []string
+	n := map[string]int64{}
+	ids := map[string][]rules.RuleID{}
+	for _, s := range v.Scenarios {
+		if s.Outcome != Skip {
+			continue
+		}
+		why := strings.TrimPrefix(s.Note, "not run: ")
+		if why == "" {
+			why = "skipped"
+		}
+		if r, ok := v.rule(s.Rule); ok && r.NotJudgedBecause != "" && strings.Contains(r.NotJudgedBecause, why) &&
+			(r.Outcome == NotJudged || r.Outcome == Pass && v.partlyJudged(r)) {
+			continue // said with the rules not judged, once
+		}
+		if n[why] == 0 {
+			whys = append(whys, why)
+		}
+		n[why]++
+		if !slices.Contains(ids[why], s.Rule) {
+			ids[why] = append(ids[why], s.Rule)
+		}
+	}
+	out := make([]string, len(whys))
+	for i, why := range whys {
+		out[i] = fmt.Sprintf("not run: %s of %s: %s", plural(n[why], "scenario"), rules.JoinIDs(ids[why], ", "), why)
+	}
+	return out
 }
 
 // shortWord is a rule's result as the console's table shows it: a word
@@ -143,6 +235,8 @@ func (v *Verdict) shortWord(r Rule) string {
 		return fmt.Sprintf("%s (%d/%d)", w, r.Judged, r.Scenarios)
 	case r.Outcome == NotJudged:
 		return "not judged"
+	case r.Outcome == Fail && r.Level == rules.Open:
+		return "noted"
 	}
 	return r.Result
 }
@@ -154,7 +248,7 @@ func (v *Verdict) partlyJudged(r Rule) bool {
 
 // files names the report files the verdict's driver writes.
 func (v *Verdict) files() []string {
-	names := []string{SummaryJSON, SummaryMD, ReportHTML, BadgeSVG, JUnitXML}
+	names := []string{SummaryJSON, SummaryMD, SummaryShortMD, ReportHTML, BadgeSVG, JUnitXML}
 	if v.Driver == Run {
 		names = append(names, "cucumber.json")
 	}
@@ -197,28 +291,34 @@ func (v *Verdict) trafficLine() string {
 	return b.String()
 }
 
-// maxCauseExamples bounds the rules whose block the console shows as an
-// example of a common cause; the others' blocks are counted.
-const maxCauseExamples = 6
+// maxConsoleBlocks bounds the failure blocks the console prints: the first
+// block of each rule broken, in the one order of the failures, then more
+// of a rule (up to ConsoleBlocksPerRule) while the bound allows, so that a
+// server with a handful of mistakes gets a screen or two; summary.md and
+// report.html keep every block.
+const maxConsoleBlocks = 6
 
 // maxEvidence bounds the pieces of evidence of one block the console
 // prints.
-const maxEvidence = 4
-
-// maxFoundBy bounds the scenarios of other rules the console names for
-// one rule they found broken.
-const maxFoundBy = 3
+const maxEvidence = 2
 
 // ConsoleBlocksPerRule bounds the failure blocks of one rule the console
 // prints; summary.md and report.html keep every block.
 const ConsoleBlocksPerRule = 3
 
-// WriteFailures prints the failure blocks of the service's, the rules
-// that decide the verdict first, in catalog order: each block's rule, the
-// requirement, what was expected and what came back, the evidence, the
-// exchange, and how to reproduce it. When most failures share one answer
-// (one status, one media type), it says so first; it prints at most
-// ConsoleBlocksPerRule blocks of a rule and counts the rest.
+// consoleLine bounds one line of a value on the console (a request, a
+// body, a line of a curl command); the reports keep the value whole.
+const consoleLine = 300
+
+// WriteFailures prints the failure blocks of the service's, in the one
+// order of the failures (OrderFailures), each under its number: each
+// block's rule, the requirement, what was expected and what came back,
+// the evidence, the exchange, and how to reproduce it. When most failures
+// share one faulty answer it says so first. It prints at most
+// maxConsoleBlocks blocks: the first of each rule broken, then more of a
+// rule, at most ConsoleBlocksPerRule (one when a common cause explains
+// the rest), and counts the others; it points at the reports that hold
+// them only when they were written.
 func (v *Verdict) WriteFailures(w io.Writer) {
 	server := v.serverBlocks()
 	if len(server) == 0 {
@@ -233,44 +333,137 @@ func (v *Verdict) WriteFailures(w io.Writer) {
 	c, status := CommonCause(server)
 	perRule := ConsoleBlocksPerRule
 	if c != "" {
-		fmt.Fprintf(w, "\nCOMMON CAUSE: %s\n", c)
+		fmt.Fprintf(w, "\n%s %s\n", v.paint(yellow, "COMMON CAUSE:"), c)
 		perRule = 1 // one example of each rule: the cause explains the rest
 	}
-	// The blocks of a rule are together (serverBlocks sorts them).
-	causeShown, hidden := 0, false
-	for i, k, n := 0, 0, 0; i < len(server); i, k = i+1, k+1 {
-		b := server[i]
-		if i == 0 || server[i-1].Rule != b.Rule {
-			// A rule whose first block shows the common cause gets one
-			// block, and only the first maxCauseExamples such rules.
-			k, n = 0, ConsoleBlocksPerRule
-			if status != 0 && answerStatus(b) == status {
-				n = perRule
-				if causeShown == maxCauseExamples {
-					n = 0
-				} else {
-					causeShown++
-				}
-			}
+	shown := consoleSelection(server, perRule, status)
+	hidden := map[rules.RuleID]int{}
+	var order []rules.RuleID
+	for i, b := range server {
+		if shown[i] {
+			v.writeBlock(w, blockNumber(b, i), b)
+			continue
 		}
-		switch {
-		case k < n:
-			writeBlock(w, i+1, b)
-		case k == n:
-			v.writeHidden(w, b.Rule, countRule(server[i:], b.Rule))
-			hidden = true
+		if hidden[b.Rule] == 0 {
+			order = append(order, b.Rule)
 		}
+		hidden[b.Rule]++
 	}
-	if hidden {
-		where := SummaryMD + " and " + ReportHTML
-		if v.ReportDir != "" {
-			where += " in " + v.ReportDir
+	if len(order) > 0 {
+		var parts []string
+		n := 0
+		for _, id := range order {
+			parts = append(parts, fmt.Sprintf("%d of %s", hidden[id], id))
+			n += hidden[id]
 		}
-		fmt.Fprintf(w, "\nEvery failure block, those not shown here included, is in %s.\n", where)
+		fmt.Fprintf(w, "\n(%s not shown here: %s)\n", plural(int64(n), "more failure block"), strings.Join(parts, ", "))
+		fmt.Fprintf(w, "%s\n", v.whereAll())
 	}
 	if note := v.ReproNote(); note != "" {
 		fmt.Fprintln(w, "\n("+note+")")
 	}
+}
+
+// whereAll says where every failure block is: the reports, when this run
+// wrote them; else how to have them written. The console never points at
+// files it did not write.
+func (v *Verdict) whereAll() string {
+	if v.ReportDir != "" {
+		return "Every failure block, those not shown here included, is in " + SummaryMD + " and " + ReportHTML + " in " + v.ReportDir + "."
+	}
+	return "No report was written: run again with --report-dir DIR to have every failure block, whole, in " + SummaryMD + " and " + ReportHTML + "."
+}
+
+// blockNumber is a block's number in the one order (its place, from 1,
+// for a verdict whose blocks were never numbered).
+func blockNumber(b Block, i int) int {
+	if b.Number > 0 {
+		return b.Number
+	}
+	return i + 1
+}
+
+// consoleSelection chooses the blocks the console prints (by index in
+// server, which is in the one order): the first block of each rule, then,
+// while maxConsoleBlocks allows, more of each rule up to perRule; a rule
+// whose answers show the common cause (status) gets one.
+func consoleSelection(server []Block, perRule, status int) map[int]bool {
+	shown := map[int]bool{}
+	for round := 0; round < ConsoleBlocksPerRule; round++ {
+		k := map[rules.RuleID]int{}
+		for i, b := range server {
+			k[b.Rule]++
+			if len(shown) == maxConsoleBlocks {
+				return shown
+			}
+			limit := perRule
+			if status != 0 && answerStatus(b) == status {
+				limit = 1
+			}
+			if k[b.Rule] == round+1 && round < limit {
+				shown[i] = true
+			}
+		}
+	}
+	return shown
+}
+
+// fixList is the console's list of what to fix: each rule that decides
+// the verdict, or a SHOULD rule, that failed, one line each, in the one
+// order of the failures, with the essence of its first failure and the
+// number of the block that shows it.
+func (v *Verdict) fixList() []string {
+	type found struct {
+		essence string
+		number  int
+	}
+	first := map[rules.RuleID]found{}
+	for i, b := range v.serverBlocks() {
+		for _, e := range b.Evidence {
+			id := e.Rule
+			if id == "" {
+				id = b.Rule
+			}
+			if _, ok := first[id]; !ok {
+				first[id] = found{"expected " + cutBytes(e.Expected, 80) + "; got " + cutBytes(e.Actual, 80), blockNumber(b, i)}
+			}
+		}
+		if _, ok := first[b.Rule]; !ok && b.Error != "" {
+			first[b.Rule] = found{"error: " + cutBytes(b.Error, 120), blockNumber(b, i)}
+		}
+	}
+	var failed []Rule
+	for _, r := range v.Rules {
+		if r.Outcome == Fail && r.Level != rules.Open {
+			failed = append(failed, r)
+		}
+	}
+	// MUST rules first (the one order), each level by its first block.
+	slices.SortStableFunc(failed, func(a, b Rule) int {
+		if c := levelRank(a.Level) - levelRank(b.Level); c != 0 {
+			return c
+		}
+		return first[a.ID].number - first[b.ID].number
+	})
+	var out []string
+	for _, r := range failed {
+		line := fmt.Sprintf("%s (%s), %s", r.ID, upper(r.Level), plural(r.Failures, "failure"))
+		if f, ok := first[r.ID]; ok {
+			line += fmt.Sprintf(": %s (block %d)", f.essence, f.number)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// rule finds a rule of the verdict.
+func (v *Verdict) rule(id rules.RuleID) (Rule, bool) {
+	for _, r := range v.Rules {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Rule{}, false
 }
 
 // reproVar finds the variables a reproduction reads.
@@ -385,32 +578,78 @@ func catalogIndex(id rules.RuleID) int {
 // read block by block.
 const minCommon = 3
 
-// CommonCause names the answer most failure blocks share, when one
-// does: the status and media type their evidence came back with (its
-// first answered exchange), whether the document has that status, and the
-// status the steps expected where it was the same. It says nothing ("")
-// when fewer than minCommon blocks, or fewer than two in three, share one.
-// It returns the status too (0 with "").
-func CommonCause(blocks []Block) (string, int) {
-	type answer struct {
-		status int
-		media  string
-	}
-	count := map[answer]int{}
-	undocumented := map[answer]bool{}
-	for _, b := range blocks {
-		for _, e := range b.Evidence {
-			if e.Status == 0 {
-				continue
-			}
-			a := answer{e.Status, e.MediaType}
-			count[a]++
+// answer is what a failure block's first answered exchange came back
+// with, and what is wrong with it in itself, whatever was sent: a status
+// the document does not have, a media type it does not have, or a body
+// that is not the document's record for its status (shape says how, when
+// the Error record's check said).
+type answer struct {
+	status    int
+	media     string
+	badStatus bool
+	badMedia  bool
+	badBody   bool
+	shape     string
+}
+
+// faulty: the answer breaks the document in itself, so that one fix of
+// the service (its error handler, its serializer) may mend every block
+// that shares it. An answer the document has (200 with a Plant record,
+// 400 with an Error record, as application/json) is no such cause: the
+// blocks that share it failed for what was sent, each its own way.
+func (a answer) faulty() bool { return a.badStatus || a.badMedia || a.badBody }
+
+// blockAnswer reads a block's first answered exchange (ok false: none
+// came).
+func blockAnswer(b Block) (answer, bool) {
+	for _, e := range b.Evidence {
+		if e.Status == 0 {
+			continue
+		}
+		a := answer{status: e.Status, media: e.MediaType}
+		a.badStatus = !rules.Documented(e.Status)
+		a.badMedia = e.MediaType != rules.DocumentedMedia
+		if !a.badStatus && !a.badMedia {
 			for _, f := range b.Evidence {
-				if f.Rule == rules.ResponseDocumented && f.Status == e.Status {
-					undocumented[a] = true
+				if f.Status != e.Status {
+					continue
+				}
+				switch f.Rule {
+				case rules.ErrorRecord:
+					a.badBody, a.shape = true, f.Actual
+				case rules.ResponseDocumented:
+					a.badBody = true
 				}
 			}
-			break
+		}
+		return a, true
+	}
+	return answer{}, false
+}
+
+// CommonCause names what most failure blocks' answers share, when what
+// they share breaks the document in itself: a status it does not have, a
+// media type it does not have, or a body that is not its record (an
+// Error record without its error, say), and the status the steps expected
+// where it was the same. It says nothing ("") when fewer than minCommon
+// blocks, or fewer than two in three, share one such answer: blocks whose
+// answers are the document's own (every one a 200 with a Plant record,
+// to invalid bodies of different kinds) share nothing one fix mends. It
+// returns the status too (0 with "").
+func CommonCause(blocks []Block) (string, int) {
+	count := map[answer]int{}
+	shapes := map[answer]map[string]bool{} // the shapes said of each answer's bodies
+	for _, b := range blocks {
+		if a, ok := blockAnswer(b); ok && a.faulty() {
+			shape := a.shape
+			a.shape = "" // blocks share an answer whatever their checks said of it
+			count[a]++
+			if shape != "" {
+				if shapes[a] == nil {
+					shapes[a] = map[string]bool{}
+				}
+				shapes[a][shape] = true
+			}
 		}
 	}
 	var top answer
@@ -420,6 +659,11 @@ func CommonCause(blocks []Block) (string, int) {
 		}
 	}
 	n := count[top]
+	if len(shapes[top]) == 1 {
+		for shape := range shapes[top] {
+			top.shape = shape // one shape, said wherever one was
+		}
+	}
 	if n < minCommon || 3*n < 2*len(blocks) {
 		return "", 0
 	}
@@ -428,9 +672,25 @@ func CommonCause(blocks []Block) (string, int) {
 		media = "no media type"
 	}
 	s := fmt.Sprintf("%d of %d failures came back with status %d %s (%s)", n, len(blocks), top.status, http.StatusText(top.status), media)
-	if undocumented[top] {
-		s += ", a status the document does not have"
+	var why []string
+	if top.badStatus {
+		why = append(why, "a status the document does not have")
 	}
+	if top.badMedia && !top.badStatus { // an undocumented status has no media type of the document's
+		why = append(why, "a media type the document does not have (its answers are "+rules.DocumentedMedia+")")
+	}
+	if top.badBody {
+		record := "Plant record"
+		if top.status == http.StatusBadRequest {
+			record = "Error record"
+		}
+		body := "a body that is not the document's " + record
+		if top.shape != "" {
+			body += " (" + top.shape + ")"
+		}
+		why = append(why, body)
+	}
+	s += ", " + strings.Join(why, ", and ")
 	if want := expectedStatus(blocks, top.status); want != 0 && want != top.status {
 		s += fmt.Sprintf(", where %d was expected", want)
 	}
@@ -468,9 +728,10 @@ func expectedStatus(blocks []Block, status int) int {
 	return want
 }
 
-// writeBlock prints one failure block, numbered n.
-func writeBlock(w io.Writer, n int, b Block) {
-	fmt.Fprintf(w, "\n%d) %s\n", n, b.Heading)
+// writeBlock prints one failure block, numbered n, its long values cut
+// (cut).
+func (v *Verdict) writeBlock(w io.Writer, n int, b Block) {
+	fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("%d) %s", n, v.cut(b.Heading))))
 	if b.Where != "" {
 		fmt.Fprintf(w, "   scenario:    features/%s\n", b.Where)
 	}
@@ -478,15 +739,20 @@ func writeBlock(w io.Writer, n int, b Block) {
 		fmt.Fprintf(w, "   requirement: %s (spec: %s)\n", r.Requirement, r.Source)
 	}
 	if b.Error != "" && len(b.Evidence) == 0 {
-		fmt.Fprintf(w, "   error:       %s\n", indent(b.Error, "                "))
+		fmt.Fprintf(w, "   error:       %s\n", indent(v.cut(b.Error), "                "))
 	}
 	var last Evidence
 	for i, e := range b.Evidence {
 		if i == maxEvidence {
-			fmt.Fprintf(w, "   (and %s of this block: %s keeps them)\n", plural(int64(len(b.Evidence)-i), "more piece")+" of evidence", SummaryMD)
+			more := plural(int64(len(b.Evidence)-i), "more piece") + " of evidence of this block"
+			if v.ReportDir != "" {
+				fmt.Fprintf(w, "   (and %s: %s keeps them)\n", more, SummaryMD)
+			} else {
+				fmt.Fprintf(w, "   (and %s: --report-dir writes them)\n", more)
+			}
 			break
 		}
-		writeEvidence(w, b, e, last)
+		v.writeEvidence(w, b, e, last)
 		if e.Request != "" {
 			last = e
 		}
@@ -501,28 +767,91 @@ func writeBlock(w io.Writer, n int, b Block) {
 
 // writeEvidence prints one piece of evidence; an exchange the evidence
 // before it in the block showed (prev) is named, not printed again.
-func writeEvidence(w io.Writer, b Block, e, prev Evidence) {
+func (v *Verdict) writeEvidence(w io.Writer, b Block, e, prev Evidence) {
 	if e.Rule != b.Rule && e.Rule != "" {
 		fmt.Fprintf(w, "   rule:        %s (%s): %s\n", e.Rule, upper(e.Level), e.Requirement)
 	}
-	fmt.Fprintf(w, "   expected:    %s\n", e.Expected)
-	fmt.Fprintf(w, "   actual:      %s\n", e.Actual)
+	fmt.Fprintf(w, "   expected:    %s\n", v.cut(e.Expected))
+	fmt.Fprintf(w, "   actual:      %s\n", v.cut(e.Actual))
 	for _, d := range e.Details {
-		fmt.Fprintf(w, "   - %s\n", d)
+		fmt.Fprintf(w, "   - %s\n", v.cut(d))
 	}
 	if e.Request != "" && e.Request == prev.Request && e.Response == prev.Response && e.Reproduce == prev.Reproduce {
 		fmt.Fprintf(w, "   exchange:    the one above\n")
 		return
 	}
 	if e.Request != "" {
-		fmt.Fprintf(w, "   request:     %s\n", e.Request)
+		fmt.Fprintf(w, "   request:     %s\n", v.cut(e.Request))
 	}
 	if e.Response != "" {
-		fmt.Fprintf(w, "   response:    %s\n", e.Response)
+		fmt.Fprintf(w, "   response:    %s\n", v.cut(e.Response))
 	}
 	if e.Reproduce != "" {
-		fmt.Fprintf(w, "   reproduce:   %s\n", indent(e.Reproduce, "                "))
+		fmt.Fprintf(w, "   reproduce:   %s\n", indent(v.cut(e.Reproduce), "                "))
 	}
+}
+
+// cut bounds each line of a value for the console to consoleLine bytes
+// (never inside a character), saying how long the line was and where it
+// is whole: a 6,880-byte generated name inside a curl command takes a
+// line, not a screen. The reports keep every value whole.
+func (v *Verdict) cut(s string) string {
+	if len(s) <= consoleLine {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if len(l) <= consoleLine {
+			continue
+		}
+		end := consoleLine
+		for end > 0 && !utf8.RuneStart(l[end]) {
+			end--
+		}
+		where := "run with --report-dir for it whole"
+		if v.ReportDir != "" {
+			where = SummaryMD + " has it whole"
+		}
+		lines[i] = l[:end] + fmt.Sprintf(" [… cut on the console: %s bytes in all; %s]", thousands(len(l)), where)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// cutBytes cuts s to at most n bytes, never inside a character, marking
+// the cut with "…".
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// thousands writes n with commas between its groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// ANSI styles of the console, used only when Color is set.
+const (
+	bold   = "1"
+	red    = "31"
+	green  = "32"
+	yellow = "33"
+)
+
+// paint styles s for a terminal when the verdict is printed in colour.
+func (v *Verdict) paint(style, s string) string {
+	if !v.Color {
+		return s
+	}
+	return "\x1b[" + style + "m" + s + "\x1b[0m"
 }
 
 // writeClients prints what client requests broke (proxy): a count by the
@@ -547,8 +876,8 @@ func (v *Verdict) writeClients(w io.Writer) {
 			continue
 		}
 		n++
-		fmt.Fprintf(w, "\n%d) %s\n", n, b.Heading)
-		writeEvidence(w, b, b.Evidence[0], Evidence{})
+		fmt.Fprintf(w, "\n%d) %s\n", blockNumber(b, n-1), b.Heading)
+		v.writeEvidence(w, b, b.Evidence[0], Evidence{})
 		if more := int64(len(b.Evidence)) - 1 + b.More; more > 0 {
 			fmt.Fprintf(w, "   (and %s more of %s; the reports keep up to %d)\n", plural(more, "request"), label(b.Rule), len(b.Evidence))
 		}

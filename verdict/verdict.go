@@ -107,6 +107,9 @@ type Verdict struct {
 	// TokenFrom says where run's token came from, for the note on the
 	// reproductions (Config.Token says it in summary.json).
 	TokenFrom string `json:"-"`
+	// Color: the console's verdict is printed in colour (a terminal, and
+	// NO_COLOR not set); not part of summary.json.
+	Color bool `json:"-"`
 }
 
 // Config is the configuration the verdict was made with; the token is
@@ -222,6 +225,9 @@ type Rule struct {
 // rule's failures in the traffic, or one way client requests broke the
 // document.
 type Block struct {
+	// Number is the block's number, from 1, in the one order of the
+	// failures (OrderFailures): every report numbers and orders them so.
+	Number  int          `json:"number"`
 	Heading string       `json:"heading"`
 	Rule    rules.RuleID `json:"rule"`
 	Level   rules.Level  `json:"level"`
@@ -488,6 +494,11 @@ func (v *Verdict) Word(r Rule) string {
 		}
 		return word
 	case Fail:
+		if r.Level == rules.Open {
+			// An open rule is noted, never failed: what its scenarios
+			// met is another rule's failure, or a note.
+			return "noted"
+		}
 		if v.Driver == Proxy {
 			return fmt.Sprintf("FAIL (%d of %d)", r.Failures, r.Judged)
 		}
@@ -512,6 +523,7 @@ const maxWhyInTable = 40
 // the schema's id, the decision (Decide) and each rule's result word.
 func (v *Verdict) Finish() {
 	v.Schema = SchemaID
+	v.OrderFailures()
 	v.Decide()
 	for i := range v.Rules {
 		v.Rules[i].Result = v.Word(v.Rules[i])

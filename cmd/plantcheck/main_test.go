@@ -179,6 +179,7 @@ func TestCommands(t *testing.T) {
 		{name: "spec", args: []string{"spec"}, wantCode: 0, wantStdout: []string{`(?m)^openapi: 3\.1\.0$`, `/plants:`}},
 		{name: "serve bad address", args: []string{"serve", "--addr", "127.0.0.1:99999"}, wantCode: 2, wantStderr: []string{`plantcheck serve: listen tcp`}},
 		{name: "serve bad body limit", args: []string{"serve", "--max-body", "0"}, wantCode: 2, wantStderr: []string{`--max-body must be positive`}},
+		{name: "serve an unknown mutant among several", args: []string{"serve", "--addr", "127.0.0.1:0", "--mutant", "drop-tag,nope"}, wantCode: 2, wantStderr: []string{`no mutant "nope"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -431,5 +432,47 @@ func TestUsageErrorsAreShort(t *testing.T) {
 		if code != exitOK || !strings.Contains(stderr, "Usage: plantcheck "+cmd.name) {
 			t.Errorf("plantcheck %s -h: exit %d, %q; want the usage and exit 0", cmd.name, code, stderr)
 		}
+	}
+}
+
+// TestColor: the verdict is in colour on a terminal, unless NO_COLOR is
+// set (https://no-color.org) or --color never; never in colour elsewhere
+// unless --color always; a --color of another word is exit 2.
+func TestColor(t *testing.T) {
+	good := target(t, "drop-tag")
+	tests := []struct {
+		name     string
+		terminal bool
+		noColor  string
+		flag     string
+		want     bool
+		code     int
+	}{
+		{"a terminal", true, "", "", true, 1},
+		{"a terminal, NO_COLOR set", true, "1", "", false, 1},
+		{"a terminal, --color never", true, "", "never", false, 1},
+		{"a pipe", false, "", "", false, 1},
+		{"a pipe, --color always", false, "", "always", true, 1},
+		{"a word --color does not know", false, "", "sometimes", false, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			env := map[string]string{envToken: canary, "NO_COLOR": tt.noColor}
+			c := cli{stdout: &out, stderr: &errOut, getenv: func(k string) string { return env[k] }, isTerminal: tt.terminal}
+			args := []string{"run", "--base-url", good, "--tags", "@CREATE-TAG", "--format", "progress"}
+			if tt.flag != "" {
+				args = append(args, "--color", tt.flag)
+			}
+			if code := dispatch(t.Context(), c, args); code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tt.code, out.String(), errOut.String())
+			}
+			if got := strings.Contains(out.String(), "\x1b["); got != tt.want {
+				t.Errorf("colour %v, want %v:\n%s", got, tt.want, out.String())
+			}
+			if tt.want && !strings.Contains(out.String(), "\x1b[31mVERDICT: NON-CONFORMANT") {
+				t.Errorf("the verdict's line is not red:\n%q", out.String())
+			}
+		})
 	}
 }

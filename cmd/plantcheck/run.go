@@ -44,6 +44,7 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	fs.IntVar(&cfg.Concurrency, "concurrency", conformance.DefaultConcurrency, fmt.Sprintf("scenarios, and requests, in flight at once (1-%d); the verdict does not depend on it", conformance.MaxConcurrency))
 	fs.Float64Var(&cfg.Rate, "rate", 0, "send at most this many requests a second: the ceiling of the pace, which a throttling target lowers on its own (0: no limit)")
 	fs.StringVar(&cfg.Format, "format", "", "console format: pretty or progress (default pretty on a terminal, progress otherwise)")
+	color := fs.String("color", "auto", "colour the verdict: auto (on a terminal, unless NO_COLOR is set), always or never")
 	fs.StringVar(&cfg.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, summary-short.md, report.html, badge.svg, junit.xml, cucumber.json")
 	fs.StringVar(&cfg.CACert, "ca-cert", "", "PEM file of certificate authorities to trust for an https target, beside the system's")
 	fs.StringVar(&cfg.Cert, "cert", "", "PEM file of a client certificate, for a server that asks for one (with --key)")
@@ -122,6 +123,18 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 			}
 			cfg.Headers[strings.TrimSpace(name)] = append(cfg.Headers[strings.TrimSpace(name)], strings.TrimSpace(value))
 		}
+	}
+	switch *color {
+	case "auto":
+		// https://no-color.org: NO_COLOR set and not empty turns colour off.
+		cfg.Color = c.isTerminal && c.getenv("NO_COLOR") == ""
+	case "always":
+		cfg.Color = true
+	case "never":
+	default:
+		fmt.Fprintf(c.stderr, "plantcheck run: --color %q: it is auto, always or never\n", *color)
+		fmt.Fprintln(c.stderr, "Run 'plantcheck run -h' for the flags.")
+		return exitCannotRun
 	}
 	if cfg.Format == "" {
 		cfg.Format = "progress"

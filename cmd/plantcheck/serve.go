@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/plantcheck/plantcheck/mutants"
@@ -28,7 +29,7 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 	token := fs.String("token", "", "the bearer token clients must present (env "+envToken+")")
 	maxBody := fs.Int64("max-body", 1<<20, "largest request body accepted, in bytes")
 	logRequests := fs.Bool("log", false, "log one line per request to stderr (method, path, status, duration; never a token or a body)")
-	mutant := fs.String("mutant", "", "serve a deliberately broken variant instead (see 'plantcheck selftest --list'), to see what a failure report looks like")
+	mutant := fs.String("mutant", "", "serve a deliberately broken variant instead (see 'plantcheck selftest --list'), to see what a failure report looks like; several, comma-separated, make a server with several mistakes")
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
@@ -59,13 +60,17 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 		return exitCannotRun
 	}
 	var h http.Handler = srv
-	if *mutant != "" {
-		m, ok := mutants.Lookup(*mutant)
+	for name := range strings.SplitSeq(*mutant, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		m, ok := mutants.Lookup(name)
 		if !ok {
-			fmt.Fprintf(c.stderr, "plantcheck serve: no mutant %q (see 'plantcheck selftest --list')\n", *mutant)
+			fmt.Fprintf(c.stderr, "plantcheck serve: no mutant %q (see 'plantcheck selftest --list')\n", name)
 			return exitCannotRun
 		}
-		h = m.Wrap(srv, *token)
+		// Each mutant wraps the server so far: their defects add up.
+		h = m.Wrap(h, *token)
 		fmt.Fprintf(c.stderr, "plantcheck serve: BROKEN ON PURPOSE: this server %s\n", m.Defect)
 	}
 	hs := srv.HTTPServer()
