@@ -26,7 +26,8 @@ func TestConformantCredentialReaders(t *testing.T) {
 		name string
 		wrap func(ref http.Handler, token string) http.Handler
 	}{
-		// RFC 6750, section 2.1: "Bearer" 1*SP b64token, matched whole.
+		// RFC 6750, section 2.1: "Bearer" 1*SP b64token, matched whole,
+		// the scheme in any letter case (RFC 9110, section 11.1).
 		{"reads the credential with RFC 6750's grammar, any number of spaces after Bearer", asToken(func(value, token string) bool {
 			m := rfc6750.FindStringSubmatch(value)
 			return m != nil && m[1] == token
@@ -35,7 +36,7 @@ func TestConformantCredentialReaders(t *testing.T) {
 		// field after the scheme and its white space.
 		{"takes the whole rest of the field after Bearer and its white space", asToken(func(value, token string) bool {
 			scheme, rest, ok := strings.Cut(value, " ")
-			return ok && scheme == "Bearer" && strings.TrimSpace(rest) == token
+			return ok && strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(rest) == token
 		})},
 		{"caches its answers by the body's hash after the auth check", keptAfterAuth(func(_ *http.Request, body []byte) string {
 			sum := sha256.Sum256(body)
@@ -57,7 +58,7 @@ func TestConformantCredentialReaders(t *testing.T) {
 }
 
 // rfc6750 is RFC 6750's credentials, anchored at both ends.
-var rfc6750 = regexp.MustCompile(`^Bearer +([A-Za-z0-9._~+/-]+=*)$`)
+var rfc6750 = regexp.MustCompile(`^(?i:Bearer) +([A-Za-z0-9._~+/-]+=*)$`)
 
 // asToken lets a request through to the reference as if it carried the
 // token when its one Authorization field is one that accept takes, and

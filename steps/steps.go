@@ -211,7 +211,15 @@ func New(cfg Config) (*Suite, error) {
 		}
 		s.without[w] = true
 	}
-	secrets := append([]string{cfg.Token}, nearMissesOf(cfg.Token)...)
+	secrets := []string{cfg.Token}
+	for _, v := range nearMissesOf(cfg.Token) {
+		// A variant that holds the token whole (the token with more
+		// before or after it) is hidden by the token's own windows; as a
+		// secret of its own it would hide the text beside the token too.
+		if !strings.Contains(v, cfg.Token) {
+			secrets = append(secrets, v)
+		}
+	}
 	for name, vs := range cfg.Headers {
 		if slices.ContainsFunc(ReservedHeaders, func(r string) bool { return strings.EqualFold(r, name) }) {
 			return nil, fmt.Errorf("the header %s is set by the scenarios and cannot be given", name)
