@@ -21,7 +21,7 @@ func TestUsageAsTyped(t *testing.T) {
 	}
 	underscore := config("underscore.yaml", "base_url: http://127.0.0.1:1\n")
 	typo := config("typo.yaml", "timout: 5s\n")
-	far := config("far.yaml", "colour: blue\n")
+	far := config("far.yaml", "flavour: mint\n")
 	bareSeconds := config("seconds.yaml", "timeout: 10\n")
 	_, version, _ := invoke(t, nil, "version")
 	tests := []struct {
@@ -43,7 +43,7 @@ func TestUsageAsTyped(t *testing.T) {
 		{name: "capitals", args: []string{"run", "--Base-URL", "http://x"}, wantCode: 2, wantStderr: []string{`did you mean --base-url\?`}},
 		{name: "a flag's beginning", args: []string{"run", "--report", "x"}, wantCode: 2, wantStderr: []string{`did you mean --report-dir\?`}},
 		{name: "a flag of proxy", args: []string{"proxy", "--upstrem", "http://x"}, wantCode: 2, wantStderr: []string{`did you mean --upstream\?`}},
-		{name: "a flag far from any", args: []string{"run", "--colour"}, wantCode: 2, wantStderr: []string{`not defined: -colour\nRun 'plantcheck run -h'`}, notStderr: `did you mean`},
+		{name: "a flag far from any", args: []string{"run", "--flavour"}, wantCode: 2, wantStderr: []string{`not defined: -flavour\nRun 'plantcheck run -h'`}, notStderr: `did you mean`},
 		{name: "a URL as run's argument", args: []string{"run", "http://127.0.0.1:8080"}, wantCode: 2, wantStderr: []string{`unexpected argument "http://127\.0\.0\.1:8080"\ndid you mean --base-url http://127\.0\.0\.1:8080\?`}},
 		{name: "a URL as proxy's argument", args: []string{"proxy", "https://plants.example.com"}, wantCode: 2, wantStderr: []string{`did you mean --upstream https://plants\.example\.com\?`}},
 		{name: "a word as run's argument", args: []string{"run", "now"}, wantCode: 2, wantStderr: []string{`unexpected argument "now"\nRun 'plantcheck run -h'`}},
@@ -57,7 +57,7 @@ func TestUsageAsTyped(t *testing.T) {
 		{name: "a negative number stays a value", args: []string{"run", "--rate", "-1"}, wantCode: 2, wantStderr: []string{`--rate -1: it must be more than 0`}},
 		{name: "a config key with an underscore", args: []string{"run", "--config", underscore}, wantCode: 2, wantStderr: []string{`unknown key "base_url"; did you mean base-url\?`}},
 		{name: "a mistyped config key", args: []string{"run", "--config", typo}, wantCode: 2, wantStderr: []string{`unknown key "timout"; did you mean timeout\?`}},
-		{name: "a config key far from any", args: []string{"run", "--config", far}, wantCode: 2, wantStderr: []string{`unknown key "colour"; the keys are`}},
+		{name: "a config key far from any", args: []string{"run", "--config", far}, wantCode: 2, wantStderr: []string{`unknown key "flavour"; the keys are`}},
 		{name: "a config duration without its unit", args: []string{"run", "--config", bareSeconds}, wantCode: 2, wantStderr: []string{`key "timeout": 10: a duration needs its unit, such as 10s or 10ms`}},
 	}
 	for _, tt := range tests {
@@ -100,7 +100,7 @@ func TestSuggest(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"base-ur", "base-url"}, {"base_url", "base-url"}, {"baseurl", "base-url"}, {"BASE-URL", "base-url"},
 		{"tokn", "token"}, {"token_file", "token-file"}, {"timout", "timeout"}, {"kee", "key"},
-		{"report", "report-dir"}, {"colour", ""}, {"", ""}, {"x", ""}, {"tok", ""}, // token or token-file
+		{"report", "report-dir"}, {"flavour", ""}, {"", ""}, {"x", ""}, {"tok", ""}, // token or token-file
 	} {
 		if got := suggest(tt.in, names); got != tt.want {
 			t.Errorf("suggest(%q) = %q, want %q", tt.in, got, tt.want)
