@@ -421,7 +421,7 @@ func (s *Suite) aPlantHasBeenCreatedUnderAnIdempotencyKey(ctx context.Context, n
 	if err := s.theClientPostsIt(ctx); err != nil {
 		return ctx, err
 	}
-	return ctx, s.theResponseStatusIs(ctx, http.StatusOK)
+	return ctx, s.statusIs(ctx, http.StatusOK, true)
 }
 
 // theRequestRepeatsTheAcceptedOne makes the request the accepted one, byte
