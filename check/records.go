@@ -233,8 +233,9 @@ func (f Fault) String() string {
 // status line (NoFault for anything else: a time limit, a name that does
 // not resolve, TLS).
 func FaultOf(err error) Fault {
+	var ne net.Error
 	switch {
-	case err == nil:
+	case err == nil, errors.As(err, &ne) && ne.Timeout():
 		return NoFault
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return Refused
@@ -243,7 +244,12 @@ func FaultOf(err error) Fault {
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE),
 		// net/http keeps this sentinel unexported (golang/go#19943): a
 		// keep-alive connection the target closed as the request went.
-		strings.HasSuffix(err.Error(), "http: server closed idle connection"):
+		strings.HasSuffix(err.Error(), "http: server closed idle connection"),
+		// net/http closes its side of a kept-alive connection when it reads
+		// the target's close while it still writes the request (a body of a
+		// megabyte on a connection closed after a 400): the write then
+		// fails on a closed connection.
+		errors.Is(err, net.ErrClosed):
 		return Closed
 	}
 	return NoFault

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"strings"
 	"syscall"
@@ -144,6 +145,7 @@ func TestAnswered(t *testing.T) {
 		{"a reset", &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, 0, rules.ResponseTimely, "the connection was reset: read tcp: read: connection reset by peer"},
 		{"a close", fmt.Errorf("post: %w", io.EOF), 0, rules.ResponseTimely, "the connection was closed with no answer: post: EOF"},
 		{"a closed idle connection", errors.New(`Post "http://x/plants": http: server closed idle connection`), 0, rules.ResponseTimely, "the connection was closed with no answer"},
+		{"a close met while the request was written", &url.Error{Op: "Post", URL: "http://x/plants", Err: &net.OpError{Op: "write", Net: "tcp", Err: net.ErrClosed}}, 0, rules.ResponseTimely, "the connection was closed with no answer: Post \"http://x/plants\": write tcp: use of closed network connection"},
 		{"a close within the body", io.ErrUnexpectedEOF, 200, rules.ResponseTimely, "status 200, then the connection ended before the end of its body: unexpected EOF"},
 	}
 	for _, tt := range tests {

@@ -118,16 +118,22 @@ const repeated = 5
 const busyTags = "@area-generated,@area-size,@area-auth"
 
 // TestConnectionFaultsAreNotVerdicts: a server that keeps the contract
-// passes every run at default flags, though its small listen backlog drops
-// connections at 16 in flight, or it closes the connection after each 400
-// without a word; whatever fault the run met is said once in the verdict,
-// never as a timeout.
+// passes every run at default flags, though it closes the connection after
+// each 400 without a word; whatever fault the run met is said once in the
+// verdict, never as a timeout. With FaultTries set to 1 (no retry) it
+// fails within a few runs.
+//
+// A listen backlog of 5 alone is no case here: Linux (tcp_abort_on_overflow
+// 0, its default) drops a connection the full queue cannot take, silently,
+// and the client's retransmission brings it in a second later. Even with an
+// accept loop slowed to 10ms a connection and a connection a request,
+// TcpExtListenOverflows climbed by 9 to 37 a run and no run met a fault,
+// with retries or without: such a case passes whatever plantcheck does.
 func TestConnectionFaultsAreNotVerdicts(t *testing.T) {
 	tests := []struct {
 		name string
 		wrap func(http.Handler, string) http.Handler
 	}{
-		{"a listen backlog of 5", nil},
 		{"a backlog of 5, closing after each 400", closeAfter400},
 	}
 	for _, tt := range tests {

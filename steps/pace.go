@@ -123,6 +123,7 @@ const (
 // above the ceiling (--rate). A run never throttled and without --rate is
 // not paced: the gate then costs a lock and a clock reading.
 type gate struct {
+	clock   clock
 	bound   Throttle
 	ceiling float64 // --rate; 0: none
 	floor   float64
@@ -170,8 +171,22 @@ type epoch struct {
 
 func (e epoch) share() float64 { return float64(e.throttled) / float64(max(e.n, 1)) }
 
+// clock is the gate's time: the wall clock in a run; in a test, a clock
+// that moves only when the gate sleeps, so that what the gate measures
+// (time paused, the span a pace is judged on) does not move with the
+// machine's load.
+type clock interface {
+	Now() time.Time
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time                                   { return time.Now() }
+func (wallClock) Sleep(ctx context.Context, d time.Duration) error { return sleep(ctx, d) }
+
 func newGate(ceiling float64, bound Throttle, notice func(string)) *gate {
-	g := &gate{bound: bound.orDefault(), ceiling: ceiling, notice: notice}
+	g := &gate{clock: wallClock{}, bound: bound.orDefault(), ceiling: ceiling, notice: notice}
 	g.floor = g.bound.MinPace
 	if ceiling > 0 {
 		g.floor = min(g.floor, ceiling)
@@ -192,11 +207,11 @@ func (g *gate) wait(ctx context.Context) (time.Time, error) {
 			g.mu.Unlock()
 			return time.Time{}, err
 		}
-		now := time.Now()
+		now := g.clock.Now()
 		if now.Before(g.reopen) {
 			d := g.reopen.Sub(now)
 			g.mu.Unlock()
-			if err := sleep(ctx, d); err != nil {
+			if err := g.clock.Sleep(ctx, d); err != nil {
 				return time.Time{}, err
 			}
 			continue
@@ -214,13 +229,13 @@ func (g *gate) wait(ctx context.Context) (time.Time, error) {
 		if !at.After(now) {
 			return now, nil
 		}
-		if err := sleep(ctx, at.Sub(now)); err != nil {
+		if err := g.clock.Sleep(ctx, at.Sub(now)); err != nil {
 			return time.Time{}, err
 		}
 		// The gate may have closed while the request waited for its slot:
 		// then it waits at the gate again, and takes a slot after it.
 		g.mu.Lock()
-		closed := time.Now().Before(g.reopen)
+		closed := g.clock.Now().Before(g.reopen)
 		if closed {
 			g.sent--
 		}
@@ -262,7 +277,7 @@ func (g *gate) throttled(sent time.Time, status int, wait time.Duration, attempt
 }
 
 func (g *gate) close(sent time.Time, status int, wait time.Duration, attempt int, asked string) ([]string, error) {
-	now := time.Now()
+	now := g.clock.Now()
 	if g.seen.Answers == nil {
 		g.seen.Answers = map[int]int{}
 	}
