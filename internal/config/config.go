@@ -210,6 +210,12 @@ func (r *Run) Validate() error {
 			return errorf("--header %s: the scenarios set this header themselves (%s cannot be given)", name, strings.Join(steps.ReservedHeaders, ", "))
 		}
 	}
+	if r.Proxy != "" {
+		u, err := url.Parse(r.Proxy)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") {
+			return errorf("the proxy %s is not an http, https or socks5 URL", redactProxy(r.Proxy, u, err))
+		}
+	}
 	if r.BaseURL == "" && r.Reference {
 		return nil // the caller starts the reference server
 	}
@@ -236,4 +242,28 @@ func checkURL(what, s string) error {
 		return errorf("%s %q: a query or fragment is not allowed", what, s)
 	}
 	return nil
+}
+
+// RedactedURL is a proxy URL as plantcheck prints it: its user and
+// password, when it has them, replaced by <redacted>.
+func RedactedURL(u *url.URL) string {
+	c := *u
+	c.User = nil
+	s := c.String()
+	if u.User != nil {
+		s = strings.Replace(s, "://", "://<redacted>@", 1)
+	}
+	return s
+}
+
+// redactProxy is a --proxy value that may not parse, for an error: its
+// credentials never shown.
+func redactProxy(raw string, u *url.URL, err error) string {
+	if err == nil {
+		return fmt.Sprintf("%q", RedactedURL(u))
+	}
+	if at := strings.LastIndex(raw, "@"); at >= 0 {
+		return "(credentials redacted) " + fmt.Sprintf("%q", raw[at+1:])
+	}
+	return fmt.Sprintf("%q", raw)
 }
