@@ -213,7 +213,7 @@ func (r *Run) Validate() error {
 	if r.Proxy != "" {
 		u, err := url.Parse(r.Proxy)
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") {
-			return errorf("the proxy %s is not an http, https or socks5 URL", redactProxy(r.Proxy, u, err))
+			return errorf("the proxy %s is not an http, https or socks5 URL", redactURL(r.Proxy, u, err))
 		}
 	}
 	if r.BaseURL == "" && r.Reference {
@@ -237,9 +237,9 @@ func checkURL(what, s string) error {
 	u, err := url.Parse(s)
 	switch {
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return errorf("%s %q is not an http or https URL with a host", what, s)
+		return errorf("%s %s is not an http or https URL with a host", what, redactURL(s, u, err))
 	case u.RawQuery != "" || u.Fragment != "":
-		return errorf("%s %q: a query or fragment is not allowed", what, s)
+		return errorf("%s %s: a query or fragment is not allowed", what, redactURL(s, u, err))
 	}
 	return nil
 }
@@ -256,9 +256,9 @@ func RedactedURL(u *url.URL) string {
 	return s
 }
 
-// redactProxy is a --proxy value that may not parse, for an error: its
+// redactURL is a URL given that may not parse, for an error: its
 // credentials never shown.
-func redactProxy(raw string, u *url.URL, err error) string {
+func redactURL(raw string, u *url.URL, err error) string {
 	if err == nil {
 		return fmt.Sprintf("%q", RedactedURL(u))
 	}

@@ -54,6 +54,7 @@ func TestRunValidate(t *testing.T) {
 		{"a target without a host", func(r *Run) { r.BaseURL = "http://" }, "not an http or https URL"},
 		{"a target with a query", func(r *Run) { r.BaseURL = "http://example.com/?a=1" }, "a query or fragment"},
 		{"a target with a fragment", func(r *Run) { r.BaseURL = "http://example.com/#x" }, "a query or fragment"},
+		{"a target with credentials, not shown", func(r *Run) { r.BaseURL = "ftp://alice:s3cret@example.com" }, `"ftp://<redacted>@example.com" is not`},
 		{"a target without a token", func(r *Run) { r.Token = "" }, "bearer token"},
 	}
 	for _, tt := range tests {
@@ -70,6 +71,8 @@ func TestRunValidate(t *testing.T) {
 				t.Fatalf("Validate: %v, want %q in it", err, tt.want)
 			case err != nil && !errors.Is(err, ErrConfig):
 				t.Fatalf("Validate: %v is not ErrConfig", err)
+			case err != nil && strings.Contains(err.Error(), "s3cret"):
+				t.Fatalf("Validate: %v shows a password", err)
 			}
 		})
 	}
