@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/net/http/httpproxy"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/shell"
 )
 
@@ -61,11 +62,8 @@ func firstSet(getenv func(string) string, names []string) (string, string) {
 // library caller or a test that sets it later would not see).
 func (cfg *Config) route(base *url.URL) (route, error) {
 	if cfg.Proxy != "" {
-		u, err := url.Parse(cfg.Proxy)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") {
-			return route{}, fmt.Errorf("%w: the proxy %s is not an http, https or socks5 URL", ErrConfig, redactProxy(cfg.Proxy, u, err))
-		}
-		return route{proxy: http.ProxyURL(u), via: u, from: "--proxy", says: redactedURL(u) + " (from --proxy)"}, nil
+		u, _ := url.Parse(cfg.Proxy) // config.Run.Validate has checked it
+		return route{proxy: http.ProxyURL(u), via: u, from: "--proxy", says: config.RedactedURL(u) + " (from --proxy)"}, nil
 	}
 	getenv := cfg.Getenv
 	if getenv == nil {
@@ -91,7 +89,7 @@ func (cfg *Config) route(base *url.URL) (route, error) {
 		return route{}, fmt.Errorf("%w: %s is set, but Go will not use it: %v", ErrConfig, name, err)
 	}
 	if via != nil {
-		r.via, r.from, r.says = via, name, redactedURL(via)+" (from "+name+")"
+		r.via, r.from, r.says = via, name, config.RedactedURL(via)+" (from "+name+")"
 		return r, nil
 	}
 	r.says = "none"
@@ -117,30 +115,6 @@ func (cfg *Config) route(base *url.URL) (route, error) {
 		r.says += " (" + name + " is set, but " + noName + " names the target's host)"
 	}
 	return r, nil
-}
-
-// redactedURL is a proxy URL as plantcheck prints it: its user and password,
-// if any, replaced by <redacted>.
-func redactedURL(u *url.URL) string {
-	c := *u
-	c.User = nil
-	s := c.String()
-	if u.User != nil {
-		s = strings.Replace(s, "://", "://<redacted>@", 1)
-	}
-	return s
-}
-
-// redactProxy is a --proxy value that may not parse, for an error: its
-// credentials never shown.
-func redactProxy(raw string, u *url.URL, err error) string {
-	if err == nil {
-		return fmt.Sprintf("%q", redactedURL(u))
-	}
-	if at := strings.LastIndex(raw, "@"); at >= 0 {
-		return "(credentials redacted) " + fmt.Sprintf("%q", raw[at+1:])
-	}
-	return fmt.Sprintf("%q", raw)
 }
 
 // shellProxy writes a proxy URL as a shell word for a reproduction or a

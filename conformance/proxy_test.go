@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/verdict"
 )
@@ -116,7 +117,18 @@ func TestProxyRoute(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := Config{Proxy: tt.proxy, Getenv: func(k string) string { return tt.env[k] }}
 			u, _ := url.Parse(tt.base)
-			rt, err := cfg.route(u)
+			var rt route
+			var err error
+			if tt.err != nil && tt.proxy != "" {
+				// A --proxy that is no proxy URL is the configuration's to
+				// refuse (config.Run.Validate), before any route.
+				full := cfg
+				full.BaseURL, full.Token = tt.base, "t0ken-of-the-test"
+				(*config.Run)(&full).Defaults()
+				err = (*config.Run)(&full).Validate()
+			} else {
+				rt, err = cfg.route(u)
+			}
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) || strings.Contains(err.Error(), "s3cret") {
 					t.Fatalf("err = %v; want %v, without the password", err, tt.err)

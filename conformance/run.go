@@ -9,7 +9,6 @@ package conformance
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -20,7 +19,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +28,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/internal/tlsconf"
 	"github.com/plantcheck/plantcheck/spec"
@@ -51,27 +50,18 @@ const GCPercent = 200
 // more than this.
 const MaxResponseHeaderBytes = 256 << 10
 
-// headerName is what an extra header's name may be: letters, digits and
-// hyphens (a reproduction writes it into a shell word).
-var headerName = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
-
-// DefaultTimeout is the time limit of one exchange.
-const DefaultTimeout = 10 * time.Second
-
-// MaxConcurrency bounds how many scenarios run at once.
-const MaxConcurrency = 64
-
-// DefaultConcurrency is how many scenarios, and requests, a run has in
-// flight at once. A run is a few hundred small requests, most of a
-// distant server's time is its latency, and a scenario's verdict does not
-// depend on what else runs: at 50 ms a request, one at a time took 14 s
-// and this takes about a second (README, Performance).
-const DefaultConcurrency = 16
+// DefaultTimeout, MaxConcurrency and DefaultConcurrency are the
+// configuration's (config holds every setting's range).
+const (
+	DefaultTimeout     = config.DefaultTimeout
+	MaxConcurrency     = config.MaxConcurrency
+	DefaultConcurrency = config.DefaultConcurrency
+)
 
 // Errors that mean the run could not be made (exit status 2).
 var (
 	// ErrConfig: the configuration is wrong (bad flag, bad URL, bad tags).
-	ErrConfig = errors.New("configuration error")
+	ErrConfig = config.ErrConfig
 	// ErrUnreachable: the target refuses connections, does not resolve, or
 	// fails the TLS handshake.
 	ErrUnreachable = steps.ErrUnreachable
@@ -80,78 +70,10 @@ var (
 	ErrReport = errors.New("the reports could not be written")
 )
 
-// Config is one run's configuration; the CLI fills it from flags and the
-// environment.
-type Config struct {
-	// BaseURL is the target; "" certifies the bundled reference server.
-	BaseURL string
-	// Token is the bearer token the target issued; never printed.
-	Token string
-	// Timeout is the time limit of one exchange; 0 means DefaultTimeout.
-	Timeout time.Duration
-	// Tags is a godog tag expression selecting scenarios ("" runs all).
-	Tags string
-	// Strict makes a failed SHOULD rule fail the run.
-	Strict bool
-	// Concurrency is how many scenarios run at once, and how many
-	// requests may be in flight; 0 means DefaultConcurrency.
-	Concurrency int
-	// Rate is the most requests a second the run sends, the ceiling of a
-	// pace that throttling lowers; 0: no limit.
-	Rate float64
-	// Format is the console format: pretty or progress.
-	Format string
-	// Color prints the console's verdict in colour (a terminal).
-	Color bool
-	// ReportDir, when set, receives the reports: summary.json, summary.md,
-	// report.html, badge.svg, junit.xml and (from godog) cucumber.json.
-	ReportDir string
-	// CACert is a PEM file of certificate authorities to trust for https,
-	// beside the system's.
-	CACert string
-	// Cert and Key are the client certificate and its key (PEM files), for
-	// a server that asks for one (mutual TLS).
-	Cert, Key string
-	// Proxy is the proxy every request goes through; "" follows
-	// HTTP_PROXY, HTTPS_PROXY and NO_PROXY as net/http does (a loopback
-	// target never through a proxy). The verdict says which it was.
-	Proxy string
-	// Getenv reads the proxy variables; nil means os.Getenv.
-	Getenv func(string) string
-	// Headers are sent on every request; their values are secrets.
-	Headers http.Header
-	// Examples is how many valid bodies each generated scenario sends; 0
-	// means steps.DefaultExamples.
-	Examples int
-	// AllStrings sends every string of the catalog of hostile strings,
-	// not one of each category.
-	AllStrings bool
-	// Without names checks to leave out (steps.Removable), to prove that
-	// each is needed; never for a verdict.
-	Without []string
-	// Throttle bounds the waits for a throttling target; a bound left zero
-	// is steps.DefaultThrottle's.
-	Throttle steps.Throttle
-	// Seed makes fresh ids reproducible; 0 draws one.
-	Seed uint64
-	// Output receives the console report; nil means os.Stdout.
-	Output io.Writer
-	// Reference says the target is the bundled reference server (the
-	// verdict says so, and a reproduction needs no --base-url).
-	Reference bool
-	// ConfigFile is the config file the settings came from, if any: the
-	// verdict names it, and a rerun reads it again.
-	ConfigFile string
-	// TokenFrom says, in words, where the token came from ("--token",
-	// "--token-file t.txt", "PLANTCHECK_TOKEN", "the config file
-	// plantcheck.yaml (key token)"): a likely cause that doubts the token
-	// names it, and the reproductions say how to set PLANTCHECK_TOKEN
-	// from it. "" when unknown.
-	TokenFrom string
-	// Godog, when set, adjusts godog's options before the run (a test sets
-	// TestingT there, to run each scenario as a subtest).
-	Godog func(*godog.Options)
-}
+// Config is one run's configuration: the CLI reads it (config.Run) from
+// flags, the environment and a config file, validated; a library caller
+// names its target and Run fills the rest with the defaults.
+type Config config.Run
 
 // Run runs the suite and returns its report. An error means the run could
 // not be made (ErrConfig, ErrUnreachable); a target that breaks rules is not
@@ -169,7 +91,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 }
 
 func run(ctx context.Context, cfg *Config) (*Report, error) {
-	if err := cfg.normalise(); err != nil {
+	(*config.Run)(cfg).Defaults()
+	if err := (*config.Run)(cfg).Validate(); err != nil {
 		return nil, err
 	}
 	v, err := spec.Default()
@@ -187,7 +110,7 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, _ := url.Parse(cfg.BaseURL) // normalise has parsed it
+	base, _ := url.Parse(cfg.BaseURL) // Validate has parsed it
 	rt, err := cfg.route(base)
 	if err != nil {
 		return nil, err
@@ -271,70 +194,6 @@ func selected(tags string) int {
 		return 0
 	}
 	return len(filter.Select(scs))
-}
-
-func (cfg *Config) normalise() error {
-	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	if cfg.Timeout < 0 {
-		return fmt.Errorf("%w: the timeout must be positive", ErrConfig)
-	}
-	if cfg.Concurrency == 0 {
-		cfg.Concurrency = DefaultConcurrency
-	}
-	if cfg.Rate < 0 {
-		return fmt.Errorf("%w: --rate %g: it must be more than 0", ErrConfig, cfg.Rate)
-	}
-	if cfg.Concurrency < 0 || cfg.Concurrency > MaxConcurrency {
-		return fmt.Errorf("%w: --concurrency %d: it must be between 1 and %d", ErrConfig, cfg.Concurrency, MaxConcurrency)
-	}
-	if cfg.Examples < 0 || cfg.Examples > steps.MaxExamples {
-		return fmt.Errorf("%w: --examples %d: it must be between 1 and %d", ErrConfig, cfg.Examples, steps.MaxExamples)
-	}
-	filter, err := features.ParseTags(cfg.Tags)
-	if err != nil {
-		return fmt.Errorf("%w: --tags: %v", ErrConfig, err)
-	}
-	if scs, err := features.Scenarios(); err == nil && len(filter.Select(scs)) == 0 {
-		return fmt.Errorf("%w: --tags %q selects no scenario", ErrConfig, cfg.Tags)
-	}
-	switch cfg.Format {
-	case "":
-		cfg.Format = "progress"
-	case "pretty", "progress":
-	default:
-		return fmt.Errorf("%w: unknown format %q (pretty or progress)", ErrConfig, cfg.Format)
-	}
-	if cfg.Output == nil {
-		cfg.Output = os.Stdout
-	}
-	if cfg.BaseURL == "" {
-		return fmt.Errorf("%w: no target: a base URL is required", ErrConfig)
-	}
-	for name := range cfg.Headers {
-		if !headerName.MatchString(name) {
-			return fmt.Errorf("%w: the header name %q: letters, digits and hyphens only", ErrConfig, name)
-		}
-		if slices.ContainsFunc(steps.ReservedHeaders, func(r string) bool { return strings.EqualFold(r, name) }) {
-			return fmt.Errorf("%w: --header %s: the scenarios set this header themselves (%s cannot be given)", ErrConfig, name, strings.Join(steps.ReservedHeaders, ", "))
-		}
-	}
-	if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%w: the base URL %q is not an http or https URL", ErrConfig, cfg.BaseURL)
-	}
-	if cfg.Token == "" {
-		return fmt.Errorf("%w: a target needs its bearer token (--token or PLANTCHECK_TOKEN)", ErrConfig)
-	}
-	if cfg.Seed == 0 {
-		var b [8]byte
-		rand.Read(b[:])
-		for _, c := range b {
-			cfg.Seed = cfg.Seed<<8 | uint64(c)
-		}
-		cfg.Seed |= 1
-	}
-	return nil
 }
 
 // rerunFlags are the flags a rerun needs to send what this run sent, to

@@ -187,14 +187,12 @@ type Handler struct {
 	dialTimeout time.Duration
 }
 
-// New returns a Handler for cfg.
+// New returns a Handler for cfg, whose upstream comes validated
+// (config.Proxy.Validate holds the rules of the proxy's settings).
 func New(cfg Config) (*Handler, error) {
 	u := cfg.Upstream
-	if u == nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, errors.New("proxy: the upstream must be an http or https URL with a host")
-	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, errors.New("proxy: the upstream URL must not carry credentials, a query or a fragment")
+	if u == nil {
+		return nil, errors.New("proxy: no upstream")
 	}
 	h := &Handler{
 		upstream:   &url.URL{Scheme: u.Scheme, Host: u.Host},

@@ -166,23 +166,12 @@ type Suite struct {
 	idSalt uint64
 }
 
-// New checks the configuration and prepares a suite.
+// New prepares a suite. Its configuration comes validated (config.Run.Validate
+// holds every setting's range and rules): New does not check it again.
 func New(cfg Config) (*Suite, error) {
 	u, err := url.Parse(cfg.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("base URL: %w", err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("base URL %q: the scheme must be http or https", cfg.BaseURL)
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("base URL %q has no host", cfg.BaseURL)
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("base URL %q: a query or fragment is not allowed", cfg.BaseURL)
-	}
-	if cfg.Token == "" {
-		return nil, errors.New("a bearer token is required")
 	}
 	if cfg.Client == nil {
 		return nil, errors.New("an HTTP client is required")
@@ -196,9 +185,6 @@ func New(cfg Config) (*Suite, error) {
 			return nil, err
 		}
 	}
-	if cfg.Examples < 0 || cfg.Examples > MaxExamples {
-		return nil, fmt.Errorf("examples must be between 1 and %d", MaxExamples)
-	}
 	if cfg.Examples == 0 {
 		cfg.Examples = DefaultExamples
 	}
@@ -206,9 +192,6 @@ func New(cfg Config) (*Suite, error) {
 	u.RawPath = ""
 	s := &Suite{cfg: cfg, plantsURL: u.String(), timeout: cfg.Client.Timeout, validator: v, without: map[string]bool{}, idSalt: rand.Uint64() | 1}
 	for _, w := range cfg.Without {
-		if !slices.Contains(Removable, w) {
-			return nil, fmt.Errorf("no check %q to leave out (%s)", w, strings.Join(Removable, ", "))
-		}
 		s.without[w] = true
 	}
 	secrets := []string{cfg.Token}
@@ -220,16 +203,10 @@ func New(cfg Config) (*Suite, error) {
 			secrets = append(secrets, v)
 		}
 	}
-	for name, vs := range cfg.Headers {
-		if slices.ContainsFunc(ReservedHeaders, func(r string) bool { return strings.EqualFold(r, name) }) {
-			return nil, fmt.Errorf("the header %s is set by the scenarios and cannot be given", name)
-		}
+	for _, vs := range cfg.Headers {
 		secrets = append(secrets, vs...)
 	}
 	s.red = evidence.New(secrets...)
-	if cfg.Rate < 0 {
-		return nil, fmt.Errorf("the rate must be positive")
-	}
 	s.gate = newGate(cfg.Rate, cfg.Throttle, cfg.Notice)
 	s.flight = newFlight(cfg.InFlight, cfg.Notice)
 	s.fresh = freshClient(cfg.Client)

@@ -27,6 +27,7 @@ import (
 	"syscall"
 
 	"github.com/plantcheck/plantcheck/conformance"
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 )
 
@@ -127,6 +128,11 @@ func (c cli) lookup(k string) (string, bool) {
 	}
 	v := c.getenv(k)
 	return v, v != ""
+}
+
+// env is what the configuration reads of c.
+func (c cli) env() config.Env {
+	return config.Env{Getenv: c.getenv, Lookup: c.lookup, IsTerminal: c.isTerminal}
 }
 
 func usage(w io.Writer) {

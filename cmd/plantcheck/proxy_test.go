@@ -254,3 +254,40 @@ func TestProxyHTTPSUpstream(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyConfigFile: the proxy reads its own keys from --config, with
+// the command's did-you-mean and refusals, and the file's settings are the
+// ones used (a busy address from the file fails as one on the command
+// line does).
+func TestProxyConfigFile(t *testing.T) {
+	busy := strings.TrimPrefix(target(t, ""), "http://")
+	dir := t.TempDir()
+	file := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	cases := []struct {
+		name       string
+		args       []string
+		wantStderr string
+	}{
+		{"the file's address is used", []string{"--config", file("busy.yaml", "upstream: http://"+busy+"\naddr: "+busy+"\n")}, `address already in use`},
+		{"the file's upstream is validated", []string{"--config", file("ftp.yaml", "upstream: ftp://example.com\n")}, `must be an http or https URL`},
+		{"the command line wins over the file", []string{"--config", file("ftp2.yaml", "upstream: ftp://example.com\n"), "--upstream", "http://" + busy, "--timeout", "0s"}, `--timeout must be positive`},
+		{"a mistyped key", []string{"--config", file("typo.yaml", "upstrem: http://example.com\n")}, `unknown key "upstrem"; did you mean upstream?`},
+		{"a run key", []string{"--config", file("run.yaml", "base-url: http://example.com\n")}, `unknown key "base-url"`},
+		{"a duration without its unit", []string{"--config", file("bare.yaml", "upstream: http://example.com\ntimeout: 10\n")}, `a duration needs its unit`},
+		{"a file that is not there", []string{"--config", filepath.Join(dir, "none.yaml")}, `config: open`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := invoke(t, nil, append([]string{"proxy"}, tc.args...)...)
+			if code != 2 || !strings.Contains(stderr, tc.wantStderr) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q\n%s", code, stderr, tc.wantStderr, stdout)
+			}
+		})
+	}
+}

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"bytes"
@@ -21,6 +21,12 @@ const defaultConfigFile = "plantcheck.yaml"
 // repeatable is implemented by a flag.Value that may be given more than
 // once; a config file gives it a list.
 type repeatable interface{ Repeatable() bool }
+
+// headerFlag collects a repeatable --header.
+type headerFlag []string
+
+func (h *headerFlag) String() string     { return "" } // values are secrets
+func (h *headerFlag) Set(v string) error { *h = append(*h, v); return nil }
 
 // Repeatable lets a config file give --header as a list.
 func (h *headerFlag) Repeatable() bool { return true }
@@ -76,7 +82,7 @@ func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv f
 		f := fs.Lookup(name)
 		if f == nil {
 			mean := ""
-			if s := suggest(name, configKeys(fs)); s != "" {
+			if s := Suggest(name, configKeys(fs)); s != "" {
 				mean = fmt.Sprintf("; did you mean %s?", s)
 			}
 			return "", fmt.Errorf("config %s: line %d: unknown key %q%s; the keys are the long names of the flags: %s",

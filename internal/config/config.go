@@ -1,0 +1,269 @@
+// Package config reads plantcheck's configuration, from the command line,
+// the environment and a config file (in that order of precedence, then
+// the defaults), and validates it: the one place where a setting's range
+// and rules are written. run and proxy alike take a Run or a Proxy from
+// here; the packages below them take it as validated.
+package config
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/steps"
+)
+
+// Environment variables read beside the flags. A flag given on the command
+// line wins over its variable.
+const (
+	EnvBaseURL  = "PLANTCHECK_BASE_URL"
+	EnvToken    = "PLANTCHECK_TOKEN"
+	EnvUpstream = "PLANTCHECK_UPSTREAM"
+)
+
+// The ranges of run's settings.
+const (
+	// DefaultTimeout is the time limit of one exchange.
+	DefaultTimeout = 10 * time.Second
+	// MaxConcurrency bounds how many scenarios run at once.
+	MaxConcurrency = 64
+	// DefaultConcurrency is how many scenarios, and requests, a run has in
+	// flight at once. A run is a few hundred small requests, most of a
+	// distant server's time is its latency, and a scenario's verdict does
+	// not depend on what else runs: at 50 ms a request, one at a time took
+	// 14 s and this takes about a second (README, Performance).
+	DefaultConcurrency = 16
+	// DefaultExamples and MaxExamples are the steps' own.
+	DefaultExamples = steps.DefaultExamples
+	MaxExamples     = steps.MaxExamples
+)
+
+// ErrConfig is what every error of a configuration is (errors.Is): the run
+// could not be made as configured (exit status 2).
+var ErrConfig = errors.New("configuration error")
+
+// configError is an error of the configuration: its text says what to fix,
+// and it is ErrConfig.
+type configError string
+
+func (e configError) Error() string        { return string(e) }
+func (e configError) Is(target error) bool { return target == ErrConfig }
+
+func errorf(format string, a ...any) error { return configError(fmt.Sprintf(format, a...)) }
+
+// headerName is what an extra header's name may be: letters, digits and
+// hyphens (a reproduction writes it into a shell word).
+var headerName = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
+
+// Run is one run's configuration (plantcheck run, and conformance.Run,
+// whose Config it is).
+type Run struct {
+	// BaseURL is the target; "" certifies the bundled reference server.
+	BaseURL string
+	// Token is the bearer token the target issued; never printed.
+	Token string
+	// Timeout is the time limit of one exchange; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Tags is a godog tag expression selecting scenarios ("" runs all).
+	Tags string
+	// Strict makes a failed SHOULD rule fail the run.
+	Strict bool
+	// Concurrency is how many scenarios run at once, and how many
+	// requests may be in flight; 0 means DefaultConcurrency.
+	Concurrency int
+	// Rate is the most requests a second the run sends, the ceiling of a
+	// pace that throttling lowers; 0: no limit.
+	Rate float64
+	// Format is the console format: pretty or progress.
+	Format string
+	// Color prints the console's verdict in colour (a terminal).
+	Color bool
+	// ReportDir, when set, receives the reports: summary.json, summary.md,
+	// report.html, badge.svg, junit.xml and (from godog) cucumber.json.
+	ReportDir string
+	// CACert is a PEM file of certificate authorities to trust for https,
+	// beside the system's.
+	CACert string
+	// Cert and Key are the client certificate and its key (PEM files), for
+	// a server that asks for one (mutual TLS).
+	Cert, Key string
+	// Proxy is the proxy every request goes through; "" follows
+	// HTTP_PROXY, HTTPS_PROXY and NO_PROXY as net/http does (a loopback
+	// target never through a proxy). The verdict says which it was.
+	Proxy string
+	// Getenv reads the proxy variables; nil means os.Getenv.
+	Getenv func(string) string
+	// Headers are sent on every request; their values are secrets.
+	Headers http.Header
+	// Examples is how many valid bodies each generated scenario sends; 0
+	// means DefaultExamples.
+	Examples int
+	// AllStrings sends every string of the catalog of hostile strings,
+	// not one of each category.
+	AllStrings bool
+	// Without names checks to leave out (steps.Removable), to prove that
+	// each is needed; never for a verdict.
+	Without []string
+	// Throttle bounds the waits for a throttling target; a bound left zero
+	// is steps.DefaultThrottle's.
+	Throttle steps.Throttle
+	// Seed makes fresh ids reproducible; 0 draws one.
+	Seed uint64
+	// Output receives the console report; nil means os.Stdout.
+	Output io.Writer
+	// Reference says the target is the bundled reference server (the
+	// verdict says so, and a reproduction needs no --base-url). With
+	// Reference and no BaseURL, the configuration is valid: the caller
+	// starts the reference and fills BaseURL and Token.
+	Reference bool
+	// ConfigFile is the config file the settings came from, if any: the
+	// verdict names it, and a rerun reads it again.
+	ConfigFile string
+	// TokenFrom says, in words, where the token came from ("--token",
+	// "--token-file t.txt", "PLANTCHECK_TOKEN", "the config file
+	// plantcheck.yaml (key token)"): a likely cause that doubts the token
+	// names it, and the reproductions say how to set PLANTCHECK_TOKEN
+	// from it. "" when unknown.
+	TokenFrom string
+	// Godog, when set, adjusts godog's options before the run (a test sets
+	// TestingT there, to run each scenario as a subtest).
+	Godog func(*godog.Options)
+}
+
+// Defaults fills each setting left zero that has a default: a library
+// caller's Run need only name its target. The command line's flags
+// carry the defaults already, so that a zero given there is refused by
+// Validate, never silently replaced.
+func (r *Run) Defaults() {
+	if r.Timeout == 0 {
+		r.Timeout = DefaultTimeout
+	}
+	if r.Concurrency == 0 {
+		r.Concurrency = DefaultConcurrency
+	}
+	if r.Examples == 0 {
+		r.Examples = DefaultExamples
+	}
+	if r.Format == "" {
+		r.Format = "progress"
+	}
+	if r.Output == nil {
+		r.Output = os.Stdout
+	}
+	if r.Seed == 0 {
+		var b [8]byte
+		rand.Read(b[:])
+		for _, c := range b {
+			r.Seed = r.Seed<<8 | uint64(c)
+		}
+		r.Seed |= 1
+	}
+}
+
+// Validate checks every setting against its range and rules, and returns
+// the first it breaks (an ErrConfig). It is the one check: the packages
+// that take a Run do not check it again.
+func (r *Run) Validate() error {
+	switch {
+	case r.Timeout <= 0:
+		return errorf("--timeout %s: it must be more than 0 (such as 2s or 500ms)", r.Timeout)
+	case r.Concurrency < 1 || r.Concurrency > MaxConcurrency:
+		return errorf("--concurrency %d: it must be between 1 and %d", r.Concurrency, MaxConcurrency)
+	case r.Examples < 1 || r.Examples > MaxExamples:
+		return errorf("--examples %d: it must be between 1 and %d", r.Examples, MaxExamples)
+	case r.Rate < 0:
+		return errorf("--rate %g: it must be more than 0 (or 0, no limit)", r.Rate)
+	}
+	switch r.Format {
+	case "pretty", "progress":
+	default:
+		return errorf("--format: unknown format %q (pretty or progress)", r.Format)
+	}
+	filter, err := features.ParseTags(r.Tags)
+	if err != nil {
+		return errorf("--tags: %v", err)
+	}
+	if scs, err := features.Scenarios(); err == nil && len(filter.Select(scs)) == 0 {
+		return errorf("--tags %q selects no scenario", r.Tags)
+	}
+	for _, w := range r.Without {
+		if !slices.Contains(steps.Removable, w) {
+			return errorf("no check %q to leave out (%s)", w, strings.Join(steps.Removable, ", "))
+		}
+	}
+	for name := range r.Headers {
+		if !headerName.MatchString(name) {
+			return errorf("the header name %q: letters, digits and hyphens only", name)
+		}
+		if slices.ContainsFunc(steps.ReservedHeaders, func(h string) bool { return strings.EqualFold(h, name) }) {
+			return errorf("--header %s: the scenarios set this header themselves (%s cannot be given)", name, strings.Join(steps.ReservedHeaders, ", "))
+		}
+	}
+	if r.Proxy != "" {
+		u, err := url.Parse(r.Proxy)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") {
+			return errorf("the proxy %s is not an http, https or socks5 URL", redactURL(r.Proxy, u, err))
+		}
+	}
+	if r.BaseURL == "" && r.Reference {
+		return nil // the caller starts the reference server
+	}
+	if r.BaseURL == "" {
+		return errorf("no target: a base URL is required")
+	}
+	if err := checkURL("the base URL", r.BaseURL); err != nil {
+		return err
+	}
+	if r.Token == "" {
+		return errorf("a target needs its bearer token (--token or %s)", EnvToken)
+	}
+	return nil
+}
+
+// checkURL checks a target's URL: http or https, a host, no query or
+// fragment (the suite adds its own paths). what names it in the error.
+func checkURL(what, s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return errorf("%s %s is not an http or https URL with a host", what, redactURL(s, u, err))
+	case u.RawQuery != "" || u.Fragment != "":
+		return errorf("%s %s: a query or fragment is not allowed", what, redactURL(s, u, err))
+	}
+	return nil
+}
+
+// RedactedURL is a proxy URL as plantcheck prints it: its user and
+// password, when it has them, replaced by <redacted>.
+func RedactedURL(u *url.URL) string {
+	c := *u
+	c.User = nil
+	s := c.String()
+	if u.User != nil {
+		s = strings.Replace(s, "://", "://<redacted>@", 1)
+	}
+	return s
+}
+
+// redactURL is a URL given that may not parse, for an error: its
+// credentials never shown.
+func redactURL(raw string, u *url.URL, err error) string {
+	if err == nil {
+		return fmt.Sprintf("%q", RedactedURL(u))
+	}
+	if at := strings.LastIndex(raw, "@"); at >= 0 {
+		return "(credentials redacted) " + fmt.Sprintf("%q", raw[at+1:])
+	}
+	return fmt.Sprintf("%q", raw)
+}

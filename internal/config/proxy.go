@@ -1,0 +1,132 @@
+package config
+
+import (
+	"flag"
+	"net/url"
+	"time"
+
+	"github.com/plantcheck/plantcheck/proxy"
+)
+
+// The defaults of the proxy's own settings.
+const (
+	// ProxyProgress is how often the proxy says how many exchanges it has
+	// seen.
+	ProxyProgress = 5 * time.Second
+	// ProxyReportEvery is how often the reports are rewritten while the
+	// proxy runs: a kill loses at most this much.
+	ProxyReportEvery = 5 * time.Second
+)
+
+// Proxy is the configuration of plantcheck proxy.
+type Proxy struct {
+	// Addr is the address to listen on.
+	Addr string
+	// Upstream is the service's base URL, parsed; UpstreamText as given.
+	Upstream     *url.URL
+	UpstreamText string
+	// ReportDir, when set, receives the reports.
+	ReportDir string
+	// CACert, Cert and Key are PEM files: the authorities to trust for an
+	// https upstream, and a client certificate with its key.
+	CACert, Cert, Key string
+	// Timeout bounds the connection to the upstream and the wait for its
+	// answer's header section.
+	Timeout time.Duration
+	// Strict fails the verdict on a failed SHOULD rule; StrictClients on a
+	// client request that breaks the document.
+	Strict, StrictClients bool
+	// MaxJudge bounds the bytes of each body kept for judging.
+	MaxJudge int64
+	// Progress is how often a progress line is written (0: never).
+	Progress time.Duration
+	// AdminAddr, when set, serves /healthz, /readyz and /metrics.
+	AdminAddr string
+	// ReportEvery is how often the reports are rewritten (0: only at exit).
+	ReportEvery time.Duration
+	// Events is where the event log goes ("" none, "-" standard output).
+	Events string
+	// ConfigFile is the config file the settings came from, if any.
+	ConfigFile string
+}
+
+// Validate checks every setting of the proxy against its range and rules,
+// and parses the upstream; it returns the first rule broken (an ErrConfig).
+func (p *Proxy) Validate() error {
+	switch {
+	case p.UpstreamText == "":
+		return errorf("no upstream: give --upstream URL (or %s)", EnvUpstream)
+	case p.Timeout <= 0:
+		return errorf("--timeout must be positive")
+	case p.MaxJudge <= 0:
+		return errorf("--max-judge must be positive")
+	case p.ReportEvery < 0:
+		return errorf("--report-every must not be negative")
+	case p.Progress < 0:
+		return errorf("--progress must not be negative")
+	}
+	// The URL is not quoted: it may carry credentials.
+	u, err := url.Parse(p.UpstreamText)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return errorf("--upstream: the upstream must be an http or https URL with a host")
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "":
+		return errorf("--upstream: the upstream URL must not carry credentials, a query or a fragment")
+	}
+	p.Upstream = u
+	return nil
+}
+
+// ProxyFlags are the proxy's flags on a flag set; Resolve reads them with
+// the environment and a config file into a validated Proxy.
+type ProxyFlags struct {
+	fs         *flag.FlagSet
+	cfg        Proxy
+	configPath string
+}
+
+// DefineProxy defines the proxy's flags on fs.
+func DefineProxy(fs *flag.FlagSet) *ProxyFlags {
+	f := &ProxyFlags{fs: fs}
+	p := &f.cfg
+	fs.StringVar(&p.Addr, "addr", "127.0.0.1:8081", "address to listen on (host:port; port 0 picks a free one)")
+	fs.StringVar(&p.UpstreamText, "upstream", "", "the service's base URL, http or https (env "+EnvUpstream+")")
+	fs.StringVar(&f.configPath, "config", "", "read settings from this YAML file: its keys are these flags' long names; the command line wins")
+	fs.StringVar(&p.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, summary-short.md, report.html, badge.svg, junit.xml")
+	fs.StringVar(&p.CACert, "ca-cert", "", "PEM file of certificate authorities to trust for an https upstream, beside the system's")
+	fs.StringVar(&p.Cert, "cert", "", "PEM file of a client certificate, for an https upstream that asks for one (with --key)")
+	fs.StringVar(&p.Key, "key", "", "PEM file of the client certificate's private key (with --cert)")
+	fs.DurationVar(&p.Timeout, "timeout", proxy.DefaultTimeout, "time limit to connect to the upstream and for it to begin its answer")
+	fs.BoolVar(&p.StrictClients, "strict-clients", false, "a client request that breaks the document fails the verdict too (exit 1)")
+	fs.BoolVar(&p.Strict, "strict", false, "a failed SHOULD rule fails the verdict too")
+	fs.Int64Var(&p.MaxJudge, "max-judge", proxy.DefaultMaxJudge, "bytes of each body kept for judging; a longer body is forwarded whole and not judged")
+	fs.DurationVar(&p.Progress, "progress", ProxyProgress, "how often a progress line goes to stderr (0: never)")
+	fs.StringVar(&p.AdminAddr, "admin-addr", "", "serve /healthz, /readyz and /metrics (Prometheus) on this address (host:port), apart from --addr")
+	fs.DurationVar(&p.ReportEvery, "report-every", ProxyReportEvery, "with --report-dir, rewrite the reports (atomically) this often while running, and at exit (0: only at exit)")
+	fs.StringVar(&p.Events, "events", "", "write one line of JSON to this file (- for standard output) for each failed judgement, as it is judged")
+	return f
+}
+
+// Resolve reads the proxy's settings, after fs has parsed the command
+// line: the command line, then the environment, then the file of
+// --config (the proxy reads no file unless named: plantcheck.yaml is
+// run's), then the defaults.
+func (f *ProxyFlags) Resolve(env Env) (Proxy, error) {
+	cli := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { cli[fl.Name] = true })
+	if f.configPath != "" {
+		used, err := loadConfigFile(f.fs, f.configPath, cli, env.Getenv)
+		if err != nil {
+			return Proxy{}, err
+		}
+		f.cfg.ConfigFile = used
+	}
+	cfg := f.cfg
+	if v := env.Getenv(EnvUpstream); !cli["upstream"] && v != "" {
+		cfg.UpstreamText = v
+	}
+	if err := cfg.Validate(); err != nil {
+		return Proxy{}, err
+	}
+	return cfg, nil
+}
