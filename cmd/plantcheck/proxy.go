@@ -163,7 +163,7 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 		return exitCannotRun
 	}
 	if *reportDir != "" {
-		if err := v.WriteReports(*reportDir); err != nil {
+		if err := v.WriteFiles(*reportDir); err != nil {
 			fmt.Fprintf(c.stderr, "plantcheck proxy: %v\n", err)
 			return exitCannotRun
 		}
