@@ -53,7 +53,7 @@ func BenchmarkProxyExchange(b *testing.B) {
 	b.StopTimer()
 	v := p.verdict(Options{})
 	if v.Counts.ServerViolations != 0 {
-		b.Fatalf("the reference broke rules through the proxy:\n%s", ("VERDICT: "+v.Verdict))
+		b.Fatalf("the reference broke rules through the proxy:\n%s", ("VERDICT: " + v.Verdict))
 	}
 	pct := func(ds []time.Duration, q float64) float64 {
 		s := slices.Clone(ds)

@@ -251,7 +251,7 @@ func TestReferenceUpstream(t *testing.T) {
 	v := p.verdict(Options{})
 	out := text(t, v)
 	if v.Counts.ServerViolations != 0 || v.ExitCode != 0 || !strings.HasPrefix(("VERDICT: "+v.Verdict), "VERDICT: NO VIOLATION SEEN") {
-		t.Errorf("violations %d, exit %d, line %q; want none\n%s", v.Counts.ServerViolations, v.ExitCode, ("VERDICT: "+v.Verdict), out)
+		t.Errorf("violations %d, exit %d, line %q; want none\n%s", v.Counts.ServerViolations, v.ExitCode, ("VERDICT: " + v.Verdict), out)
 	}
 	if got, want := v.Counts.Judged, int64(len(sends)-1); got != want {
 		t.Errorf("judged %d, want %d", got, want)
