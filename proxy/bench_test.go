@@ -84,7 +84,7 @@ func BenchmarkJudge(b *testing.B) {
 		{"accepted", http.Header{"Authorization": {"Bearer tok"}, "Content-Type": {"application/json"}}, 200, `{"name":"Monstera deliciosa","tag":"aroid"}`},
 		{"refused", http.Header{"Content-Type": {"application/json"}}, 400, `{"error":1,"message":"no"}`},
 	} {
-		x := &exchange{
+		x := &flight{
 			method: http.MethodPost, target: "/plants", header: tc.header,
 			reqBody:    snapshot{body: []byte(`{"id":1,"name":"Monstera deliciosa","tag":"aroid"}`), total: 50, whole: true},
 			status:     tc.status,

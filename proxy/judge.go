@@ -63,7 +63,7 @@ func (o *outcome) failed(rule rules.RuleID) (check.Judgement, bool) {
 // judge judges one finished exchange. redact (nil: none) hides secrets in
 // what the judgements quote: the first pass runs without it, and only an
 // exchange whose failure is kept as evidence is judged again with it.
-func (h *Handler) judge(x *exchange, redact func(string) string) *outcome {
+func (h *Handler) judge(x *flight, redact func(string) string) *outcome {
 	o := &outcome{}
 	h.judgeInto(o, x, redact)
 	return o
@@ -73,7 +73,7 @@ func (h *Handler) judge(x *exchange, redact func(string) string) *outcome {
 var outcomes = sync.Pool{New: func() any { return new(outcome) }}
 
 // judgeInto judges x into o, which it resets first, with package judge.
-func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string) {
+func (h *Handler) judgeInto(o *outcome, x *flight, redact func(string) string) {
 	*o = outcome{}
 	o.results = o.buf[:0]
 	j := judge.Judge(h.validator, judge.Exchange{

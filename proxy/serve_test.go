@@ -46,8 +46,8 @@ func TestServe(t *testing.T) {
 		}
 	}))
 	var mu sync.Mutex
-	var seen []Exchange
-	h, err := New(Config{Upstream: mustURL(base), OnExchange: func(x Exchange) {
+	var seen []Seen
+	h, err := New(Config{Upstream: mustURL(base), OnExchange: func(x Seen) {
 		mu.Lock()
 		seen = append(seen, x)
 		mu.Unlock()

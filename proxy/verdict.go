@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	xchg "github.com/plantcheck/plantcheck/exchange"
+	"github.com/plantcheck/plantcheck/exchange"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/rules"
@@ -117,8 +117,8 @@ func (h *Handler) Progress() Progress {
 
 // record counts one judged exchange, and keeps as evidence the failures
 // of rules that have room for more.
-func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
-	own := xchg.QuerySecrets(x.to.RawQuery, xchg.HeaderSecrets(x.respHeader, xchg.HeaderSecrets(x.header, nil)))
+func (h *Handler) record(x *flight, o *outcome, sum *Seen) {
+	own := exchange.QuerySecrets(x.to.RawQuery, exchange.HeaderSecrets(x.respHeader, exchange.HeaderSecrets(x.header, nil)))
 	h.secrets.add(own)
 	t := h.tally
 	var keep []rules.RuleID
@@ -186,7 +186,7 @@ func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
 
 	// Evidence: the exchange judged again with every secret hidden, those
 	// of its body too (looked for only here: most exchanges keep none).
-	own = xchg.BodySecrets(x.reqBody.body, own)
+	own = exchange.BodySecrets(x.reqBody.body, own)
 	h.secrets.add(own)
 	red := h.secrets.redactor(own)
 	again := h.judge(x, red.String)
@@ -242,7 +242,7 @@ func plural(n int64, noun string) string {
 // server-side rule it broke, and each way its request broke the document.
 // Each is made by the code that makes the reports' evidence, with the same
 // redaction.
-func (h *Handler) logEvents(x *exchange, o, again *outcome, red *evidence.Redactor) {
+func (h *Handler) logEvents(x *flight, o, again *outcome, red *evidence.Redactor) {
 	for _, r := range o.results {
 		if r.OK() {
 			continue
