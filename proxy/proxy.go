@@ -348,10 +348,7 @@ type flight struct {
 // run judges a queued exchange, counts it, and gives back what it held.
 func (x *flight) run() {
 	h := x.h
-	o := outcomes.Get().(*outcome)
-	defer outcomes.Put(o)
-	h.judgeInto(o, x, nil)
-	h.record(x, o, &x.sum)
+	h.record(x, h.judge(x, nil), &x.sum)
 	h.release(x)
 	h.notify(x.sum)
 }

@@ -117,7 +117,8 @@ func (h *Handler) Progress() Progress {
 
 // record counts one judged exchange, and keeps as evidence the failures
 // of rules that have room for more.
-func (h *Handler) record(x *flight, o *outcome, sum *Seen) {
+func (h *Handler) record(x *flight, o *judge.Outcome, sum *Seen) {
+	ds := defects(o)
 	own := exchange.QuerySecrets(x.to.RawQuery, exchange.HeaderSecrets(x.respHeader, exchange.HeaderSecrets(x.header, nil)))
 	h.secrets.add(own)
 	t := h.tally
@@ -126,36 +127,36 @@ func (h *Handler) record(x *flight, o *outcome, sum *Seen) {
 	t.mu.Lock()
 	t.exchanges++
 	t.judged++
-	if len(o.unjudged) > 0 {
+	if len(o.Unjudged) > 0 {
 		t.partly++
 	}
-	for _, why := range o.unjudged {
+	for _, why := range o.Unjudged {
 		if _, ok := t.unjudged[why]; !ok && len(t.unjudged) >= maxReasons {
 			why = "other reasons"
 		}
 		t.unjudged[why]++
 	}
-	for _, r := range o.results {
-		rt := t.rules[r.rule]
+	for _, r := range o.Results {
+		rt := t.rules[r.Rule]
 		rt.judged++
 		if r.OK() {
 			continue
 		}
 		rt.failed++
 		t.serverFailures++
-		sum.Failed = append(sum.Failed, string(r.rule))
+		sum.Failed = append(sum.Failed, string(r.Rule))
 		if len(rt.kept)+rt.reserved < t.maxFailures {
 			rt.reserved++
-			keep = append(keep, r.rule)
+			keep = append(keep, r.Rule)
 		}
 	}
-	if o.client {
+	if o.Client {
 		t.clientRequests++
 		sum.Client = true
 		labels := []rules.RuleID{""} // no rule in particular
-		if len(o.defects) > 0 {
+		if len(ds) > 0 {
 			labels = labels[:0]
-			for _, d := range o.defects {
+			for _, d := range ds {
 				if l := ruleLabel(d); !slices.Contains(labels, l) {
 					labels = append(labels, l)
 				}
@@ -178,8 +179,8 @@ func (h *Handler) record(x *flight, o *outcome, sum *Seen) {
 	}
 	t.mu.Unlock()
 	sum.Judged = true
-	sum.Unjudged = joinWhy(o.unjudged)
-	logged := h.events != nil && (len(sum.Failed) > 0 || o.client)
+	sum.Unjudged = joinWhy(o.Unjudged)
+	logged := h.events != nil && (len(sum.Failed) > 0 || o.Client)
 	if len(keep) == 0 && len(keepClient) == 0 && !logged {
 		return
 	}
@@ -198,23 +199,23 @@ func (h *Handler) record(x *flight, o *outcome, sum *Seen) {
 	}
 	var made []Failure
 	for _, rule := range keep {
-		j, ok := again.failed(rule)
+		j, ok := failedIn(again, rule)
 		if !ok {
-			j, _ = o.failed(rule)
+			j, _ = failedIn(o, rule)
 		}
 		made = append(made, h.failure(x, red, "server", rule, j.Expected, j.Actual, details(j)))
 	}
 	var madeClient []Failure
 	for _, l := range keepClient {
 		what := "the request breaks the document"
-		for _, d := range o.defects {
+		for _, d := range ds {
 			if ruleLabel(d) == l {
 				what = d.what
 				break
 			}
 		}
 		madeClient = append(madeClient, h.failure(x, red, "client", l,
-			"a request the document accepts", what, violationLines(o.violations)))
+			"a request the document accepts", what, violationLines(o.Violations)))
 	}
 	t.mu.Lock()
 	for i, rule := range keep {
@@ -242,22 +243,23 @@ func plural(n int64, noun string) string {
 // server-side rule it broke, and each way its request broke the document.
 // Each is made by the code that makes the reports' evidence, with the same
 // redaction.
-func (h *Handler) logEvents(x *flight, o, again *outcome, red *evidence.Redactor) {
-	for _, r := range o.results {
+func (h *Handler) logEvents(x *flight, o, again *judge.Outcome, red *evidence.Redactor) {
+	for _, r := range o.Results {
 		if r.OK() {
 			continue
 		}
-		j, ok := again.failed(r.rule)
+		j, ok := failedIn(again, r.Rule)
 		if !ok {
 			j = r.Judgement
 		}
-		h.events.write(eventOf(h.failure(x, red, "server", r.rule, j.Expected, j.Actual, nil), x.status))
+		h.events.write(eventOf(h.failure(x, red, "server", r.Rule, j.Expected, j.Actual, nil), x.status))
 	}
-	if !o.client {
+	if !o.Client {
 		return
 	}
+	ds := defects(o)
 	var done []rules.RuleID
-	for _, d := range o.defects {
+	for _, d := range ds {
 		if l := ruleLabel(d); !slices.Contains(done, l) {
 			done = append(done, l)
 			h.events.write(eventOf(h.failure(x, red, "client", l, "a request the document accepts", d.what, nil), x.status))
