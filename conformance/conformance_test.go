@@ -19,7 +19,8 @@ import (
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/rules"
-	"github.com/plantcheck/plantcheck/steps"
+
+	"github.com/plantcheck/plantcheck/verdict"
 )
 
 // TestReferenceConforms runs every feature against the bundled reference
@@ -35,9 +36,9 @@ func TestReferenceConforms(t *testing.T) {
 		t.Fatalf("exit code = %d, want %d\n%s", got, want, out.String())
 	}
 	for _, v := range rep.Rules {
-		want := steps.Passed
+		want := verdict.Pass
 		if got := v.Outcome; got != want {
-			t.Errorf("rule %s = %s, want %s (notes %v)", v.Rule.ID, got, want, v.Notes)
+			t.Errorf("rule %s = %s, want %s (notes %v)", v.ID, got, want, v.Notes)
 		}
 	}
 	if rep.Counts.Failed+rep.Counts.Errored+rep.Counts.Skipped != 0 {
@@ -157,10 +158,10 @@ func TestPartialRunByTags(t *testing.T) {
 		t.Errorf("scenarios = %d, want %d", got, want)
 	}
 	for _, v := range rep.Rules {
-		if v.Rule.ID == "AUTH-MISSING" && v.Outcome != steps.Passed {
+		if v.ID == "AUTH-MISSING" && v.Outcome != verdict.Pass {
 			t.Errorf("AUTH-MISSING = %s, want passed", v.Outcome)
 		}
-		if v.Rule.ID == "AUTH-SCHEME" && v.Outcome != steps.Skipped {
+		if v.ID == "AUTH-SCHEME" && v.Outcome != verdict.Skip {
 			t.Errorf("AUTH-SCHEME = %s, want not run", v.Outcome)
 		}
 	}

@@ -22,7 +22,8 @@ import (
 
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/rules"
-	"github.com/plantcheck/plantcheck/steps"
+
+	"github.com/plantcheck/plantcheck/verdict"
 )
 
 // backlogTarget serves h as a small server does: a listen backlog of
@@ -200,7 +201,7 @@ func TestAWorkerThatDiesIsJudged(t *testing.T) {
 				if rep.ExitCode() != 1 {
 					t.Fatalf("tags %q: exit %d, want 1: a worker that dies on an input is the service's fault\n%s", cfg.Tags, rep.ExitCode(), out.String())
 				}
-				if v := verdictOf(t, rep, rules.ResponseTimely); v.Outcome != steps.Failed {
+				if v := verdictOf(t, rep, rules.ResponseTimely); v.Outcome != verdict.Fail {
 					t.Errorf("tags %q: RESPONSE-TIMELY %s, want fail\n%s", cfg.Tags, v.Outcome, out.String())
 				}
 				console := out.String()

@@ -64,7 +64,7 @@ func TestVerdictDoesNotDependOnConcurrency(t *testing.T) {
 				}
 				got := map[rules.RuleID]string{}
 				for _, v := range rep.Rules {
-					got[v.Rule.ID] = fmt.Sprintf("%s, %d failures", v.Outcome, v.Failures)
+					got[v.ID] = fmt.Sprintf("%s, %d failures", v.Outcome, v.Failures)
 				}
 				if want == nil {
 					want = got

@@ -10,7 +10,8 @@ import (
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/rules"
-	"github.com/plantcheck/plantcheck/steps"
+
+	"github.com/plantcheck/plantcheck/verdict"
 )
 
 // TestBrokenFramingIsAnAnswer: a service whose Error records carry two
@@ -37,18 +38,18 @@ func TestBrokenFramingIsAnAnswer(t *testing.T) {
 		t.Errorf("exit code %d, want 1", got)
 	}
 	for _, v := range rep.Rules {
-		switch v.Rule.ID {
+		switch v.ID {
 		case rules.ResponseDocumented:
-			if v.Outcome != steps.Failed {
+			if v.Outcome != verdict.Fail {
 				t.Errorf("RESPONSE-DOCUMENTED: %s, want failed", v.Outcome)
 			}
 		case rules.ResponseTimely:
-			if v.Outcome == steps.Failed {
+			if v.Outcome == verdict.Fail {
 				t.Error("RESPONSE-TIMELY failed: a broken answer is an answer")
 			}
 		case rules.AuthMissing:
-			if !strings.Contains(v.Why, "cannot frame") {
-				t.Errorf("AUTH-MISSING not judged because %q, want the broken framing named", v.Why)
+			if !strings.Contains(v.NotJudgedBecause, "cannot frame") {
+				t.Errorf("AUTH-MISSING not judged because %q, want the broken framing named", v.NotJudgedBecause)
 			}
 		}
 	}

@@ -17,20 +17,19 @@ import (
 
 	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/rules"
-	"github.com/plantcheck/plantcheck/steps"
 	"github.com/plantcheck/plantcheck/verdict"
 )
 
 // verdictOf returns a rule's verdict in a report.
-func verdictOf(t *testing.T, rep *Report, id rules.RuleID) RuleVerdict {
+func verdictOf(t *testing.T, rep *Report, id rules.RuleID) verdict.Rule {
 	t.Helper()
 	for _, v := range rep.Rules {
-		if v.Rule.ID == id {
+		if v.ID == id {
 			return v
 		}
 	}
 	t.Fatalf("no verdict for %s", id)
-	return RuleVerdict{}
+	return verdict.Rule{}
 }
 
 // TestNoPassWithoutAnAnswer: a rule whose requests were never answered is
@@ -50,13 +49,13 @@ func TestNoPassWithoutAnAnswer(t *testing.T) {
 		t.Errorf("a silent target got exit 0")
 	}
 	for _, v := range rep.Rules {
-		if v.Outcome == steps.Passed {
-			t.Errorf("%s passed, with no answer from the target", v.Rule.ID)
+		if v.Outcome == verdict.Pass {
+			t.Errorf("%s passed, with no answer from the target", v.ID)
 		}
 	}
 	for _, id := range []rules.RuleID{rules.AuthMissing, rules.AuthScheme, rules.AuthEmpty} {
-		if v := verdictOf(t, rep, id); v.Outcome != NotJudged || v.Judged != 0 || v.Why == "" {
-			t.Errorf("%s: outcome %q, judged %d, why %q; want not judged, with why", id, v.Outcome, v.Judged, v.Why)
+		if v := verdictOf(t, rep, id); v.Outcome != verdict.NotJudged || v.Judged != 0 || v.NotJudgedBecause == "" {
+			t.Errorf("%s: outcome %q, judged %d, why %q; want not judged, with why", id, v.Outcome, v.Judged, v.NotJudgedBecause)
 		}
 	}
 	// The table says "not judged", its reasons follow it (the RESULT
@@ -96,7 +95,7 @@ func TestPartlyJudgedRule(t *testing.T) {
 	}
 	rep.WriteVerdict(&out)
 	v := verdictOf(t, rep, rules.BodyIDRange)
-	if v.Outcome != steps.Passed || v.Judged != 1 || v.Scenarios != 4 {
+	if v.Outcome != verdict.Pass || v.Judged != 1 || v.Scenarios != 4 {
 		t.Errorf("BODY-ID-RANGE: %q, %d of %d judged; want passed, 1 of 4", v.Outcome, v.Judged, v.Scenarios)
 	}
 	for _, want := range []string{"pass (1/4) ", "BODY-ID-RANGE (SHOULD): inconclusive"} {

@@ -21,6 +21,8 @@ import (
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
+
+	"github.com/plantcheck/plantcheck/verdict"
 )
 
 const hostileToken = "hostile-canary-0d9a61"
@@ -299,7 +301,7 @@ func TestHostileTargets(t *testing.T) {
 			if tt.wantRule != "" {
 				failed := false
 				for _, v := range rep.Rules {
-					failed = failed || v.Rule.ID == tt.wantRule && v.Outcome == steps.Failed
+					failed = failed || v.ID == tt.wantRule && v.Outcome == verdict.Fail
 				}
 				if !failed {
 					t.Errorf("rule %s did not fail\n%s", tt.wantRule, out.String())

@@ -23,43 +23,23 @@ const (
 	JUnitXML    = verdict.JUnitXML
 )
 
-// outcomes map a scenario's and a rule's outcome into the verdict's words.
+// outcomes map a scenario's outcome into the verdict's words.
 var outcomes = map[steps.Outcome]verdict.Outcome{
-	steps.Passed: verdict.Pass, steps.Failed: verdict.Fail, steps.Errored: verdict.Error,
-	steps.Skipped: verdict.Skip, NotJudged: verdict.NotJudged,
+	steps.Passed: verdict.Pass, steps.Failed: verdict.Fail, steps.Errored: verdict.Error, steps.Skipped: verdict.Skip,
 }
 
-// decision is the verdict's rules, counts and configuration, decided: all
-// the exit status and the verdict's line depend on.
-func (r *Report) decision() *verdict.Verdict {
+// Model is the run's verdict, every report's data and its exit status,
+// built in one pass from the report and decided once (verdict.Finish).
+func (r *Report) Model() *verdict.Verdict {
 	v := &verdict.Verdict{
 		Driver: verdict.Run, Interrupted: r.Interrupted, LikelyCause: r.LikelyCause,
-		Config: verdict.Config{Tags: r.Tags, Strict: r.Strict},
 		Counts: verdict.Counts{
 			Scenarios: r.Counts.Total, Passed: r.Counts.Passed, Failed: r.Counts.Failed, Errors: r.Counts.Errored,
 			NotRun: r.Counts.Skipped, Exchanges: r.Counts.Exchanges,
 		},
 	}
-	v.Throttling.Exceeded = r.Throttling.Exceeded
-	for _, rv := range r.Rules {
-		v.Rules = append(v.Rules, verdict.Rule{
-			ID: rv.Rule.ID, Level: rv.Rule.Level, Requirement: rv.Rule.Requirement, Source: rv.Rule.Source,
-			Outcome: outcomes[rv.Outcome], Scenarios: rv.Scenarios, Judged: int64(rv.Judged), Failures: int64(rv.Failures),
-			NotJudgedBecause: rv.Why, Notes: rv.Notes, FoundBy: rv.FoundBy, Rerun: r.Rerun(rv.Rule.ID),
-		})
-	}
-	v.Finish()
-	return v
-}
-
-// Model is the run's verdict, every report's data.
-func (r *Report) Model() *verdict.Verdict {
-	v := r.decision()
 	v.Stamp(r.SpecTitle, r.SpecVersion)
 	v.Target, v.Seed = r.Target, r.Seed
-	if r.Reference {
-		v.OnReference(r.Target)
-	}
 	v.Started, v.Ended, v.Duration = r.Started, r.Ended, verdict.Ms(r.Ended.Sub(r.Started))
 	v.Scope, v.ReportDir = "certified", r.ReportDir
 	if r.Partial() {
@@ -76,6 +56,7 @@ func (r *Report) Model() *verdict.Verdict {
 		v.Config.Token = "<redacted> (from " + r.TokenFrom + ")"
 	}
 	v.TokenFrom = r.TokenFrom
+	v.Throttling.Exceeded = r.Throttling.Exceeded
 	if t := r.Throttling; t.Total() > 0 {
 		v.Throttling = verdict.Throttling{
 			Answers: t.Answers, PausedMs: verdict.Ms(t.Paused), WaitedMs: verdict.Ms(t.Asked), SlowestPace: t.Slowest,
@@ -87,13 +68,9 @@ func (r *Report) Model() *verdict.Verdict {
 			Faults: f.Kinds, InFlight: f.At, LowestInFlight: f.Lowest, Judged: f.Judged, Summary: f.Summary(),
 		}
 	}
+	v.Rules = slices.Clone(r.Rules)
 	for i := range v.Rules {
-		rv := r.Rules[i]
-		for _, s := range r.Scenarios {
-			if s.Rule.ID == rv.Rule.ID && s.Outcome == steps.Passed && s.Judged {
-				v.Rules[i].Passed++
-			}
-		}
+		v.Rules[i].Rerun = r.Rerun(v.Rules[i].ID)
 	}
 	for _, sc := range r.Scenarios {
 		where := FailedScenario{Result: sc}.Where()
@@ -110,7 +87,10 @@ func (r *Report) Model() *verdict.Verdict {
 		}
 		v.Scenarios = append(v.Scenarios, out)
 	}
-	v.OrderFailures()
+	v.Finish()
+	if r.Reference {
+		v.OnReference(r.Target)
+	}
 	return v
 }
 

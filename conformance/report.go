@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/steps"
+	"github.com/plantcheck/plantcheck/verdict"
 )
 
 // Report is the result of one run: what was checked, against what, and how
@@ -61,32 +63,11 @@ type Report struct {
 
 	Started, Ended time.Time
 	Scenarios      []steps.Result
-	Rules          []RuleVerdict
-	Counts         Counts
+	// Rules are the rules of the catalog, each with its outcome in the
+	// run (verdict.Tally).
+	Rules  []verdict.Rule
+	Counts Counts
 }
-
-// RuleVerdict is one rule's outcome in a run.
-type RuleVerdict struct {
-	Rule    rules.Rule
-	Outcome steps.Outcome // passed, failed, error, NotJudged, skipped (not run)
-	// Scenarios are the scenarios of the rule the run selected; Judged
-	// those that judged it on answers that came (steps.Result.Judged).
-	Scenarios int
-	Judged    int
-	Failures  int      // failures citing the rule, from any scenario
-	Notes     []string // answers noted for open rules, inconclusive scenarios
-	// Why says why the rule, or some of its scenarios, were not judged.
-	Why string
-	// FoundBy names the scenarios of other rules that found this rule
-	// broken ("BODY-TAG-ANY: A tag from every category ..."): a SHOULD
-	// scenario that met a MUST breach shows it here.
-	FoundBy []string
-}
-
-// NotJudged is the outcome of a rule whose scenarios ran but none judged
-// it: no answer came, another rule's failure stopped them first, or they
-// were inconclusive. It is never a pass.
-const NotJudged steps.Outcome = "not judged"
 
 // Counts are the scenario and exchange totals of a run.
 type Counts struct {
@@ -105,15 +86,15 @@ func (r *Report) Conformant() bool { return !r.Interrupted && r.ExitCode() != 1 
 // ExitCode maps the verdict to the process's exit status (verdict.Decide):
 // 0 conformant, 1 non-conformant, 2 the run could not judge every scenario
 // it ran.
-func (r *Report) ExitCode() int { return r.decision().ExitCode }
+func (r *Report) ExitCode() int { return r.Model().ExitCode }
 
 // VerdictLine is the verdict in a few words.
-func (r *Report) VerdictLine() string { return r.decision().Verdict }
+func (r *Report) VerdictLine() string { return r.Model().Verdict }
 
 // Status is the run's standing in a word or two: only a run of every rule
 // is a certification; a run filtered by --tags is partial, whatever its
 // outcome.
-func (r *Report) Status() string { return r.decision().Status }
+func (r *Report) Status() string { return r.Model().Status }
 
 // WriteVerdict prints the verdict (verdict.WriteText).
 func (r *Report) WriteVerdict(w io.Writer) {
@@ -129,20 +110,13 @@ func (r *Report) WriteFailures(w io.Writer) { r.Model().WriteFailures(w) }
 // WriteFiles writes the report files into dir (verdict.WriteFiles).
 func (r *Report) WriteFiles(dir string) error { return r.Model().WriteFiles(dir) }
 
-// finish orders the results and derives each rule's verdict. A rule passes
-// only on answers that kept it: one whose scenarios all went unanswered,
-// were stopped, skipped or inconclusive is not judged, and says why.
+// finish orders the results and derives each rule's verdict
+// (verdict.Tally). A rule passes only on answers that kept it: one whose
+// scenarios all went unanswered, were stopped, skipped or inconclusive is
+// not judged, and says why.
 func (r *Report) finish() {
 	sortResults(r.Scenarios)
-	byRule := map[rules.RuleID]*RuleVerdict{}
-	for _, rule := range rules.Catalog {
-		r.Rules = append(r.Rules, RuleVerdict{Rule: rule, Outcome: steps.Skipped})
-	}
-	for i := range r.Rules {
-		byRule[r.Rules[i].Rule.ID] = &r.Rules[i]
-	}
-	why := map[rules.RuleID][]string{}
-	errored := map[rules.RuleID]bool{}
+	t := verdict.NewTally()
 	answered := 0
 	r.Counts = Counts{}
 	for _, s := range r.Scenarios {
@@ -163,63 +137,50 @@ func (r *Report) finish() {
 		case steps.Skipped:
 			r.Counts.Skipped++
 		}
-		v := byRule[s.Rule.ID]
-		if v == nil {
+		id := s.Rule.ID
+		if !t.Has(id) {
 			continue
 		}
-		v.Scenarios++
+		t.Scenario(id)
 		switch {
+		case s.Judged && s.Outcome == steps.Passed:
+			t.Judged(id, 1, 1)
 		case s.Judged:
-			v.Judged++
+			t.Judged(id, 1, 0)
 		case s.Outcome == steps.Errored:
-			errored[s.Rule.ID] = true
-			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], "error")
+			t.Errored(id)
+			t.Unjudged(id, "error")
 		case s.Outcome == steps.Skipped:
 			// A reason of the scenario's own (a token too short for a
 			// variant) is said here, once, in its own words.
-			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], skipWhy(s.Note))
+			t.Unjudged(id, skipWhy(s))
 		case s.SetupFailed:
-			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], NotJudgedSetup)
+			t.Unjudged(id, NotJudgedSetup)
 		case !answeredAll(s) && unframed(s):
-			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], "an answer HTTP cannot frame, failed under RESPONSE-DOCUMENTED")
+			t.Unjudged(id, "an answer HTTP cannot frame, failed under RESPONSE-DOCUMENTED")
 		case !answeredAll(s):
-			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], "no answer")
+			t.Unjudged(id, "no answer")
 		default:
-			why[s.Rule.ID] = appendOnce(why[s.Rule.ID], "stopped by another rule's failure")
+			t.Unjudged(id, "stopped by another rule's failure")
 		}
-		if s.Note != "" && (s.Rule.Level == rules.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s.Note) == skippedSeeNotes || strings.HasPrefix(s.Note, "inconclusive") || strings.HasPrefix(s.Note, steps.NoteNameReused)) {
-			v.Notes = appendOnce(v.Notes, s.Name+": "+s.Note)
+		if s.Note != "" && (s.Rule.Level == rules.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s) == skippedSeeNotes || errors.Is(s.Skip, steps.ErrInconclusive) || strings.HasPrefix(s.Note, steps.NoteNameReused)) {
+			t.Note(id, s.Name+": "+s.Note)
 		}
 		for _, f := range s.Failures {
-			if fv := byRule[f.Rule.ID]; fv != nil {
-				fv.Failures++
-				if by := string(s.Rule.ID) + ": " + s.Name; f.Rule.ID != s.Rule.ID && !slices.Contains(fv.FoundBy, by) {
-					fv.FoundBy = append(fv.FoundBy, by)
-				}
+			t.Failed(f.Rule.ID, 1)
+			if f.Rule.ID != id {
+				t.FoundBy(f.Rule.ID, string(id)+": "+s.Name)
 			}
 		}
 	}
-	for i := range r.Rules {
-		v := &r.Rules[i]
-		v.Why = strings.Join(why[v.Rule.ID], "; ")
-		switch {
-		case v.Failures > 0:
-			v.Outcome = steps.Failed
-		case errored[v.Rule.ID]:
-			v.Outcome = steps.Errored
-		case v.Judged > 0:
-			v.Outcome = steps.Passed
-		case v.Scenarios > 0:
-			v.Outcome = NotJudged
-		}
-	}
+	r.Rules = t.Rules()
 	// The cross-cutting rules are judged on every answer of the run, not
 	// only in their own scenarios: every answer that came was checked
 	// against the document and arrived in time.
-	for _, id := range []rules.RuleID{rules.ResponseDocumented, rules.ResponseTimely} {
-		v := byRule[id]
-		if (v.Outcome == steps.Skipped || v.Outcome == NotJudged) && answered > 0 {
-			v.Outcome, v.Why = steps.Passed, ""
+	for i := range r.Rules {
+		v := &r.Rules[i]
+		if (v.ID == rules.ResponseDocumented || v.ID == rules.ResponseTimely) && (v.Outcome == verdict.Skip || v.Outcome == verdict.NotJudged) && answered > 0 {
+			v.Outcome, v.NotJudgedBecause = verdict.Pass, ""
 		}
 	}
 }
@@ -229,22 +190,22 @@ func (r *Report) finish() {
 // CREATE-200's failure, reported as such.
 const NotJudgedSetup = "could not be set up: the valid create it needs first was not accepted (CREATE-200)"
 
-// skipWhy is why a skipped scenario was not judged, in a few words.
-func skipWhy(note string) string {
+// skipWhy is why a skipped scenario was not judged, in a few words, by
+// the kind of its skip (steps.Result.Skip).
+func skipWhy(s steps.Result) string {
 	switch {
-	case strings.HasPrefix(note, "inconclusive"):
+	case errors.Is(s.Skip, steps.ErrInconclusive):
 		return "inconclusive"
-	case strings.Contains(note, steps.NotRunSilent):
+	case errors.Is(s.Skip, steps.ErrSilent):
 		return "the target stopped answering"
-	case strings.Contains(note, steps.NotRunInterrupted):
+	case errors.Is(s.Skip, steps.ErrInterrupted):
 		return "interrupted"
-	case strings.Contains(note, steps.NotRunThrottled):
+	case errors.Is(s.Skip, steps.ErrThrottled):
 		return "throttled"
-	}
-	if strings.HasPrefix(note, "not run: ") {
+	case errors.Is(s.Skip, steps.ErrNotApplicable):
 		// A reason of the scenario's own, in plantcheck's words (a token
 		// too short for a variant), said once, here.
-		return note
+		return s.Note
 	}
 	return skippedSeeNotes
 }
@@ -266,13 +227,6 @@ func unframed(s steps.Result) bool {
 		_, broken := check.BrokenFraming(x.Err)
 		return broken
 	})
-}
-
-func appendOnce(list []string, s string) []string {
-	if slices.Contains(list, s) {
-		return list
-	}
-	return append(list, s)
 }
 
 // ThrottleLine says what the run met of throttling: the answers waited

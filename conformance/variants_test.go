@@ -21,6 +21,8 @@ import (
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/steps"
+
+	"github.com/plantcheck/plantcheck/verdict"
 )
 
 // TestUnusualButConformantTargets is the other half of the mutation test:
@@ -192,8 +194,8 @@ func TestSchemeCaseRefusedIsConformant(t *testing.T) {
 		}
 		var failed []string
 		for _, v := range rep.Rules {
-			if v.Outcome == steps.Failed {
-				failed = append(failed, string(v.Rule.ID))
+			if v.Outcome == verdict.Fail {
+				failed = append(failed, string(v.ID))
 			}
 		}
 		if !slices.Equal(failed, []string{"AUTH-SCHEME-CASE"}) {

@@ -172,7 +172,7 @@ func TestAdminEndpoints(t *testing.T) {
 		n      float64
 	}{
 		{"plantcheck_proxy_exchanges_total", nil, float64(sent)},
-		{"plantcheck_proxy_judged_total", nil, float64(v.Judged)},
+		{"plantcheck_proxy_judged_total", nil, float64(v.Counts.Judged)},
 		{"plantcheck_proxy_own_answers_total", []string{"kind", OwnUnreachable}, 0},
 		{"plantcheck_proxy_own_answers_total", []string{"kind", OwnTimeout}, 0},
 		{"plantcheck_proxy_own_answers_total", []string{"kind", OwnFailed}, 0},
@@ -189,8 +189,8 @@ func TestAdminEndpoints(t *testing.T) {
 			name   string
 			labels []string
 			n      float64
-		}{"plantcheck_proxy_violations_total", []string{"rule", string(r.ID), "side", "server"}, float64(r.Failed)})
-		server += float64(r.Failed)
+		}{"plantcheck_proxy_violations_total", []string{"rule", string(r.ID), "side", "server"}, float64(r.Failures)})
+		server += float64(r.Failures)
 	}
 	for _, g := range v.Client {
 		want = append(want, struct {
@@ -300,8 +300,8 @@ func TestEventsOncePerFailedJudgement(t *testing.T) {
 		}
 		seen[e.Side+" "+e.Rule]++
 	}
-	if server != v.ServerViolations || server == 0 {
-		t.Errorf("%d server-side events, the verdict counts %d violations", server, v.ServerViolations)
+	if server != v.Counts.ServerViolations || server == 0 {
+		t.Errorf("%d server-side events, the verdict counts %d violations", server, v.Counts.ServerViolations)
 	}
 	var groups int64
 	for _, g := range v.Client {

@@ -52,8 +52,8 @@ func BenchmarkProxyExchange(b *testing.B) {
 	}
 	b.StopTimer()
 	v := p.verdict(Options{})
-	if v.ServerViolations != 0 {
-		b.Fatalf("the reference broke rules through the proxy:\n%s", v.Line)
+	if v.Counts.ServerViolations != 0 {
+		b.Fatalf("the reference broke rules through the proxy:\n%s", ("VERDICT: " + v.Verdict))
 	}
 	pct := func(ds []time.Duration, q float64) float64 {
 		s := slices.Clone(ds)
@@ -84,7 +84,7 @@ func BenchmarkJudge(b *testing.B) {
 		{"accepted", http.Header{"Authorization": {"Bearer tok"}, "Content-Type": {"application/json"}}, 200, `{"name":"Monstera deliciosa","tag":"aroid"}`},
 		{"refused", http.Header{"Content-Type": {"application/json"}}, 400, `{"error":1,"message":"no"}`},
 	} {
-		x := &exchange{
+		x := &flight{
 			method: http.MethodPost, target: "/plants", header: tc.header,
 			reqBody:    snapshot{body: []byte(`{"id":1,"name":"Monstera deliciosa","tag":"aroid"}`), total: 50, whole: true},
 			status:     tc.status,

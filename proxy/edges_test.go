@@ -69,8 +69,8 @@ func TestStatusBelow100(t *testing.T) {
 				t.Errorf("status %d, %s %q (%s); want 502, %q", resp.StatusCode, MarkerHeader, resp.Header.Get(MarkerHeader), body, OwnFailed)
 			}
 			v := p.verdict(Options{})
-			if v.Own[OwnFailed] != 1 || v.Judged != 0 || v.ServerViolations != 0 {
-				t.Errorf("own %v, judged %d, violations %d; want one own answer, nothing held against the service", v.Own, v.Judged, v.ServerViolations)
+			if v.Counts.ProxyAnswers[OwnFailed] != 1 || v.Counts.Judged != 0 || v.Counts.ServerViolations != 0 {
+				t.Errorf("own %v, judged %d, violations %d; want one own answer, nothing held against the service", v.Counts.ProxyAnswers, v.Counts.Judged, v.Counts.ServerViolations)
 			}
 		})
 	}
@@ -130,8 +130,8 @@ func TestClientLeaves(t *testing.T) {
 		t.Fatalf("%d of %d upstream requests were cancelled once their clients left", freed.Load(), clients)
 	}
 	v := p.verdict(Options{}) // Serve returning ErrCut fails the test
-	if v.Gone != clients || v.Broken != 0 || v.Judged != 0 || len(v.Own) != 0 {
-		t.Errorf("gone %d, broken %d, judged %d, own %v; want %d exchanges whose clients left", v.Gone, v.Broken, v.Judged, v.Own, clients)
+	if v.Counts.ClientGone != clients || v.Counts.UpstreamBrokeOff != 0 || v.Counts.Judged != 0 || len(v.Counts.ProxyAnswers) != 0 {
+		t.Errorf("gone %d, broken %d, judged %d, own %v; want %d exchanges whose clients left", v.Counts.ClientGone, v.Counts.UpstreamBrokeOff, v.Counts.Judged, v.Counts.ProxyAnswers, clients)
 	}
 	if started.Load() != clients {
 		t.Errorf("the upstream saw %d requests, want %d", started.Load(), clients)

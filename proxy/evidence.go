@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	xchg "github.com/plantcheck/plantcheck/exchange"
+	"github.com/plantcheck/plantcheck/exchange"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/rules"
 )
@@ -16,7 +16,7 @@ const evidenceText = 2 << 10
 // failure makes the evidence of one failure of an exchange: every string
 // redacted with red, cut, and escaped; the request line, the response line
 // and the reproduction are package exchange's.
-func (h *Handler) failure(x *exchange, red *evidence.Redactor, side string, rule rules.RuleID, expected, actual string, ds []string) Failure {
+func (h *Handler) failure(x *flight, red *evidence.Redactor, side string, rule rules.RuleID, expected, actual string, ds []string) Failure {
 	level := "" // a client's request breaks the document, not a rule's level
 	if r, ok := rules.Lookup(rule); ok && side == "server" {
 		level = strings.ToUpper(string(r.Level))
@@ -39,8 +39,8 @@ func (h *Handler) failure(x *exchange, red *evidence.Redactor, side string, rule
 
 // evidence is the exchange as package exchange renders it: a reproduction
 // goes straight to the upstream.
-func (x *exchange) evidence() *xchg.Exchange {
-	return &xchg.Exchange{
+func (x *flight) evidence() *exchange.Exchange {
+	return &exchange.Exchange{
 		Method: x.method, Target: x.target, URL: x.to.Scheme + "://" + x.to.Host + x.to.RequestURI(),
 		Header: x.header, Body: x.reqBody.body, BodyTotal: x.reqBody.total, BodyPartial: !x.reqBody.whole, Chunked: x.chunked,
 		Status: x.status, RespHeader: x.respHeader, RespBody: x.respBody.body, RespTotal: x.respBody.total,
@@ -49,4 +49,4 @@ func (x *exchange) evidence() *xchg.Exchange {
 }
 
 // safeTarget is a request-target fit to print.
-func safeTarget(t string) string { return evidence.Text(evidence.Cut(t, xchg.ExcerptBytes)) }
+func safeTarget(t string) string { return evidence.Text(evidence.Cut(t, exchange.ExcerptBytes)) }

@@ -258,11 +258,11 @@ func TestBodyPastTheBound(t *testing.T) {
 		t.Errorf("the client got %d with %d bytes, want 200 with %d", resp.StatusCode, len(body), len(bigAnswer))
 	}
 	v := p.verdict(Options{})
-	if v.Judged != 1 || v.Partly != 1 {
-		t.Errorf("judged %d, in part %d; want 1 and 1", v.Judged, v.Partly)
+	if v.Counts.Judged != 1 || v.Counts.JudgedInPart != 1 {
+		t.Errorf("judged %d, in part %d; want 1 and 1", v.Counts.Judged, v.Counts.JudgedInPart)
 	}
 	var reasons []string
-	for _, c := range v.Unjudged {
+	for _, c := range v.NotJudgedInPart {
 		reasons = append(reasons, c.Reason)
 	}
 	for _, want := range []string{"request body past 1 KiB", "response body past 1 KiB"} {
@@ -271,8 +271,8 @@ func TestBodyPastTheBound(t *testing.T) {
 		}
 	}
 	// The echo needs both bodies whole: it is not judged, not passed.
-	if r := rule(t, v, "CREATE-NAME"); r.Judged != 0 || r.NotJudged != whyNone {
-		t.Errorf("CREATE-NAME judged %d (%q), want not judged", r.Judged, r.NotJudged)
+	if r := rule(t, v, "CREATE-NAME"); r.Judged != 0 || r.NotJudgedBecause != whyNone {
+		t.Errorf("CREATE-NAME judged %d (%q), want not judged", r.Judged, r.NotJudgedBecause)
 	}
 	// What needs no body still is.
 	if r := rule(t, v, "RESPONSE-MEDIA"); r.Judged != 1 || r.Passed != 1 {
@@ -348,9 +348,9 @@ func TestOwnAnswers(t *testing.T) {
 			v := p.verdict(Options{})
 			// Nothing held against the service, and nothing certified:
 			// traffic came and none of it could be judged (exit 2).
-			if v.Own[tc.marker] != 1 || v.Judged != 0 || v.ServerViolations != 0 || v.ExitCode != 2 {
+			if v.Counts.ProxyAnswers[tc.marker] != 1 || v.Counts.Judged != 0 || v.Counts.ServerViolations != 0 || v.ExitCode != 2 {
 				t.Errorf("own %v, judged %d, violations %d, exit %d; want one own answer, nothing held against the service, exit 2",
-					v.Own, v.Judged, v.ServerViolations, v.ExitCode)
+					v.Counts.ProxyAnswers, v.Counts.Judged, v.Counts.ServerViolations, v.ExitCode)
 			}
 			if want := strconv.Itoa(1) + " answered by the proxy (" + tc.marker + ")"; !strings.Contains(text(t, v), want) {
 				t.Errorf("the console lacks %q", want)
@@ -386,9 +386,9 @@ func TestClientBreaksOff(t *testing.T) {
 				t.Errorf("the client got an answer: %q", got)
 			}
 			v := p.verdict(Options{})
-			if v.Gone != 1 || v.Judged != 0 || len(v.Own) != 0 || v.ServerViolations != 0 {
+			if v.Counts.ClientGone != 1 || v.Counts.Judged != 0 || len(v.Counts.ProxyAnswers) != 0 || v.Counts.ServerViolations != 0 {
 				t.Errorf("gone %d, judged %d, own %v, violations %d; want one exchange whose client went away",
-					v.Gone, v.Judged, v.Own, v.ServerViolations)
+					v.Counts.ClientGone, v.Counts.Judged, v.Counts.ProxyAnswers, v.Counts.ServerViolations)
 			}
 		})
 	}
@@ -420,7 +420,7 @@ func TestUpstreamBreaksOff(t *testing.T) {
 			t.Errorf("the client read %q whole; want the answer cut", body)
 		}
 	}
-	if v := p.verdict(Options{}); v.Broken != 1 || v.Judged != 0 || v.ServerViolations != 0 || len(v.Own) != 0 {
-		t.Errorf("broken %d, judged %d, violations %d, own %v; want one exchange whose answer broke off", v.Broken, v.Judged, v.ServerViolations, v.Own)
+	if v := p.verdict(Options{}); v.Counts.UpstreamBrokeOff != 1 || v.Counts.Judged != 0 || v.Counts.ServerViolations != 0 || len(v.Counts.ProxyAnswers) != 0 {
+		t.Errorf("broken %d, judged %d, violations %d, own %v; want one exchange whose answer broke off", v.Counts.UpstreamBrokeOff, v.Counts.Judged, v.Counts.ServerViolations, v.Counts.ProxyAnswers)
 	}
 }

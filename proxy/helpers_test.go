@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/reference"
+	"github.com/plantcheck/plantcheck/verdict"
 )
 
 // running is a proxy served on a loopback port for one test.
@@ -61,7 +62,7 @@ func startProxy(t testing.TB, upstream string, mod func(*Config)) *running {
 }
 
 // verdict stops the proxy and returns its verdict.
-func (p *running) verdict(opts Options) *Verdict {
+func (p *running) verdict(opts Options) *verdict.Verdict {
 	p.stop()
 	return p.h.Verdict(opts)
 }
@@ -157,7 +158,7 @@ func rawExchange(t testing.TB, addr string, raw []byte, expect bool) (*http.Resp
 }
 
 // rule finds a rule's result in a verdict.
-func rule(t testing.TB, v *Verdict, id string) RuleResult {
+func rule(t testing.TB, v *verdict.Verdict, id string) verdict.Rule {
 	t.Helper()
 	for _, r := range v.Rules {
 		if string(r.ID) == id {
@@ -165,14 +166,14 @@ func rule(t testing.TB, v *Verdict, id string) RuleResult {
 		}
 	}
 	t.Fatalf("no rule %s in the verdict", id)
-	return RuleResult{}
+	return verdict.Rule{}
 }
 
 // failedRules lists the rules with failures in a verdict.
-func failedRules(v *Verdict) []string {
+func failedRules(v *verdict.Verdict) []string {
 	var out []string
 	for _, r := range v.Rules {
-		if r.Failed > 0 {
+		if r.Failures > 0 {
 			out = append(out, string(r.ID))
 		}
 	}
@@ -180,7 +181,7 @@ func failedRules(v *Verdict) []string {
 }
 
 // text is a verdict as the console shows it.
-func text(t testing.TB, v *Verdict) string {
+func text(t testing.TB, v *verdict.Verdict) string {
 	t.Helper()
 	var b strings.Builder
 	if err := v.WriteText(&b); err != nil {
@@ -195,4 +196,14 @@ func mustURL(s string) *url.URL {
 		panic(err)
 	}
 	return u
+}
+
+// kept is the evidence a verdict kept of a side's failures under a rule.
+func kept(v *verdict.Verdict, side, id string) []verdict.Evidence {
+	for _, b := range v.Failures {
+		if b.Side == side && string(b.Rule) == id {
+			return b.Evidence
+		}
+	}
+	return nil
 }

@@ -3,7 +3,6 @@ package proxy
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/judge"
@@ -27,69 +26,39 @@ const (
 // whyNone is the reason of a judged rule that no exchange could show.
 const whyNone = "no exchange that could show it passed through"
 
-// result is one rule's judgement of one exchange.
-type result struct {
-	rule rules.RuleID
-	check.Judgement
-}
-
-// outcome is the judgement of one exchange.
-type outcome struct {
-	results []result
-	buf     [10]result // results' first home: one allocation fewer
-	// client: the request broke the document; violations says how and
-	// defects what it exercises ("" rule: a departure RFC 8259 leaves open).
-	client     bool
-	violations []spec.Violation
-	defects    []defect
-	// unjudged says what could not be judged, and why ("" when all was).
-	unjudged []string
-}
-
-func (o *outcome) add(rule rules.RuleID, j check.Judgement) {
-	o.results = append(o.results, result{rule, j})
-}
-
-// failed reports whether a rule failed in this exchange.
-func (o *outcome) failed(rule rules.RuleID) (check.Judgement, bool) {
-	for _, r := range o.results {
-		if r.rule == rule && !r.OK() {
+// failedIn reports whether a rule failed in a judged exchange, and how.
+func failedIn(o *judge.Outcome, rule rules.RuleID) (check.Judgement, bool) {
+	for _, r := range o.Results {
+		if r.Rule == rule && !r.OK() {
 			return r.Judgement, true
 		}
 	}
 	return check.Judgement{}, false
 }
 
-// judge judges one finished exchange. redact (nil: none) hides secrets in
-// what the judgements quote: the first pass runs without it, and only an
-// exchange whose failure is kept as evidence is judged again with it.
-func (h *Handler) judge(x *exchange, redact func(string) string) *outcome {
-	o := &outcome{}
-	h.judgeInto(o, x, redact)
-	return o
-}
-
-// outcomes are the outcomes of the exchanges being judged, reused.
-var outcomes = sync.Pool{New: func() any { return new(outcome) }}
-
-// judgeInto judges x into o, which it resets first, with package judge.
-func (h *Handler) judgeInto(o *outcome, x *exchange, redact func(string) string) {
-	*o = outcome{}
-	o.results = o.buf[:0]
-	j := judge.Judge(h.validator, judge.Exchange{
+// judge judges one finished exchange with package judge. redact (nil:
+// none) hides secrets in what the judgements quote: the first pass runs
+// without it, and only an exchange whose failure is kept as evidence is
+// judged again with it.
+func (h *Handler) judge(x *flight, redact func(string) string) *judge.Outcome {
+	o := judge.Judge(h.validator, judge.Exchange{
 		Header: x.header, Body: x.reqBody.body, BodyWhole: x.reqBody.whole, BodyWhy: x.reqBody.why,
 		Status: x.status, RespHeader: x.respHeader, RespBody: x.respBody.body, RespWhole: x.respBody.whole, RespWhy: x.respBody.why,
 	}, redact)
-	for _, r := range j.Results {
-		o.add(r.Rule, r.Judgement)
+	return &o
+}
+
+// defects are the ways a client's request breaks the document (the
+// judge's refusal), a departure RFC 8259 leaves open last.
+func defects(o *judge.Outcome) []defect {
+	var out []defect
+	for _, d := range o.Refusal.Defects {
+		out = append(out, defect{d.Rule, d.What})
 	}
-	o.client, o.violations, o.unjudged = j.Client, j.Violations, j.Unjudged
-	for _, d := range j.Refusal.Defects {
-		o.defects = append(o.defects, defect{d.Rule, d.What})
+	if o.Refusal.Open != "" {
+		out = append(out, defect{"", o.Refusal.Open})
 	}
-	if j.Refusal.Open != "" {
-		o.defects = append(o.defects, defect{"", j.Refusal.Open})
-	}
+	return out
 }
 
 // defect is one way a client's request breaks the document (a

@@ -194,11 +194,11 @@ func TestServerRules(t *testing.T) {
 				t.Errorf("exit status = %d, want %d\n%s", v.ExitCode, wantExit, text(t, v))
 			}
 			out := text(t, v)
-			r := rule(t, v, tc.want[0])
-			if len(r.Failures) == 0 {
+			ev := kept(v, "server", tc.want[0])
+			if len(ev) == 0 {
 				t.Fatalf("%s failed with no evidence kept", tc.want[0])
 			}
-			f := r.Failures[0]
+			f := ev[0]
 			for _, want := range []string{f.Expected, f.Actual, "request:     POST /plants", "reproduce:   curl -sS -i -X POST"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("the console lacks %q:\n%s", want, out)
@@ -250,14 +250,14 @@ func TestReferenceUpstream(t *testing.T) {
 	}
 	v := p.verdict(Options{})
 	out := text(t, v)
-	if v.ServerViolations != 0 || v.ExitCode != 0 || !strings.HasPrefix(v.Line, "VERDICT: NO VIOLATION SEEN") {
-		t.Errorf("violations %d, exit %d, line %q; want none\n%s", v.ServerViolations, v.ExitCode, v.Line, out)
+	if v.Counts.ServerViolations != 0 || v.ExitCode != 0 || !strings.HasPrefix(("VERDICT: "+v.Verdict), "VERDICT: NO VIOLATION SEEN") {
+		t.Errorf("violations %d, exit %d, line %q; want none\n%s", v.Counts.ServerViolations, v.ExitCode, ("VERDICT: " + v.Verdict), out)
 	}
-	if got, want := v.Judged, int64(len(sends)-1); got != want {
+	if got, want := v.Counts.Judged, int64(len(sends)-1); got != want {
 		t.Errorf("judged %d, want %d", got, want)
 	}
-	if v.Outside != 1 {
-		t.Errorf("outside %d, want 1", v.Outside)
+	if v.Counts.OutsideDocument != 1 {
+		t.Errorf("outside %d, want 1", v.Counts.OutsideDocument)
 	}
 	// Each rule these requests exercise was judged and passed.
 	for _, id := range []string{"RESPONSE-DOCUMENTED", "RESPONSE-MEDIA", "ERROR-RECORD", "CREATE-NAME", "CREATE-TAG", "CREATE-NO-TAG",
@@ -269,7 +269,7 @@ func TestReferenceUpstream(t *testing.T) {
 	// The clients' requests that break the document: all but the valid
 	// three, the foreign token (the document cannot tell it) and the
 	// request outside the document.
-	if got, want := v.ClientRequests, int64(8); got != want {
+	if got, want := v.Counts.ClientViolations, int64(8); got != want {
 		t.Errorf("client violations %d, want %d\n%s", got, want, out)
 	}
 	var groups []string
@@ -281,16 +281,16 @@ func TestReferenceUpstream(t *testing.T) {
 			t.Errorf("client groups %q lack %s", groups, want)
 		}
 	}
-	if sv := p.h.Verdict(Options{StrictClients: true}); sv.ExitCode != 1 || sv.Outcome != "clients-failed" {
-		t.Errorf("with StrictClients: exit %d, outcome %q; want 1, clients-failed", sv.ExitCode, sv.Outcome)
+	if sv := p.h.Verdict(Options{StrictClients: true}); sv.ExitCode != 1 || sv.Status != "clients failed" {
+		t.Errorf("with StrictClients: exit %d, outcome %q; want 1, clients-failed", sv.ExitCode, sv.Status)
 	}
 	// What traffic cannot show is listed as not judged, never as passed.
 	for id, why := range judge.NotFromTraffic {
-		if r := rule(t, v, string(id)); r.NotJudged != why || r.Passed != 0 || r.Judged != 0 {
+		if r := rule(t, v, string(id)); r.NotJudgedBecause != why || r.Passed != 0 || r.Judged != 0 {
 			t.Errorf("%s = %+v, want not judged: %s", id, r, why)
 		}
 	}
-	if r := rule(t, v, "BODY-TAG-STRING"); r.NotJudged != whyNone {
+	if r := rule(t, v, "BODY-TAG-STRING"); r.NotJudgedBecause != whyNone {
 		t.Errorf("BODY-TAG-STRING, which no exchange showed: %+v, want not judged: %s", r, whyNone)
 	}
 }

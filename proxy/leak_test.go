@@ -89,7 +89,7 @@ func TestCanariesNeverLeak(t *testing.T) {
 		resp.Body.Close()
 	}
 	v := p.verdict(Options{})
-	if v.ServerViolations == 0 {
+	if v.Counts.ServerViolations == 0 {
 		t.Fatalf("the leaky service broke no rule: the test shows nothing\n%s", text(t, v))
 	}
 	outputs := noCanary(t, v, canaryToken, canaryKey, canaryCookie, canaryPass, canaryBody)
@@ -101,10 +101,10 @@ func TestCanariesNeverLeak(t *testing.T) {
 
 // noCanary checks that no canary, in any form the redactor knows,
 // reaches the console or a report file of v; it returns them all.
-func noCanary(t *testing.T, v *Verdict, canaries ...string) map[string]string {
+func noCanary(t *testing.T, v *verdict.Verdict, canaries ...string) map[string]string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := v.WriteReports(dir); err != nil {
+	if err := v.WriteFiles(dir); err != nil {
 		t.Fatal(err)
 	}
 	outputs := map[string]string{"console": text(t, v)}
@@ -154,7 +154,7 @@ func TestReportFiles(t *testing.T) {
 		t.Errorf("last line %q, want the verdict", lines[len(lines)-1])
 	}
 	dir := t.TempDir()
-	if err := v.WriteReports(dir); err != nil {
+	if err := v.WriteFiles(dir); err != nil {
 		t.Fatal(err)
 	}
 	read := func(name string) []byte {
@@ -170,7 +170,7 @@ func TestReportFiles(t *testing.T) {
 	var back verdict.Verdict
 	if err := json.Unmarshal(read("summary.json"), &back); err != nil {
 		t.Errorf("summary.json: %v", err)
-	} else if "VERDICT: "+back.Verdict != v.Line || back.ExitCode != v.ExitCode || len(back.Rules) != len(v.Rules) {
+	} else if back.Verdict != v.Verdict || back.ExitCode != v.ExitCode || len(back.Rules) != len(v.Rules) {
 		t.Errorf("summary.json does not hold the verdict: %q, %d", back.Verdict, back.ExitCode)
 	}
 	var suites struct {
@@ -210,7 +210,7 @@ func TestReportFiles(t *testing.T) {
 	for _, want := range []string{
 		"<h1>non-conformant</h1>",
 		`data-rule="ERROR-RECORD"`,
-		template.HTMLEscapeString(strings.TrimPrefix(v.Line, "VERDICT: ")),
+		template.HTMLEscapeString(v.Verdict),
 		"&lt;script&gt;alert(1)&lt;/script&gt;",
 		`<pre class="curl">curl -sS -i -X POST`,
 	} {

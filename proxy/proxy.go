@@ -134,15 +134,15 @@ type Config struct {
 	MaxFailures int
 	// OnExchange, when set, is called once each exchange is over and
 	// judged, from the goroutine that forwarded or judged it.
-	OnExchange func(Exchange)
+	OnExchange func(Seen)
 	// Events, when set, gets one line of JSON (an Event) for each failed
 	// judgement, as it is judged.
 	Events io.Writer
 }
 
-// Exchange is what the proxy saw of one exchange, without any evidence:
+// Seen is what the proxy saw of one exchange, without any evidence:
 // for a caller that follows the traffic.
-type Exchange struct {
+type Seen struct {
 	Method string
 	// Target is the request-target as the client sent it, escaped to be
 	// printed.
@@ -173,7 +173,7 @@ type Handler struct {
 	maxJudge   int64
 	maxTotal   int64
 	budget     atomic.Int64
-	onExchange func(Exchange)
+	onExchange func(Seen)
 	tally      *tally
 	secrets    secrets
 	// inflight counts the exchanges being forwarded; queue holds those
@@ -280,7 +280,7 @@ func (copyBufs) Get() []byte  { return *copyBufPool.Get().(*[]byte) }
 func (copyBufs) Put(b []byte) { copyBufPool.Put(&b) }
 
 // release gives back what an exchange held for judging.
-func (h *Handler) release(x *exchange) {
+func (h *Handler) release(x *flight) {
 	if x.reqCap != nil {
 		x.reqCap.release()
 	}
@@ -312,8 +312,8 @@ func (h *Handler) reserve(n int64) bool {
 // does not know), so that the upstream reads the request at once.
 type wholeBody struct{ io.ReadCloser }
 
-// exchange is one exchange: as it is forwarded, then as the judge reads it.
-type exchange struct {
+// flight is one exchange: as it is forwarded, then as the judge reads it.
+type flight struct {
 	method     string
 	target     string      // the request-target as the client sent it
 	to         *url.URL    // where it was forwarded
@@ -339,17 +339,14 @@ type exchange struct {
 	// Once queued to be judged: the handler, the summary to complete, and
 	// what the exchange holds, given back once judged.
 	h               *Handler
-	sum             Exchange
+	sum             Seen
 	reqCap, respCap *capture
 }
 
 // run judges a queued exchange, counts it, and gives back what it held.
-func (x *exchange) run() {
+func (x *flight) run() {
 	h := x.h
-	o := outcomes.Get().(*outcome)
-	defer outcomes.Put(o)
-	h.judgeInto(o, x, nil)
-	h.record(x, o, &x.sum)
+	h.record(x, h.judge(x, nil), &x.sum)
 	h.release(x)
 	h.notify(x.sum)
 }
@@ -418,7 +415,7 @@ func dropAliases(h http.Header) {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.inflight.Add(1)
 	defer h.inflight.Done()
-	x := &exchange{h: h, method: r.Method, target: r.RequestURI, chunked: len(r.TransferEncoding) > 0, start: time.Now()}
+	x := &flight{h: h, method: r.Method, target: r.RequestURI, chunked: len(r.TransferEncoding) > 0, start: time.Now()}
 	doc := r.Method == opMethod && r.URL.Path == opPath
 
 	if r.Header == nil {
@@ -471,7 +468,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // finish counts an exchange once forwarded, and queues it to be judged
 // when it is of the document's operation and went through whole.
-func (h *Handler) finish(x *exchange, r *http.Request, doc bool) {
+func (h *Handler) finish(x *flight, r *http.Request, doc bool) {
 	p := recover()
 	if p != nil && p != http.ErrAbortHandler {
 		h.release(x)
@@ -481,7 +478,7 @@ func (h *Handler) finish(x *exchange, r *http.Request, doc bool) {
 	if !x.sent.IsZero() && !x.got.IsZero() && !x.answered.IsZero() {
 		h.metrics.added.Observe((x.sent.Sub(x.start) + x.answered.Sub(x.got)).Seconds())
 	}
-	sum := Exchange{Method: x.method, Target: safeTarget(x.target), Status: x.status, Duration: x.duration}
+	sum := Seen{Method: x.method, Target: safeTarget(x.target), Status: x.status, Duration: x.duration}
 	switch {
 	case x.counted:
 		h.release(x)
@@ -530,7 +527,7 @@ func (h *Handler) finish(x *exchange, r *http.Request, doc bool) {
 // went away (its context is cancelled when its connection closes, which
 // also cancels the exchange with the upstream), could not be written to,
 // or its body broke off.
-func (h *Handler) clientLeft(x *exchange, r *http.Request) bool {
+func (h *Handler) clientLeft(x *flight, r *http.Request) bool {
 	return r.Context().Err() != nil || x.answer.failed || x.body.failed.Load()
 }
 
@@ -540,7 +537,7 @@ type exchangeKey struct{}
 
 // rewrite puts the request as written on the way to the upstream.
 func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
-	if x, ok := pr.In.Context().Value(exchangeKey{}).(*exchange); ok {
+	if x, ok := pr.In.Context().Value(exchangeKey{}).(*flight); ok {
 		x.sent = time.Now()
 	}
 	pr.Out.URL = h.target(pr.In)
@@ -569,7 +566,7 @@ var errStatus = errors.New("the upstream answered with a status below 100")
 // checkAnswer refuses an answer that cannot be passed on as it came.
 func checkAnswer(resp *http.Response) error {
 	if resp.Request != nil {
-		if x, ok := resp.Request.Context().Value(exchangeKey{}).(*exchange); ok {
+		if x, ok := resp.Request.Context().Value(exchangeKey{}).(*flight); ok {
 			x.got = time.Now()
 		}
 	}
@@ -598,7 +595,7 @@ func (h *Handler) noAnswer(w http.ResponseWriter, r *http.Request, err error) {
 	kind := ownKind(err)
 	writeOwn(w, kind)
 	h.tally.own(kind)
-	h.notify(Exchange{Method: x.method, Target: safeTarget(x.target), Status: http.StatusBadGateway, Own: kind, Duration: time.Since(x.start)})
+	h.notify(Seen{Method: x.method, Target: safeTarget(x.target), Status: http.StatusBadGateway, Own: kind, Duration: time.Since(x.start)})
 }
 
 // answerWriter is the client's writer as the ReverseProxy writes to it. It
@@ -609,7 +606,7 @@ func (h *Handler) noAnswer(w http.ResponseWriter, r *http.Request, err error) {
 // when close is set.
 type answerWriter struct {
 	http.ResponseWriter
-	x      *exchange
+	x      *flight
 	cap    *capture
 	close  bool
 	status int
@@ -718,7 +715,7 @@ func writeOwn(w http.ResponseWriter, kind string) {
 	w.Write(append(body, '\n'))
 }
 
-func (h *Handler) notify(x Exchange) {
+func (h *Handler) notify(x Seen) {
 	if h.onExchange != nil {
 		h.onExchange(x)
 	}

@@ -1,78 +1,103 @@
 package proxy
 
 import (
-	"io"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/verdict"
 )
 
-// Model is the proxy's verdict in the shape every plantcheck report is
-// written from: the rules over the traffic, a failure block for each rule
-// broken and each way client requests broke the document, and the counts.
+// Verdict is the verdict on what passed so far, built once from the
+// tallies, in the shape every plantcheck report is written from: the rules
+// over the traffic (verdict.Tally), a failure block for each rule broken
+// and each way client requests broke the document, and the counts.
 // verdict.Decide gives its exit status, as it does run's.
-func (v *Verdict) Model() *verdict.Verdict {
+func (h *Handler) Verdict(opts Options) *verdict.Verdict {
+	t := h.tally
+	// Every secret seen by now is hidden in every piece of evidence,
+	// whichever exchange brought it.
+	red := h.secrets.redactor(nil)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	upstream := evidence.Text(t.upstream)
 	m := &verdict.Verdict{
-		Driver: verdict.Proxy, Target: v.Upstream, Started: v.Started, Ended: v.Ended,
-		Duration: verdict.Ms(v.Ended.Sub(v.Started)), Scope: "traffic",
+		Driver: verdict.Proxy, Target: upstream, Started: t.started, Ended: time.Now(), Scope: "traffic",
 		Config: verdict.Config{
-			BaseURL: v.Upstream, Token: "<never kept: requests show Bearer <credential>>", Timeout: v.Timeout,
-			Strict: v.Options.Strict, StrictClients: v.Options.StrictClients, MaxJudgeBytes: v.MaxJudge,
+			BaseURL: upstream, Token: "<never kept: requests show Bearer <credential>>", Timeout: t.timeout.String(),
+			Strict: opts.Strict, StrictClients: opts.StrictClients, MaxJudgeBytes: t.maxJudge,
 		},
 		Counts: verdict.Counts{
-			Exchanges: int(v.Exchanges), Judged: v.Judged, JudgedInPart: v.Partly, OutsideDocument: v.Outside,
-			ProxyAnswers: maps.Clone(v.Own), ClientGone: v.Gone, UpstreamBrokeOff: v.Broken,
-			ServerViolations: v.ServerViolations, ClientViolations: v.ClientRequests,
+			Exchanges: int(t.exchanges), Judged: t.judged, JudgedInPart: t.partly, OutsideDocument: t.outsideN,
+			ClientGone: t.goneN, UpstreamBrokeOff: t.brokenN,
+			ServerViolations: t.serverFailures, ClientViolations: t.clientRequests,
 		},
 	}
-	m.Stamp(v.SpecTitle, v.SpecVersion)
-	for _, c := range v.Unjudged {
-		m.NotJudgedInPart = append(m.NotJudgedInPart, verdict.Count{Reason: c.Reason, N: c.N})
+	m.Duration = verdict.Ms(m.Ended.Sub(m.Started))
+	if len(t.ownN) > 0 {
+		m.Counts.ProxyAnswers = maps.Clone(t.ownN)
 	}
-	for _, r := range v.Rules {
-		cat, _ := rules.Lookup(r.ID)
-		out := verdict.Rule{
-			ID: r.ID, Level: cat.Level, Requirement: cat.Requirement, Source: cat.Source,
-			Judged: r.Judged, Passed: r.Passed, Failures: r.Failed, NotJudgedBecause: r.NotJudged,
-		}
+	m.Stamp(h.validator.Info().Title, h.validator.Info().Version)
+	for _, why := range slices.Sorted(maps.Keys(t.unjudged)) {
+		m.NotJudgedInPart = append(m.NotJudgedInPart, verdict.Count{Reason: evidence.Text(why), N: t.unjudged[why]})
+	}
+	tally := verdict.NewTally()
+	for _, r := range rules.Catalog {
+		rt, judged := t.rules[r.ID]
 		switch {
-		case r.NotJudged != "":
-			out.Outcome = verdict.NotJudged
-		case r.Failed > 0:
-			out.Outcome = verdict.Fail
+		case !judged:
+			why := judge.NotFromTraffic[r.ID]
+			if why == "" {
+				why = "the proxy has no judgement of it"
+			}
+			tally.NoVerdict(r.ID, why)
+		case rt.judged == 0:
+			tally.NoVerdict(r.ID, whyNone)
 		default:
-			out.Outcome = verdict.Pass
-		}
-		m.Rules = append(m.Rules, out)
-		if r.Failed > 0 {
-			m.Failures = append(m.Failures, verdict.Block{
-				Heading: string(r.ID) + " (" + r.Level + ")", Rule: r.ID, Level: cat.Level, Side: "server", Outcome: verdict.Fail,
-				Evidence: evidenceOf(r.Failures), More: r.Failed - int64(len(r.Failures)),
-			})
+			tally.Judged(r.ID, rt.judged, rt.judged-rt.failed)
+			tally.Failed(r.ID, rt.failed)
 		}
 	}
-	for _, g := range v.Client {
-		m.Client = append(m.Client, verdict.ClientGroup{Rule: g.Rule, Requests: g.Requests})
-		label := verdict.ClientGroup{Rule: g.Rule}.Label()
+	m.Rules = tally.Rules()
+	for _, r := range m.Rules {
+		if r.Failures == 0 {
+			continue
+		}
+		kept := t.rules[r.ID].kept
 		m.Failures = append(m.Failures, verdict.Block{
-			Heading: "client request, " + label, Rule: g.Rule, Side: "client", Outcome: verdict.Fail,
-			Evidence: evidenceOf(g.Failures), More: g.Requests - int64(len(g.Failures)),
+			Heading: string(r.ID) + " (" + strings.ToUpper(string(r.Level)) + ")", Rule: r.ID, Level: r.Level, Side: "server",
+			Outcome: verdict.Fail, Evidence: evidenceOf(kept, red), More: r.Failures - int64(len(kept)),
+		})
+	}
+	for _, l := range slices.Sorted(maps.Keys(t.client)) {
+		ct := t.client[l]
+		g := verdict.ClientGroup{Rule: l, Requests: ct.failed}
+		m.Client = append(m.Client, g)
+		m.Failures = append(m.Failures, verdict.Block{
+			Heading: "client request, " + g.Label(), Rule: l, Side: "client", Outcome: verdict.Fail,
+			Evidence: evidenceOf(ct.kept, red), More: ct.failed - int64(len(ct.kept)),
 		})
 	}
 	m.Finish()
 	return m
 }
 
-// evidenceOf is the proxy's kept failures as the verdict's evidence.
-func evidenceOf(fs []Failure) []verdict.Evidence {
+// evidenceOf is the proxy's kept failures as the verdict's evidence, every
+// secret seen since one was kept hidden in it.
+func evidenceOf(fs []Failure, red *evidence.Redactor) []verdict.Evidence {
 	out := make([]verdict.Evidence, 0, len(fs))
 	for _, f := range fs {
 		e := verdict.Evidence{
-			Expected: f.Expected, Actual: f.Actual, Details: slices.Clone(f.Details),
-			Request: f.Request, Response: f.Response, Reproduce: f.Reproduce, At: f.At.UTC().Format(time.RFC3339Nano),
+			Expected: red.String(f.Expected), Actual: red.String(f.Actual), Details: slices.Clone(f.Details),
+			Request: red.String(f.Request), Response: red.String(f.Response), Reproduce: red.String(f.Reproduce),
+			At: f.At.UTC().Format(time.RFC3339Nano),
+		}
+		for i := range e.Details {
+			e.Details[i] = red.String(e.Details[i])
 		}
 		if r, ok := rules.Lookup(f.Rule); ok && f.Side == "server" {
 			e.Rule, e.Level, e.Requirement = r.ID, r.Level, r.Requirement
@@ -81,10 +106,3 @@ func evidenceOf(fs []Failure) []verdict.Evidence {
 	}
 	return out
 }
-
-// WriteText writes the verdict for a console (verdict.WriteText).
-func (v *Verdict) WriteText(w io.Writer) error { return v.Model().WriteText(w) }
-
-// WriteReports writes the verdict into dir (created if missing), the files
-// `plantcheck run` writes, by the same writers (verdict.WriteFiles).
-func (v *Verdict) WriteReports(dir string) error { return v.Model().WriteFiles(dir) }

@@ -46,8 +46,8 @@ func TestServe(t *testing.T) {
 		}
 	}))
 	var mu sync.Mutex
-	var seen []Exchange
-	h, err := New(Config{Upstream: mustURL(base), OnExchange: func(x Exchange) {
+	var seen []Seen
+	h, err := New(Config{Upstream: mustURL(base), OnExchange: func(x Seen) {
 		mu.Lock()
 		seen = append(seen, x)
 		mu.Unlock()
@@ -95,8 +95,8 @@ func TestServe(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("stopping took %s, want about the grace", d)
 	}
-	if v := h2.Verdict(Options{}); v.Exchanges != 1 || v.Judged != 0 {
-		t.Errorf("the cut exchange: %d exchanges, %d judged; want 1 counted, not judged", v.Exchanges, v.Judged)
+	if v := h2.Verdict(Options{}); v.Counts.Exchanges != 1 || v.Counts.Judged != 0 {
+		t.Errorf("the cut exchange: %d exchanges, %d judged; want 1 counted, not judged", v.Counts.Exchanges, v.Counts.Judged)
 	}
 
 	cancel()

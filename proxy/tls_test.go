@@ -80,9 +80,9 @@ func TestHTTPSUpstream(t *testing.T) {
 			if tc.status != 200 {
 				wantJudged = 0
 			}
-			if v.Judged != wantJudged || v.ServerViolations != 0 || v.Own[OwnFailed] != 2-wantJudged {
+			if v.Counts.Judged != wantJudged || v.Counts.ServerViolations != 0 || v.Counts.ProxyAnswers[OwnFailed] != 2-wantJudged {
 				t.Errorf("judged %d, violations %d, own %v; want %d judged, none held against the service\n%s",
-					v.Judged, v.ServerViolations, v.Own, wantJudged, text(t, v))
+					v.Counts.Judged, v.Counts.ServerViolations, v.Counts.ProxyAnswers, wantJudged, text(t, v))
 			}
 		})
 	}

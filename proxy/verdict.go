@@ -2,13 +2,11 @@ package proxy
 
 import (
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
-	xchg "github.com/plantcheck/plantcheck/exchange"
+	"github.com/plantcheck/plantcheck/exchange"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/rules"
@@ -37,36 +35,6 @@ type Failure struct {
 	At        time.Time
 }
 
-// RuleResult is one rule of the catalog over the traffic.
-type RuleResult struct {
-	ID          rules.RuleID
-	Level       string
-	Requirement string
-	// Judged is how many exchanges could show the rule; Passed and Failed
-	// split them.
-	Judged, Passed, Failed int64
-	// NotJudged says why the rule has no verdict: traffic cannot show it,
-	// or no exchange that could show it passed through.
-	NotJudged string
-	// Failures are the first failures, as evidence (at most
-	// Config.MaxFailures); the rest are counted.
-	Failures []Failure
-}
-
-// ClientGroup counts the requests that broke the document in one way: the
-// rule whose refusal they call for ("" for none in particular).
-type ClientGroup struct {
-	Rule     rules.RuleID
-	Requests int64
-	Failures []Failure
-}
-
-// Count is a reason and how many exchanges it concerns.
-type Count struct {
-	Reason string
-	N      int64
-}
-
 // Options are the choices that turn the tallies into an exit status.
 type Options struct {
 	// Strict: a failed SHOULD rule fails the verdict too.
@@ -74,50 +42,6 @@ type Options struct {
 	// StrictClients: a request that broke the document fails the verdict
 	// too (by default it is reported, not failed: it is the client's).
 	StrictClients bool
-}
-
-// Verdict is what the proxy saw, rule by rule: the tallies a
-// verdict.Verdict is built from (Model), which decides the exit status and
-// writes every report.
-type Verdict struct {
-	SpecTitle   string
-	SpecVersion string
-	Upstream    string
-	Started     time.Time
-	Ended       time.Time
-	// MaxJudge and Timeout are the configuration used.
-	MaxJudge int64
-	Timeout  string
-	Options  Options
-
-	// Exchanges counts every exchange; Judged those of the document's
-	// operation that were judged, Partly those of them with a part not
-	// judged (Unjudged says why); Outside those of other paths and
-	// methods (forwarded, not judged); Own the proxy's own answers, by
-	// kind; Gone those whose client went away; Broken those whose
-	// upstream answer broke off.
-	Exchanges int64
-	Judged    int64
-	Partly    int64
-	Outside   int64
-	Own       map[string]int64
-	Gone      int64
-	Broken    int64
-	Unjudged  []Count
-
-	Rules []RuleResult
-	// ServerViolations counts the failed judgements of server-side rules.
-	ServerViolations int64
-	// ClientRequests counts the requests that broke the document.
-	ClientRequests int64
-	Client         []ClientGroup
-
-	// Outcome is one word: no-violation, non-conformant, clients-failed,
-	// nothing-judged or incomplete (traffic, none of it judged); Line the
-	// verdict's line; ExitCode 0, 1 or 2 (verdict.Decide).
-	Outcome  string
-	Line     string
-	ExitCode int
 }
 
 // tally counts what the proxy saw and keeps the first failures of each
@@ -193,8 +117,9 @@ func (h *Handler) Progress() Progress {
 
 // record counts one judged exchange, and keeps as evidence the failures
 // of rules that have room for more.
-func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
-	own := xchg.QuerySecrets(x.to.RawQuery, xchg.HeaderSecrets(x.respHeader, xchg.HeaderSecrets(x.header, nil)))
+func (h *Handler) record(x *flight, o *judge.Outcome, sum *Seen) {
+	ds := defects(o)
+	own := exchange.QuerySecrets(x.to.RawQuery, exchange.HeaderSecrets(x.respHeader, exchange.HeaderSecrets(x.header, nil)))
 	h.secrets.add(own)
 	t := h.tally
 	var keep []rules.RuleID
@@ -202,36 +127,36 @@ func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
 	t.mu.Lock()
 	t.exchanges++
 	t.judged++
-	if len(o.unjudged) > 0 {
+	if len(o.Unjudged) > 0 {
 		t.partly++
 	}
-	for _, why := range o.unjudged {
+	for _, why := range o.Unjudged {
 		if _, ok := t.unjudged[why]; !ok && len(t.unjudged) >= maxReasons {
 			why = "other reasons"
 		}
 		t.unjudged[why]++
 	}
-	for _, r := range o.results {
-		rt := t.rules[r.rule]
+	for _, r := range o.Results {
+		rt := t.rules[r.Rule]
 		rt.judged++
 		if r.OK() {
 			continue
 		}
 		rt.failed++
 		t.serverFailures++
-		sum.Failed = append(sum.Failed, string(r.rule))
+		sum.Failed = append(sum.Failed, string(r.Rule))
 		if len(rt.kept)+rt.reserved < t.maxFailures {
 			rt.reserved++
-			keep = append(keep, r.rule)
+			keep = append(keep, r.Rule)
 		}
 	}
-	if o.client {
+	if o.Client {
 		t.clientRequests++
 		sum.Client = true
 		labels := []rules.RuleID{""} // no rule in particular
-		if len(o.defects) > 0 {
+		if len(ds) > 0 {
 			labels = labels[:0]
-			for _, d := range o.defects {
+			for _, d := range ds {
 				if l := ruleLabel(d); !slices.Contains(labels, l) {
 					labels = append(labels, l)
 				}
@@ -254,15 +179,15 @@ func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
 	}
 	t.mu.Unlock()
 	sum.Judged = true
-	sum.Unjudged = joinWhy(o.unjudged)
-	logged := h.events != nil && (len(sum.Failed) > 0 || o.client)
+	sum.Unjudged = joinWhy(o.Unjudged)
+	logged := h.events != nil && (len(sum.Failed) > 0 || o.Client)
 	if len(keep) == 0 && len(keepClient) == 0 && !logged {
 		return
 	}
 
 	// Evidence: the exchange judged again with every secret hidden, those
 	// of its body too (looked for only here: most exchanges keep none).
-	own = xchg.BodySecrets(x.reqBody.body, own)
+	own = exchange.BodySecrets(x.reqBody.body, own)
 	h.secrets.add(own)
 	red := h.secrets.redactor(own)
 	again := h.judge(x, red.String)
@@ -274,23 +199,23 @@ func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
 	}
 	var made []Failure
 	for _, rule := range keep {
-		j, ok := again.failed(rule)
+		j, ok := failedIn(again, rule)
 		if !ok {
-			j, _ = o.failed(rule)
+			j, _ = failedIn(o, rule)
 		}
 		made = append(made, h.failure(x, red, "server", rule, j.Expected, j.Actual, details(j)))
 	}
 	var madeClient []Failure
 	for _, l := range keepClient {
 		what := "the request breaks the document"
-		for _, d := range o.defects {
+		for _, d := range ds {
 			if ruleLabel(d) == l {
 				what = d.what
 				break
 			}
 		}
 		madeClient = append(madeClient, h.failure(x, red, "client", l,
-			"a request the document accepts", what, violationLines(o.violations)))
+			"a request the document accepts", what, violationLines(o.Violations)))
 	}
 	t.mu.Lock()
 	for i, rule := range keep {
@@ -306,77 +231,6 @@ func (h *Handler) record(x *exchange, o *outcome, sum *Exchange) {
 	t.mu.Unlock()
 }
 
-// Verdict returns the verdict on what passed so far.
-func (h *Handler) Verdict(opts Options) *Verdict {
-	t := h.tally
-	// Every secret seen by now is hidden in every piece of evidence,
-	// whichever exchange brought it.
-	red := h.secrets.redactor(nil)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	v := &Verdict{
-		SpecTitle: h.validator.Info().Title, SpecVersion: h.validator.Info().Version,
-		Upstream: evidence.Text(t.upstream), Started: t.started, Ended: time.Now(),
-		MaxJudge: t.maxJudge, Timeout: t.timeout.String(), Options: opts,
-		Exchanges: t.exchanges, Judged: t.judged, Partly: t.partly, Outside: t.outsideN,
-		Gone: t.goneN, Broken: t.brokenN,
-		ServerViolations: t.serverFailures, ClientRequests: t.clientRequests,
-	}
-	if len(t.ownN) > 0 {
-		v.Own = maps.Clone(t.ownN)
-	}
-	for _, why := range slices.Sorted(maps.Keys(t.unjudged)) {
-		v.Unjudged = append(v.Unjudged, Count{evidence.Text(why), t.unjudged[why]})
-	}
-	for _, r := range rules.Catalog {
-		rr := RuleResult{ID: r.ID, Level: strings.ToUpper(string(r.Level)), Requirement: r.Requirement}
-		rt, judged := t.rules[r.ID]
-		switch {
-		case !judged:
-			rr.NotJudged = judge.NotFromTraffic[r.ID]
-			if rr.NotJudged == "" {
-				rr.NotJudged = "the proxy has no judgement of it"
-			}
-		case rt.judged == 0:
-			rr.NotJudged = whyNone
-		default:
-			rr.Judged, rr.Failed, rr.Passed = rt.judged, rt.failed, rt.judged-rt.failed
-			rr.Failures = redactAll(rt.kept, red)
-		}
-		v.Rules = append(v.Rules, rr)
-	}
-	for _, l := range slices.Sorted(maps.Keys(t.client)) {
-		ct := t.client[l]
-		v.Client = append(v.Client, ClientGroup{Rule: l, Requests: ct.failed, Failures: redactAll(ct.kept, red)})
-	}
-	m := v.Model()
-	v.ExitCode, v.Line = m.ExitCode, "VERDICT: "+m.Verdict
-	v.Outcome = standings[m.Status]
-	return v
-}
-
-// outcomes are the verdict's standings in a word.
-var standings = map[string]string{
-	"no violation seen": "no-violation", "non-conformant": "non-conformant", "clients failed": "clients-failed",
-	"nothing judged": "nothing-judged", "incomplete": "incomplete",
-}
-
-// redactAll hides, in failures kept before a secret was seen, every secret
-// seen since.
-func redactAll(fs []Failure, red *evidence.Redactor) []Failure {
-	out := make([]Failure, len(fs))
-	for i, f := range fs {
-		f.Expected, f.Actual = red.String(f.Expected), red.String(f.Actual)
-		f.Request, f.Response, f.Reproduce = red.String(f.Request), red.String(f.Response), red.String(f.Reproduce)
-		f.Details = slices.Clone(f.Details)
-		for k := range f.Details {
-			f.Details[k] = red.String(f.Details[k])
-		}
-		out[i] = f
-	}
-	return out
-}
-
 // plural writes a count and a noun, made plural when the count is not 1.
 func plural(n int64, noun string) string {
 	if n == 1 {
@@ -389,22 +243,23 @@ func plural(n int64, noun string) string {
 // server-side rule it broke, and each way its request broke the document.
 // Each is made by the code that makes the reports' evidence, with the same
 // redaction.
-func (h *Handler) logEvents(x *exchange, o, again *outcome, red *evidence.Redactor) {
-	for _, r := range o.results {
+func (h *Handler) logEvents(x *flight, o, again *judge.Outcome, red *evidence.Redactor) {
+	for _, r := range o.Results {
 		if r.OK() {
 			continue
 		}
-		j, ok := again.failed(r.rule)
+		j, ok := failedIn(again, r.Rule)
 		if !ok {
 			j = r.Judgement
 		}
-		h.events.write(eventOf(h.failure(x, red, "server", r.rule, j.Expected, j.Actual, nil), x.status))
+		h.events.write(eventOf(h.failure(x, red, "server", r.Rule, j.Expected, j.Actual, nil), x.status))
 	}
-	if !o.client {
+	if !o.Client {
 		return
 	}
+	ds := defects(o)
 	var done []rules.RuleID
-	for _, d := range o.defects {
+	for _, d := range ds {
 		if l := ruleLabel(d); !slices.Contains(done, l) {
 			done = append(done, l)
 			h.events.write(eventOf(h.failure(x, red, "client", l, "a request the document accepts", d.what, nil), x.status))

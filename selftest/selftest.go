@@ -19,7 +19,8 @@ import (
 	"github.com/plantcheck/plantcheck/mutants"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/rules"
-	"github.com/plantcheck/plantcheck/steps"
+
+	"github.com/plantcheck/plantcheck/verdict"
 )
 
 // Config configures a self-test.
@@ -174,8 +175,8 @@ func runMutant(ctx context.Context, m mutants.Mutant, cfg Config) Row {
 		return row
 	}
 	for _, v := range rep.Rules {
-		if v.Outcome == steps.Failed {
-			row.Failed = append(row.Failed, v.Rule.ID)
+		if v.Outcome == verdict.Fail {
+			row.Failed = append(row.Failed, v.ID)
 		}
 	}
 	row.ExitCode = rep.ExitCode()
@@ -194,8 +195,8 @@ func (r *Result) Write(w io.Writer) {
 	case r.Reference.ExitCode() != 0:
 		fmt.Fprintf(w, "reference server: FAILED: %s\n", r.Reference.VerdictLine())
 		for _, v := range r.Reference.Rules {
-			if v.Outcome == steps.Failed {
-				fmt.Fprintf(w, "  %s failed\n", v.Rule.ID)
+			if v.Outcome == verdict.Fail {
+				fmt.Fprintf(w, "  %s failed\n", v.ID)
 			}
 		}
 	default:

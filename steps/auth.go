@@ -14,8 +14,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cucumber/godog"
-
 	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/generate"
 	"github.com/plantcheck/plantcheck/internal/shell"
@@ -287,8 +285,7 @@ func (s *Suite) theRequestCarriesTheIssuedToken(ctx context.Context, variant str
 	}
 	v, shell, why := nearMisses[i].make(s.cfg.Token)
 	if why != "" {
-		st.skipped = "not run: " + why
-		return fmt.Errorf("%w: %s", godog.ErrSkip, st.skipped)
+		return st.skipFor(ErrNotApplicable, "not run: "+why)
 	}
 	st.req.cred = &credential{value: "Bearer " + v, desc: "Bearer <the issued token " + variant + ">", shell: "Bearer " + shell}
 	return nil
@@ -372,8 +369,7 @@ func (s *Suite) theRequestCarriesTheTokenElsewhere(ctx context.Context, where, n
 		why = "the run sends a " + header + " header of its own (--header)"
 	}
 	if why != "" {
-		st.skipped = "not run: " + why
-		return fmt.Errorf("%w: %s", godog.ErrSkip, st.skipped)
+		return st.skipFor(ErrNotApplicable, "not run: "+why)
 	}
 	st.req.cred = &credential{}
 	st.req.tokenIn, st.req.tokenName = place, name

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cucumber/godog"
-
 	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/rules"
@@ -56,9 +54,8 @@ func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
 		return nil
 	}
 	if want == http.StatusOK && x.Status == http.StatusBadRequest && st.req.fixedID && s.refusesReusedIDs(ctx) {
-		st.skipped = "inconclusive: this scenario's id is fixed, the target refuses an id it has stored, " +
-			"and an earlier run may have stored this one"
-		return fmt.Errorf("%w: %s", godog.ErrSkip, st.skipped)
+		return st.skipFor(ErrInconclusive, "inconclusive: this scenario's id is fixed, the target refuses an id it has stored, "+
+			"and an earlier run may have stored this one")
 	}
 	var details []string
 	if want == http.StatusOK && x.Status == http.StatusBadRequest {

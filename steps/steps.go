@@ -45,6 +45,18 @@ const (
 	NotRunThrottled   = "the target throttled the run past plantcheck's bound"
 )
 
+// The kinds of a skip (Result.Skip), with ErrThrottled, for errors.Is:
+// why a scenario was not judged, whatever its note says.
+var (
+	ErrInterrupted = errors.New(NotRunInterrupted)
+	ErrSilent      = errors.New(NotRunSilent)
+	// ErrInconclusive: the answers could not decide the rule.
+	ErrInconclusive = errors.New("inconclusive")
+	// ErrNotApplicable: a reason of the scenario's own (a token too short
+	// for a variant), said in its note.
+	ErrNotApplicable = errors.New("not applicable")
+)
+
 // Throttling reports the throttling the run met.
 func (s *Suite) Throttling() Throttling { return s.gate.stats() }
 
@@ -110,14 +122,17 @@ const MaxExamples = 10000
 
 // Result is how one scenario ended and the evidence for it.
 type Result struct {
-	ID        string // godog's pickle id: its order in the features
-	Name      string
-	URI       string
-	Rule      rules.Rule
-	Outcome   Outcome
-	Failures  []*Failure
-	Err       error
-	Note      string
+	ID       string // godog's pickle id: its order in the features
+	Name     string
+	URI      string
+	Rule     rules.Rule
+	Outcome  Outcome
+	Failures []*Failure
+	Err      error
+	Note     string
+	// Skip is the kind of a skipped scenario's skip (ErrSilent and the
+	// rest; nil for a skip godog made), for errors.Is.
+	Skip      error
 	Duration  time.Duration
 	Exchanges []*Exchange
 	// Judged: the scenario judged its own rule on answers that came. It
@@ -310,6 +325,7 @@ type state struct {
 	defects []string
 	note    string
 	skipped string
+	skip    error // the kind of the skip (Result.Skip)
 	started time.Time
 	// setupFailed: a setup step's create was not accepted.
 	setupFailed bool
@@ -385,21 +401,26 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 	}
 }
 
+// skipFor skips the scenario for a reason of kind (ErrSilent and the
+// rest), which its note says.
+func (st *state) skipFor(kind error, note string) error {
+	st.skipped, st.skip = note, kind
+	return fmt.Errorf("%w: %s", godog.ErrSkip, note)
+}
+
 func (s *Suite) before(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
 	st := &state{started: time.Now(), rng: s.scenarioRand(sc, s.cfg.Seed)}
 	st.ids = s.scenarioRand(sc, s.cfg.Seed^s.idSalt)
 	st.rule = ruleOf(sc)
 	ctx = context.WithValue(ctx, stateKey{}, st)
 	if ctx.Err() != nil {
-		st.skipped = "not run: " + NotRunInterrupted
-		return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, st.skipped)
+		return ctx, st.skipFor(ErrInterrupted, "not run: "+NotRunInterrupted)
 	}
 	if s.tripped.Load() {
-		st.skipped = fmt.Sprintf("not run: %s %d requests in a row", NotRunSilent, breakerThreshold)
 		if t := s.gate.stats(); t.Exceeded != "" {
-			st.skipped = "not run: " + NotRunThrottled + " (" + t.Exceeded + ")"
+			return ctx, st.skipFor(ErrThrottled, "not run: "+NotRunThrottled+" ("+t.Exceeded+")")
 		}
-		return ctx, fmt.Errorf("%w: %s", godog.ErrSkip, st.skipped)
+		return ctx, st.skipFor(ErrSilent, fmt.Sprintf("not run: %s %d requests in a row", NotRunSilent, breakerThreshold))
 	}
 	return ctx, nil
 }
@@ -453,7 +474,7 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 	case errors.As(err, &he):
 		res.Outcome, res.Err = Errored, he
 	case st.skipped != "" || errors.Is(err, godog.ErrSkip):
-		res.Outcome, res.Note = Skipped, st.skipped
+		res.Outcome, res.Note, res.Skip = Skipped, st.skipped, st.skip
 	case err != nil:
 		res.Outcome, res.Err = Errored, err
 	default:

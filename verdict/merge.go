@@ -43,7 +43,8 @@ func Merge(vs []*Verdict, strict, strictClients bool) (*Verdict, error) {
 	var targets []string
 	m.Counts.ProxyAnswers = map[string]int64{}
 	notJudged := map[string]int64{}
-	byRule := map[rules.RuleID]*Rule{}
+	tally := NewTally()
+	seen := map[rules.RuleID]bool{}
 	type blockKey struct {
 		side string
 		rule rules.RuleID
@@ -79,23 +80,13 @@ func Merge(vs []*Verdict, strict, strictClients bool) (*Verdict, error) {
 			notJudged[evidence.Text(n.Reason)] += n.N
 		}
 		for _, r := range v.Rules {
-			cat, ok := rules.Lookup(r.ID)
-			if !ok {
+			if !tally.Has(r.ID) {
 				return nil, fmt.Errorf("%w: rule %q is not in this plantcheck's catalog", ErrNotMergeable, evidence.Text(string(r.ID)))
 			}
-			mr := byRule[r.ID]
-			if mr == nil {
-				mr = &Rule{ID: cat.ID, Level: cat.Level, Requirement: cat.Requirement, Source: cat.Source, Outcome: NotJudged,
-					NotJudgedBecause: evidence.Text(r.NotJudgedBecause)}
-				byRule[r.ID] = mr
-				m.Rules = append(m.Rules, Rule{ID: r.ID}) // the order, filled below
-			}
-			mr.Judged += r.Judged
-			mr.Passed += r.Passed
-			mr.Failures += r.Failures
-			if r.Outcome == Pass || r.Outcome == Fail {
-				mr.Outcome = Pass
-			}
+			seen[r.ID] = true
+			tally.NoVerdict(r.ID, evidence.Text(r.NotJudgedBecause))
+			tally.Judged(r.ID, r.Judged, r.Passed)
+			tally.Failed(r.ID, r.Failures)
 		}
 		for _, g := range v.Client {
 			clients[g.Rule] += g.Requests
@@ -117,15 +108,12 @@ func Merge(vs []*Verdict, strict, strictClients bool) (*Verdict, error) {
 	m.Target = strings.Join(targets, ", ")
 	m.Config.BaseURL = m.Target
 	m.Duration = Ms(m.Ended.Sub(m.Started))
-	for i := range m.Rules {
-		r := byRule[m.Rules[i].ID]
-		if r.Failures > 0 {
-			r.Outcome = Fail
+	byRule := map[rules.RuleID]Rule{}
+	for _, r := range tally.Rules() {
+		if seen[r.ID] {
+			m.Rules = append(m.Rules, r)
+			byRule[r.ID] = r
 		}
-		if r.Outcome != NotJudged {
-			r.NotJudgedBecause = ""
-		}
-		m.Rules[i] = *r
 	}
 	for _, reason := range slices.Sorted(maps.Keys(notJudged)) {
 		m.NotJudgedInPart = append(m.NotJudgedInPart, Count{Reason: reason, N: notJudged[reason]})
@@ -147,7 +135,7 @@ func Merge(vs []*Verdict, strict, strictClients bool) (*Verdict, error) {
 		}
 		total := clients[k.rule]
 		if k.side == "server" {
-			if r := byRule[k.rule]; r != nil {
+			if r, ok := byRule[k.rule]; ok {
 				total = r.Failures
 			}
 		}

@@ -73,7 +73,7 @@ func throughProxy(t *testing.T, upstream, token, runDir, proxyDir string) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	if err := h.Verdict(proxy.Options{}).WriteReports(proxyDir); err != nil {
+	if err := h.Verdict(proxy.Options{}).WriteFiles(proxyDir); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -109,9 +109,9 @@ func deadUpstream(t *testing.T, dir string) {
 	<-served
 	v := h.Verdict(proxy.Options{})
 	if v.ExitCode != 2 {
-		t.Errorf("a proxy that judged nothing of its traffic: exit %d, want 2 (%s)", v.ExitCode, v.Line)
+		t.Errorf("a proxy that judged nothing of its traffic: exit %d, want 2 (%s)", v.ExitCode, v.Verdict)
 	}
-	if err := v.WriteReports(dir); err != nil {
+	if err := v.WriteFiles(dir); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -129,7 +129,7 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 		return exitCannotRun
 	}
 	if cfg.ReportDir != "" {
-		if err := v.WriteReports(cfg.ReportDir); err != nil {
+		if err := v.WriteFiles(cfg.ReportDir); err != nil {
 			fmt.Fprintf(c.stderr, "plantcheck proxy: %v\n", err)
 			return exitCannotRun
 		}

@@ -82,7 +82,7 @@ func TestProxyMutantsTable(t *testing.T) {
 		v := h.Verdict(proxy.Options{Strict: true})
 		var failed []string
 		for _, r := range v.Rules {
-			if r.Failed > 0 {
+			if r.Failures > 0 {
 				failed = append(failed, string(r.ID))
 			}
 		}

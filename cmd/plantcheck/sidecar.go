@@ -64,7 +64,7 @@ func serveAdmin(ln net.Listener, h *proxy.Handler) (stop func()) {
 // after a SIGKILL, it holds the judgements made up to the last period.
 func rewriteReports(c cli, h *proxy.Handler, opts proxy.Options, dir string, every time.Duration) (stop func()) {
 	write := func() {
-		if err := h.Verdict(opts).WriteReports(dir); err != nil {
+		if err := h.Verdict(opts).WriteFiles(dir); err != nil {
 			fmt.Fprintf(c.stderr, "plantcheck proxy: warning: rewrite the reports: %v\n", err)
 		}
 	}
