@@ -187,7 +187,7 @@ func (e *exam) accepted() bool {
 func (e *exam) readEcho() {
 	sent := check.ReadSent(e.body)
 	if sent.Unjudged != "" {
-		e.out.Unjudged = append(e.out.Unjudged, "echo not judged: "+sent.Unjudged)
+		e.out.Unjudged = append(e.out.Unjudged, EchoNotJudged+sent.Unjudged)
 		return
 	}
 	if !sent.HasName {
@@ -268,6 +268,10 @@ func echoOf(rule rules.RuleID) func(e *exam) (check.Judgement, bool) {
 		return check.Judgement{Expected: EchoExpected}, true
 	}
 }
+
+// EchoNotJudged begins the note of an accepted create whose echo cannot be
+// judged, before the reason.
+const EchoNotJudged = "echo not judged: "
 
 // EchoExpected is what a passed echo judgement expected.
 const EchoExpected = "the Plant record echoes the plant sent"

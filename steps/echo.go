@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/plantcheck/plantcheck/check"
+	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/rules"
 )
 
@@ -76,11 +78,16 @@ func (s *Suite) echoStep(ctx context.Context, rule rules.RuleID) error {
 	if err != nil {
 		return err
 	}
-	sent := check.ReadSent(x.Body)
-	if sent.Unjudged != "" {
-		return &HarnessError{fmt.Errorf("%w: the echo of this request cannot be judged: %s", ErrSuiteDefect, sent.Unjudged)}
+	// The one judge judges the echo of every valid create answered 200.
+	fails, ok := x.echoFailures()
+	if !ok {
+		why := make([]string, len(x.judged.Unjudged))
+		for i, u := range x.judged.Unjudged {
+			why[i] = strings.TrimPrefix(u, judge.EchoNotJudged)
+		}
+		return &HarnessError{fmt.Errorf("%w: the echo of this request cannot be judged: %s", ErrSuiteDefect, strings.Join(why, "; "))}
 	}
-	for _, f := range check.Echo(sent, x.body, s.redact) {
+	for _, f := range fails {
 		if f.Rule == rule {
 			return s.fail(st, s.echoRule(rule), x, f.Expected, f.Actual)
 		}
