@@ -56,7 +56,7 @@ func TestTheSuiteChecksItsOwnRequests(t *testing.T) {
 				x := &Exchange{Method: http.MethodPost, Body: []byte(c.body), reqHeader: h, issued: c.issued, red: s.red}
 				if answered {
 					// As sendRequest keeps it: the one judge's outcome, its
-					// findings on the request bounded and made safe.
+					// findings on the request kept for the steps.
 					x.judged = judge.Judge(s.validator, judge.Exchange{Header: h, Body: x.Body, BodyWhole: true,
 						Status: c.want, RespHeader: http.Header{}, RespWhole: true}, s.redact)
 					x.Violations = x.judged.ResponseViolations

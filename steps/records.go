@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -201,10 +202,11 @@ func (s *Suite) checkIntent(st *state, x *Exchange, want int) error {
 		return nil
 	}
 	// Not what the scenario claims: the one judge's findings on the
-	// request say why (kept, bounded and safe, when the answer came).
+	// request say why, bounded and made safe.
 	if want == http.StatusOK {
-		why := make([]string, len(x.judged.Violations))
-		for i, v := range x.judged.Violations {
+		vs := s.boundViolations(slices.Clone(x.judged.Violations))
+		why := make([]string, len(vs))
+		for i, v := range vs {
 			why[i] = v.String()
 		}
 		return &HarnessError{fmt.Errorf("%w: the scenario expects 200 for a request the document refuses: %s",

@@ -301,12 +301,12 @@ func (s *Suite) scrub(x *Exchange) {
 
 	x.Violations = s.boundViolations(x.Violations)
 	// The judge's outcome outlives the answer as bounded evidence too:
-	// its own copy of the answer's findings goes, its findings on the
-	// request (why the document refuses it, which the suite's check of
-	// its own intent quotes) are cut and made safe as the answer's are,
-	// each judgement's details are cut (s.fail makes each one safe).
+	// its own copy of the answer's findings goes, each judgement's details
+	// are cut as the violations are (s.fail makes each one safe). Its
+	// findings on the request (why the document refuses it) stay for the
+	// steps, as the answer does: the suite's check of its own intent
+	// quotes them, bounded and made safe, and the after-hook drops them.
 	x.judged.ResponseViolations = nil
-	x.judged.Violations = s.boundViolations(x.judged.Violations)
 	for i := range x.judged.Results {
 		j := &x.judged.Results[i].Judgement
 		if more := len(j.Details) - evidenceViolations; more > 0 {
