@@ -71,6 +71,17 @@ func Accepts(v *spec.Validator, h http.Header, body []byte) (bool, []spec.Violat
 	return len(vs) == 0, vs
 }
 
+// Conforms is Accepts' verdict without its reasons: for a request with
+// a bearer credential and application/json, the body's verdict alone,
+// which spares the whole check of a body the document refuses.
+func Conforms(v *spec.Validator, h http.Header, body []byte) bool {
+	if _, bad := AuthDefect(h); !bad && h.Get("Content-Type") == "application/json" {
+		return v.BodyConforms(OpMethod, OpPath, body)
+	}
+	ok, _ := Accepts(v, h, body)
+	return ok
+}
+
 // Judge judges one exchange by every rule its traffic can show: first what
 // the request exercises (the document's verdict on it, and the rules its
 // refusal is due under), then each check of the list, in its order. An

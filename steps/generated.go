@@ -128,10 +128,11 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 // document accepts it, and when not, why.
 func (s *Suite) checkCase(c *generate.Case) error {
 	h := http.Header{"Authorization": {"Bearer " + s.cfg.Token}, "Content-Type": {"application/json"}}
-	valid, vs := judge.Accepts(s.validator, h, c.Body())
-	if valid == (c.Kind != generate.Invalid) {
+	if judge.Conforms(s.validator, h, c.Body()) == (c.Kind != generate.Invalid) {
 		return nil
 	}
+	// Not what it claims: the whole check says why.
+	valid, vs := judge.Accepts(s.validator, h, c.Body())
 	why := make([]string, len(vs))
 	for i, v := range vs {
 		why[i] = v.String()

@@ -221,8 +221,7 @@ func (s *Suite) requestConforms(x *Exchange) bool {
 	if x.judged.Results != nil {
 		return x.judged.Valid // the one judge read it when the answer came
 	}
-	ok, _ := judge.Accepts(s.validator, x.reqHeader, x.Body)
-	return ok
+	return judge.Conforms(s.validator, x.reqHeader, x.Body)
 }
 
 // refusesReusedIDs asks the target, once per run, whether it refuses a
