@@ -227,9 +227,9 @@ func Echo(sent Sent, answer []byte, redact func(string) string) []EchoFailure {
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(answer, &obj) != nil || obj == nil {
-		out := []EchoFailure{{RuleName, "name " + Quote(sent.Name), "a body that is not a JSON object"}}
+		out := []EchoFailure{{RuleName, "name " + Quote(sent.Name), NotAnObject}}
 		if sent.HasTag {
-			out = append(out, EchoFailure{RuleTag, "tag " + Quote(sent.Tag), "a body that is not a JSON object"})
+			out = append(out, EchoFailure{RuleTag, "tag " + Quote(sent.Tag), NotAnObject})
 		}
 		return out
 	}

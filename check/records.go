@@ -29,6 +29,10 @@ type Judgement struct {
 // OK reports whether the answer kept the rule.
 func (j Judgement) OK() bool { return j.Actual == "" }
 
+// NotAnObject is what a judgement of a record says of a body that is not
+// a JSON object.
+const NotAnObject = "a body that is not a JSON object"
+
 // object reads a body as one JSON object, as RFC 8259 has it: nothing
 // after it, and no other kind of value.
 func object(body []byte) (map[string]json.RawMessage, bool) {
@@ -79,7 +83,7 @@ func PlantRecord(body []byte, redact func(string) string) Judgement {
 	obj, ok := object(body)
 	switch {
 	case !ok:
-		j.Actual = "a body that is not a JSON object"
+		j.Actual = NotAnObject
 	case !isString(obj["name"]):
 		j.Actual = "name is " + describe(obj, "name", redact)
 	case obj["tag"] != nil && !isString(obj["tag"]):
@@ -95,7 +99,7 @@ func NoID(body []byte, redact func(string) string) Judgement {
 	obj, ok := object(body)
 	switch {
 	case !ok:
-		j.Actual = "a body that is not a JSON object"
+		j.Actual = NotAnObject
 	case obj["id"] != nil:
 		j.Actual = "id is " + describe(obj, "id", redact)
 	}
@@ -110,7 +114,7 @@ func ErrorRecord(body []byte, redact func(string) string) Judgement {
 	obj, ok := object(body)
 	switch {
 	case !ok:
-		j.Actual = "a body that is not a JSON object"
+		j.Actual = NotAnObject
 	case !isInt32(obj["error"]):
 		j.Actual = "error is " + describe(obj, "error", redact)
 	case !isString(obj["message"]):

@@ -1,9 +1,12 @@
-// Package judge reads what a request exercises: which rule of the catalog
+// Package judge is the one judgement of an exchange, for both drivers
+// (`plantcheck run`'s steps and `plantcheck proxy`): Judge reads what the
+// request exercises, then runs its list of checks, one function per rule
+// of the catalog that traffic shows, and gives one result per rule. The
+// steps assert a rule by reading its result, never by running a check.
+//
+// The classifier reads what a request exercises: which rule of the catalog
 // a request calls on, and, for one the document refuses, which rule its
 // refusal counts toward (an auth defect, a media defect, a body defect).
-// It is written once, for both drivers: the suite's steps (`plantcheck
-// run`) name the rule of each generated case with it, and the proxy
-// (`plantcheck proxy`) names the rule of each request its clients send.
 // The document (package spec's validator) decides whether a request is
 // refused at all; the classifier only says why, so it never makes a
 // request the document accepts a refused one.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/rules"
@@ -70,121 +71,218 @@ func Accepts(v *spec.Validator, h http.Header, body []byte) (bool, []spec.Violat
 	return len(vs) == 0, vs
 }
 
-// Judge judges one exchange by every rule its traffic can show, with the
-// judgements of package check and the document's validator: an exchange
-// in, results per rule out. redact (nil: none) hides secrets in what the
-// judgements quote.
+// Conforms is Accepts' verdict without its reasons: for a request with
+// a bearer credential and application/json, the body's verdict alone,
+// which spares the whole check of a body the document refuses.
+func Conforms(v *spec.Validator, h http.Header, body []byte) bool {
+	if _, bad := AuthDefect(h); !bad && h.Get("Content-Type") == "application/json" {
+		return v.BodyConforms(OpMethod, OpPath, body)
+	}
+	ok, _ := Accepts(v, h, body)
+	return ok
+}
+
+// Judge judges one exchange by every rule its traffic can show: first what
+// the request exercises (the document's verdict on it, and the rules its
+// refusal is due under), then each check of the list, in its order. An
+// exchange in, results per rule out. redact (nil: none) hides secrets in
+// what the judgements quote.
 func Judge(v *spec.Validator, x Exchange, redact func(string) string) Outcome {
-	var o Outcome
-	add := func(rule rules.RuleID, j check.Judgement) { o.Results = append(o.Results, Result{rule, j}) }
+	e := &exam{Exchange: x, redact: redact}
+	o := &e.out
 	if !x.BodyWhole {
 		o.Unjudged = append(o.Unjudged, x.BodyWhy)
 	}
 	if !x.RespWhole {
 		o.Unjudged = append(o.Unjudged, x.RespWhy)
 	}
-	var body []byte
 	if x.BodyWhole {
-		body = x.Body
+		e.body = x.Body
 	}
-	sreq := spec.Request{Method: OpMethod, Path: OpPath, Header: x.Header, Body: body}
 
 	// The document's verdict on the request, when its body is known whole.
-	known, valid := x.BodyWhole, false
-	if known {
-		valid, o.Violations = Accepts(v, x.Header, body)
-		o.Valid = valid
+	e.known = x.BodyWhole
+	if e.known {
+		e.valid, o.Violations = Accepts(v, x.Header, e.body)
+		o.Valid = e.valid
 	}
 	why := ""
-	if known && !valid {
+	if e.known && !e.valid {
 		o.Client = true
 		why = "(no message)"
 		if len(o.Violations) > 0 {
 			why = o.Violations[0].String()
 		}
 	}
-	o.Refusal = Classify(x.Header, body, known, valid, why)
+	o.Refusal = Classify(x.Header, e.body, e.known, e.valid, why)
 	for _, d := range o.Refusal.Defects {
 		j := check.Judgement{Expected: "status 400 with an Error record (" + d.What + ")"}
 		if x.Status != http.StatusBadRequest {
 			j.Actual = fmt.Sprintf("status %d", x.Status)
 		}
-		add(d.Rule, j)
+		o.Results = append(o.Results, Result{d.Rule, j})
 	}
 
-	// The answer.
-	media := check.MediaTypeJSON(x.RespHeader.Values("Content-Type"), redact)
-	if !x.RespWhole {
-		add(rules.ResponseMedia, media)
-		return o
-	}
-	vs := v.CheckResponse(sreq, spec.Response{Status: x.Status, Header: x.RespHeader, Body: x.RespBody})
-	o.ResponseViolations = vs
-	if known && valid && x.Status != http.StatusOK && LongHeader(x.Header) != "" {
+	// The answer, by each check of the list.
+	if x.RespWhole {
+		o.ResponseViolations = v.CheckResponse(spec.Request{Method: OpMethod, Path: OpPath, Header: x.Header, Body: e.body},
+			spec.Response{Status: x.Status, Header: x.RespHeader, Body: x.RespBody})
 		// A refusal of a valid request for a long header is the
 		// infrastructure's in front (nginx's 400 page, a 431): its shape
 		// is judged at HEADER-SIZE's level, a SHOULD, and so is nothing
 		// else of the answer.
-		shape := []check.Judgement{check.Documented(vs), media}
-		if x.Status == http.StatusBadRequest {
-			shape = append(shape, check.ErrorRecord(x.RespBody, redact))
-		}
-		j := check.Judgement{Expected: headerSizeExpected}
-		if f, failed := firstFailed(shape); failed {
-			j.Actual, j.Details = fmt.Sprintf("status %d: %s", x.Status, f.Actual), f.Details
-		}
-		add(rules.HeaderSize, j)
-		return o
-	}
-	add(rules.ResponseMedia, media)
-	add(rules.ResponseDocumented, check.Documented(vs))
-	if known && valid && LongHeader(x.Header) != "" {
-		add(rules.HeaderSize, check.Judgement{Expected: headerSizeExpected})
-	}
-	switch x.Status {
-	case http.StatusBadRequest:
-		add(rules.ErrorRecord, check.ErrorRecord(x.RespBody, redact))
-	case http.StatusOK:
-		// A Plant record (which the document's verdict says, when it has
-		// nothing to say) is judged for an id; another body is the
-		// document's to fail.
-		switch {
-		case !bytes.Contains(x.RespBody, []byte(`"id"`)) && !bytes.Contains(x.RespBody, []byte(`\u`)) && len(vs) == 0:
-			// No member is named id, however it is read: nothing to decode.
-			add(rules.CreateNoID, check.Judgement{Expected: "no id property"})
-		case len(vs) == 0 || check.PlantRecord(x.RespBody, nil).OK():
-			add(rules.CreateNoID, check.NoID(x.RespBody, redact))
-		}
-		if known && valid {
-			o.judgeEcho(body, x.RespBody, redact)
+		e.infra = e.known && e.valid && x.Status != http.StatusOK && LongHeader(x.Header) != ""
+		if e.accepted() {
+			e.readEcho()
 		}
 	}
-	return o
+	for _, c := range checks {
+		if j, ok := c.judge(e); ok {
+			o.Results = append(o.Results, Result{c.rule, j})
+		}
+	}
+	return *o
 }
 
-// judgeEcho judges the Plant record of an accepted create against the
-// plant sent: the very name, the very tag, no tag when none was sent.
-func (o *Outcome) judgeEcho(sentBody, answer []byte, redact func(string) string) {
-	sent := check.ReadSent(sentBody)
+// A check judges an exchange by one rule: its judgement, and whether the
+// exchange shows that rule at all (false: no result).
+type ruleCheck struct {
+	rule  rules.RuleID
+	judge func(e *exam) (check.Judgement, bool)
+}
+
+// checks are the judge's checks of an answer, each by its rule, in the
+// order their results are given. A new rule that traffic shows is one
+// function added here (and its rule in FromTraffic).
+var checks = []ruleCheck{
+	{rules.ResponseMedia, responseMedia},
+	{rules.ResponseDocumented, responseDocumented},
+	{rules.HeaderSize, headerSize},
+	{rules.ErrorRecord, errorRecord},
+	{rules.CreateNoID, noID},
+	{rules.CreateName, echoOf(rules.CreateName)},
+	{rules.CreateTag, echoOf(rules.CreateTag)},
+	{rules.CreateNoTag, echoOf(rules.CreateNoTag)},
+}
+
+// exam is one exchange under judgement, with what the checks share: the
+// document's verdicts on the request and on the answer, read once.
+type exam struct {
+	Exchange
+	redact func(string) string
+	// body is the request's body when it is known whole (nil when not).
+	body         []byte
+	known, valid bool
+	// infra: a valid request with a long header, refused (HEADER-SIZE's
+	// alone to judge).
+	infra bool
+	// sent is the plant an accepted create sent, whose echo is judged
+	// (nil when none is); echo its departures.
+	sent *check.Sent
+	echo []check.EchoFailure
+	out  Outcome
+}
+
+// answered: the answer was read whole and is the service's to judge in
+// full (not a refusal for a long header).
+func (e *exam) answered() bool { return e.RespWhole && !e.infra }
+
+// accepted: a create the document accepts, answered 200.
+func (e *exam) accepted() bool {
+	return e.answered() && e.Status == http.StatusOK && e.known && e.valid
+}
+
+// readEcho reads the plant an accepted create sent, and the echo's
+// departures from it: the very name, the very tag, no tag when none was
+// sent.
+func (e *exam) readEcho() {
+	sent := check.ReadSent(e.body)
 	if sent.Unjudged != "" {
-		o.Unjudged = append(o.Unjudged, "echo not judged: "+sent.Unjudged)
+		e.out.Unjudged = append(e.out.Unjudged, EchoNotJudged+sent.Unjudged)
 		return
 	}
 	if !sent.HasName {
 		return // the document accepted it, so this cannot be
 	}
-	fails := check.Echo(sent, answer, redact)
-	for _, rule := range EchoRules(sent.HasTag) {
-		j := check.Judgement{Expected: EchoExpected}
-		for _, f := range fails {
+	e.sent = &sent
+	e.echo = check.Echo(sent, e.RespBody, e.redact)
+}
+
+func responseMedia(e *exam) (check.Judgement, bool) {
+	return check.MediaTypeJSON(e.RespHeader.Values("Content-Type"), e.redact), !e.infra
+}
+
+func responseDocumented(e *exam) (check.Judgement, bool) {
+	return check.Documented(e.out.ResponseViolations), e.answered()
+}
+
+// headerSize judges the answer to a valid request whose header is long:
+// a refusal is judged for its shape, at HEADER-SIZE's level.
+func headerSize(e *exam) (check.Judgement, bool) {
+	if !e.RespWhole || !e.known || !e.valid || LongHeader(e.Header) == "" {
+		return check.Judgement{}, false
+	}
+	j := check.Judgement{Expected: headerSizeExpected}
+	if !e.infra {
+		return j, true
+	}
+	shape := []check.Judgement{check.Documented(e.out.ResponseViolations), check.MediaTypeJSON(e.RespHeader.Values("Content-Type"), e.redact)}
+	if e.Status == http.StatusBadRequest {
+		shape = append(shape, check.ErrorRecord(e.RespBody, e.redact))
+	}
+	if f, failed := firstFailed(shape); failed {
+		j.Actual, j.Details = fmt.Sprintf("status %d: %s", e.Status, f.Actual), f.Details
+	}
+	return j, true
+}
+
+func errorRecord(e *exam) (check.Judgement, bool) {
+	if !e.answered() || e.Status != http.StatusBadRequest {
+		return check.Judgement{}, false
+	}
+	return check.ErrorRecord(e.RespBody, e.redact), true
+}
+
+// noID judges a Plant record for an id (which the document's verdict
+// says is one, when it has nothing to say); another body is the
+// document's to fail.
+func noID(e *exam) (check.Judgement, bool) {
+	if !e.answered() || e.Status != http.StatusOK {
+		return check.Judgement{}, false
+	}
+	b, documented := e.RespBody, len(e.out.ResponseViolations) == 0
+	switch {
+	case !bytes.Contains(b, []byte(`"id"`)) && !bytes.Contains(b, []byte(`\u`)) && documented:
+		// No member is named id, however it is read: nothing to decode.
+		return check.Judgement{Expected: "no id property"}, true
+	case documented || check.PlantRecord(b, nil).OK():
+		return check.NoID(b, e.redact), true
+	}
+	return check.Judgement{}, false
+}
+
+// echoOf is the check of one rule of an accepted create's echo: the
+// name's, the tag's, or, when no tag was sent, its absence's.
+func echoOf(rule rules.RuleID) func(e *exam) (check.Judgement, bool) {
+	return func(e *exam) (check.Judgement, bool) {
+		if e.sent == nil {
+			return check.Judgement{}, false
+		}
+		if due := EchoRules(e.sent.HasTag); !slices.Contains(due[:], rule) {
+			return check.Judgement{}, false
+		}
+		for _, f := range e.echo {
 			if f.Rule == rule {
-				j = check.Judgement{Expected: f.Expected, Actual: f.Actual}
-				break
+				return check.Judgement{Expected: f.Expected, Actual: f.Actual}, true
 			}
 		}
-		o.Results = append(o.Results, Result{rule, j})
+		return check.Judgement{Expected: EchoExpected}, true
 	}
 }
+
+// EchoNotJudged begins the note of an accepted create whose echo cannot be
+// judged, before the reason.
+const EchoNotJudged = "echo not judged: "
 
 // EchoExpected is what a passed echo judgement expected.
 const EchoExpected = "the Plant record echoes the plant sent"

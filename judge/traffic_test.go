@@ -23,3 +23,22 @@ func TestCatalogCovered(t *testing.T) {
 		}
 	}
 }
+
+// TestChecksNameTheirRules: each check of the judge's list names one rule
+// that traffic shows, no rule twice, so that a step reading a rule's
+// result reads the one judgement of it.
+func TestChecksNameTheirRules(t *testing.T) {
+	seen := map[rules.RuleID]bool{}
+	for _, c := range checks {
+		if !slices.Contains(FromTraffic, c.rule) {
+			t.Errorf("the check of %s judges a rule traffic does not show (FromTraffic)", c.rule)
+		}
+		if seen[c.rule] {
+			t.Errorf("%s is judged by two checks", c.rule)
+		}
+		seen[c.rule] = true
+		if c.judge == nil {
+			t.Errorf("the check of %s has no function", c.rule)
+		}
+	}
+}

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
-	"github.com/plantcheck/plantcheck/check"
+	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/rules"
 )
 
@@ -47,13 +48,13 @@ func (s *Suite) acceptedCreate(x *Exchange) bool {
 // that failed (package judge judges the echo of every valid create
 // answered 200); ok is false when it judged no echo (the request's echo
 // cannot be judged).
-func (x *Exchange) echoFailures() (fails []check.EchoFailure, ok bool) {
+func (x *Exchange) echoFailures() (fails []judge.Result, ok bool) {
 	for _, r := range x.judged.Results {
 		switch r.Rule {
-		case check.RuleName, check.RuleTag, check.RuleNoTag:
+		case rules.CreateName, rules.CreateTag, rules.CreateNoTag:
 			ok = true
 			if !r.OK() {
-				fails = append(fails, check.EchoFailure{Rule: r.Rule, Expected: r.Expected, Actual: r.Actual})
+				fails = append(fails, r)
 			}
 		}
 	}
@@ -76,11 +77,16 @@ func (s *Suite) echoStep(ctx context.Context, rule rules.RuleID) error {
 	if err != nil {
 		return err
 	}
-	sent := check.ReadSent(x.Body)
-	if sent.Unjudged != "" {
-		return &HarnessError{fmt.Errorf("%w: the echo of this request cannot be judged: %s", ErrSuiteDefect, sent.Unjudged)}
+	// The one judge judges the echo of every valid create answered 200.
+	fails, ok := x.echoFailures()
+	if !ok {
+		why := make([]string, len(x.judged.Unjudged))
+		for i, u := range x.judged.Unjudged {
+			why[i] = strings.TrimPrefix(u, judge.EchoNotJudged)
+		}
+		return &HarnessError{fmt.Errorf("%w: the echo of this request cannot be judged: %s", ErrSuiteDefect, strings.Join(why, "; "))}
 	}
-	for _, f := range check.Echo(sent, x.body, s.redact) {
+	for _, f := range fails {
 		if f.Rule == rule {
 			return s.fail(st, s.echoRule(rule), x, f.Expected, f.Actual)
 		}
@@ -89,15 +95,15 @@ func (s *Suite) echoStep(ctx context.Context, rule rules.RuleID) error {
 }
 
 func (s *Suite) thePlantsNameIsTheNameSent(ctx context.Context) error {
-	return s.echoStep(ctx, check.RuleName)
+	return s.echoStep(ctx, rules.CreateName)
 }
 
 func (s *Suite) thePlantsTagIsTheTagSent(ctx context.Context) error {
-	return s.echoStep(ctx, check.RuleTag)
+	return s.echoStep(ctx, rules.CreateTag)
 }
 
 func (s *Suite) thePlantHasNoTag(ctx context.Context) error {
-	return s.echoStep(ctx, check.RuleNoTag)
+	return s.echoStep(ctx, rules.CreateNoTag)
 }
 
 // echoFailures judges the echo of every accepted create of a scenario that
@@ -110,7 +116,7 @@ func (s *Suite) echoFailures(st *state) *Failure {
 	}
 	type found struct {
 		x *Exchange
-		f check.EchoFailure
+		f judge.Result
 		n int
 	}
 	var order []rules.RuleID

@@ -14,7 +14,6 @@ import (
 	"github.com/plantcheck/plantcheck/generate"
 	"github.com/plantcheck/plantcheck/judge"
 	"github.com/plantcheck/plantcheck/rules"
-	"github.com/plantcheck/plantcheck/spec"
 )
 
 // DefaultExamples is how many valid bodies of each kind a generated
@@ -124,18 +123,22 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 	return nil
 }
 
+// checkCase holds a generated case to what it claims, before it is sent:
+// the one judge's verdict on the request (judge.Accepts) says whether the
+// document accepts it, and when not, why.
 func (s *Suite) checkCase(c *generate.Case) error {
-	if s.validator.BodyConforms(http.MethodPost, "/plants", c.Body()) == (c.Kind != generate.Invalid) {
+	h := http.Header{"Authorization": {"Bearer " + s.cfg.Token}, "Content-Type": {"application/json"}}
+	if judge.Conforms(s.validator, h, c.Body()) == (c.Kind != generate.Invalid) {
 		return nil
 	}
 	// Not what it claims: the whole check says why.
-	h := http.Header{"Authorization": {"Bearer " + s.cfg.Token}, "Content-Type": {"application/json"}}
-	vs := s.validator.CheckRequest(spec.Request{Method: http.MethodPost, Path: "/plants", Header: h, Body: c.Body()})
-	if valid := len(vs) == 0; valid != (c.Kind != generate.Invalid) {
-		return &HarnessError{fmt.Errorf("%w: a generated case (%s) is not what it claims: the document finds it valid=%v %s",
-			ErrSuiteDefect, c.Class, valid, s.redact(strings.Join(check.Documented(vs).Details, "; ")))}
+	valid, vs := judge.Accepts(s.validator, h, c.Body())
+	why := make([]string, len(vs))
+	for i, v := range vs {
+		why[i] = v.String()
 	}
-	return nil
+	return &HarnessError{fmt.Errorf("%w: a generated case (%s) is not what it claims: the document finds it valid=%v %s",
+		ErrSuiteDefect, c.Class, valid, s.redact(strings.Join(why, "; ")))}
 }
 
 func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Exchange, error) {
@@ -150,44 +153,50 @@ func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Exc
 	return x, nil
 }
 
-// judge says how the target's answer to a case breaks a rule, and which
-// rule ("" for the scenario's own): expected is "" when it breaks none. An
-// invalid case must be answered 400 with an Error record, under the rule
-// of what it breaks; a valid one must be accepted (200), under the
-// scenario's rule, and echoed exactly, under CREATE-NAME, CREATE-TAG or
-// CREATE-NO-TAG whatever the scenario's level.
+// judge reads the one judge's outcome of the target's answer to a case:
+// how it breaks a rule, and which rule ("" for the scenario's own);
+// expected is "" when it breaks none. An invalid case must be answered 400
+// with an Error record, under the rule of what it breaks; a valid one must
+// be accepted (200), under the scenario's rule, and echoed exactly, under
+// CREATE-NAME, CREATE-TAG or CREATE-NO-TAG (and carry no id, CREATE-NO-ID)
+// whatever the scenario's level.
 func (s *Suite) judge(c *generate.Case, x *Exchange, own rules.Rule) (rule rules.RuleID, expected, actual string) {
 	if x.Err != nil {
 		rule, j := check.Answered(x.Err, x.Status, s.timeout, s.cfg.MaxBody)
 		return rule, j.Expected, j.Actual
 	}
 	if c.Kind == generate.Invalid {
-		rule, want := ruleFor(c, own), "status 400 with an Error record"
+		rule, want := ruleFor(x, own), "status 400 with an Error record"
 		if x.Status != http.StatusBadRequest {
 			return rule, want, fmt.Sprintf("status %d", x.Status)
 		}
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(x.body, &obj) != nil || obj == nil {
-			return rule, want, "a body that is not a JSON object"
+		if j := x.result(rules.ErrorRecord); j.Actual == check.NotAnObject {
+			return rule, want, j.Actual
 		}
 		return "", "", "" // the record's fields are the document check's to judge
 	}
 	if x.Status != http.StatusOK {
 		return "", "status 200 with a Plant record", fmt.Sprintf("status %d", x.Status)
 	}
-	if fs := check.Echo(check.ReadSent(x.Body), x.body, s.redact); len(fs) > 0 {
-		return s.echoRule(fs[0].Rule), fs[0].Expected, fs[0].Actual
+	for _, r := range echoOrder {
+		if j := x.result(r); !j.OK() {
+			return s.echoRule(r), j.Expected, j.Actual
+		}
 	}
 	return "", "", ""
 }
 
+// echoOrder is the order in which a generated case's echo failures are
+// reported, the first alone.
+var echoOrder = []rules.RuleID{rules.CreateName, rules.CreateTag, rules.CreateNoTag, rules.CreateNoID}
+
 // ruleFor names the rule of the catalog an invalid case exercises, as the
-// proxy names a client's (package judge reads it from the body). A case
+// one judge read its refusal (the proxy names a client's so too). A case
 // that breaks what the catalog has no rule for (a constraint the document
 // gained since), or more than one rule, counts toward the scenario's own
 // rule, GEN-INVALID.
-func ruleFor(c *generate.Case, own rules.Rule) rules.RuleID {
-	if ds, _ := judge.BodyDefects(c.Body()); len(ds) == 1 {
+func ruleFor(x *Exchange, own rules.Rule) rules.RuleID {
+	if ds := x.judged.Refusal.Defects; len(ds) == 1 {
 		return ds[0].Rule
 	}
 	return own.ID

@@ -3,9 +3,11 @@ package steps
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/plantcheck/plantcheck/generate"
+	"github.com/plantcheck/plantcheck/judge"
 )
 
 // TestTheSuiteChecksItsOwnRequests: a scenario whose request is not what it
@@ -50,10 +52,30 @@ func TestTheSuiteChecksItsOwnRequests(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := http.Header{"Authorization": {c.authHeader}, "Content-Type": {c.ct}}
-			x := &Exchange{Method: http.MethodPost, Body: []byte(c.body), reqHeader: h, issued: c.issued}
-			err := s.checkIntent(&state{}, x, c.want)
-			if got := errors.Is(err, ErrSuiteDefect); got != c.defect {
-				t.Errorf("checkIntent: defect = %v (%v), want %v", got, err, c.defect)
+			for _, answered := range []bool{false, true} {
+				x := &Exchange{Method: http.MethodPost, Body: []byte(c.body), reqHeader: h, issued: c.issued, red: s.red}
+				if answered {
+					// As sendRequest keeps it: the one judge's outcome, its
+					// findings on the request kept for the steps.
+					x.judged = judge.Judge(s.validator, judge.Exchange{Header: h, Body: x.Body, BodyWhole: true,
+						Status: c.want, RespHeader: http.Header{}, RespWhole: true}, s.redact)
+					x.Violations = x.judged.ResponseViolations
+					s.scrub(x)
+				}
+				err := s.checkIntent(&state{}, x, c.want)
+				if got := errors.Is(err, ErrSuiteDefect); got != c.defect {
+					t.Errorf("checkIntent (answered %v): defect = %v (%v), want %v", answered, got, err, c.defect)
+				}
+				// A request the document refuses, expected accepted: the
+				// judge's own findings say why, the validator not run again.
+				if answered && c.defect && c.want == http.StatusOK && c.issued {
+					if len(x.judged.Violations) == 0 {
+						t.Fatalf("the judge's findings on the request were not kept")
+					}
+					if why := x.judged.Violations[0].Message; err == nil || !strings.Contains(err.Error(), why) {
+						t.Errorf("checkIntent: %v; want it to say why (%q)", err, why)
+					}
+				}
 			}
 		})
 	}

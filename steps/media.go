@@ -8,7 +8,6 @@ import (
 	"mime/multipart"
 	"net/url"
 
-	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/rules"
 )
 
@@ -77,10 +76,11 @@ func (s *Suite) theResponseMediaTypeIsJSON(ctx context.Context) error {
 		return err
 	}
 	// The answer's media type is RESPONSE-MEDIA's, whichever scenario asks
-	// (a MEDIA-REQUEST-PARAMS scenario judges its request's acceptance).
-	j, ok := x.judgedBy(rules.ResponseMedia)
-	if !ok {
-		j = check.MediaTypeJSON(x.header.Values("Content-Type"), s.redact)
+	// (a MEDIA-REQUEST-PARAMS scenario judges its request's acceptance);
+	// the one judge judges it on every answer but a refusal of a valid
+	// request for a long header, which it judges at HEADER-SIZE's level.
+	if j, ok := x.judgedBy(rules.ResponseMedia); ok {
+		return s.judged(st, rules.ResponseMedia, x, j)
 	}
-	return s.judged(st, rules.ResponseMedia, x, j)
+	return s.judged(st, rules.HeaderSize, x, x.result(rules.HeaderSize))
 }

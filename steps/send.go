@@ -299,24 +299,34 @@ func (s *Suite) scrub(x *Exchange) {
 		x.RespHeader[evidence.Text(evidence.Cut(k, evidenceValue))] = out
 	}
 
-	if len(x.Violations) > evidenceViolations {
-		more := len(x.Violations) - evidenceViolations
-		x.Violations = append(x.Violations[:evidenceViolations], spec.Violation{Message: fmt.Sprintf("and %d more violations", more)})
-	}
-	for i := range x.Violations {
-		v := &x.Violations[i]
-		v.Message, v.Reason, v.Field, v.HowToFix = s.safe(v.Message), s.safe(v.Reason), s.safe(v.Field), s.safe(v.HowToFix)
-	}
+	x.Violations = s.boundViolations(x.Violations)
 	// The judge's outcome outlives the answer as bounded evidence too:
-	// its own copy of the findings goes, each judgement's details are cut
-	// as the violations are (s.fail makes each one safe).
-	x.judged.ResponseViolations, x.judged.Violations = nil, nil
+	// its own copy of the answer's findings goes, each judgement's details
+	// are cut as the violations are (s.fail makes each one safe). Its
+	// findings on the request (why the document refuses it) stay for the
+	// steps, as the answer does: the suite's check of its own intent
+	// quotes them, bounded and made safe, and the after-hook drops them.
+	x.judged.ResponseViolations = nil
 	for i := range x.judged.Results {
 		j := &x.judged.Results[i].Judgement
 		if more := len(j.Details) - evidenceViolations; more > 0 {
 			j.Details = append(j.Details[:evidenceViolations:evidenceViolations], fmt.Sprintf("and %d more violations", more))
 		}
 	}
+}
+
+// boundViolations cuts the validator's messages to their bound, the cut
+// said, and makes each safe to keep (they quote the target's headers).
+func (s *Suite) boundViolations(vs []spec.Violation) []spec.Violation {
+	if len(vs) > evidenceViolations {
+		more := len(vs) - evidenceViolations
+		vs = append(vs[:evidenceViolations], spec.Violation{Message: fmt.Sprintf("and %d more violations", more)})
+	}
+	for i := range vs {
+		v := &vs[i]
+		v.Message, v.Reason, v.Field, v.HowToFix = s.safe(v.Message), s.safe(v.Reason), s.safe(v.Field), s.safe(v.HowToFix)
+	}
+	return vs
 }
 
 // readBounded reads a body up to limit bytes; more is an error. length is
