@@ -7,8 +7,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 func TestCatalogAndScenariosAgree(t *testing.T) {

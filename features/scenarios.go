@@ -13,7 +13,7 @@ import (
 
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
-	"github.com/plantcheck/plantcheck/rules"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // Scenario is one scenario as the suite runs it: an outline gives one per

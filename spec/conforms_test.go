@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/plantcheck/plantcheck/generate"
+	"github.com/plantcheck/plantcheck/internal/generate"
 	"github.com/plantcheck/plantcheck/spec"
 )
 

@@ -14,8 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/plantcheck/plantcheck/check"
-	"github.com/plantcheck/plantcheck/generate"
+	"github.com/plantcheck/plantcheck/internal/generate"
+	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/shell"
 )
 
@@ -441,7 +441,7 @@ func (s *Suite) aNewPlantWithTheAcceptedName(ctx context.Context) (context.Conte
 	x := accepted(stateOf(ctx))
 	var name json.RawMessage
 	if x != nil {
-		check.EachMember(x.Body, func(key string, raw json.RawMessage) bool {
+		judge.EachMember(x.Body, func(key string, raw json.RawMessage) bool {
 			if key == "name" {
 				name = raw
 			}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/plantcheck/plantcheck/generate"
+	"github.com/plantcheck/plantcheck/internal/generate"
 )
 
 // The request body: a NewPlant built field by field, and the ways the

@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/plantcheck/plantcheck/judge"
-	"github.com/plantcheck/plantcheck/rules"
+	"github.com/plantcheck/plantcheck/internal/judge"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // The exact echo is a MUST whatever the scenario: rule 1 says a valid

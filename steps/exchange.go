@@ -4,12 +4,11 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/plantcheck/plantcheck/check"
-	"github.com/plantcheck/plantcheck/exchange"
 	"github.com/plantcheck/plantcheck/internal/evidence"
-	"github.com/plantcheck/plantcheck/judge"
-	"github.com/plantcheck/plantcheck/rules"
+	"github.com/plantcheck/plantcheck/internal/exchange"
+	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // Exchange is one request the suite sent and what came back, as evidence.
@@ -80,20 +79,20 @@ type Exchange struct {
 
 // result is the one judge's judgement of the exchange by a rule (a zero
 // Judgement, which passes, when it judged none by that rule).
-func (x *Exchange) result(rule rules.RuleID) check.Judgement {
+func (x *Exchange) result(rule rules.RuleID) judge.Judgement {
 	j, _ := x.judgedBy(rule)
 	return j
 }
 
 // judgedBy is the one judge's judgement of the exchange by a rule, and
 // whether it judged the exchange by that rule at all.
-func (x *Exchange) judgedBy(rule rules.RuleID) (check.Judgement, bool) {
+func (x *Exchange) judgedBy(rule rules.RuleID) (judge.Judgement, bool) {
 	for _, r := range x.judged.Results {
 		if r.Rule == rule {
 			return r.Judgement, true
 		}
 	}
-	return check.Judgement{}, false
+	return judge.Judgement{}, false
 }
 
 // Exercises names the rules of the catalog the request exercises, as

@@ -9,11 +9,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/plantcheck/plantcheck/check"
-	"github.com/plantcheck/plantcheck/exchange"
-	"github.com/plantcheck/plantcheck/generate"
-	"github.com/plantcheck/plantcheck/judge"
-	"github.com/plantcheck/plantcheck/rules"
+	"github.com/plantcheck/plantcheck/internal/exchange"
+	"github.com/plantcheck/plantcheck/internal/generate"
+	"github.com/plantcheck/plantcheck/internal/judge"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // DefaultExamples is how many valid bodies of each kind a generated
@@ -162,7 +161,7 @@ func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Exc
 // whatever the scenario's level.
 func (s *Suite) judge(c *generate.Case, x *Exchange, own rules.Rule) (rule rules.RuleID, expected, actual string) {
 	if x.Err != nil {
-		rule, j := check.Answered(x.Err, x.Status, s.timeout, s.cfg.MaxBody)
+		rule, j := judge.Answered(x.Err, x.Status, s.timeout, s.cfg.MaxBody)
 		return rule, j.Expected, j.Actual
 	}
 	if c.Kind == generate.Invalid {
@@ -170,7 +169,7 @@ func (s *Suite) judge(c *generate.Case, x *Exchange, own rules.Rule) (rule rules
 		if x.Status != http.StatusBadRequest {
 			return rule, want, fmt.Sprintf("status %d", x.Status)
 		}
-		if j := x.result(rules.ErrorRecord); j.Actual == check.NotAnObject {
+		if j := x.result(rules.ErrorRecord); j.Actual == judge.NotAnObject {
 			return rule, want, j.Actual
 		}
 		return "", "", "" // the record's fields are the document check's to judge

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/plantcheck/plantcheck/generate"
+	"github.com/plantcheck/plantcheck/internal/generate"
 )
 
 func (s *Suite) hostileSteps() []stepPattern {

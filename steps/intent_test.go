@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantcheck/plantcheck/generate"
-	"github.com/plantcheck/plantcheck/judge"
+	"github.com/plantcheck/plantcheck/internal/generate"
+	"github.com/plantcheck/plantcheck/internal/judge"
 )
 
 // TestTheSuiteChecksItsOwnRequests: a scenario whose request is not what it

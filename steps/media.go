@@ -8,7 +8,7 @@ import (
 	"mime/multipart"
 	"net/url"
 
-	"github.com/plantcheck/plantcheck/rules"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // Media types: the one a request declares, and the one an answer carries.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/plantcheck/plantcheck/rules"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // Failure is a rule the target broke. Its text names the rule and its level,

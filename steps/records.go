@@ -10,9 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/plantcheck/plantcheck/check"
-	"github.com/plantcheck/plantcheck/judge"
-	"github.com/plantcheck/plantcheck/rules"
+	"github.com/plantcheck/plantcheck/internal/judge"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 func (s *Suite) recordSteps() []stepPattern {
@@ -263,7 +262,7 @@ func (s *Suite) refusesASecond(ctx context.Context, sameID bool) bool {
 
 // judged records a failure of rule when a check's judgement says the
 // answer broke it.
-func (s *Suite) judged(st *state, rule rules.RuleID, x *Exchange, j check.Judgement) error {
+func (s *Suite) judged(st *state, rule rules.RuleID, x *Exchange, j judge.Judgement) error {
 	if j.OK() {
 		return nil
 	}
@@ -282,7 +281,7 @@ func (s *Suite) theResponseIsAPlantRecord(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.judged(st, "", x, check.PlantRecord(x.body, s.redact))
+	return s.judged(st, "", x, judge.PlantRecord(x.body, s.redact))
 }
 
 func (s *Suite) thePlantHasNoID(ctx context.Context) error {
@@ -340,7 +339,7 @@ func (s *Suite) judgedRecord(st *state, x *Exchange) error {
 	j, ok := x.judgedBy(rules.ErrorRecord)
 	if !ok {
 		// The judge reads an Error record in a refusal only.
-		j = check.Judgement{Expected: "status 400 with an Error record", Actual: fmt.Sprintf("status %d", x.Status)}
+		j = judge.Judgement{Expected: "status 400 with an Error record", Actual: fmt.Sprintf("status %d", x.Status)}
 	}
 	return s.judged(st, rules.ErrorRecord, x, j)
 }

@@ -17,9 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/internal/evidence"
-	"github.com/plantcheck/plantcheck/judge"
+	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -175,7 +174,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		x.Duration = time.Since(start)
 		s.flight.leave(alone)
 		if err != nil && x.Status == 0 && ctx.Err() == nil {
-			if kind := check.FaultOf(err); kind != check.NoFault {
+			if kind := judge.FaultOf(err); kind != judge.NoFault {
 				// Not a verdict yet: the run's load, or a keep-alive
 				// connection the target closed, may cause it (README,
 				// Connection faults, says why a retry is safe).
@@ -217,8 +216,8 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		// A body past the read bound counts as no answer too: a target
 		// that streams endlessly would otherwise cost a megabyte a scenario.
 		// An answer whose framing HTTP forbids is an answer, judged as such
-		// (check.Answered), and never says the target stopped answering.
-		if _, broken := check.BrokenFraming(err); !broken && s.silent.Add(1) >= breakerThreshold {
+		// (judge.Answered), and never says the target stopped answering.
+		if _, broken := judge.BrokenFraming(err); !broken && s.silent.Add(1) >= breakerThreshold {
 			s.tripped.Store(true)
 		}
 		return x, nil
@@ -341,7 +340,7 @@ func readBounded(r io.Reader, length, limit int64) ([]byte, error) {
 		return b, err
 	}
 	if int64(len(b)) > limit {
-		return b[:limit], fmt.Errorf("%w: more than %d bytes", check.ErrBodyTooLarge, limit)
+		return b[:limit], fmt.Errorf("%w: more than %d bytes", judge.ErrBodyTooLarge, limit)
 	}
 	return b, nil
 }
@@ -361,6 +360,6 @@ func (s *Suite) response(st *state) (*Exchange, error) {
 	if x.Err == nil {
 		return x, nil
 	}
-	rule, j := check.Answered(x.Err, x.Status, s.timeout, s.cfg.MaxBody)
+	rule, j := judge.Answered(x.Err, x.Status, s.timeout, s.cfg.MaxBody)
 	return nil, s.fail(st, rule, x, j.Expected, j.Actual)
 }

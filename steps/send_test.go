@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantcheck/plantcheck/check"
+	"github.com/plantcheck/plantcheck/internal/judge"
 )
 
 // TestReadBounded: a body is read whole up to the bound whatever length the
@@ -33,7 +33,7 @@ func TestReadBounded(t *testing.T) {
 			body := strings.Repeat("x", tt.body)
 			got, err := readBounded(strings.NewReader(body), tt.declared, limit)
 			if tt.tooLarge {
-				if !errors.Is(err, check.ErrBodyTooLarge) || len(got) != limit {
+				if !errors.Is(err, judge.ErrBodyTooLarge) || len(got) != limit {
 					t.Fatalf("got %d bytes, err %v; want the first %d and ErrBodyTooLarge", len(got), err, limit)
 				}
 				return

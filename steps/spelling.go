@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/plantcheck/plantcheck/generate"
+	"github.com/plantcheck/plantcheck/internal/generate"
 )
 
 // How a request is spelled. The spec fixes what a request says, not how its

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantcheck/plantcheck/check"
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -36,7 +36,7 @@ func TestSpellings(t *testing.T) {
 			if !v.BodyConforms(http.MethodPost, "/plants", body) {
 				t.Fatalf("the document refuses %q", body)
 			}
-			sent := check.ReadSent(body)
+			sent := judge.ReadSent(body)
 			if sent.Name != "Ficus lyrata 🌿" || sent.Tag != `in"door` || sent.Unjudged != "" {
 				t.Errorf("%q reads as name %q tag %q (%s)", body, sent.Name, sent.Tag, sent.Unjudged)
 			}
@@ -54,7 +54,7 @@ func TestSpellings(t *testing.T) {
 			if conforms := v.BodyConforms(http.MethodPost, "/plants", body); conforms && !left {
 				t.Errorf("the document accepts %q", body)
 			}
-			if left && check.ReadSent(body).Unjudged == "" && json.Valid(body) {
+			if left && judge.ReadSent(body).Unjudged == "" && json.Valid(body) {
 				t.Errorf("the echo of %q would be judged", body)
 			}
 		})

@@ -26,12 +26,12 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/plantcheck/plantcheck/generate"
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/generate"
+	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/shell"
-	"github.com/plantcheck/plantcheck/judge"
-	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // DefaultMaxBody bounds how much of a response body is read: a larger or

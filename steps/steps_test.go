@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
-	"github.com/plantcheck/plantcheck/rules"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // TestStepPatternsCompiledOncePerProcess: a second suite in the same

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/plantcheck/plantcheck/docgen"
+	"github.com/plantcheck/plantcheck/internal/docgen"
 )
 
 func cmdDocs(_ context.Context, c cli, args []string) int {

@@ -4,7 +4,7 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"github.com/plantcheck/plantcheck/conformance"
+	"github.com/plantcheck/plantcheck/internal/run"
 )
 
 // TestTuneGC: a command that runs the suite many times over raises the
@@ -17,7 +17,7 @@ func TestTuneGC(t *testing.T) {
 		gogc string
 		want int
 	}{
-		{"unset", "", conformance.GCPercent},
+		{"unset", "", run.GCPercent},
 		{"set by the user", "100", before},
 		{"collector off by the user", "off", before},
 	}

@@ -26,9 +26,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/plantcheck/plantcheck/conformance"
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/run"
 )
 
 // Exit statuses shared by every command.
@@ -218,10 +218,10 @@ func flagsHint(fs *flag.FlagSet) string {
 }
 
 // tuneGC sets the collector's target for a command that runs the suite
-// many times over (conformance.GCPercent); GOGC, when set, wins.
+// many times over (run.GCPercent); GOGC, when set, wins.
 func tuneGC(getenv func(string) string) {
 	if getenv("GOGC") == "" {
-		debug.SetGCPercent(conformance.GCPercent)
+		debug.SetGCPercent(run.GCPercent)
 	}
 }
 

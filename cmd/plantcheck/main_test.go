@@ -19,10 +19,10 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/features"
-	"github.com/plantcheck/plantcheck/mutants"
+	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
 	"github.com/plantcheck/plantcheck/reference"
-	"github.com/plantcheck/plantcheck/rules"
 	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // canary is a token no output may ever hold.

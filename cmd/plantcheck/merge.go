@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
-	"github.com/plantcheck/plantcheck/verdict"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
 // maxSummary bounds a summary.json merge reads.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plantcheck/plantcheck/verdict"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
 // proxySummary runs a real proxy in front of the broken-on-boom upstream,

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/config"
+	"github.com/plantcheck/plantcheck/internal/proxy"
 	"github.com/plantcheck/plantcheck/internal/tlsconf"
-	"github.com/plantcheck/plantcheck/proxy"
 )
 
 // envUpstream is read by proxy when --upstream is not given.

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantcheck/plantcheck/conformance"
-	"github.com/plantcheck/plantcheck/mutants"
-	"github.com/plantcheck/plantcheck/proxy"
+	"github.com/plantcheck/plantcheck/internal/proxy"
+	"github.com/plantcheck/plantcheck/internal/run"
+	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
 	"github.com/plantcheck/plantcheck/reference"
-	"github.com/plantcheck/plantcheck/rules"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // TestProxyMutantsTable runs the suite through the proxy against every
@@ -70,7 +70,7 @@ func TestProxyMutantsTable(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		served := make(chan error, 1)
 		go func() { served <- proxy.Serve(ctx, ln, h, 2*time.Second, 0, nil) }()
-		rep, err := conformance.Run(t.Context(), conformance.Config{BaseURL: "http://" + ln.Addr().String(), Token: token,
+		rep, err := run.Run(t.Context(), run.Config{BaseURL: "http://" + ln.Addr().String(), Token: token,
 			Timeout: 5 * time.Second, Output: io.Discard, Seed: 1})
 		cancel()
 		<-served

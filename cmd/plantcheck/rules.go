@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/plantcheck/plantcheck/features"
-	"github.com/plantcheck/plantcheck/rules"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 func cmdRules(_ context.Context, c cli, args []string) int {

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/plantcheck/plantcheck/conformance"
 	"github.com/plantcheck/plantcheck/internal/config"
+	"github.com/plantcheck/plantcheck/internal/run"
 	"github.com/plantcheck/plantcheck/reference"
 )
 
@@ -48,13 +48,13 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		defer stop()
 		cfg.BaseURL, cfg.Token = url, token
 	}
-	rep, err := conformance.Run(ctx, conformance.Config(cfg))
+	rep, err := run.Run(ctx, run.Config(cfg))
 	if rep != nil {
 		rep.WriteVerdict(c.stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck run: %v\n", err)
-		if errors.Is(err, conformance.ErrConfig) {
+		if errors.Is(err, run.ErrConfig) {
 			fmt.Fprintln(c.stderr, "Run 'plantcheck run -h' for the flags.")
 		}
 		return exitCannotRun

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/plantcheck/plantcheck/mutants"
-	"github.com/plantcheck/plantcheck/rules"
-	"github.com/plantcheck/plantcheck/selftest"
+	"github.com/plantcheck/plantcheck/internal/selftest"
+	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
+	"github.com/plantcheck/plantcheck/spec/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantcheck/plantcheck/mutants"
+	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
 	"github.com/plantcheck/plantcheck/reference"
 )
 

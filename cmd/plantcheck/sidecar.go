@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plantcheck/plantcheck/proxy"
+	"github.com/plantcheck/plantcheck/internal/proxy"
 )
 
 // What `plantcheck proxy` needs to live as a sidecar, beside the proxy

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/reference"
-	"github.com/plantcheck/plantcheck/verdict"
 )
 
 // asMain makes the test binary plantcheck itself when the environment

@@ -66,7 +66,7 @@ func errorf(format string, a ...any) error { return configError(fmt.Sprintf(form
 // hyphens (a reproduction writes it into a shell word).
 var headerName = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
 
-// Run is one run's configuration (plantcheck run, and conformance.Run,
+// Run is one run's configuration (plantcheck run, and run.Run,
 // whose Config it is).
 type Run struct {
 	// BaseURL is the target; "" certifies the bundled reference server.

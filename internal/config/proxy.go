@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/plantcheck/plantcheck/proxy"
+	"github.com/plantcheck/plantcheck/internal/proxy"
 )
 
 // The defaults of the proxy's own settings.

@@ -1,8 +1,8 @@
 // Package htmlpage holds what plantcheck's HTML pages share: the report
 // pages' stylesheet, and the SVG badge that shows a verdict in a word.
-// `plantcheck run` and `plantcheck proxy` write both, from results of
-// their own; everything they put in a page goes through html/template,
-// which escapes it.
+// The verdict's writers use them for `plantcheck run` and `plantcheck
+// proxy` alike; everything put in a page goes through html/template, which
+// escapes it.
 package htmlpage
 
 import (

@@ -2,7 +2,8 @@
 // that GitHub renders (a job summary, a pull-request comment, raw HTML
 // allowed) so that none of it is read as markup: in code spans and fenced
 // code blocks it cannot close, its controls and bidirectional characters
-// escaped. conformance (summary.md) and proxy (its summary.md) both use it.
+// escaped. The verdict's Markdown writers (summary.md, summary-short.md) use
+// it, for run and proxy alike.
 package mdquote
 
 import (

@@ -1,0 +1,171 @@
+package judge
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestReadSent(t *testing.T) {
+	tests := []struct {
+		name            string
+		body            string
+		wantName        string
+		wantTag         string
+		hasName, hasTag bool
+		unjudged        string // a part of the reason, "" when judged
+	}{
+		{"name and tag", `{"id":1,"name":"Fern","tag":"green"}`, "Fern", "green", true, true, ""},
+		{"escapes decoded", `{"name":"\u0046ern \"x\" \ud83c\udf3f","id":1}`, "Fern \"x\" 🌿", "", true, false, ""},
+		{"white space between tokens", "{ \"id\" : 1 ,\n \"name\" : \" Fern \" }", " Fern ", "", true, false, ""},
+		{"empty tag", `{"id":1,"name":"","tag":""}`, "", "", true, true, ""},
+		{"name not a string", `{"id":1,"name":42}`, "", "", false, false, ""},
+		{"name null", `{"id":1,"name":null}`, "", "", false, false, ""},
+		{"a key in other case is not the key", `{"id":1,"Name":"Fern"}`, "", "", false, false, ""},
+		{"name given twice", `{"id":1,"name":"a","name":"b"}`, "", "", false, false, "twice"},
+		{"escaped high surrogate alone", `{"id":1,"name":"a\ud800b"}`, "", "", false, false, "lone surrogate"},
+		{"escaped low surrogate alone", `{"id":1,"name":"\udc00"}`, "", "", false, false, "lone surrogate"},
+		{"high surrogate at the end", `{"id":1,"tag":"x\ud83c","name":"a"}`, "", "", false, false, "lone surrogate"},
+		{"an escaped backslash before u is no escape", `{"id":1,"name":"\\ud800"}`, `\ud800`, "", true, false, ""},
+		{"trailing bytes", `{"id":1,"name":"a"}x`, "", "", false, false, "not JSON"},
+		{"a second object after the first", `{"id":1,"name":"a"}{}`, "", "", false, false, "not JSON"},
+		{"cut short", `{"id":1,"name":"a"`, "", "", false, false, "not JSON"},
+		{"cut in a value", `{"id":1,"name":"abc`, "", "", false, false, "not JSON"},
+		{"white space after the object", "{\"id\":1,\"name\":\"a\"} \r\n\t", "a", "", true, false, ""},
+		{"a long name without escapes", `{"id":1,"name":"` + strings.Repeat("é", 5000) + `"}`, strings.Repeat("é", 5000), "", true, false, ""},
+		{"control character raw in a string", "{\"id\":1,\"name\":\"a\x01\"}", "", "", false, false, "not JSON"},
+		{"not an object", `["a"]`, "", "", false, false, "not a JSON object"},
+		{"invalid UTF-8", "{\"id\":1,\"name\":\"\xff\"}", "", "", false, false, "not JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := ReadSent([]byte(tt.body))
+			if tt.unjudged != "" {
+				if !strings.Contains(s.Unjudged, tt.unjudged) {
+					t.Fatalf("Unjudged = %q, want it to mention %q", s.Unjudged, tt.unjudged)
+				}
+				return
+			}
+			if s.Unjudged != "" {
+				t.Fatalf("Unjudged = %q, want a judgement", s.Unjudged)
+			}
+			if s.Name != tt.wantName || s.HasName != tt.hasName || s.Tag != tt.wantTag || s.HasTag != tt.hasTag {
+				t.Errorf("got name %q (%v) tag %q (%v), want %q (%v) %q (%v)",
+					s.Name, s.HasName, s.Tag, s.HasTag, tt.wantName, tt.hasName, tt.wantTag, tt.hasTag)
+			}
+		})
+	}
+}
+
+func TestEcho(t *testing.T) {
+	tests := []struct {
+		name   string
+		sent   string
+		answer string
+		want   []string // "RULE: a part of Actual", in order
+	}{
+		{"exact echo", `{"id":1,"name":"Fern","tag":"green"}`, `{"name":"Fern","tag":"green"}`, nil},
+		{"exact echo, escaped differently", `{"id":1,"name":"<é>"}`, `{"name":"\u003c\u00e9\u003e"}`, nil},
+		{"extra properties are the document's business", `{"id":1,"name":"F"}`, `{"name":"F","x":null}`, nil},
+		{"the id echoed", `{"id":1,"name":"F"}`, `{"name":"F","id":1}`, []string{`CREATE-NO-ID: id is the JSON value "1"`}},
+		{"an id of its own", `{"id":1,"name":"F","tag":"t"}`, `{"id":"p-1","name":"F","tag":"t"}`, []string{`CREATE-NO-ID: id is the JSON value`}},
+		{"name trimmed", `{"id":1,"name":" Fern "}`, `{"name":"Fern"}`, []string{"CREATE-NAME: trimmed"}},
+		{"name as a number", `{"id":1,"name":"42"}`, `{"name":42}`, []string{"CREATE-NAME: not a string"}},
+		{"name HTML-escaped", `{"id":1,"name":"a<b"}`, `{"name":"a&lt;b"}`, []string{"CREATE-NAME: HTML-escaped"}},
+		{"name cut", `{"id":1,"name":"abcdef"}`, `{"name":"abc"}`, []string{"CREATE-NAME: cut to its first 3 of 6"}},
+		{"name missing", `{"id":1,"name":"a"}`, `{"tag":"a"}`, []string{"CREATE-NAME: missing", "CREATE-NO-TAG: \"\\\"a\\\"\""}},
+		{"name case", `{"id":1,"name":"Fern"}`, `{"name":"FERN"}`, []string{"CREATE-NAME: case"}},
+		{"NUL removed", `{"id":1,"name":"a\u0000b"}`, `{"name":"ab"}`, []string{"CREATE-NAME: NUL"}},
+		{"one code point changed", `{"id":1,"name":"🌵x"}`, `{"name":"?x"}`, []string{"CREATE-NAME: character 1 differs: U+1F335 sent, U+003F"}},
+		{"NFC is not NFD", `{"id":1,"name":"e\u0301"}`, `{"name":"\u00e9"}`, []string{"CREATE-NAME: character 1 differs"}},
+		{"empty tag dropped", `{"id":1,"name":"a","tag":""}`, `{"name":"a"}`, []string{"CREATE-TAG: tag is missing"}},
+		{"tag null", `{"id":1,"name":"a","tag":"x"}`, `{"name":"a","tag":null}`, []string{"CREATE-TAG: not a string"}},
+		{"tag invented", `{"id":1,"name":"a"}`, `{"name":"a","tag":""}`, []string{"CREATE-NO-TAG: tag is the JSON value"}},
+		{"tag null where none was sent", `{"id":1,"name":"a"}`, `{"name":"a","tag":null}`, []string{"CREATE-NO-TAG: null"}},
+		{"not an object", `{"id":1,"name":"a","tag":"t"}`, `["a"]`, []string{"CREATE-NAME: not a JSON object", "CREATE-TAG: not a JSON object"}},
+		{"a long name echoed as sent", `{"id":1,"name":"` + strings.Repeat("ab", 4000) + `"}`, `{"name":"` + strings.Repeat("ab", 4000) + `"}`, nil},
+		{"a long name cut by one", `{"id":1,"name":"` + strings.Repeat("ab", 4000) + `"}`, `{"name":"` + strings.Repeat("ab", 4000)[1:] + `"}`, []string{"CREATE-NAME: character 1 differs"}},
+		{"the text sent, one escape in it", `{"id":1,"name":"a\\b"}`, `{"name":"a\\b"}`, nil},
+		{"the text sent, its escape changed", `{"id":1,"name":"a\\nb"}`, `{"name":"a\nb"}`, []string{"CREATE-NAME: character 2 differs: U+005C sent, U+000A"}},
+		{"unjudged: name twice", `{"id":1,"name":"a","name":"b"}`, `{"name":"c"}`, nil},
+		{"invalid request: nothing due", `{"id":1,"name":7}`, `{"name":"7"}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Echo(ReadSent([]byte(tt.sent)), []byte(tt.answer), nil)
+			if len(got) != len(tt.want) {
+				t.Fatalf("%d failures %+v, want %d %v", len(got), got, len(tt.want), tt.want)
+			}
+			for i, w := range tt.want {
+				rule, part, _ := strings.Cut(w, ": ")
+				if string(got[i].Rule) != rule || !strings.Contains(got[i].Actual, part) {
+					t.Errorf("failure %d = %s %q, want %s containing %q", i, got[i].Rule, got[i].Actual, rule, part)
+				}
+			}
+		})
+	}
+}
+
+// TestEchoNotUTF8: a name that is not UTF-8 (which ReadSent never gives)
+// is not the answer's string of the same bytes, which a JSON reader takes
+// as U+FFFD.
+func TestEchoNotUTF8(t *testing.T) {
+	for _, name := range []string{"a\xffb", "\xc3"} {
+		got := Echo(Sent{Name: name, HasName: true}, []byte(`{"name":"`+name+`"}`), nil)
+		if len(got) != 1 || got[0].Rule != RuleName {
+			t.Errorf("Echo(%q) = %+v, want a CREATE-NAME failure", name, got)
+		}
+	}
+}
+
+func TestQuote(t *testing.T) {
+	long := strings.Repeat("é", 300) // 600 bytes: the cut falls inside no rune
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain", "Fern", `"Fern"`},
+		{"controls escaped", "a\x1b[2Jb\u202e", `"a\x1b[2Jb\u202e"`},
+		{"invalid byte escaped", "a\xffb", `"a\xffb"`},
+		{"long, cut on a rune boundary", long, `"` + strings.Repeat("é", 256) + `" … (600 bytes in all)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Quote(tt.in); got != tt.want {
+				t.Errorf("Quote = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzReadSent holds the one-Unmarshal reading of a plain body to the
+// member walk: wherever it reads a body at all, it reads what the walk
+// reads.
+func FuzzReadSent(f *testing.F) {
+	for _, seed := range []string{
+		`{"id":1,"name":"Fern","tag":"green"}`,
+		`{"id":1,"name":"a","name":"b"}`,
+		`{"id":1,"name":{"name":"x"}}`,
+		`{"id":1,"tag":["tag"],"name":"tag"}`,
+		`{"id":1e400,"name":"a"}`,
+		`{"id":1,"Name":"a","NAME":"b"}`,
+		`{"id":1,"name":"a"} {}`,
+		`{"id":1,"name":null,"tag":7}`,
+		`{"id":1,"name":"` + strings.Repeat("é", 100) + `"}`,
+		`[{"name":"a"}]`,
+		`null`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if !utf8.Valid(body) {
+			return
+		}
+		plain, ok := readSentPlain(body)
+		if !ok {
+			return
+		}
+		if walk := readSentWalk(body); plain != walk {
+			t.Errorf("%q: read as %+v, the walk reads %+v", body, plain, walk)
+		}
+	})
+}

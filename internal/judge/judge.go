@@ -1,0 +1,332 @@
+package judge
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/spec/rules"
+)
+
+// The document's one operation, the only one judged: the spec leaves
+// other paths and methods "not shown".
+const (
+	OpMethod = http.MethodPost
+	OpPath   = "/plants"
+)
+
+// Exchange is one request to the operation and its answer, as a judge
+// needs them: the bodies, and whether each was read whole (why not, when
+// not).
+type Exchange struct {
+	Header     http.Header
+	Body       []byte
+	BodyWhole  bool
+	BodyWhy    string
+	Status     int
+	RespHeader http.Header
+	RespBody   []byte
+	RespWhole  bool
+	RespWhy    string
+}
+
+// Result is one rule's judgement of one exchange.
+type Result struct {
+	Rule rules.RuleID
+	Judgement
+}
+
+// Outcome is the judgement of one exchange.
+type Outcome struct {
+	Results []Result
+	// Client: the request broke the document; Violations say how, and
+	// Refusal what it exercises.
+	Client     bool
+	Violations []spec.Violation
+	Refusal    Refusal
+	// Valid: the document accepts the request, its body read whole.
+	Valid bool
+	// ResponseViolations are the document's findings on the answer, as
+	// the validator gives them (unredacted: the driver makes evidence of
+	// them).
+	ResponseViolations []spec.Violation
+	// Unjudged say what could not be judged, and why.
+	Unjudged []string
+}
+
+// Accepts gives the document's verdict on a request to the operation
+// whose body is known whole: whether it accepts it, and when not, why.
+func Accepts(v *spec.Validator, h http.Header, body []byte) (bool, []spec.Violation) {
+	if _, bad := AuthDefect(h); !bad && h.Get("Content-Type") == "application/json" {
+		// BodyConforms gives CheckRequest's verdict on such a request at
+		// a fraction of its cost; CheckRequest says why.
+		if v.BodyConforms(OpMethod, OpPath, body) {
+			return true, nil
+		}
+	}
+	vs := v.CheckRequest(spec.Request{Method: OpMethod, Path: OpPath, Header: h, Body: body})
+	return len(vs) == 0, vs
+}
+
+// Conforms is Accepts' verdict without its reasons: for a request with
+// a bearer credential and application/json, the body's verdict alone,
+// which spares the whole check of a body the document refuses.
+func Conforms(v *spec.Validator, h http.Header, body []byte) bool {
+	if _, bad := AuthDefect(h); !bad && h.Get("Content-Type") == "application/json" {
+		return v.BodyConforms(OpMethod, OpPath, body)
+	}
+	ok, _ := Accepts(v, h, body)
+	return ok
+}
+
+// Judge judges one exchange by every rule its traffic can show: first what
+// the request exercises (the document's verdict on it, and the rules its
+// refusal is due under), then each check of the list, in its order. An
+// exchange in, results per rule out. redact (nil: none) hides secrets in
+// what the judgements quote.
+func Judge(v *spec.Validator, x Exchange, redact func(string) string) Outcome {
+	e := &exam{Exchange: x, redact: redact}
+	o := &e.out
+	if !x.BodyWhole {
+		o.Unjudged = append(o.Unjudged, x.BodyWhy)
+	}
+	if !x.RespWhole {
+		o.Unjudged = append(o.Unjudged, x.RespWhy)
+	}
+	if x.BodyWhole {
+		e.body = x.Body
+	}
+
+	// The document's verdict on the request, when its body is known whole.
+	e.known = x.BodyWhole
+	if e.known {
+		e.valid, o.Violations = Accepts(v, x.Header, e.body)
+		o.Valid = e.valid
+	}
+	why := ""
+	if e.known && !e.valid {
+		o.Client = true
+		why = "(no message)"
+		if len(o.Violations) > 0 {
+			why = o.Violations[0].String()
+		}
+	}
+	o.Refusal = Classify(x.Header, e.body, e.known, e.valid, why)
+	for _, d := range o.Refusal.Defects {
+		j := Judgement{Expected: "status 400 with an Error record (" + d.What + ")"}
+		if x.Status != http.StatusBadRequest {
+			j.Actual = fmt.Sprintf("status %d", x.Status)
+		}
+		o.Results = append(o.Results, Result{d.Rule, j})
+	}
+
+	// The answer, by each check of the list.
+	if x.RespWhole {
+		o.ResponseViolations = v.CheckResponse(spec.Request{Method: OpMethod, Path: OpPath, Header: x.Header, Body: e.body},
+			spec.Response{Status: x.Status, Header: x.RespHeader, Body: x.RespBody})
+		// A refusal of a valid request for a long header is the
+		// infrastructure's in front (nginx's 400 page, a 431): its shape
+		// is judged at HEADER-SIZE's level, a SHOULD, and so is nothing
+		// else of the answer.
+		e.infra = e.known && e.valid && x.Status != http.StatusOK && LongHeader(x.Header) != ""
+		if e.accepted() {
+			e.readEcho()
+		}
+	}
+	for _, c := range checks {
+		if j, ok := c.judge(e); ok {
+			o.Results = append(o.Results, Result{c.rule, j})
+		}
+	}
+	return *o
+}
+
+// A check judges an exchange by one rule: its judgement, and whether the
+// exchange shows that rule at all (false: no result).
+type ruleCheck struct {
+	rule  rules.RuleID
+	judge func(e *exam) (Judgement, bool)
+}
+
+// checks are the judge's checks of an answer, each by its rule, in the
+// order their results are given. A new rule that traffic shows is one
+// function added here (and its rule in FromTraffic).
+var checks = []ruleCheck{
+	{rules.ResponseMedia, responseMedia},
+	{rules.ResponseDocumented, responseDocumented},
+	{rules.HeaderSize, headerSize},
+	{rules.ErrorRecord, errorRecord},
+	{rules.CreateNoID, noID},
+	{rules.CreateName, echoOf(rules.CreateName)},
+	{rules.CreateTag, echoOf(rules.CreateTag)},
+	{rules.CreateNoTag, echoOf(rules.CreateNoTag)},
+}
+
+// exam is one exchange under judgement, with what the checks share: the
+// document's verdicts on the request and on the answer, read once.
+type exam struct {
+	Exchange
+	redact func(string) string
+	// body is the request's body when it is known whole (nil when not).
+	body         []byte
+	known, valid bool
+	// infra: a valid request with a long header, refused (HEADER-SIZE's
+	// alone to judge).
+	infra bool
+	// sent is the plant an accepted create sent, whose echo is judged
+	// (nil when none is); echo its departures.
+	sent *Sent
+	echo []EchoFailure
+	out  Outcome
+}
+
+// answered: the answer was read whole and is the service's to judge in
+// full (not a refusal for a long header).
+func (e *exam) answered() bool { return e.RespWhole && !e.infra }
+
+// accepted: a create the document accepts, answered 200.
+func (e *exam) accepted() bool {
+	return e.answered() && e.Status == http.StatusOK && e.known && e.valid
+}
+
+// readEcho reads the plant an accepted create sent, and the echo's
+// departures from it: the very name, the very tag, no tag when none was
+// sent.
+func (e *exam) readEcho() {
+	sent := ReadSent(e.body)
+	if sent.Unjudged != "" {
+		e.out.Unjudged = append(e.out.Unjudged, EchoNotJudged+sent.Unjudged)
+		return
+	}
+	if !sent.HasName {
+		return // the document accepted it, so this cannot be
+	}
+	e.sent = &sent
+	e.echo = Echo(sent, e.RespBody, e.redact)
+}
+
+func responseMedia(e *exam) (Judgement, bool) {
+	return MediaTypeJSON(e.RespHeader.Values("Content-Type"), e.redact), !e.infra
+}
+
+func responseDocumented(e *exam) (Judgement, bool) {
+	return Documented(e.out.ResponseViolations), e.answered()
+}
+
+// headerSize judges the answer to a valid request whose header is long:
+// a refusal is judged for its shape, at HEADER-SIZE's level.
+func headerSize(e *exam) (Judgement, bool) {
+	if !e.RespWhole || !e.known || !e.valid || LongHeader(e.Header) == "" {
+		return Judgement{}, false
+	}
+	j := Judgement{Expected: headerSizeExpected}
+	if !e.infra {
+		return j, true
+	}
+	shape := []Judgement{Documented(e.out.ResponseViolations), MediaTypeJSON(e.RespHeader.Values("Content-Type"), e.redact)}
+	if e.Status == http.StatusBadRequest {
+		shape = append(shape, ErrorRecord(e.RespBody, e.redact))
+	}
+	if f, failed := firstFailed(shape); failed {
+		j.Actual, j.Details = fmt.Sprintf("status %d: %s", e.Status, f.Actual), f.Details
+	}
+	return j, true
+}
+
+func errorRecord(e *exam) (Judgement, bool) {
+	if !e.answered() || e.Status != http.StatusBadRequest {
+		return Judgement{}, false
+	}
+	return ErrorRecord(e.RespBody, e.redact), true
+}
+
+// noID judges a Plant record for an id (which the document's verdict
+// says is one, when it has nothing to say); another body is the
+// document's to fail.
+func noID(e *exam) (Judgement, bool) {
+	if !e.answered() || e.Status != http.StatusOK {
+		return Judgement{}, false
+	}
+	b, documented := e.RespBody, len(e.out.ResponseViolations) == 0
+	switch {
+	case !bytes.Contains(b, []byte(`"id"`)) && !bytes.Contains(b, []byte(`\u`)) && documented:
+		// No member is named id, however it is read: nothing to decode.
+		return Judgement{Expected: "no id property"}, true
+	case documented || PlantRecord(b, nil).OK():
+		return NoID(b, e.redact), true
+	}
+	return Judgement{}, false
+}
+
+// echoOf is the check of one rule of an accepted create's echo: the
+// name's, the tag's, or, when no tag was sent, its absence's.
+func echoOf(rule rules.RuleID) func(e *exam) (Judgement, bool) {
+	return func(e *exam) (Judgement, bool) {
+		if e.sent == nil {
+			return Judgement{}, false
+		}
+		if due := EchoRules(e.sent.HasTag); !slices.Contains(due[:], rule) {
+			return Judgement{}, false
+		}
+		for _, f := range e.echo {
+			if f.Rule == rule {
+				return Judgement{Expected: f.Expected, Actual: f.Actual}, true
+			}
+		}
+		return Judgement{Expected: EchoExpected}, true
+	}
+}
+
+// EchoNotJudged begins the note of an accepted create whose echo cannot be
+// judged, before the reason.
+const EchoNotJudged = "echo not judged: "
+
+// EchoExpected is what a passed echo judgement expected.
+const EchoExpected = "the Plant record echoes the plant sent"
+
+// EchoRules are the rules an accepted create's echo is judged by: the
+// name's, and the tag's or its absence's.
+func EchoRules(hasTag bool) [2]rules.RuleID {
+	if hasTag {
+		return [2]rules.RuleID{RuleName, RuleTag}
+	}
+	return [2]rules.RuleID{RuleName, RuleNoTag}
+}
+
+// LongHeaderBytes is the length from which a request's header field is
+// long: past what most requests carry, well within the 8 KiB a line that
+// common front ends read.
+const LongHeaderBytes = 1 << 10
+
+// headerSizeExpected is what HEADER-SIZE expects of an answer.
+const headerSizeExpected = "status 200 with a Plant record, or 400 with an Error record (a header limit is the infrastructure's: a SHOULD)"
+
+// LongHeader names a header field of the request that is long (name and
+// value LongHeaderBytes or more), other than the two the contract defines
+// (Authorization, Content-Type), whose length is the client's own; "" when
+// none is.
+func LongHeader(h http.Header) string {
+	for name, vs := range h {
+		if name == "Authorization" || name == "Content-Type" {
+			continue
+		}
+		for _, v := range vs {
+			if len(name)+len(v) >= LongHeaderBytes {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// firstFailed is the first of the judgements that failed.
+func firstFailed(js []Judgement) (Judgement, bool) {
+	for _, j := range js {
+		if !j.OK() {
+			return j, true
+		}
+	}
+	return Judgement{}, false
+}

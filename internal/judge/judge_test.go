@@ -1,0 +1,176 @@
+package judge
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/spec/rules"
+)
+
+// TestJudge: an exchange in, results per rule out; each case names the
+// rules that must fail and one that must pass.
+func TestJudge(t *testing.T) {
+	v, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := http.Header{"Authorization": {"Bearer t"}, "Content-Type": {"application/json"}}
+	js := http.Header{"Content-Type": {"application/json"}}
+	for _, tc := range []struct {
+		name         string
+		h            http.Header
+		req          string
+		status       int
+		resp         string
+		failed       []rules.RuleID
+		passed       rules.RuleID
+		client       bool
+		respNotWhole bool
+	}{
+		{"an honest create", good, `{"id":1,"name":"Fern"}`, 200, `{"name":"Fern"}`, nil, rules.CreateNoTag, false, false},
+		{"a name changed", good, `{"id":1,"name":"Fern"}`, 200, `{"name":"FERN"}`, []rules.RuleID{rules.CreateName}, rules.CreateNoTag, false, false},
+		{"an id echoed", good, `{"id":1,"name":"Fern"}`, 200, `{"id":1,"name":"Fern"}`, []rules.RuleID{rules.CreateNoID}, rules.CreateName, false, false},
+		{"no token, accepted", http.Header{"Content-Type": {"application/json"}}, `{"id":1,"name":"Fern"}`, 200, `{"name":"Fern"}`, []rules.RuleID{rules.AuthMissing}, rules.ResponseMedia, true, false},
+		{"an id not an integer, refused", good, `{"id":"x","name":"Fern"}`, 400, `{"error":1,"message":"m"}`, nil, rules.BodyIDInteger, true, false},
+		{"refused without an Error record", good, `{"id":"x","name":"Fern"}`, 400, `{"message":"m"}`, []rules.RuleID{rules.ErrorRecord, rules.ResponseDocumented}, rules.BodyIDInteger, true, false},
+		{"an answer not read whole", good, `{"id":1,"name":"Fern"}`, 200, `{"name":"Fern"}`, nil, rules.ResponseMedia, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Judge(v, Exchange{Header: tc.h, Body: []byte(tc.req), BodyWhole: true, Status: tc.status, RespHeader: js,
+				RespBody: []byte(tc.resp), RespWhole: !tc.respNotWhole, RespWhy: "cut"}, nil)
+			got := map[rules.RuleID]bool{}
+			for _, r := range o.Results {
+				got[r.Rule] = r.OK()
+			}
+			for _, id := range tc.failed {
+				if ok, judged := got[id]; !judged || ok {
+					t.Errorf("%s: judged %v, passed %v; want failed (%v)", id, judged, ok, o.Results)
+				}
+			}
+			if ok, judged := got[tc.passed]; !judged || !ok {
+				t.Errorf("%s: judged %v, passed %v; want passed (%v)", tc.passed, judged, ok, o.Results)
+			}
+			if o.Client != tc.client {
+				t.Errorf("client = %v, want %v", o.Client, tc.client)
+			}
+			if _, judged := got[rules.ResponseDocumented]; judged == tc.respNotWhole {
+				t.Errorf("RESPONSE-DOCUMENTED judged %v on an answer read whole: %v", judged, !tc.respNotWhole)
+			}
+		})
+	}
+}
+
+// TestHeaderSize: a refusal of a valid request for a long header is the
+// infrastructure's, judged at HEADER-SIZE (a SHOULD) and by no MUST rule of
+// the answer; a 200 to it, a refusal of an invalid one, and any answer to a
+// request whose header is not long are judged as every other.
+func TestHeaderSize(t *testing.T) {
+	v, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := func(h http.Header) http.Header {
+		h = h.Clone()
+		h.Set("X-Plantcheck-Padding", strings.Repeat("x", LongHeaderBytes))
+		return h
+	}
+	good := http.Header{"Authorization": {"Bearer t"}, "Content-Type": {"application/json"}}
+	longToken := http.Header{"Authorization": {"Bearer " + strings.Repeat("t", 4096)}, "Content-Type": {"application/json"}}
+	const plant, refusal, html = `{"id":1,"name":"Fern"}`, `{"error":1,"message":"m"}`, "<html>too large</html>"
+	for _, tc := range []struct {
+		name     string
+		h        http.Header
+		req      string
+		status   int
+		ct, resp string
+		want     map[rules.RuleID]bool // judged, and passed or not
+		unjudged []rules.RuleID
+	}{
+		{"431 to a long header", long(good), plant, 431, "text/plain", "too large",
+			map[rules.RuleID]bool{rules.HeaderSize: false}, []rules.RuleID{rules.ResponseDocumented, rules.ResponseMedia}},
+		{"400 and a page to a long header", long(good), plant, 400, "text/html", html,
+			map[rules.RuleID]bool{rules.HeaderSize: false}, []rules.RuleID{rules.ResponseDocumented, rules.ErrorRecord}},
+		{"400 and an Error record to a long header", long(good), plant, 400, "application/json", refusal,
+			map[rules.RuleID]bool{rules.HeaderSize: true}, []rules.RuleID{rules.ResponseDocumented}},
+		{"200 to a long header, judged in full", long(good), plant, 200, "application/json", `{"name":"FERN"}`,
+			map[rules.RuleID]bool{rules.HeaderSize: true, rules.ResponseDocumented: true, rules.CreateName: false}, nil},
+		{"431 to a long header and a body refused", long(good), `{"id":"x","name":"Fern"}`, 431, "text/plain", "too large",
+			map[rules.RuleID]bool{rules.ResponseDocumented: false, rules.BodyIDInteger: false}, []rules.RuleID{rules.HeaderSize}},
+		{"431 to a long token: the client's own", longToken, plant, 431, "text/plain", "too large",
+			map[rules.RuleID]bool{rules.ResponseDocumented: false}, []rules.RuleID{rules.HeaderSize}},
+		{"431 to no long header", good, plant, 431, "text/plain", "too large",
+			map[rules.RuleID]bool{rules.ResponseDocumented: false, rules.ResponseMedia: false}, []rules.RuleID{rules.HeaderSize}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Judge(v, Exchange{Header: tc.h, Body: []byte(tc.req), BodyWhole: true, Status: tc.status,
+				RespHeader: http.Header{"Content-Type": {tc.ct}}, RespBody: []byte(tc.resp), RespWhole: true}, nil)
+			got := map[rules.RuleID]bool{}
+			for _, r := range o.Results {
+				got[r.Rule] = r.OK()
+			}
+			for id, pass := range tc.want {
+				if ok, judged := got[id]; !judged || ok != pass {
+					t.Errorf("%s: judged %v, passed %v; want passed %v (%v)", id, judged, ok, pass, o.Results)
+				}
+			}
+			for _, id := range tc.unjudged {
+				if _, judged := got[id]; judged {
+					t.Errorf("%s judged, want not: %v", id, o.Results)
+				}
+			}
+		})
+	}
+}
+
+// TestRepeatedSingletons: an answer with a singleton field repeated fails
+// RESPONSE-MEDIA and RESPONSE-DOCUMENTED, whatever its first field says;
+// the same answer with its first field alone (what Header.Get, and so the
+// validator, reads) passes both: the check reads every field.
+func TestRepeatedSingletons(t *testing.T) {
+	v, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := http.Header{"Authorization": {"Bearer t"}, "Content-Type": {"application/json"}}
+	for _, tc := range []struct {
+		name string
+		resp http.Header
+		fail []rules.RuleID
+	}{
+		{"a middleware's text/plain after application/json", http.Header{"Content-Type": {"application/json", "text/plain"}}, []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented}},
+		{"application/json twice", http.Header{"Content-Type": {"application/json", "application/json"}}, []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented}},
+		{"Content-Length twice, of one value", http.Header{"Content-Type": {"application/json"}, "Content-Length": {"15", "15"}}, []rules.RuleID{rules.ResponseDocumented}},
+		{"once, with parameters", http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Content-Length": {"15"}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			judge := func(h http.Header) map[rules.RuleID]bool {
+				o := Judge(v, Exchange{Header: good, Body: []byte(`{"id":1,"name":"Fern"}`), BodyWhole: true, Status: 200,
+					RespHeader: h, RespBody: []byte(`{"name":"Fern"}`), RespWhole: true}, nil)
+				got := map[rules.RuleID]bool{}
+				for _, r := range o.Results {
+					got[r.Rule] = r.OK()
+				}
+				return got
+			}
+			got := judge(tc.resp)
+			for _, id := range []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented} {
+				want := !slices.Contains(tc.fail, id)
+				if ok, judged := got[id]; !judged || ok != want {
+					t.Errorf("%s: judged %v, passed %v; want passed %v", id, judged, ok, want)
+				}
+			}
+			first := http.Header{}
+			for k, vs := range tc.resp {
+				first[k] = vs[:1]
+			}
+			for id, ok := range judge(first) {
+				if !ok {
+					t.Errorf("with its first fields alone, %s failed: the answer is wrong for another reason", id)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,287 @@
+package judge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/spec/rules"
+)
+
+// A judgement says what was expected and, when the answer departs from it,
+// what came back; Actual is "" when the answer keeps the rule. Which rule
+// it counts toward is the caller's to say, but for the echo, whose rules
+// are its own.
+type Judgement struct {
+	Expected, Actual string
+	Details          []string
+}
+
+// OK reports whether the answer kept the rule.
+func (j Judgement) OK() bool { return j.Actual == "" }
+
+// NotAnObject is what a judgement of a record says of a body that is not
+// a JSON object.
+const NotAnObject = "a body that is not a JSON object"
+
+// object reads a body as one JSON object, as RFC 8259 has it: nothing
+// after it, and no other kind of value.
+func object(body []byte) (map[string]json.RawMessage, bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil || obj == nil {
+		return nil, false
+	}
+	return obj, true
+}
+
+// describe says what a property holds, for a message: redacted before it is
+// quoted and cut.
+func describe(obj map[string]json.RawMessage, name string, redact func(string) string) string {
+	raw, ok := obj[name]
+	if !ok {
+		return "missing"
+	}
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
+	return "the JSON value " + Quote(redact(string(raw)))
+}
+
+// isString reports whether a raw JSON value is a string (null is not).
+func isString(raw json.RawMessage) bool {
+	var s string
+	return len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil
+}
+
+// isInt32 reports whether a raw JSON value is an integer within int32. A
+// zero fraction (400.0) is an integer in JSON Schema 2020-12.
+func isInt32(raw json.RawMessage) bool {
+	t := strings.TrimSpace(string(raw))
+	if t == "" || !(t[0] == '-' || t[0] >= '0' && t[0] <= '9') {
+		return false
+	}
+	if _, err := strconv.ParseInt(t, 10, 32); err == nil {
+		return true
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	return err == nil && f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32
+}
+
+// PlantRecord judges a body as a Plant record: an object with name, a
+// string, and, optionally, tag, a string.
+func PlantRecord(body []byte, redact func(string) string) Judgement {
+	j := Judgement{Expected: "a Plant record: an object with name (a string) and, optionally, tag (a string)"}
+	obj, ok := object(body)
+	switch {
+	case !ok:
+		j.Actual = NotAnObject
+	case !isString(obj["name"]):
+		j.Actual = "name is " + describe(obj, "name", redact)
+	case obj["tag"] != nil && !isString(obj["tag"]):
+		j.Actual = "tag is " + describe(obj, "tag", redact)
+	}
+	return j
+}
+
+// NoID judges a Plant record for the id it must not carry ("The Plant
+// record has no id field").
+func NoID(body []byte, redact func(string) string) Judgement {
+	j := Judgement{Expected: "no id property"}
+	obj, ok := object(body)
+	switch {
+	case !ok:
+		j.Actual = NotAnObject
+	case obj["id"] != nil:
+		j.Actual = "id is " + describe(obj, "id", redact)
+	}
+	return j
+}
+
+// ErrorRecord judges a body as an Error record: an object with error, an
+// int32 integer, and message, a string ("an error response carries both
+// error and message").
+func ErrorRecord(body []byte, redact func(string) string) Judgement {
+	j := Judgement{Expected: "an Error record: an object with error (an int32 integer) and message (a string)"}
+	obj, ok := object(body)
+	switch {
+	case !ok:
+		j.Actual = NotAnObject
+	case !isInt32(obj["error"]):
+		j.Actual = "error is " + describe(obj, "error", redact)
+	case !isString(obj["message"]):
+		j.Actual = "message is " + describe(obj, "message", redact)
+	}
+	return j
+}
+
+// MediaType returns the media type of a Content-Type value without its
+// parameters, lower-cased; "" when there is none or it does not parse.
+func MediaType(v string) string {
+	if v == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(v)
+	if err != nil {
+		return ""
+	}
+	return mt
+}
+
+// MediaTypeJSON judges a response's Content-Type fields (every one it
+// carries, as http.Header.Values gives them): one field, application/json,
+// with any parameters. Content-Type is a singleton field (RFC 9110,
+// sections 5.3 and 8.3): an answer with two, even two of one value, has no
+// one media type, whatever its first says; a middleware that adds its own
+// after the handler's sends such answers, and a check that reads
+// Header.Get sees only the first.
+func MediaTypeJSON(values []string, redact func(string) string) Judgement {
+	j := Judgement{Expected: "one Content-Type field, application/json (parameters allowed)"}
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
+	switch {
+	case len(values) == 0 || len(values) == 1 && values[0] == "":
+		j.Actual = "no Content-Type header"
+	case len(values) > 1:
+		quoted := make([]string, 0, min(len(values), 4))
+		for _, v := range values[:min(len(values), 4)] {
+			quoted = append(quoted, Quote(redact(v)))
+		}
+		j.Actual = fmt.Sprintf("%d Content-Type fields (%s), where HTTP allows one", len(values), strings.Join(quoted, ", "))
+	case MediaType(values[0]) != "application/json":
+		j.Actual = "Content-Type " + Quote(redact(values[0]))
+	}
+	return j
+}
+
+// Documented judges an answer by the document's violations of it: a
+// documented status, media type and body ("200 with a Plant record or 400
+// with an Error record, as application/json").
+func Documented(vs []spec.Violation) Judgement {
+	j := Judgement{Expected: "a response the document describes: 200 with a Plant record or 400 with an Error record, as application/json"}
+	if len(vs) == 0 {
+		return j
+	}
+	j.Actual = fmt.Sprintf("a response the document does not describe (%d violation(s))", len(vs))
+	for _, v := range vs {
+		j.Details = append(j.Details, v.String())
+	}
+	return j
+}
+
+// ErrBodyTooLarge marks an answer whose body passed the bound that is read.
+var ErrBodyTooLarge = errors.New("response body too large")
+
+// Answered judges whether an answer came, whole, in time: err is how the
+// exchange failed (nil when it did not), limit the time limit and maxBody
+// the bound of a body read. It returns the rule the failure counts toward:
+// RESPONSE-DOCUMENTED for a body past the bound (no documented answer is
+// that long), RESPONSE-TIMELY for no answer.
+func Answered(err error, status int, limit time.Duration, maxBody int64) (rules.RuleID, Judgement) {
+	if err == nil {
+		return rules.ResponseTimely, Judgement{}
+	}
+	if errors.Is(err, ErrBodyTooLarge) {
+		return rules.ResponseDocumented, Judgement{
+			Expected: fmt.Sprintf("a response body of at most %d bytes (the bound plantcheck reads)", maxBody),
+			Actual:   fmt.Sprintf("status %d with a body longer than %d bytes", status, maxBody),
+		}
+	}
+	if what, ok := BrokenFraming(err); ok {
+		return rules.ResponseDocumented, Judgement{
+			Expected: "a response HTTP can frame: one Content-Length, a decimal length (RFC 9110, section 8.6; RFC 9112, section 6.3)",
+			Actual:   "an answer with " + what + ", which Go's client refuses to read",
+		}
+	}
+	j := Judgement{Expected: fmt.Sprintf("a complete HTTP response within %s", limit), Actual: "no answer: " + err.Error()}
+	var ne net.Error
+	switch f := FaultOf(err); {
+	case errors.As(err, &ne) && ne.Timeout():
+		j.Actual = fmt.Sprintf("no complete answer within %s", limit)
+	case f != NoFault && status != 0:
+		// Not a time limit: the connection ended, often in milliseconds.
+		j.Expected = "a complete HTTP response to the request"
+		j.Actual = fmt.Sprintf("status %d, then the connection ended before the end of its body: %s", status, err)
+	case f != NoFault:
+		j.Expected = "an HTTP response to the request"
+		j.Actual = fmt.Sprintf("the connection was %s: %s", f, err)
+	}
+	return rules.ResponseTimely, j
+}
+
+// Fault is how a connection failed before any byte of its answer came:
+// what a retry on a fresh connection may cure, and what a failure names.
+type Fault int
+
+const (
+	NoFault Fault = iota
+	Refused       // the connection was refused
+	Reset         // the target reset the connection
+	Closed        // the target closed the connection with no answer
+)
+
+func (f Fault) String() string {
+	return [...]string{"not a connection fault", "refused", "reset", "closed with no answer"}[f]
+}
+
+// FaultOf says which connection fault err is, from an exchange that got no
+// status line (NoFault for anything else: a time limit, a name that does
+// not resolve, TLS).
+func FaultOf(err error) Fault {
+	var ne net.Error
+	switch {
+	case err == nil, errors.As(err, &ne) && ne.Timeout():
+		return NoFault
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return Refused
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED):
+		return Reset
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE),
+		// net/http keeps this sentinel unexported (golang/go#19943): a
+		// keep-alive connection the target closed as the request went.
+		strings.HasSuffix(err.Error(), "http: server closed idle connection"),
+		// net/http closes its side of a kept-alive connection when it reads
+		// the target's close while it still writes the request (a body of a
+		// megabyte on a connection closed after a 400): the write then
+		// fails on a closed connection.
+		errors.Is(err, net.ErrClosed):
+		return Closed
+	}
+	return NoFault
+}
+
+// The texts of net/http's errors for an answer whose Content-Length it
+// cannot frame by (net/http/transfer.go, fixLength: plain fmt.Errorf, with
+// no error value to test with errors.Is, so they are matched here, once).
+var framingErrors = []struct{ text, what string }{
+	{"message cannot contain multiple Content-Length headers", "Content-Length fields of different values"},
+	{"bad Content-Length", "a Content-Length that is not a decimal length"},
+}
+
+// BrokenFraming says whether err is net/http's refusal of an answer whose
+// framing HTTP forbids (two Content-Length fields of different values, a
+// Content-Length that is not a number), and what the answer had. Such an
+// answer is the server's (a middleware or a proxy that adds its own
+// Content-Length beside the handler's), not a fault of the network: sent
+// again, it comes back the same.
+func BrokenFraming(err error) (string, bool) {
+	if err == nil {
+		return "", false
+	}
+	msg := err.Error()
+	for _, f := range framingErrors {
+		if strings.Contains(msg, f.text) {
+			return f.what, true
+		}
+	}
+	return "", false
+}

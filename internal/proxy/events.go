@@ -1,0 +1,87 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/verdict"
+)
+
+// Event is one failed judgement, written as one line of JSON the moment it
+// is judged (Config.Events): for a log shipper that follows a proxy which
+// runs for days. Every string in it is redacted, bounded and escaped as
+// the reports' evidence is (it is made by the same code).
+type Event struct {
+	Time time.Time `json:"time"`
+	// Rule is the rule's ID; for a client's request that breaks the
+	// document in no rule's way in particular, OTHER.
+	Rule string `json:"rule"`
+	// Level is the rule's (MUST, SHOULD) for a server-side failure; ""
+	// for a client's request, which breaks the document, not a level.
+	Level string `json:"level,omitempty"`
+	// Side is "server" (the service broke the rule) or "client" (the
+	// request broke the document).
+	Side   string `json:"side"`
+	Status int    `json:"status"`
+	// Summary is the exchange and the judgement on one line: the request
+	// line, the response line, what was expected and what came.
+	Summary string `json:"summary"`
+}
+
+// eventSummary bounds an event's summary.
+const eventSummary = 1 << 10
+
+// eventOf makes the event of one failure's evidence.
+func eventOf(f Failure, status int) Event {
+	s := f.Request + " -> " + f.Response + ": expected " + f.Expected
+	if f.Actual != "" {
+		s += "; got " + f.Actual
+	}
+	return Event{Time: f.At, Rule: verdict.ClientGroup{Rule: f.Rule}.Label(), Level: f.Level, Side: f.Side, Status: status, Summary: evidence.Cut(s, eventSummary)}
+}
+
+// eventLog writes events, one whole line a write, in the order they are
+// judged, unbuffered: a line is in the writer (a file, standard output)
+// as soon as it is judged. A write that fails stops the log (the proxy goes on forwarding
+// and judging); Err says why.
+type eventLog struct {
+	mu      sync.Mutex
+	w       io.Writer
+	err     error
+	written int64
+}
+
+func (l *eventLog) write(e Event) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // a shipper's reader sees <html>, not \u003chtml\u003e
+	if enc.Encode(e) != nil {
+		return // an Event always encodes
+	}
+	line := buf.Bytes() // one line: Encode ends it with '\n'
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return
+	}
+	if _, err := l.w.Write(line); err != nil {
+		l.err = err
+		return
+	}
+	l.written++
+}
+
+// EventsErr reports why the event log stopped, if it did, and how many
+// events it wrote.
+func (h *Handler) EventsErr() (written int64, err error) {
+	if h.events == nil {
+		return 0, nil
+	}
+	h.events.mu.Lock()
+	defer h.events.mu.Unlock()
+	return h.events.written, h.events.err
+}

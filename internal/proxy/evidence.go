@@ -1,0 +1,52 @@
+package proxy
+
+import (
+	"strings"
+	"time"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/exchange"
+	"github.com/plantcheck/plantcheck/spec/rules"
+)
+
+// evidenceText bounds an expected or actual value, a detail, of one
+// failure.
+const evidenceText = 2 << 10
+
+// failure makes the evidence of one failure of an exchange: every string
+// redacted with red, cut, and escaped; the request line, the response line
+// and the reproduction are package exchange's.
+func (h *Handler) failure(x *flight, red *evidence.Redactor, side string, rule rules.RuleID, expected, actual string, ds []string) Failure {
+	level := "" // a client's request breaks the document, not a rule's level
+	if r, ok := rules.Lookup(rule); ok && side == "server" {
+		level = strings.ToUpper(string(r.Level))
+	}
+	e := x.evidence()
+	f := Failure{
+		Rule: rule, Level: level, Side: side,
+		Expected:  red.Safe(expected, evidenceText),
+		Actual:    red.Safe(actual, evidenceText),
+		Request:   e.RequestLine(red),
+		Response:  e.ResponseLine(red),
+		Reproduce: e.Curl(red),
+		At:        time.Now().UTC(),
+	}
+	for _, d := range ds {
+		f.Details = append(f.Details, red.Safe(d, evidenceText))
+	}
+	return f
+}
+
+// evidence is the exchange as package exchange renders it: a reproduction
+// goes straight to the upstream.
+func (x *flight) evidence() *exchange.Exchange {
+	return &exchange.Exchange{
+		Method: x.method, Target: x.target, URL: x.to.Scheme + "://" + x.to.Host + x.to.RequestURI(),
+		Header: x.header, Body: x.reqBody.body, BodyTotal: x.reqBody.total, BodyPartial: !x.reqBody.whole, Chunked: x.chunked,
+		Status: x.status, RespHeader: x.respHeader, RespBody: x.respBody.body, RespTotal: x.respBody.total,
+		Duration: x.duration,
+	}
+}
+
+// safeTarget is a request-target fit to print.
+func safeTarget(t string) string { return evidence.Text(evidence.Cut(t, exchange.ExcerptBytes)) }

@@ -1,0 +1,108 @@
+package run
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/steps"
+)
+
+// minEvidence is how many answers a likely cause needs: fewer say nothing.
+const minEvidence = 3
+
+// likelyCause names the setup mistake the answers point to, before the
+// failures they cause: a wrong token (every valid request sent with it
+// refused, 400, 401 or 403, and none answered 2xx) or a wrong address (every answer a status the contract does
+// not have, such as 404). plantcheck cannot tell such a mistake from a
+// service that refuses everything, so the run is not excused: it is
+// NON-CONFORMANT (exit 1) all the same, and the verdict says both.
+func likelyCause(r *Report, v *spec.Validator) string {
+	statuses := map[int]int{}
+	answered, accepted := 0, 0
+	var refused []*steps.Exchange // sent with the token, not accepted
+	for _, sc := range r.Scenarios {
+		for _, x := range sc.Exchanges {
+			if !x.Answered() {
+				continue
+			}
+			answered++
+			statuses[x.Status]++
+			switch {
+			case !x.Issued():
+			case x.Status >= 200 && x.Status < 300:
+				// A 2xx, 201 included, is an answer to the token, not a
+				// refusal of it: whatever else is wrong with it.
+				accepted++
+			case refusal(x.Status):
+				refused = append(refused, x)
+			}
+		}
+	}
+	if answered < minEvidence {
+		return ""
+	}
+	if len(statuses) == 1 {
+		for status := range statuses {
+			if status != http.StatusOK && status != http.StatusBadRequest {
+				return fmt.Sprintf("every one of the %d answers was %d %s, which the contract does not have: %s",
+					answered, status, http.StatusText(status), statusHint(status, r.Target))
+			}
+		}
+	}
+	if accepted > 0 {
+		return "" // the token works: no request need be checked again
+	}
+	validRefused := 0
+	for _, x := range refused {
+		if x.ContentType == "application/json" && v.BodyConforms(x.Method, "/plants", x.Body) {
+			validRefused++
+		}
+	}
+	if validRefused >= minEvidence {
+		from := "--token, --token-file or PLANTCHECK_TOKEN"
+		if r.TokenFrom != "" {
+			from = "it came from " + r.TokenFrom
+		}
+		return fmt.Sprintf("none of the %d valid requests sent with the given token was accepted (answers: %s): "+
+			"check the token (%s) is one this service issued; if it is, the service refuses every valid create",
+			validRefused, statusCounts(statuses), from)
+	}
+	return ""
+}
+
+// refusal reports whether a status refuses a request for its credentials
+// or its content: 400, as the contract refuses, or 401 and 403, as a
+// gateway does. Any other answer (a 5xx, a 404) says nothing of the token.
+func refusal(status int) bool {
+	return status == http.StatusBadRequest || status == http.StatusUnauthorized || status == http.StatusForbidden
+}
+
+func statusHint(status int, target string) string {
+	switch {
+	case status == http.StatusNotFound || status == http.StatusMethodNotAllowed:
+		return "check --base-url: the requests went to " + target + " (POST <base-url>/plants)"
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return "the service answers 400 to a bad credential; a gateway in front may want its own key (--header) or refuse the token (--token)"
+	case status == http.StatusProxyAuthRequired:
+		return "a proxy wants credentials: put them in --proxy's URL or HTTPS_PROXY"
+	case status >= 300 && status < 400:
+		return "the server redirects: check --base-url (https rather than http, or a path with or without a slash)"
+	case status == http.StatusTooManyRequests:
+		return "the service throttles the run: check --rate"
+	case status >= 500:
+		return "the service fails every request: it may be down, starting, or misconfigured"
+	}
+	return "check --base-url"
+}
+
+func statusCounts(statuses map[int]int) string {
+	var parts []string
+	for _, st := range slices.Sorted(maps.Keys(statuses)) {
+		parts = append(parts, fmt.Sprintf("%d ×%d", st, statuses[st]))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,156 @@
+package run
+
+import (
+	"fmt"
+	"mime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/verdict"
+	"github.com/plantcheck/plantcheck/spec/rules"
+	"github.com/plantcheck/plantcheck/steps"
+)
+
+// The files a run writes into its report folder, beside godog's
+// cucumber.json.
+const (
+	SummaryJSON = verdict.SummaryJSON
+	SummaryMD   = verdict.SummaryMD
+	ReportHTML  = verdict.ReportHTML
+	BadgeSVG    = verdict.BadgeSVG
+	JUnitXML    = verdict.JUnitXML
+)
+
+// outcomes map a scenario's outcome into the verdict's words.
+var outcomes = map[steps.Outcome]verdict.Outcome{
+	steps.Passed: verdict.Pass, steps.Failed: verdict.Fail, steps.Errored: verdict.Error, steps.Skipped: verdict.Skip,
+}
+
+// Model is the run's verdict, every report's data and its exit status,
+// built in one pass from the report and decided once (verdict.Finish).
+func (r *Report) Model() *verdict.Verdict {
+	v := &verdict.Verdict{
+		Driver: verdict.Run, Interrupted: r.Interrupted, LikelyCause: r.LikelyCause,
+		Counts: verdict.Counts{
+			Scenarios: r.Counts.Total, Passed: r.Counts.Passed, Failed: r.Counts.Failed, Errors: r.Counts.Errored,
+			NotRun: r.Counts.Skipped, Exchanges: r.Counts.Exchanges,
+		},
+	}
+	v.Stamp(r.SpecTitle, r.SpecVersion)
+	v.Target, v.Seed = r.Target, r.Seed
+	v.Started, v.Ended, v.Duration = r.Started, r.Ended, verdict.Ms(r.Ended.Sub(r.Started))
+	v.Scope, v.ReportDir = "certified", r.ReportDir
+	if r.Partial() {
+		v.Scope = "partial"
+	}
+	v.Config = verdict.Config{
+		BaseURL: r.BaseURL, Token: "<redacted>", Timeout: r.Timeout.String(), Tags: r.Tags,
+		Strict: r.Strict, Concurrency: r.Concurrency, Rate: r.Rate, CACert: r.CACert, ConfigFile: r.ConfigFile,
+		Proxy: r.Proxy,
+	}
+	if r.Reference {
+		v.Config.Token = "<generated for the in-process reference server>"
+	} else if r.TokenFrom != "" {
+		v.Config.Token = "<redacted> (from " + r.TokenFrom + ")"
+	}
+	v.TokenFrom = r.TokenFrom
+	v.Throttling.Exceeded = r.Throttling.Exceeded
+	if t := r.Throttling; t.Total() > 0 {
+		v.Throttling = verdict.Throttling{
+			Answers: t.Answers, PausedMs: verdict.Ms(t.Paused), WaitedMs: verdict.Ms(t.Asked), SlowestPace: t.Slowest,
+			Exceeded: t.Exceeded, Summary: r.ThrottleLine(),
+		}
+	}
+	if f := r.Faults; f.Total() > 0 {
+		v.Connections = verdict.Connections{
+			Faults: f.Kinds, InFlight: f.At, LowestInFlight: f.Lowest, Judged: f.Judged, Summary: f.Summary(),
+		}
+	}
+	v.Rules = slices.Clone(r.Rules)
+	for i := range v.Rules {
+		v.Rules[i].Rerun = r.Rerun(v.Rules[i].ID)
+	}
+	for _, sc := range r.Scenarios {
+		where := FailedScenario{Result: sc}.Where()
+		out := verdict.Scenario{
+			Name: sc.Name, Where: where, Rule: sc.Rule.ID, Level: sc.Rule.Level, Outcome: outcomes[sc.Outcome],
+			Duration: verdict.Ms(sc.Duration), Exchanges: len(sc.Exchanges), Note: sc.Note,
+		}
+		if sc.Err != nil {
+			out.Error = sc.Err.Error()
+		}
+		if sc.Outcome == steps.Failed || sc.Outcome == steps.Errored {
+			v.Failures = append(v.Failures, block(r, sc, where, out.Error))
+			out.Failure = len(v.Failures)
+		}
+		v.Scenarios = append(v.Scenarios, out)
+	}
+	v.Finish()
+	if r.Reference {
+		v.OnReference(r.Target)
+	}
+	return v
+}
+
+// block is a failed or erred scenario as a failure block: what it broke,
+// each failure's evidence and reproduction, and the command that reruns it.
+func block(r *Report, sc steps.Result, where, err string) verdict.Block {
+	b := verdict.Block{
+		Heading: Heading(sc), Rule: sc.Rule.ID, Level: sc.Rule.Level, Side: "server", Outcome: outcomes[sc.Outcome],
+		Scenario: sc.Name, Where: where, Error: err, Rerun: r.Rerun(sc.Rule.ID),
+	}
+	if failed := FailedRules(sc); len(failed) > 0 {
+		// The block is the rule's its heading leads with: its own when it
+		// failed at the highest level broken, else the rule it found
+		// broken (an open rule never fails; a SHOULD scenario that found
+		// a MUST rule broken is a MUST block), and is ordered with it.
+		own := slices.ContainsFunc(failed, func(r rules.Rule) bool {
+			return r.ID == sc.Rule.ID && r.Level == failed[0].Level
+		})
+		if !own {
+			b.Rule, b.Level = failed[0].ID, failed[0].Level
+		}
+	}
+	for _, f := range sc.Failures {
+		e := verdict.Evidence{
+			Rule: f.Rule.ID, Level: f.Rule.Level, Requirement: f.Rule.Requirement,
+			Expected: f.Expected, Actual: f.Actual, Details: f.Details,
+		}
+		if x := f.Exchange; x != nil {
+			e.Request, e.Reproduce, e.Violations = x.RequestLine(), x.Curl(), x.Violations
+			if x.Status != 0 {
+				e.Response = x.ResponseLine()
+				e.Status, e.MediaType = x.Status, mediaType(x.RespHeader.Get("Content-Type"))
+			}
+		}
+		b.Evidence = append(b.Evidence, e)
+	}
+	return b
+}
+
+// WriteCannotRun writes the reports of a run that could not be made
+// (exit 2) into dir, creating it: summary.json, summary.md and the rest
+// saying why, with junit.xml one test case in error, so that a CI job that
+// shows or uploads the reports shows the reason. err's text is
+// plantcheck's, naming the user's settings; it is escaped all the same.
+func WriteCannotRun(dir, target string, err error) error {
+	now := time.Now()
+	v := &verdict.Verdict{Driver: verdict.Run, Target: target, Started: now, Ended: now}
+	v.Stamp("", "")
+	why := evidence.Text(evidence.Cut(err.Error(), 2<<10))
+	if werr := v.WriteCannotRun(dir, why); werr != nil {
+		return fmt.Errorf("write the reports: %w", werr)
+	}
+	return nil
+}
+
+// mediaType is a Content-Type without its parameters, lower case; "" for
+// none, and the value as sent, cut, when it does not parse.
+func mediaType(ct string) string {
+	if mt, _, err := mime.ParseMediaType(ct); err == nil {
+		return mt
+	}
+	return strings.ToLower(evidence.Text(evidence.Cut(ct, 64)))
+}

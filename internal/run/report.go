@@ -1,0 +1,287 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/plantcheck/plantcheck/internal/judge"
+	"github.com/plantcheck/plantcheck/internal/verdict"
+	"github.com/plantcheck/plantcheck/spec/rules"
+	"github.com/plantcheck/plantcheck/steps"
+)
+
+// Report is the result of one run: what was checked, against what, and how
+// each rule fared. Model turns it into the verdict (package verdict) that
+// decides the exit status and writes every report.
+type Report struct {
+	// Target is the URL the requests went to; BaseURL the one the user
+	// gave (empty for the bundled reference server).
+	Target      string
+	BaseURL     string
+	CACert      string
+	Reference   bool // the target is the bundled reference server
+	SpecTitle   string
+	SpecVersion string
+	Tags        string
+	Strict      bool
+	Concurrency int
+	Seed        uint64
+	Timeout     time.Duration
+
+	// Interrupted: the run was stopped (SIGINT, SIGTERM, a cancelled
+	// context) before every scenario ran; it is incomplete, never
+	// conformant.
+	Interrupted bool
+	// ReportDir is where the report files were written, if anywhere.
+	ReportDir string
+	// ConfigFile is the config file the settings came from, if any.
+	ConfigFile string
+	// TokenFrom says where the token came from (Config.TokenFrom).
+	TokenFrom string
+	// Color: the console's verdict is printed in colour (Config.Color);
+	// the report files never are.
+	Color bool
+	// Proxy says which proxy the requests went through and where it was
+	// set, or "none" and, when a proxy variable is set, why Go did not use
+	// it; its credentials redacted.
+	Proxy string
+	// LikelyCause names a likely mistake of the setup, when the answers
+	// point to one (every valid request refused, every answer a 404).
+	LikelyCause string
+	// Rate is the run's bound on requests a second (0: none); Throttling
+	// what it met of throttling.
+	Rate       float64
+	Throttling steps.Throttling
+	// Faults is what the run met of connection faults.
+	Faults steps.Faults
+	// rerunFlags are the flags a rerun needs (Config.rerunFlags).
+	rerunFlags []string
+
+	Started, Ended time.Time
+	Scenarios      []steps.Result
+	// Rules are the rules of the catalog, each with its outcome in the
+	// run (verdict.Tally).
+	Rules  []verdict.Rule
+	Counts Counts
+}
+
+// Counts are the scenario and exchange totals of a run.
+type Counts struct {
+	Total, Passed, Failed, Errored, Skipped int
+	Exchanges                               int
+}
+
+// Partial reports whether the run was filtered to some rules: only a run of
+// every rule may call itself a certification.
+func (r *Report) Partial() bool { return r.Tags != "" }
+
+// Conformant reports whether every rule that decides the verdict passed
+// in a run that was not interrupted.
+func (r *Report) Conformant() bool { return !r.Interrupted && r.ExitCode() != 1 }
+
+// ExitCode maps the verdict to the process's exit status (verdict.Decide):
+// 0 conformant, 1 non-conformant, 2 the run could not judge every scenario
+// it ran.
+func (r *Report) ExitCode() int { return r.Model().ExitCode }
+
+// VerdictLine is the verdict in a few words.
+func (r *Report) VerdictLine() string { return r.Model().Verdict }
+
+// Status is the run's standing in a word or two: only a run of every rule
+// is a certification; a run filtered by --tags is partial, whatever its
+// outcome.
+func (r *Report) Status() string { return r.Model().Status }
+
+// WriteVerdict prints the verdict (verdict.WriteText).
+func (r *Report) WriteVerdict(w io.Writer) {
+	v := r.Model()
+	v.Color = r.Color
+	v.WriteText(w)
+}
+
+// WriteFailures prints each failed scenario with its evidence and how to
+// reproduce it (verdict.WriteFailures).
+func (r *Report) WriteFailures(w io.Writer) { r.Model().WriteFailures(w) }
+
+// WriteFiles writes the report files into dir (verdict.WriteFiles).
+func (r *Report) WriteFiles(dir string) error { return r.Model().WriteFiles(dir) }
+
+// finish orders the results and derives each rule's verdict
+// (verdict.Tally). A rule passes only on answers that kept it: one whose
+// scenarios all went unanswered, were stopped, skipped or inconclusive is
+// not judged, and says why.
+func (r *Report) finish() {
+	sortResults(r.Scenarios)
+	t := verdict.NewTally()
+	answered := 0
+	r.Counts = Counts{}
+	for _, s := range r.Scenarios {
+		r.Counts.Total++
+		r.Counts.Exchanges += len(s.Exchanges)
+		for _, x := range s.Exchanges {
+			if x.Err == nil && x.Status != 0 {
+				answered++
+			}
+		}
+		switch s.Outcome {
+		case steps.Passed:
+			r.Counts.Passed++
+		case steps.Failed:
+			r.Counts.Failed++
+		case steps.Errored:
+			r.Counts.Errored++
+		case steps.Skipped:
+			r.Counts.Skipped++
+		}
+		id := s.Rule.ID
+		if !t.Has(id) {
+			continue
+		}
+		t.Scenario(id)
+		switch {
+		case s.Judged && s.Outcome == steps.Passed:
+			t.Judged(id, 1, 1)
+		case s.Judged:
+			t.Judged(id, 1, 0)
+		case s.Outcome == steps.Errored:
+			t.Errored(id)
+			t.Unjudged(id, "error")
+		case s.Outcome == steps.Skipped:
+			// A reason of the scenario's own (a token too short for a
+			// variant) is said here, once, in its own words.
+			t.Unjudged(id, skipWhy(s))
+		case s.SetupFailed:
+			t.Unjudged(id, NotJudgedSetup)
+		case !answeredAll(s) && unframed(s):
+			t.Unjudged(id, "an answer HTTP cannot frame, failed under RESPONSE-DOCUMENTED")
+		case !answeredAll(s):
+			t.Unjudged(id, "no answer")
+		default:
+			t.Unjudged(id, "stopped by another rule's failure")
+		}
+		if s.Note != "" && (s.Rule.Level == rules.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s) == skippedSeeNotes || errors.Is(s.Skip, steps.ErrInconclusive) || strings.HasPrefix(s.Note, steps.NoteNameReused)) {
+			t.Note(id, s.Name+": "+s.Note)
+		}
+		for _, f := range s.Failures {
+			t.Failed(f.Rule.ID, 1)
+			if f.Rule.ID != id {
+				t.FoundBy(f.Rule.ID, string(id)+": "+s.Name)
+			}
+		}
+	}
+	r.Rules = t.Rules()
+	// The cross-cutting rules are judged on every answer of the run, not
+	// only in their own scenarios: every answer that came was checked
+	// against the document and arrived in time.
+	for i := range r.Rules {
+		v := &r.Rules[i]
+		if (v.ID == rules.ResponseDocumented || v.ID == rules.ResponseTimely) && (v.Outcome == verdict.Skip || v.Outcome == verdict.NotJudged) && answered > 0 {
+			v.Outcome, v.NotJudgedBecause = verdict.Pass, ""
+		}
+	}
+}
+
+// NotJudgedSetup is why a scenario that could not be set up did not
+// judge its rule: the create it needs first was not accepted, which is
+// CREATE-200's failure, reported as such.
+const NotJudgedSetup = "could not be set up: the valid create it needs first was not accepted (CREATE-200)"
+
+// skipWhy is why a skipped scenario was not judged, in a few words, by
+// the kind of its skip (steps.Result.Skip).
+func skipWhy(s steps.Result) string {
+	switch {
+	case errors.Is(s.Skip, steps.ErrInconclusive):
+		return "inconclusive"
+	case errors.Is(s.Skip, steps.ErrSilent):
+		return "the target stopped answering"
+	case errors.Is(s.Skip, steps.ErrInterrupted):
+		return "interrupted"
+	case errors.Is(s.Skip, steps.ErrThrottled):
+		return "throttled"
+	case errors.Is(s.Skip, steps.ErrNotApplicable):
+		// A reason of the scenario's own, in plantcheck's words (a token
+		// too short for a variant), said once, here.
+		return s.Note
+	}
+	return skippedSeeNotes
+}
+
+// skippedSeeNotes is why a scenario skipped for another reason was not
+// judged: the notes say it, quoted.
+const skippedSeeNotes = "skipped (see notes)"
+
+// answeredAll reports whether every exchange of a scenario was answered.
+func answeredAll(s steps.Result) bool {
+	return !slices.ContainsFunc(s.Exchanges, func(x *steps.Exchange) bool { return x.Err != nil || x.Status == 0 })
+}
+
+// unframed reports whether an answer of the scenario came with a framing
+// HTTP forbids (two Content-Length fields of different values): an answer,
+// broken, not a silence.
+func unframed(s steps.Result) bool {
+	return slices.ContainsFunc(s.Exchanges, func(x *steps.Exchange) bool {
+		_, broken := judge.BrokenFraming(x.Err)
+		return broken
+	})
+}
+
+// ThrottleLine says what the run met of throttling: the answers waited
+// out, by status, the time the run was paused, and how far its pace came
+// down.
+func (r *Report) ThrottleLine() string {
+	t := r.Throttling
+	s := fmt.Sprintf("%d answers waited out (%s): the run was paused %s in all", t.Total(), statusCounts(t.Answers), t.Paused.Round(time.Millisecond))
+	if t.Pauses > 1 {
+		s += fmt.Sprintf(", in %d pauses", t.Pauses)
+	}
+	if t.Slowest > 0 {
+		s += fmt.Sprintf("; its pace came down to %s", steps.PerSecond(t.Slowest))
+	}
+	if r.Rate > 0 {
+		s += fmt.Sprintf(" (--rate %g)", r.Rate)
+	}
+	if t.Exceeded != "" {
+		s += "; then the run stopped waiting: " + t.Exceeded
+	}
+	return s
+}
+
+// FailedRules are the rules a scenario's failures cite, each once, MUST
+// rules first: what its heading names.
+func FailedRules(sc steps.Result) []rules.Rule {
+	var out []rules.Rule
+	for _, f := range sc.Failures {
+		if !slices.ContainsFunc(out, func(r rules.Rule) bool { return r.ID == f.Rule.ID }) {
+			out = append(out, f.Rule)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b rules.Rule) int {
+		return map[bool]int{true: 0, false: 1}[a.Level == rules.Must] - map[bool]int{true: 0, false: 1}[b.Level == rules.Must]
+	})
+	return out
+}
+
+// Heading names a failed scenario by what it broke: its own rule, or the
+// rules it found broken and its own rule as the finder, so that a MUST rule
+// broken in a SHOULD scenario leads.
+func Heading(sc steps.Result) string {
+	failed := FailedRules(sc)
+	level := func(r rules.Rule) string { return fmt.Sprintf("%s (%s)", r.ID, strings.ToUpper(string(r.Level))) }
+	if len(failed) == 0 || len(failed) == 1 && failed[0].ID == sc.Rule.ID {
+		return level(sc.Rule) + " " + sc.Name
+	}
+	parts := make([]string, len(failed))
+	own := false
+	for i, r := range failed {
+		parts[i] = level(r)
+		own = own || r.ID == sc.Rule.ID
+	}
+	if own {
+		return strings.Join(parts, ", ") + " " + sc.Name
+	}
+	return strings.Join(parts, ", ") + ", found by the " + level(sc.Rule) + " scenario: " + sc.Name
+}

@@ -1,0 +1,158 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
+)
+
+// runReports runs the suite against cfg's target into a fresh report
+// folder, and returns the console and the folder.
+func runReports(t *testing.T, cfg Config) (console, dir string) {
+	t.Helper()
+	var out bytes.Buffer
+	dir = t.TempDir()
+	cfg.ReportDir, cfg.Output = dir, &out
+	if cfg.BaseURL == "" {
+		cfg = withReference(t, cfg)
+	}
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	out.Reset()
+	rep.WriteVerdict(&out) // as the command prints it
+	return out.String(), dir
+}
+
+// junitCases reads the names of junit.xml's test cases, sorted.
+func junitCases(t *testing.T, dir string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, JUnitXML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Suites []struct {
+			Cases []struct {
+				Name string `xml:"name,attr"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("junit.xml: %v", err)
+	}
+	var names []string
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			names = append(names, c.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// TestJUnitSameCases: junit.xml holds the same test cases, one a scenario,
+// whether the run passes or fails, and whatever failed: a rule another
+// rule's scenario found broken is in that scenario's failure, not a case
+// of its own (CI test history would see tests appear and vanish).
+func TestJUnitSameCases(t *testing.T) {
+	_, refDir := runReports(t, Config{Concurrency: 4})
+	want := junitCases(t, refDir)
+	if len(want) == 0 || slices.ContainsFunc(want, func(s string) bool { return strings.Contains(s, "found by") }) {
+		t.Fatalf("the reference run's cases: %q", want)
+	}
+	if dup := slices.Compact(slices.Clone(want)); len(dup) != len(want) {
+		t.Errorf("the reference run has %d cases of %d names: a name is not unique", len(want), len(dup))
+	}
+	for _, name := range []string{"status-201", "drop-tag", "html-escape"} {
+		t.Run(name, func(t *testing.T) {
+			m, ok := mutants.Lookup(name)
+			if !ok {
+				t.Fatalf("no mutant %s", name)
+			}
+			url, token := startTarget(t, m.Wrap)
+			_, dir := runReports(t, Config{BaseURL: url, Token: token, Concurrency: 4})
+			got := junitCases(t, dir)
+			if !slices.Equal(got, want) {
+				for _, g := range got {
+					if !slices.Contains(want, g) {
+						t.Errorf("a case the passing run does not have: %q", g)
+					}
+				}
+				t.Errorf("%d cases, want the passing run's %d", len(got), len(want))
+			}
+		})
+	}
+}
+
+// TestOneNumbering: the console, summary.md, report.html and junit.xml
+// number and order the failure blocks alike, on real failing runs.
+func TestOneNumbering(t *testing.T) {
+	console := regexp.MustCompile(`(?m)^(\d+)\) (.*)$`)
+	md := regexp.MustCompile(`(?m)^### \S+ (\d+)\) (.*)$`)
+	html := regexp.MustCompile(`<h3><span class="n">(\d+)\)</span> (.*)</h3>`)
+	junit := regexp.MustCompile(`message="failure (\d+)\) `)
+	for _, name := range []string{"status-201", "drop-tag"} {
+		t.Run(name, func(t *testing.T) {
+			m, _ := mutants.Lookup(name)
+			url, token := startTarget(t, m.Wrap)
+			out, dir := runReports(t, Config{BaseURL: url, Token: token, Concurrency: 4})
+			read := func(f string) string {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(b)
+			}
+			mdBlocks := map[string]string{}
+			var order []string
+			for _, m := range md.FindAllStringSubmatch(read(SummaryMD), -1) {
+				mdBlocks[m[1]] = m[2]
+				order = append(order, m[1])
+			}
+			for i, n := range order {
+				if want := strconv.Itoa(i + 1); n != want {
+					t.Fatalf("summary.md's block %d is numbered %s", i+1, n)
+				}
+			}
+			shown := console.FindAllStringSubmatch(out, -1)
+			if len(shown) == 0 || len(mdBlocks) == 0 {
+				t.Fatalf("no numbered block: console %d, summary.md %d", len(shown), len(mdBlocks))
+			}
+			for _, c := range shown {
+				if got := mdBlocks[c[1]]; got != c[2] {
+					t.Errorf("console's block %s is %q, summary.md's %q", c[1], c[2], got)
+				}
+			}
+			page := read(ReportHTML)
+			hs := html.FindAllStringSubmatch(page, -1)
+			if len(hs) != len(order) {
+				t.Errorf("report.html has %d blocks, summary.md %d", len(hs), len(order))
+			}
+			for i, h := range hs {
+				if h[1] != strconv.Itoa(i+1) {
+					t.Errorf("report.html's block %d is numbered %s", i+1, h[1])
+				}
+			}
+			x := read(JUnitXML)
+			for _, m := range junit.FindAllStringSubmatch(x, -1) {
+				if _, ok := mdBlocks[m[1]]; !ok {
+					t.Errorf("junit.xml names failure %s), which summary.md does not have", m[1])
+				}
+			}
+			if n := len(junit.FindAllString(x, -1)); n != len(order) {
+				t.Errorf("junit.xml numbers %d failures, summary.md has %d blocks", n, len(order))
+			}
+		})
+	}
+}

@@ -1,0 +1,396 @@
+// Package run is `plantcheck run`: it runs the Plant Store features against a target and
+// turns the scenarios' results into a verdict: each rule of the catalog with
+// its level and outcome, and whether the target keeps the contract. It
+// knows the target by its URL and token alone: the CLI, which certifies the
+// bundled reference server when no target is named, starts it and hands the
+// run its address.
+package run
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/internal/config"
+	"github.com/plantcheck/plantcheck/internal/shell"
+	"github.com/plantcheck/plantcheck/internal/tlsconf"
+	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/steps"
+)
+
+// GCPercent is the garbage collector's target (GOGC) for a process that
+// runs the suite many times over (plantcheck selftest: the reference and
+// every mutant, in one process): there it is 16% faster than Go's default
+// (docs/benchmarks.md). A single run (plantcheck run) keeps Go's default: its
+// size probes allocate megabytes at once, and at 200 its peak memory went
+// past the 60 MB budget (62 MB against 52 MB, for the same time within
+// 2%). The CLI sets it for selftest; a library caller decides for its own
+// process.
+const GCPercent = 200
+
+// MaxResponseHeaderBytes bounds the header section of an answer that is
+// read: one with more is no answer (RESPONSE-TIMELY), and costs the run no
+// more than this.
+const MaxResponseHeaderBytes = 256 << 10
+
+// DefaultTimeout, MaxConcurrency and DefaultConcurrency are the
+// configuration's (config holds every setting's range).
+const (
+	DefaultTimeout     = config.DefaultTimeout
+	MaxConcurrency     = config.MaxConcurrency
+	DefaultConcurrency = config.DefaultConcurrency
+)
+
+// Errors that mean the run could not be made (exit status 2).
+var (
+	// ErrConfig: the configuration is wrong (bad flag, bad URL, bad tags).
+	ErrConfig = config.ErrConfig
+	// ErrUnreachable: the target refuses connections, does not resolve, or
+	// fails the TLS handshake.
+	ErrUnreachable = steps.ErrUnreachable
+	// ErrReport: the run was made, but its reports could not be written;
+	// Run returns the report with it.
+	ErrReport = errors.New("the reports could not be written")
+)
+
+// Config is one run's configuration: the CLI reads it (config.Run) from
+// flags, the environment and a config file, validated; a library caller
+// names its target and Run fills the rest with the defaults.
+type Config config.Run
+
+// Run runs the suite and returns its report. An error means the run could
+// not be made (ErrConfig, ErrUnreachable); a target that breaks rules is not
+// an error but a report whose Conformant is false. With a report folder,
+// a run that could not be made still writes summary.json, summary.md and
+// junit.xml there, saying why, so that a CI job shows the reason.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	rep, err := run(ctx, &cfg)
+	if err != nil && rep == nil && cfg.ReportDir != "" {
+		if werr := WriteCannotRun(cfg.ReportDir, cfg.BaseURL, err); werr != nil {
+			return nil, fmt.Errorf("%w (and the reports could not be written: %v)", err, werr)
+		}
+	}
+	return rep, err
+}
+
+func run(ctx context.Context, cfg *Config) (*Report, error) {
+	(*config.Run)(cfg).Defaults()
+	if err := (*config.Run)(cfg).Validate(); err != nil {
+		return nil, err
+	}
+	v, err := spec.Default()
+	if err != nil {
+		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
+	}
+	rep := &Report{
+		Target: cfg.BaseURL, BaseURL: cfg.BaseURL, CACert: cfg.CACert, SpecTitle: v.Info().Title, SpecVersion: v.Info().Version,
+		Tags: cfg.Tags, Strict: cfg.Strict, Concurrency: cfg.Concurrency, Seed: cfg.Seed, Timeout: cfg.Timeout,
+		Reference: cfg.Reference, ConfigFile: cfg.ConfigFile, Rate: cfg.Rate,
+		TokenFrom: cfg.TokenFrom,
+		Color:     cfg.Color,
+	}
+	tlsConf, err := cfg.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	base, _ := url.Parse(cfg.BaseURL) // Validate has parsed it
+	rt, err := cfg.route(base)
+	if err != nil {
+		return nil, err
+	}
+	rep.Proxy = rt.says
+	rep.rerunFlags = cfg.rerunFlags(rt)
+	if err := preflight(ctx, base, cfg.Timeout, tlsConf, rt); err != nil {
+		return nil, err
+	}
+
+	client := NewClient(cfg.Timeout, cfg.Concurrency, tlsConf, rt.proxy)
+	defer client.CloseIdleConnections()
+	notes, suite, forget := noticesFor(cfg.Output)
+	defer forget()
+	notes.total = selected(cfg.Tags)
+	var mu sync.Mutex
+	st, err := steps.New(steps.Config{
+		BaseURL: cfg.BaseURL, Token: cfg.Token, Client: client, Validator: v, Seed: cfg.Seed, Examples: cfg.Examples,
+		AllStrings: cfg.AllStrings, Without: cfg.Without, Headers: cfg.Headers, CurlFlags: cfg.curlFlags(rt),
+		Rate: cfg.Rate, InFlight: cfg.Concurrency, Throttle: cfg.Throttle, Notice: notes.notice,
+		OnScenario: func(r steps.Result) {
+			mu.Lock()
+			rep.Scenarios = append(rep.Scenarios, r)
+			mu.Unlock()
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	rep.Target = st.PlantsURL()
+
+	format := map[string]string{"progress": progressFormat, "pretty": prettyFormat}[cfg.Format]
+	if cfg.ReportDir != "" {
+		if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
+			return nil, fmt.Errorf("%w: report folder: %v", ErrConfig, err)
+		}
+		format += ",cucumber:" + filepath.Join(cfg.ReportDir, "cucumber.json")
+	}
+	opts := &godog.Options{
+		Format:         format,
+		Output:         cfg.Output,
+		FS:             features.FS,
+		Paths:          features.Paths(),
+		Tags:           cfg.Tags,
+		Strict:         true,
+		Concurrency:    cfg.Concurrency,
+		NoColors:       true,
+		DefaultContext: ctx,
+	}
+	if cfg.Godog != nil {
+		cfg.Godog(opts)
+	}
+	rep.Started = time.Now()
+	status := godog.TestSuite{Name: suite, TestSuiteInitializer: st.InitializeSuite, Options: opts}.Run()
+	rep.Ended = time.Now()
+	rep.Interrupted = ctx.Err() != nil
+	rep.Throttling = st.Throttling()
+	rep.Faults = st.Faults()
+	if status == 2 && !rep.Interrupted {
+		return nil, fmt.Errorf("%w: godog could not run the features (tags %q)", ErrConfig, cfg.Tags)
+	}
+	rep.finish()
+	rep.LikelyCause = likelyCause(rep, v)
+	if cfg.ReportDir != "" {
+		rep.ReportDir = cfg.ReportDir
+		if err := rep.WriteFiles(cfg.ReportDir); err != nil {
+			return rep, fmt.Errorf("%w: %v", ErrReport, err)
+		}
+	}
+	return rep, nil
+}
+
+// selected counts the scenarios a tag expression selects (0: unknown).
+func selected(tags string) int {
+	filter, err := features.ParseTags(tags)
+	if err != nil {
+		return 0
+	}
+	scs, err := features.Scenarios()
+	if err != nil {
+		return 0
+	}
+	return len(filter.Select(scs))
+}
+
+// rerunFlags are the flags a rerun needs to send what this run sent, to
+// the same target, the same way: the seed, the scenarios' sizes, the
+// connection's settings. Secrets are read from the variables they came
+// from (the token from PLANTCHECK_TOKEN, a header from the variable its
+// name gives, a proxy's user:password from PLANTCHECK_PROXY_USERINFO);
+// --tags is the rule's own.
+func (cfg *Config) rerunFlags(rt route) []string {
+	var out []string
+	add := func(flag, value string) { out = append(out, flag+" "+shell.Quote(value)) }
+	if cfg.ConfigFile != "" {
+		add("--config", cfg.ConfigFile)
+	}
+	if !cfg.Reference {
+		add("--base-url", cfg.BaseURL)
+	}
+	out = append(out, fmt.Sprintf("--seed %d", cfg.Seed))
+	if cfg.Examples != 0 && cfg.Examples != steps.DefaultExamples {
+		out = append(out, fmt.Sprintf("--examples %d", cfg.Examples))
+	}
+	if cfg.AllStrings {
+		out = append(out, "--all-strings")
+	}
+	if cfg.Rate > 0 {
+		out = append(out, fmt.Sprintf("--rate %g", cfg.Rate))
+	}
+	if cfg.Timeout != DefaultTimeout {
+		out = append(out, "--timeout "+cfg.Timeout.String())
+	}
+	if cfg.CACert != "" {
+		add("--ca-cert", cfg.CACert)
+	}
+	if cfg.Cert != "" {
+		add("--cert", cfg.Cert)
+		add("--key", cfg.Key)
+	}
+	if cfg.Proxy != "" {
+		out = append(out, "--proxy "+shellProxy(rt.via))
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Headers)) {
+		out = append(out, fmt.Sprintf(`--header "%s: ${%s}"`, http.CanonicalHeaderKey(name), steps.HeaderVar(name)))
+	}
+	return out
+}
+
+// curlFlags are the connection's settings a curl reproduction needs: the
+// certificate authority, the client certificate, the proxy (or none).
+func (cfg *Config) curlFlags(rt route) []string {
+	var out []string
+	if cfg.CACert != "" {
+		out = append(out, "--cacert "+shell.Quote(cfg.CACert))
+	}
+	if cfg.Cert != "" {
+		out = append(out, "--cert "+shell.Quote(cfg.Cert), "--key "+shell.Quote(cfg.Key))
+	}
+	return append(out, rt.curlFlags()...)
+}
+
+// sortResults orders results as the features are read: by file, then by
+// position in the file (godog numbers pickles in parse order).
+func sortResults(rs []steps.Result) {
+	slices.SortStableFunc(rs, func(a, b steps.Result) int {
+		if c := strings.Compare(a.URI, b.URI); c != 0 {
+			return c
+		}
+		ai, _ := strconv.Atoi(a.ID)
+		bi, _ := strconv.Atoi(b.ID)
+		return ai - bi
+	})
+}
+
+// tlsConfig is the TLS of a run: the system's certificate authorities and
+// those of --ca-cert, and the client certificate of --cert and --key.
+func (cfg *Config) tlsConfig() (*tls.Config, error) {
+	conf, err := tlsconf.Client(cfg.CACert, cfg.Cert, cfg.Key)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return conf, nil
+}
+
+// NewClient returns the client of a run: one time limit per exchange,
+// redirects not followed (a 3xx is an undocumented status), connections
+// reused across scenarios, through proxy (nil: none).
+func NewClient(timeout time.Duration, conns int, tlsConf *tls.Config, proxy func(*http.Request) (*url.URL, error)) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = proxy
+	tr.MaxIdleConnsPerHost = max(conns, 2)
+	// No Plant Store answer needs more; Go would read 10 MB of headers.
+	tr.MaxResponseHeaderBytes = MaxResponseHeaderBytes
+	tr.TLSClientConfig = tlsConf
+	tr.ResponseHeaderTimeout = timeout
+	tr.DialContext = (&net.Dialer{Timeout: min(timeout, 5*time.Second)}).DialContext
+	return &http.Client{
+		Timeout:       timeout,
+		Transport:     tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// preflight says within seconds whether the target can be reached at all,
+// so that a wrong address fails at once rather than after every scenario.
+// Through a proxy it reaches the proxy (the target's name may be one only
+// the proxy resolves). Over TLS it completes the handshake and reads the
+// server's first word, so that a server that refuses the client for want of
+// a certificate (which TLS 1.3 says after the handshake) is found here: a
+// fault of the setup, never of the service.
+func preflight(ctx context.Context, u *url.URL, timeout time.Duration, tlsConf *tls.Config, rt route) error {
+	host := u.Host
+	if u.Port() == "" {
+		host = net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
+	}
+	if p := rt.via; p != nil {
+		host = p.Host
+		if p.Port() == "" {
+			host = net.JoinHostPort(p.Hostname(), map[string]string{"http": "80", "https": "443", "socks5": "1080"}[p.Scheme])
+		}
+		conn, err := (&net.Dialer{Timeout: min(timeout, 5*time.Second)}).DialContext(ctx, "tcp", host)
+		if err != nil {
+			return fmt.Errorf("%w: the proxy %s (from %s): %v", ErrUnreachable, host, rt.from, err)
+		}
+		conn.Close()
+		return nil
+	}
+	d := &net.Dialer{Timeout: min(timeout, 5*time.Second)}
+	conn, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrUnreachable, host, err)
+	}
+	defer conn.Close()
+	if u.Scheme != "https" {
+		conn.Close()
+		if speaksTLS(ctx, d, host, u.Hostname(), min(timeout, 2*time.Second)) {
+			https := *u
+			https.Scheme = "https"
+			return fmt.Errorf("%w: %s speaks TLS, not plain HTTP: use https:// (--base-url %s)", ErrUnreachable, host, https.Redacted())
+		}
+		return nil
+	}
+	conf := tlsConf.Clone()
+	conf.ServerName = u.Hostname()
+	conf.NextProtos = []string{"http/1.1"}
+	tc := tls.Client(conn, conf)
+	deadline := time.Now().Add(min(timeout, 5*time.Second))
+	tc.SetDeadline(deadline)
+	hint := "use --ca-cert to trust a private certificate authority, and --cert and --key if the server asks for a client certificate"
+	if err := tc.HandshakeContext(ctx); err != nil {
+		var plain tls.RecordHeaderError
+		if errors.As(err, &plain) {
+			// What came back is no TLS record: a plain HTTP server's
+			// answer to the handshake, most likely.
+			plainURL := *u
+			plainURL.Scheme = "http"
+			what := "does not speak TLS"
+			if bytes.HasPrefix(plain.RecordHeader[:], []byte("HTTP/")) {
+				what = "answers plain HTTP, not TLS"
+			}
+			return fmt.Errorf("%w: %s %s: use http:// (--base-url %s)", ErrUnreachable, host, what, plainURL.Redacted())
+		}
+		return fmt.Errorf("%w: TLS with %s: %v (%s)", ErrUnreachable, host, err, hint)
+	}
+	fmt.Fprintf(tc, "HEAD %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: plantcheck\r\nConnection: close\r\n\r\n", cmpOr(u.EscapedPath(), "/"), u.Host)
+	var one [1]byte
+	if _, err := tc.Read(one[:]); err != nil && !errors.Is(err, io.EOF) {
+		var ne net.Error
+		if !(errors.As(err, &ne) && ne.Timeout()) {
+			return fmt.Errorf("%w: TLS with %s: the server ended the connection after the handshake: %v (%s)", ErrUnreachable, host, err, hint)
+		}
+	}
+	return nil
+}
+
+// speaksTLS reports whether the server at addr, named in an http:// URL,
+// answers a TLS handshake: it completes one (whatever its certificate, which
+// nothing is sent under), or answers with a TLS alert. A plain HTTP server
+// answers the handshake with an HTTP 400 (a record that is not TLS), or
+// closes the connection; either, or no answer within limit, is taken as
+// plain, and the run goes on.
+func speaksTLS(ctx context.Context, d *net.Dialer, addr, name string, limit time.Duration) bool {
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(limit))
+	// Only a probe: the handshake is made to see whether one comes back,
+	// and the connection is closed without a byte of a request.
+	tc := tls.Client(conn, &tls.Config{ServerName: name, InsecureSkipVerify: true}) //nolint:gosec // a probe; nothing is sent
+	err = tc.HandshakeContext(ctx)
+	var alert tls.AlertError
+	return err == nil || errors.As(err, &alert)
+}
+
+func cmpOr(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}

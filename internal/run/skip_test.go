@@ -1,0 +1,49 @@
+package run
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/plantcheck/plantcheck/internal/verdict"
+	"github.com/plantcheck/plantcheck/spec/rules"
+	"github.com/plantcheck/plantcheck/steps"
+)
+
+// TestReportSkipKinds: why a skipped scenario left its rule not judged is
+// read from the kind of its skip (errors.Is), never from its note's text: a
+// note that quotes another kind's words is classified by its kind.
+func TestReportSkipKinds(t *testing.T) {
+	rule, _ := rules.Lookup(rules.AuthMissing)
+	tests := []struct {
+		name  string
+		skip  error
+		note  string
+		why   string
+		noted bool
+	}{
+		{"silent", steps.ErrSilent, "not run: " + steps.NotRunSilent + " 3 requests in a row", "the target stopped answering", false},
+		{"interrupted", steps.ErrInterrupted, "not run: " + steps.NotRunInterrupted, "interrupted", false},
+		{"throttled", fmt.Errorf("%w (5 pauses)", steps.ErrThrottled), "not run: " + steps.NotRunThrottled, "throttled", false},
+		{"inconclusive", steps.ErrInconclusive, "inconclusive: the id may be stored", "inconclusive", true},
+		{"a reason of its own", steps.ErrNotApplicable, "not run: the token is too short", "not run: the token is too short", false},
+		{"its own reason, quoting another's words", steps.ErrNotApplicable, "not run: " + steps.NotRunSilent, "not run: " + steps.NotRunSilent, false},
+		{"no kind, a note that reads like one", nil, "not run: " + steps.NotRunInterrupted, skippedSeeNotes, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Report{Scenarios: []steps.Result{{Name: "a scenario", Rule: rule, Outcome: steps.Skipped, Skip: tt.skip, Note: tt.note}}}
+			r.finish()
+			for _, v := range r.Rules {
+				if v.ID != rules.AuthMissing {
+					continue
+				}
+				if v.Outcome != verdict.NotJudged || v.NotJudgedBecause != tt.why {
+					t.Errorf("%s (%q), want not judged (%q)", v.Outcome, v.NotJudgedBecause, tt.why)
+				}
+				if got := len(v.Notes) > 0; got != tt.noted {
+					t.Errorf("notes %q: noted %v, want %v", v.Notes, got, tt.noted)
+				}
+			}
+		})
+	}
+}

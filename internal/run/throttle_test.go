@@ -1,0 +1,388 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/plantcheck/plantcheck/internal/verdict"
+	"github.com/plantcheck/plantcheck/steps"
+)
+
+// throttling answers some requests itself, before the service sees them,
+// as a gateway that throttles does: throttle(n) gives the status and
+// Retry-After for the n-th request (status 0: let it through).
+func throttling(throttle func(n int64) (int, string)) func(http.Handler, string) http.Handler {
+	return func(h http.Handler, _ string) http.Handler {
+		var n atomic.Int64
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if status, after := throttle(n.Add(1)); status != 0 {
+				refuse(w, status, after)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+}
+
+func refuse(w http.ResponseWriter, status int, after string) {
+	if after != "" {
+		w.Header().Set("Retry-After", after)
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(status)
+	io.WriteString(w, "slow down\n")
+}
+
+// limiter is a gateway that limits by rate: allow says whether a request
+// that comes at now may pass, and if not, how long until one may.
+func limiter(allow func(now time.Time) (bool, time.Duration), retryAfter bool) func(http.Handler, string) http.Handler {
+	var mu sync.Mutex
+	return func(h http.Handler, _ string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			ok, wait := allow(time.Now())
+			mu.Unlock()
+			if ok {
+				h.ServeHTTP(w, r)
+				return
+			}
+			after := ""
+			if retryAfter {
+				// Whole seconds, rounded up, as gateways send it.
+				after = strconv.Itoa(int(math.Ceil(wait.Seconds())))
+			}
+			refuse(w, http.StatusTooManyRequests, after)
+		})
+	}
+}
+
+// tokenBucket lets burst requests through at once, then rate a second (as
+// nginx's limit_req with a burst, or an API gateway's usage plan). It
+// starts empty, as a run before left it: the run meets the limit at its
+// first request, however fast the machine's load lets it go.
+func tokenBucket(burst, rate float64) func(time.Time) (bool, time.Duration) {
+	tokens, last := 0.0, time.Time{}
+	return func(now time.Time) (bool, time.Duration) {
+		if !last.IsZero() {
+			tokens = min(burst, tokens+now.Sub(last).Seconds()*rate)
+		}
+		last = now
+		if tokens >= 1 {
+			tokens--
+			return true, 0
+		}
+		return false, time.Duration((1 - tokens) / rate * float64(time.Second))
+	}
+}
+
+// fixedWindow lets limit requests through in each second of the clock.
+// The first second's are spent, as by a run before: the run meets the
+// limit at its first request, however fast the machine's load lets it go.
+func fixedWindow(limit int) func(time.Time) (bool, time.Duration) {
+	var window int64
+	n := 0
+	return func(now time.Time) (bool, time.Duration) {
+		if window == 0 {
+			window, n = now.Unix(), limit
+		}
+		if w := now.Unix(); w != window {
+			window, n = w, 0
+		}
+		if n < limit {
+			n++
+			return true, 0
+		}
+		return false, time.Unix(window+1, 0).Sub(now)
+	}
+}
+
+// TestRateLimitedGatewayIsCertified: a gateway that limits by rate is
+// waited out politely, the whole run paused at once and its pace brought
+// down to what the gateway lets through: certified, exit 0, with nothing
+// against it, in about the run's exchanges over the gateway's rate.
+func TestRateLimitedGatewayIsCertified(t *testing.T) {
+	tests := []struct {
+		name       string
+		allow      func(time.Time) (bool, time.Duration)
+		retryAfter bool
+	}{
+		{"token bucket, a burst of 20 then 30 a second", tokenBucket(20, 30), true},
+		{"fixed windows of 60 a second", fixedWindow(60), true},
+		{"token bucket, 429 without Retry-After", tokenBucket(20, 30), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// A token every scenario can use (72 bytes or more, nothing a
+			// query or a cookie must escape), so that none is left out.
+			url, token := startTargetWith(t, "t0ken-"+strings.Repeat("Rate-limited_gateway-", 4), limiter(tt.allow, tt.retryAfter))
+			var out bytes.Buffer
+			start := time.Now()
+			rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: &out})
+			took := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			th := rep.Throttling
+			t.Logf("%s: %d exchanges in %s; %d throttling answers, %d pauses, %s paused, slowest pace %.1f/s",
+				tt.name, rep.Counts.Exchanges, took.Round(time.Millisecond), th.Total(), th.Pauses, th.Paused.Round(time.Millisecond), th.Slowest)
+			rep.WriteVerdict(&out)
+			if got, want := rep.VerdictLine(), "CONFORMANT: every MUST rule passed"; rep.ExitCode() != 0 || got != want {
+				t.Errorf("exit %d, %q; want 0, %q\n%s", rep.ExitCode(), got, want, out.String())
+			}
+			if c := rep.Counts; c.Failed+c.Errored+c.Skipped != 0 || rep.LikelyCause != "" || th.Exceeded != "" {
+				t.Errorf("counts %+v, likely cause %q, exceeded %q: want nothing against the run", c, rep.LikelyCause, th.Exceeded)
+			}
+			if th.Total() == 0 || th.Pauses == 0 || th.Paused <= 0 || th.Slowest <= 0 {
+				t.Errorf("throttling %+v: the gateway throttled nothing, or the run did not slow down", th)
+			}
+			if !strings.Contains("\n"+out.String(), "\npaused ") {
+				t.Errorf("the console does not say the run paused:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// TestThrottlingIsWaitedOut: a 429 (with Retry-After, or without: 1 s) and a
+// 503 with Retry-After are the infrastructure's, waited out and counted; the
+// same request is sent again and the service judged on its answer. Answers
+// throttled at once are one pause, and the reports say how long.
+func TestThrottlingIsWaitedOut(t *testing.T) {
+	var secret string
+	third := make(chan struct{})
+	url, token := startTarget(t, throttling(func(n int64) (int, string) {
+		switch {
+		case n == 5:
+			// Not a Retry-After plantcheck reads (it waits 1 s), and one
+			// the console shows redacted and escaped.
+			return http.StatusTooManyRequests, "later " + secret + " \u202e"
+		case n == 60 || n == 61 || n == 62:
+			// Held until the three have come, so that they are in flight
+			// at once whatever the load: one pause.
+			if n == 62 {
+				close(third)
+			}
+			select {
+			case <-third:
+			case <-time.After(30 * time.Second): // a guard against a hang: the pause then tells
+			}
+			return http.StatusServiceUnavailable, "1"
+		case n%50 == 0:
+			return http.StatusTooManyRequests, "0" // a pause of one slot of the pace
+		case n%70 == 0:
+			return http.StatusServiceUnavailable, "0"
+		}
+		return 0, ""
+	}))
+	secret = token
+	var out bytes.Buffer
+	dir := t.TempDir()
+	start := time.Now()
+	// A pace floor so high that the pauses of one slot of the pace (the
+	// answers asking for none) cost a millisecond each, whatever pace the
+	// load would have brought the run to: the time paused is then the
+	// Retry-Afters' (1s, and 1s for the three at once), give or take.
+	bound := steps.Throttle{MinPace: 1000}
+	rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: &out, ReportDir: dir, Throttle: bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d exchanges in %s; %+v", rep.Counts.Exchanges, time.Since(start).Round(time.Millisecond), rep.Throttling)
+	rep.WriteVerdict(&out)
+	if rep.ExitCode() != 0 {
+		t.Errorf("exit %d, want 0: throttling is not the service's answer\n%s", rep.ExitCode(), out.String())
+	}
+	th := rep.Throttling
+	if th.Answers[http.StatusTooManyRequests] < 2 || th.Answers[http.StatusServiceUnavailable] < 3 || th.Paused < 2*time.Second {
+		t.Errorf("throttling counted as %v, paused %s", th.Answers, th.Paused)
+	}
+	// Two pauses of a second, one of them asked three times at once (and
+	// a few of a slot of the pace): 4 s if they were added up.
+	if th.Asked != 4*time.Second || th.Paused >= 3*time.Second {
+		t.Errorf("paused %s, asked %s: answers throttled at once were added up", th.Paused, th.Asked)
+	}
+	console, _, _ := strings.Cut(out.String(), "plantcheck verdict")
+	// The pause is its own line: at the start of the console when no
+	// progress dot came before it, after a newline otherwise.
+	console = "\n" + console
+	// Redacted: how much around the token the run's redactor hides is its
+	// own business (it knows the near misses of the token the run sent).
+	_, line, _ := strings.Cut(console, "\npaused 1s: the target answered 429 with Retry-After: ")
+	line, _, _ = strings.Cut(line, "\n")
+	if !strings.HasPrefix(line, "lat") || !strings.Contains(line, "<redacted>") || !strings.Contains(line, "; pace now ") {
+		t.Errorf("the console does not say the pause, with the Retry-After redacted (%q):\n%s", line, console)
+	}
+	if strings.Contains(out.String(), token) || strings.Contains(out.String(), "\u202e") {
+		t.Errorf("the console shows the target's Retry-After as sent:\n%s", console)
+	}
+	for _, want := range []string{"Throttled: ", "answers waited out", "the run was paused "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the verdict does not show the throttling (%q):\n%s", want, out.String())
+		}
+	}
+	for _, f := range []string{SummaryJSON, SummaryMD} {
+		if b := readReport(t, dir, f); !bytes.Contains(b, []byte("answers waited out")) || !bytes.Contains(b, []byte("the run was paused")) {
+			t.Errorf("%s does not show the throttling", f)
+		}
+	}
+	b := readReport(t, dir, SummaryJSON)
+	if err := verdict.CheckSummary(b); err != nil {
+		t.Errorf("summary.json of a throttled run: %v", err)
+	}
+	var doc struct {
+		Throttling verdict.Throttling `json:"throttling"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Throttling; got.PausedMs < 2000 || got.PausedMs >= 3000 || got.WaitedMs != 4000 {
+		t.Errorf("summary.json throttling: pausedMs %g, waitedMs %g", got.PausedMs, got.WaitedMs)
+	}
+}
+
+// TestThrottlingWhateverThePace: a gateway that refuses one request in
+// three whatever the pace cannot be waited out politely: once the run has
+// been paused as long as its bound, it is incomplete (exit 2), never the
+// service's failure, and the verdict names the pattern.
+//
+// The gate judges a pace against the one before on two throttling answers
+// at each. The first pace is the requests that went before the first
+// throttling answer came back: how many is the scheduler's draw (on a
+// loaded machine, three: one throttling answer, and the pattern is never
+// judged). The gateway holds its first three throttling answers until the
+// ninth request has come, so that the first pace holds three whatever the
+// load; then the second throttling answer at the next pace, within the
+// three pauses of a second the bound of 3s allows, judges it.
+func TestThrottlingWhateverThePace(t *testing.T) {
+	ninth := make(chan struct{})
+	url, token := startTarget(t, throttling(func(n int64) (int, string) {
+		if n == 9 {
+			close(ninth)
+		}
+		if n%3 != 0 {
+			return 0, ""
+		}
+		if n < 9 {
+			select {
+			case <-ninth:
+			case <-time.After(30 * time.Second): // a guard against a hang: the verdict then tells
+			}
+		}
+		return http.StatusTooManyRequests, "1"
+	}))
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: &out, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", rep.Throttling)
+	if rep.ExitCode() != 2 {
+		t.Errorf("exit %d, want 2", rep.ExitCode())
+	}
+	v := rep.VerdictLine()
+	for _, want := range []string{"paused more than 3s in all", "about 1 in 3 requests was throttled whatever the pace (as often at "} {
+		if !strings.Contains(v, want) {
+			t.Errorf("verdict %q does not say %q", v, want)
+		}
+	}
+	if rep.Counts.Failed > 0 {
+		t.Errorf("%d scenarios failed: throttling was laid to the service", rep.Counts.Failed)
+	}
+	// A pause adds at most the 1s asked: the run stops less than that
+	// under the bound.
+	if p := rep.Throttling.Paused; p > 3*time.Second || p < 2*time.Second {
+		t.Errorf("paused %s, want just under the bound of 3s", p)
+	}
+}
+
+// TestThrottlingPastTheBound: past one of the other bounds the run is
+// incomplete (exit 2), never the service's failure, and the verdict names
+// the bound and --rate.
+func TestThrottlingPastTheBound(t *testing.T) {
+	tests := []struct {
+		name     string
+		throttle func(int64) (int, string)
+		bound    steps.Throttle
+		want     string
+	}{
+		{"a wait longer than the bound", func(int64) (int, string) { return http.StatusTooManyRequests, "3600" }, steps.Throttle{}, "more than 30s"},
+		{"a date too far", func(int64) (int, string) {
+			return http.StatusTooManyRequests, time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)
+		}, steps.Throttle{}, "more than 30s"},
+		{"every request, whatever the pace", func(int64) (int, string) { return http.StatusServiceUnavailable, "0" },
+			steps.Throttle{MaxPaused: time.Second, MinPace: 20}, "nearly every request was still throttled at 20 requests a second"},
+		{"a request resent past MaxRetries", func(n int64) (int, string) {
+			if n > 3 {
+				return http.StatusTooManyRequests, "0"
+			}
+			return 0, ""
+		}, steps.Throttle{MaxRetries: 3, MinPace: 1000}, "throttled 4 times in a row"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url, token := startTarget(t, throttling(tt.throttle))
+			rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: io.Discard, Throttle: tt.bound})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.ExitCode() != 2 {
+				t.Errorf("exit %d, want 2", rep.ExitCode())
+			}
+			if v := rep.VerdictLine(); !strings.Contains(v, "--rate") || !strings.Contains(v, tt.want) {
+				t.Errorf("verdict %q does not name --rate and %q", v, tt.want)
+			}
+			if rep.Counts.Failed > 0 {
+				t.Errorf("%d scenarios failed: throttling was laid to the service", rep.Counts.Failed)
+			}
+		})
+	}
+}
+
+// TestRate: at --rate N the run keeps to N requests a second, whatever the
+// concurrency: the gate gives each request its own slot, 1/N after the one
+// before, and no request leaves before its slot, so the j-th request to
+// arrive comes j/N after the run began or later. That holds whatever the
+// scheduling; two arrivals' distance does not (a stalled process sends the
+// requests whose slots passed in the stall at once). Without pacing the
+// requests come within milliseconds.
+func TestRate(t *testing.T) {
+	var mu sync.Mutex
+	var arrivals []time.Time
+	url, token := startTarget(t, func(h http.Handler, _ string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			arrivals = append(arrivals, time.Now())
+			mu.Unlock()
+			h.ServeHTTP(w, r)
+		})
+	})
+	const rate = 40
+	start := time.Now()
+	rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: io.Discard, Rate: rate, Concurrency: 16, Tags: "@area-auth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ExitCode() != 0 {
+		t.Fatalf("exit %d", rep.ExitCode())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(arrivals) < 10 {
+		t.Fatalf("only %d requests", len(arrivals))
+	}
+	t.Logf("%d requests in %s", len(arrivals), arrivals[len(arrivals)-1].Sub(start).Round(time.Millisecond))
+	for j, at := range arrivals {
+		if got, min := at.Sub(start), time.Duration(j)*time.Second/rate; got < min {
+			t.Fatalf("request %d came %s after the run began, sooner than %s at --rate %d", j+1, got, min, rate)
+		}
+	}
+}

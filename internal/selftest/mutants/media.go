@@ -1,0 +1,143 @@
+package mutants
+
+import (
+	"encoding/json"
+	"errors"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/plantcheck/plantcheck/spec/rules"
+)
+
+// The mutants of media types.
+
+var mediaMutants = []Mutant{
+	// Media types.
+	{
+		Name: "ignore-media-type", Defect: "accepts a JSON body whatever media type it is declared as",
+		Rules:  []rules.RuleID{rules.MediaRequest},
+		Origin: "a body read as JSON whatever its Content-Type says",
+		Wrap: func(ref http.Handler, _ string) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				r.Header.Set("Content-Type", "application/json")
+				ref.ServeHTTP(w, r)
+			})
+		},
+	},
+	{
+		Name: "text-plain-answers", Defect: "sends its records as text/plain",
+		Rules:  []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented},
+		Origin: "JSON written with a text helper (fmt.Fprint after http.Error-style headers) whose Content-Type is text/plain",
+		Wrap: onResponse(func(_ *http.Request, res *response) {
+			res.header.Set("Content-Type", "text/plain; charset=utf-8")
+		}),
+	},
+	{
+		Name: "no-content-type", Defect: "sends its records without a Content-Type",
+		Rules:  []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented},
+		Origin: "a writer that never sets Content-Type, behind a proxy or framework that does not sniff one",
+		Wrap: onResponse(func(_ *http.Request, res *response) {
+			res.header.Del("Content-Type")
+			res.header["Content-Type"] = nil // keep net/http from sniffing one
+		}),
+	},
+	{
+		Name: "media-type-prefix", Defect: "accepts any Content-Type that begins with application/json (application/json-patch+json)",
+		Rules:  []rules.RuleID{rules.MediaRequest},
+		Origin: "Content-Type checked with strings.HasPrefix(ct, \"application/json\") or startsWith, to let parameters through",
+		Wrap: acceptContentType(func(ct string) bool {
+			return strings.HasPrefix(ct, "application/json")
+		}),
+	},
+	{
+		Name: "media-type-contains", Defect: "accepts any Content-Type that contains json (text/json, application/x-json)",
+		Rules:  []rules.RuleID{rules.MediaRequest},
+		Origin: "Content-Type checked with a substring test for \"json\" (strings.Contains, a /json/ regular expression)",
+		Wrap:   acceptContentType(func(ct string) bool { return strings.Contains(ct, "json") }),
+	},
+
+	{
+		Name: "exact-content-type", Defect: "refuses every Content-Type but exactly application/json, so application/json; charset=utf-8 is refused",
+		Rules:  []rules.RuleID{rules.MediaRequestParams},
+		Origin: "Content-Type compared as a whole string (ct == \"application/json\") instead of by its media type",
+		Wrap: refuseWhen(func(r *http.Request) bool { return r.Header.Get("Content-Type") != "application/json" },
+			"The body must be application/json."),
+	},
+	// What RFC 9110 calls application/json, refused: each lets through
+	// the charset spellings the older scenarios send.
+	{
+		Name: "media-type-split-exact", Defect: "refuses application/json in capitals or with white space before its \";\" (the media type compared as written)",
+		Rules:  []rules.RuleID{rules.MediaRequestParams},
+		Origin: "Express code that checks req.headers['content-type'].split(';')[0] === 'application/json': case-sensitive, and white space kept",
+		Wrap: refuseWhen(func(r *http.Request) bool {
+			mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+			return mt != "application/json"
+		}, "The body must be application/json."),
+	},
+	{
+		Name: "media-type-lowercase-param-only", Defect: "refuses application/json in capitals or with a quoted charset (only the parameter lower-cased)",
+		Rules:  []rules.RuleID{rules.MediaRequestParams},
+		Origin: "a hand-written check that lower-cases the parameter to let Spring's charset=UTF-8 through (mt.strip() == 'application/json' and param.strip().lower() in ('', 'charset=utf-8')) but compares the type as written and never unquotes",
+		Wrap: refuseWhen(func(r *http.Request) bool {
+			mt, param, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+			p := strings.ToLower(strings.TrimSpace(param))
+			return strings.TrimSpace(mt) != "application/json" || p != "" && p != "charset=utf-8"
+		}, "The body must be application/json, in UTF-8."),
+	},
+	{
+		Name: "media-type-param-name-case", Defect: "refuses a media type parameter whose name is not written charset in lower case (CHARSET=UTF-8)",
+		Rules:  []rules.RuleID{rules.MediaRequestParams},
+		Origin: "a list of allowed parameters compared as written ({'charset'}), over a parser that keeps the names' case (a split on ';' and '=')",
+		Wrap: refuseWhen(func(r *http.Request) bool {
+			_, params, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+			for _, p := range strings.Split(params, ";") {
+				if name, _, _ := strings.Cut(p, "="); strings.TrimSpace(p) != "" && strings.TrimSpace(name) != "charset" {
+					return true
+				}
+			}
+			return false
+		}, "Unknown media type parameter."),
+	},
+	{
+		Name: "accept-form", Defect: "reads a URL-encoded or multipart form as a plant, as well as JSON",
+		Rules:  []rules.RuleID{rules.MediaRequest},
+		Origin: "a framework's form binding beside its JSON one (Spring's @ModelAttribute, Rails params, body-parser's urlencoded with json)",
+		Wrap:   acceptForms,
+	},
+}
+
+// acceptForms turns a form body (URL-encoded or multipart) into the JSON
+// plant its fields name, the id read as an integer, and hands it on as
+// JSON.
+func acceptForms(ref http.Handler, _ string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if mt != "application/x-www-form-urlencoded" && mt != "multipart/form-data" {
+			ref.ServeHTTP(w, r)
+			return
+		}
+		if err := r.ParseMultipartForm(1 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+			writeRefusal(w, "The form cannot be read.")
+			return
+		}
+		obj := map[string]any{}
+		for _, k := range []string{"id", "name", "tag"} {
+			if !r.Form.Has(k) {
+				continue
+			}
+			v := r.Form.Get(k)
+			if k != "id" {
+				obj[k] = v
+			} else if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				obj[k] = n
+			} else {
+				obj[k] = v
+			}
+		}
+		b, _ := json.Marshal(obj)
+		r.Header.Set("Content-Type", "application/json")
+		ref.ServeHTTP(w, withBody(r, b))
+	})
+}

@@ -1,0 +1,149 @@
+package mutants
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/plantcheck/plantcheck/spec/rules"
+)
+
+// The mutants of error records, documented responses and time.
+
+var responseMutants = []Mutant{
+	// Error records and documented responses.
+	{
+		Name: "error-without-message", Defect: "leaves message out of the Error record",
+		Rules:  []rules.RuleID{rules.ErrorRecord, rules.ResponseDocumented},
+		Origin: "an error record built from its code alone (the message field missing from the error type)",
+		Wrap:   onJSONResponse(http.StatusBadRequest, func(obj map[string]any) { delete(obj, "message") }),
+	},
+	{
+		Name: "error-without-code", Defect: "leaves error out of the Error record",
+		Rules:  []rules.RuleID{rules.ErrorRecord, rules.ResponseDocumented},
+		Origin: "a framework's default error body, which carries only a message",
+		Wrap:   onJSONResponse(http.StatusBadRequest, func(obj map[string]any) { delete(obj, "error") }),
+	},
+	{
+		Name: "error-code-string", Defect: "writes the Error record's code as a string",
+		Rules:  []rules.RuleID{rules.ErrorRecord, rules.ResponseDocumented},
+		Origin: "error codes kept as strings (enum names, status texts) and serialised as such",
+		Wrap: onJSONResponse(http.StatusBadRequest, func(obj map[string]any) {
+			obj["error"] = fmt.Sprint(obj["error"])
+		}),
+	},
+	{
+		Name: "error-code-int64", Defect: "writes an Error code beyond int32 (2147483648)",
+		Rules:  []rules.RuleID{rules.ErrorRecord, rules.ResponseDocumented},
+		Origin: "an error code taken from a 64-bit value (a timestamp, a hash, a big enum)",
+		Wrap: onJSONResponse(http.StatusBadRequest, func(obj map[string]any) {
+			obj["error"] = json.Number("2147483648")
+		}),
+	},
+	{
+		Name: "error-as-text", Defect: "answers errors with a plain-text sentence instead of an Error record",
+		Rules:  []rules.RuleID{rules.ErrorRecord, rules.ResponseMedia, rules.ResponseDocumented},
+		Origin: "Go's http.Error, which answers text/plain, or a framework's default error page",
+		Wrap: onResponse(func(_ *http.Request, res *response) {
+			if res.status == http.StatusBadRequest {
+				res.header.Set("Content-Type", "text/plain; charset=utf-8")
+				res.body = []byte("Bad Request\n")
+			}
+		}),
+	},
+	{
+		Name: "status-422", Defect: "answers every error with 422 Unprocessable Entity instead of 400",
+		Rules:  []rules.RuleID{rules.ResponseDocumented, rules.AuthMissing, rules.BodyObject},
+		Origin: "frameworks whose validation errors default to 422: FastAPI's RequestValidationError, Rails' :unprocessable_entity, Laravel's ValidationException",
+		Wrap: onResponse(func(_ *http.Request, res *response) {
+			if res.status == http.StatusBadRequest {
+				res.status = http.StatusUnprocessableEntity
+			}
+		}),
+	},
+	{
+		Name: "crash-500", Defect: "answers a body that is not an object with 500",
+		Rules:  []rules.RuleID{rules.BodyObject, rules.ResponseDocumented},
+		Origin: "an unchecked type assertion on the decoded body (v.(map[string]any)) that panics and is recovered as a 500",
+		Wrap:   onErrorCode(6, func(res *response) { res.status = http.StatusInternalServerError }),
+	},
+	{
+		Name: "missing-return", Defect: "writes a Plant record after the Error record for a body without a name (two JSON values)",
+		Rules:  []rules.RuleID{rules.ResponseDocumented},
+		Origin: "a Go handler missing its return after writing an error, so the success path writes too",
+		Wrap: onResponse(func(_ *http.Request, res *response) {
+			var e struct{ Message string }
+			if res.status == http.StatusBadRequest && json.Unmarshal(res.body, &e) == nil &&
+				strings.Contains(e.Message, `"name" is required`) {
+				res.body = append(res.body, `{"name":""}`+"\n"...)
+			}
+		}),
+	},
+
+	// Singleton fields repeated (RFC 9110, section 5.3).
+	{
+		Name: "content-type-twice", Defect: "sends a second Content-Type, text/plain, after its application/json one",
+		Rules:  []rules.RuleID{rules.ResponseDocumented, rules.ResponseMedia},
+		Origin: "a middleware that adds its own Content-Type after the handler's (Header().Add where Set was meant, Express's res.append, PHP's header() with replace false)",
+		Wrap: onResponse(func(_ *http.Request, res *response) {
+			res.header.Add("Content-Type", "text/plain; charset=utf-8")
+		}),
+	},
+	{
+		Name: "content-type-same-twice", Defect: "sends Content-Type: application/json twice on its Plant records",
+		Rules:  []rules.RuleID{rules.ResponseDocumented, rules.ResponseMedia},
+		Origin: "nginx's add_header Content-Type application/json in front of an upstream that sends its own (add_header adds a field, never replaces one, and only on 200 and other success answers without always)",
+		Wrap: onResponse(func(_ *http.Request, res *response) {
+			if res.status == http.StatusOK {
+				res.header.Add("Content-Type", "application/json")
+			}
+		}),
+	},
+	{
+		Name: "content-length-twice", Defect: "sends a second Content-Length, one more than the body, on its Error records",
+		Rules:  []rules.RuleID{rules.ResponseDocumented},
+		Origin: "an error filter that sets the Content-Length of the body it meant to write beside the one the framework set (a servlet filter, a header() call with replace false)",
+		Wrap:   contentLengthTwice,
+	},
+
+	// Time.
+	{
+		Name: "slow", Defect: "answers every request after two seconds",
+		Rules: []rules.RuleID{rules.ResponseTimely}, Slow: true,
+		Origin: "a synchronous call to a slow dependency in the request path (a lock, a DNS timeout, a cold start)",
+		Wrap:   delay(2 * time.Second),
+	},
+	{
+		Name: "silent", Defect: "never answers: it holds every request open",
+		Rules: []rules.RuleID{rules.ResponseTimely}, Slow: true,
+		Origin: "a deadlock, or a handler waiting on a channel nobody sends to, with no server timeouts",
+		Wrap:   delay(time.Hour),
+	},
+}
+
+// contentLengthTwice answers as the reference does, but for a second
+// Content-Length field on each 400 answer, which counts a byte more than
+// the body: Go's client refuses such an answer (a transport error), as a
+// client must that cannot tell which length frames it (RFC 9112, section
+// 6.3).
+func contentLengthTwice(ref http.Handler, _ string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		ref.ServeHTTP(rec, r)
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		body := rec.Body.Bytes()
+		n := strconv.Itoa(len(body))
+		w.Header()["Content-Length"] = []string{n}
+		if rec.Code == http.StatusBadRequest {
+			w.Header()["Content-Length"] = []string{n, strconv.Itoa(len(body) + 1)}
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+	})
+}

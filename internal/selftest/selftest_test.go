@@ -1,0 +1,183 @@
+package selftest
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
+	"github.com/plantcheck/plantcheck/spec/rules"
+	"github.com/plantcheck/plantcheck/steps"
+)
+
+// TestEveryMutantIsCaught runs the whole self-test: the reference passes,
+// every mutant fails on a rule it breaks (exit 1 when that rule is a MUST),
+// and every MUST rule of the catalog is the catching rule of some mutant.
+func TestEveryMutantIsCaught(t *testing.T) {
+	if n := len(mutants.All); n < 25 {
+		t.Errorf("%d mutants, want at least 25", n)
+	}
+	res, err := Run(context.Background(), Config{})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.ReferenceErr != nil || res.Reference.ExitCode() != 0 {
+		t.Fatalf("the reference does not pass: %v %+v", res.ReferenceErr, res.Reference.Counts)
+	}
+	broken := map[rules.RuleID]bool{} // MUST rules some mutant was caught by
+	for _, row := range res.Rows {
+		t.Run(row.Mutant.Name, func(t *testing.T) {
+			if row.Verdict != Caught {
+				t.Fatalf("verdict %s (err %v); failed rules %v, want one of %v", row.Verdict, row.Err, row.Failed, row.Mutant.Rules)
+			}
+			breaksMust := false
+			for _, id := range row.Mutant.Rules {
+				r, ok := rules.Lookup(id)
+				if !ok {
+					t.Errorf("mutant names rule %s, which is not in the catalog", id)
+					continue
+				}
+				if r.Level == rules.Must && slices.Contains(row.Failed, id) {
+					broken[id] = true
+					breaksMust = true
+				}
+			}
+			if want := map[bool]int{true: 1, false: 0}[breaksMust]; row.ExitCode != want {
+				t.Errorf("exit code = %d, want %d (failed %v)", row.ExitCode, want, row.Failed)
+			}
+		})
+	}
+	for _, r := range rules.Catalog {
+		if r.Level == rules.Must && !broken[r.ID] {
+			t.Errorf("MUST rule %s is broken by no mutant that the suite catches with it", r.ID)
+		}
+	}
+	if got := res.Score(); got != 100 {
+		t.Errorf("score = %.1f, want 100", got)
+	}
+	if !res.OK() {
+		t.Error("OK() = false, want true")
+	}
+}
+
+// TestSurvivorIsNamed proves the self-test can fail: with the scenario that
+// catches a mutant left out, the mutant survives, the score drops, and the
+// table names it as a gap.
+func TestSurvivorIsNamed(t *testing.T) {
+	tests := []struct {
+		name, mutant, tags string
+		wantVerdict        Verdict
+		wantOut            []string
+	}{
+		{"caught", "drop-tag", "@CREATE-TAG", Caught, []string{"drop-tag", "CREATE-TAG", "caught", "1 of 1 mutants caught (100%)", "SELFTEST: PASS"}},
+		{"its scenario left out", "drop-tag", "@CREATE-NAME,@CREATE-NO-TAG", Survived, []string{"SURVIVED", "none of CREATE-TAG", `gap: mutant "drop-tag"`, "0 of 1 mutants caught (0%)", "SELFTEST: FAIL"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, ok := mutants.Lookup(tt.mutant)
+			if !ok {
+				t.Fatalf("no mutant %s", tt.mutant)
+			}
+			res, err := Run(context.Background(), Config{Mutants: []mutants.Mutant{m}, Tags: tt.tags})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if got := res.Rows[0].Verdict; got != tt.wantVerdict {
+				t.Errorf("verdict = %s, want %s (failed %v)", got, tt.wantVerdict, res.Rows[0].Failed)
+			}
+			if got, want := res.OK(), tt.wantVerdict == Caught; got != want {
+				t.Errorf("OK() = %v, want %v", got, want)
+			}
+			var out bytes.Buffer
+			res.Write(&out)
+			for _, s := range tt.wantOut {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("table lacks %q:\n%s", s, out.String())
+				}
+			}
+		})
+	}
+}
+
+// TestEachNewCheckIsNeeded: for each check that finds the bugs real servers
+// have (a wrong echo judged at MUST in every scenario, credentials near the
+// issued one, the catalog of hostile strings, JSON that only a lenient
+// reader takes, the suite's own habits varied), the self-test catches a
+// mutant with the check and lets it through without it.
+func TestEachNewCheckIsNeeded(t *testing.T) {
+	tests := []struct {
+		check, mutant string
+		tags          string   // the scenarios run, with and without the check
+		leftOut       string   // the tag expression that leaves the check out
+		without       []string // or the check left out by name
+	}{
+		{"the echo is a MUST in a SHOULD scenario", "omitempty-tag", "@BODY-TAG-ANY", "", []string{steps.WithoutMustEcho}},
+		{"credentials near the issued one", "token-prefix", "@area-auth", "@area-auth && ~@near-miss", nil},
+		{"the token with more after it", "token-split-space", "@area-auth", "@area-auth && ~@after-the-token", nil},
+		{"the token with a word before it", "token-last-word", "@area-auth", "@area-auth && ~@after-the-token", nil},
+		{"a replay of an accepted create", "replay-cache-before-auth", "@area-auth", "@area-auth && ~@request-state", nil},
+		{"a replay under its Idempotency-Key", "idempotency-before-auth", "@area-auth", "@area-auth && ~@request-state", nil},
+		{"a create with a stored id", "dedup-id-before-auth", "@area-auth", "@area-auth && ~@request-state", nil},
+		{"the catalog of hostile strings", "strip-nul", "", "~@catalog", nil},
+		{"JSON only a lenient reader takes", "trailing-data", "", "~@lenient-json", nil},
+		{"the suite's habits varied: framing", "needs-content-length", "", "~@varied", nil},
+		{"the suite's habits varied: Accept", "needs-accept-json", "", "~@varied", nil},
+		{"HTTP's equal spellings: the type's case", "media-type-split-exact", "@MEDIA-REQUEST-PARAMS", "@MEDIA-REQUEST-PARAMS && ~@http-equal", nil},
+		{"HTTP's equal spellings: a quoted charset", "media-type-lowercase-param-only", "@MEDIA-REQUEST-PARAMS", "@MEDIA-REQUEST-PARAMS && ~@http-equal", nil},
+		{"HTTP's equal spellings: a parameter's name", "media-type-param-name-case", "@MEDIA-REQUEST-PARAMS", "@MEDIA-REQUEST-PARAMS && ~@http-equal", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.check, func(t *testing.T) {
+			m, ok := mutants.Lookup(tt.mutant)
+			if !ok {
+				t.Fatalf("no mutant %s", tt.mutant)
+			}
+			with, err := Run(context.Background(), Config{Mutants: []mutants.Mutant{m}, Tags: tt.tags})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if row := with.Rows[0]; row.Verdict != Caught || row.ExitCode != 1 {
+				t.Errorf("with the check: %s, exit %d (failed %v), want caught and exit 1", row.Verdict, row.ExitCode, row.Failed)
+			}
+			tags := tt.tags
+			if tt.leftOut != "" {
+				tags = tt.leftOut
+			}
+			without, err := Run(context.Background(), Config{Mutants: []mutants.Mutant{m}, Tags: tags, Without: tt.without})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if row := without.Rows[0]; row.Verdict != Survived || row.ExitCode != 0 {
+				t.Errorf("without the check: %s, exit %d (failed %v), want it to survive with exit 0", row.Verdict, row.ExitCode, row.Failed)
+			}
+		})
+	}
+}
+
+// TestSchemeCaseIsShould: a service that refuses the scheme written bearer
+// keeps the letter of the spec, so the self-test catches it at SHOULD
+// level: exit 0, and 1 only under --strict; without the scenarios of
+// AUTH-SCHEME-CASE it passes unseen.
+func TestSchemeCaseIsShould(t *testing.T) {
+	m, ok := mutants.Lookup("bearer-case-sensitive")
+	if !ok {
+		t.Fatal("no mutant bearer-case-sensitive")
+	}
+	for _, tc := range []struct {
+		tags    string
+		verdict Verdict
+	}{
+		{"@area-auth", Caught},
+		{"@area-auth && ~@AUTH-SCHEME-CASE", Survived},
+	} {
+		res, err := Run(context.Background(), Config{Mutants: []mutants.Mutant{m}, Tags: tc.tags})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row := res.Rows[0]; row.Verdict != tc.verdict || row.ExitCode != 0 {
+			t.Errorf("%s: %s, exit %d (failed %v), want %s and exit 0", tc.tags, row.Verdict, row.ExitCode, row.Failed, tc.verdict)
+		}
+	}
+}

@@ -1,0 +1,285 @@
+package verdict
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/plantcheck/plantcheck/internal/htmlpage"
+	"github.com/plantcheck/plantcheck/internal/mdquote"
+	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/spec/rules"
+)
+
+// The files a verdict writes into its report folder.
+const (
+	SummaryJSON = "summary.json"
+	SummaryMD   = "summary.md"
+	ReportHTML  = "report.html"
+	BadgeSVG    = "badge.svg"
+	JUnitXML    = "junit.xml"
+)
+
+//go:embed report.html.tmpl
+var reportTemplate string
+
+var reportPage = template.Must(template.New("report").Funcs(htmlpage.Funcs()).Funcs(template.FuncMap{
+	"upper":     upper,
+	"plural":    plural,
+	"class":     (*Verdict).class,
+	"traffic":   (*Verdict).trafficLine,
+	"countedBy": func(v *Verdict) string { return capital(v.countedBy()) },
+	"counted":   (*Verdict).counted,
+	"rowClass":  rowClass,
+	"prose":     prose,
+	"shown":     (*Verdict).shown,
+	"short":     (*Verdict).shortWord,
+	"ruleNotes": (*Verdict).ruleNotes,
+}).Parse(reportTemplate))
+
+// ruleNote is what report.html says of a rule under the rule table, so
+// that the table's cells stay short whatever the reasons and notes hold.
+type ruleNote struct {
+	ID    rules.RuleID
+	Level rules.Level
+	Kind  string
+	Text  string
+	// Prose: Text is plantcheck's own, with commands between backticks.
+	Prose bool
+}
+
+// ruleNotes are the rules' reasons, finders and notes, in catalog order.
+func (v *Verdict) ruleNotes() []ruleNote {
+	var out []ruleNote
+	for _, r := range v.Rules {
+		if r.NotJudgedBecause != "" && (r.Outcome == NotJudged || r.Outcome == Pass && v.partlyJudged(r)) {
+			kind := "not judged"
+			if r.Outcome == Pass {
+				kind = fmt.Sprintf("judged in %d of %d scenarios", r.Judged, r.Scenarios)
+			}
+			out = append(out, ruleNote{r.ID, r.Level, kind, r.NotJudgedBecause, true})
+		}
+		for _, by := range r.FoundBy {
+			out = append(out, ruleNote{r.ID, r.Level, "found broken by", by, false})
+		}
+		for _, n := range r.Notes {
+			out = append(out, ruleNote{r.ID, r.Level, "noted", n, false})
+		}
+	}
+	return out
+}
+
+// rowClass is an outcome's class in report.html (the stylesheet's).
+func rowClass(o Outcome) string {
+	switch o {
+	case Pass:
+		return "passed"
+	case Fail:
+		return "failed"
+	case Error:
+		return "error"
+	}
+	return "skipped"
+}
+
+// class is the verdict's class in report.html, after its standing.
+func (v *Verdict) class() string {
+	switch {
+	case v.Partial() || v.Driver == Proxy && v.ExitCode == 0 && v.Counts.Judged == 0:
+		return "partial"
+	case v.ExitCode == 0:
+		return "ok"
+	case v.ExitCode == 1 && v.Status != "clients failed":
+		return "bad"
+	}
+	return "incomplete"
+}
+
+// prose writes plantcheck's own text for a page: what it quotes between
+// backticks (a command, a flag) becomes code, the rest is escaped.
+func prose(s string) template.HTML {
+	var b strings.Builder
+	for i, part := range strings.Split(s, "`") {
+		if i%2 == 1 && i < strings.Count(s, "`") {
+			b.WriteString("<code>" + template.HTMLEscapeString(part) + "</code>")
+			continue
+		}
+		if i%2 == 1 {
+			b.WriteString("`")
+		}
+		b.WriteString(template.HTMLEscapeString(part))
+	}
+	return template.HTML(b.String())
+}
+
+// badge is a small SVG badge: the spec and the verdict's standing.
+func (v *Verdict) badge() []byte {
+	left := v.Spec.Title + " " + v.Spec.Version
+	if v.Driver == Proxy {
+		left += " traffic"
+	}
+	word, colour := "non-conformant", htmlpage.Fail
+	switch {
+	case v.Error != "":
+		word, colour = "could not run", htmlpage.Warn
+	case v.Partial():
+		word, colour = "partial", htmlpage.Neutral
+	case v.Driver == Proxy && v.ExitCode == 0 && v.Counts.Judged == 0:
+		word, colour = "nothing judged", htmlpage.Neutral
+	case v.Driver == Proxy && v.ExitCode == 0:
+		word, colour = "no violation seen", htmlpage.Pass
+	case v.ExitCode == 0:
+		word, colour = "conformant", htmlpage.Pass
+	case v.ExitCode == 1 && v.Status == "clients failed":
+		word, colour = "clients failed", htmlpage.Warn
+	case v.ExitCode == 2:
+		word, colour = "incomplete", htmlpage.Warn
+	}
+	if v.Reference {
+		// A badge of the bundled reference is grey whatever it says: it
+		// certifies plantcheck's own server, never the reader's service.
+		left, colour = "bundled reference: "+left, htmlpage.Neutral
+	}
+	return htmlpage.Badge(left, word, colour)
+}
+
+// WriteFiles writes summary.json, summary.md, summary-short.md,
+// report.html, badge.svg and junit.xml into dir, creating it if missing.
+func (v *Verdict) WriteFiles(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create the report folder: %w", err)
+	}
+	v.normalise()
+	js, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s: %w", SummaryJSON, err)
+	}
+	var md, short, html, junit bytes.Buffer
+	v.WriteMarkdown(&md, Quoted)
+	v.WriteShortMarkdown(&short, Quoted)
+	if err := reportPage.Execute(&html, v); err != nil {
+		return fmt.Errorf("%s: %w", ReportHTML, err)
+	}
+	if err := v.writeJUnit(&junit); err != nil {
+		return fmt.Errorf("%s: %w", JUnitXML, err)
+	}
+	// Every file is valid UTF-8 without controls or bidirectional
+	// overrides, whatever the target sent: summary.json by encoding/json
+	// (invalid bytes become U+FFFD, controls \u escapes; a bidi override
+	// stays, escaped by nothing, as data for programs), junit.xml by
+	// writeJUnit, the others by mdquote.Clean over the whole file, because
+	// html/template passes invalid bytes, controls and overrides through.
+	// Plantcheck's own text in them holds none of these, so the pass changes
+	// only what came from the target.
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{SummaryJSON, append(js, '\n')},
+		{SummaryMD, []byte(mdquote.Clean(md.String()))},
+		{SummaryShortMD, []byte(mdquote.Clean(short.String()))},
+		{ReportHTML, []byte(mdquote.Clean(html.String()))},
+		{BadgeSVG, []byte(mdquote.Clean(string(v.badge())))},
+		{JUnitXML, junit.Bytes()},
+	}
+	var errs []error
+	for _, f := range files {
+		if err := writeAtomic(dir, f.name, f.data); err != nil {
+			errs = append(errs, fmt.Errorf("write %s: %w", f.name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeAtomic writes a file whole or not at all: into a temporary file in
+// the same folder, synced, then renamed over the old one, so that a reader
+// (or a proxy killed mid-write) never sees a torn report, only the last
+// one written whole.
+func writeAtomic(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, name))
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// normalise writes every list and map of summary.json as [] or {} when it
+// is empty, never null, so that both drivers' documents have the same
+// members of the same types.
+func (v *Verdict) normalise() {
+	if v.Schema == "" {
+		v.Schema = SchemaID
+	}
+	if v.Throttling.Answers == nil {
+		v.Throttling.Answers = map[int]int{}
+	}
+	if v.Connections.Faults == nil {
+		v.Connections.Faults = map[string]int{}
+	}
+	if v.Counts.ProxyAnswers == nil {
+		v.Counts.ProxyAnswers = map[string]int64{}
+	}
+	v.NotJudgedInPart = orEmpty(v.NotJudgedInPart)
+	v.Rules = orEmpty(v.Rules)
+	v.Failures = orEmpty(v.Failures)
+	v.Scenarios = orEmpty(v.Scenarios)
+	v.Client = orEmpty(v.Client)
+	for i := range v.Rules {
+		r := &v.Rules[i]
+		r.Notes, r.FoundBy = orEmpty(r.Notes), orEmpty(r.FoundBy)
+	}
+	for i := range v.Failures {
+		b := &v.Failures[i]
+		b.Evidence = orEmpty(b.Evidence)
+		for j := range b.Evidence {
+			e := &b.Evidence[j]
+			e.Details, e.Violations = orEmpty(e.Details), orEmpty(e.Violations)
+		}
+	}
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// WriteCannotRun writes the reports of a run that could not be made
+// (exit 2) into dir, creating it: every file saying why, so that a CI job
+// that shows or uploads the reports shows the reason. why is plantcheck's
+// text, naming the user's settings, already escaped by the caller.
+func (v *Verdict) WriteCannotRun(dir, why string) error {
+	v.Scope, v.Status, v.Verdict, v.ExitCode, v.Error = "none", "could not run", "COULD NOT RUN: "+why, 2, why
+	if v.Spec.Title == "" {
+		if sv, err := spec.Default(); err == nil {
+			v.Spec.Title, v.Spec.Version = sv.Info().Title, sv.Info().Version
+		}
+	}
+	v.Failures = []Block{{Heading: "plantcheck could not run", Side: "server", Outcome: Error, Error: why}}
+	v.OrderFailures()
+	return v.WriteFiles(dir)
+}

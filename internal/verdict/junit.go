@@ -1,0 +1,365 @@
+package verdict
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/plantcheck/plantcheck/internal/mdquote"
+	"github.com/plantcheck/plantcheck/spec/rules"
+)
+
+// JUnit: one test suite per rule, so that CI systems group by rule; a
+// broken rule is a <failure>, a harness or network fault an <error>, a rule
+// not judged or not run is <skipped>. A run's test cases are its
+// scenarios; a proxy's, one per rule over the traffic, and a suite of
+// what client requests broke.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+	ms       float64
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitProblem `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+func secs(ms float64) string { return fmt.Sprintf("%.3f", ms/1000) }
+
+// add counts a case into its suite.
+func (s *junitSuite) add(c junitCase, ms float64) {
+	switch {
+	case c.Failure != nil:
+		s.Failures++
+	case c.Error != nil:
+		s.Errors++
+	case c.Skipped != nil:
+		s.Skipped++
+	}
+	s.Tests++
+	s.ms += ms
+	s.Cases = append(s.Cases, c)
+}
+
+func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
+	top := junitSuites{Name: fmt.Sprintf("plantcheck: %s %s (%s)", v.Spec.Title, v.Spec.Version, v.Status), Time: secs(v.Duration)}
+	if v.Reference {
+		top.Name = fmt.Sprintf("plantcheck: %s %s on %s (%s)", v.Spec.Title, v.Spec.Version, ReferenceTarget, v.Status)
+	}
+	idx := map[rules.RuleID]int{}
+	for _, r := range v.Rules {
+		idx[r.ID] = len(top.Suites)
+		top.Suites = append(top.Suites, junitSuite{Name: fmt.Sprintf("%s (%s)", r.ID, upper(r.Level))})
+	}
+	if v.Driver == Proxy {
+		v.junitRules(top.Suites)
+	} else {
+		v.junitScenarios(top.Suites, idx)
+	}
+	if v.Driver == Proxy {
+		top.Suites = append(top.Suites, v.junitClients())
+	}
+	if v.Error != "" {
+		s := junitSuite{Name: "plantcheck"}
+		s.add(junitCase{Name: "plantcheck could not run", Classname: "plantcheck", Time: "0.000",
+			Error: &junitProblem{Message: v.Error, Type: "could not run", Text: v.Error}}, 0)
+		top.Suites = append(top.Suites, s)
+	}
+	for i := range top.Suites {
+		s := &top.Suites[i]
+		s.Time = secs(s.ms)
+		top.Tests += s.Tests
+		top.Failures += s.Failures
+		top.Errors += s.Errors
+		top.Skipped += s.Skipped
+	}
+	top.Suites = slices.DeleteFunc(top.Suites, func(s junitSuite) bool { return s.Tests == 0 })
+	// encoding/xml writes a character XML 1.0 cannot hold (most C0
+	// controls, invalid UTF-8) as U+FFFD, so the file is well-formed
+	// anyway; cleaning first shows the reader which control it was, and
+	// escapes the C1 controls and bidi overrides XML would let through.
+	top.Name = mdquote.Clean(top.Name)
+	for i := range top.Suites {
+		for j := range top.Suites[i].Cases {
+			c := &top.Suites[i].Cases[j]
+			c.Name, c.SystemOut = mdquote.Clean(c.Name), mdquote.Clean(c.SystemOut)
+			for _, p := range []*junitProblem{c.Failure, c.Error, c.Skipped} {
+				if p != nil {
+					p.Message, p.Text = mdquote.Clean(p.Message), mdquote.Clean(p.Text)
+				}
+			}
+		}
+	}
+	b.WriteString(xml.Header)
+	enc := xml.NewEncoder(b)
+	enc.Indent("", "  ")
+	if err := enc.Encode(top); err != nil {
+		return err
+	}
+	b.WriteByte('\n')
+	return nil
+}
+
+// junitScenarios makes a case of each scenario of a run, in its rule's
+// suite, whether it passed or not, so that every run of one suite version
+// has the same cases (an outline's row is a scenario of its own name). A
+// failure of another rule that a scenario met (a MUST breach found by a
+// SHOULD scenario) is in that scenario's failure, never a case of its own:
+// the rule table and summary.json (foundBy) say which rules were found
+// broken where.
+func (v *Verdict) junitScenarios(suites []junitSuite, idx map[rules.RuleID]int) {
+	labels := map[int]string{}
+	for _, s := range v.shown() {
+		labels[s.Index] = s.Label
+	}
+	for _, sc := range v.Scenarios {
+		i, ok := idx[sc.Rule]
+		if !ok {
+			continue
+		}
+		var block *Block
+		label := ""
+		if sc.Failure > 0 && sc.Failure <= len(v.Failures) {
+			block, label = &v.Failures[sc.Failure-1], labels[sc.Failure-1]
+		}
+		c := junitCase{Name: string(sc.Rule) + ": " + sc.Name, Classname: string(sc.Rule), Time: secs(sc.Duration)}
+		switch sc.Outcome {
+		case Fail:
+			c.Failure = junitScenarioFailure(block, sc, label)
+		case Error:
+			msg := "plantcheck could not judge this scenario"
+			if sc.Error != "" {
+				msg = sc.Error
+			}
+			text := msg
+			if label != "" {
+				msg = "failure " + label + " " + msg
+				if block != nil && block.Rerun != "" {
+					text += "\n\nrerun: " + block.Rerun
+				}
+			}
+			c.Error = &junitProblem{Message: msg, Type: "harness", Text: text}
+		case Skip:
+			c.Skipped = &junitProblem{Message: sc.Note}
+		}
+		suites[i].add(c, sc.Duration)
+	}
+}
+
+// junitScenarioFailure is the <failure> of a failed scenario: every rule
+// it found broken, its own first, with the evidence, numbered as the
+// console and the other reports number the block.
+func junitScenarioFailure(b *Block, sc Scenario, label string) *junitProblem {
+	if b == nil || len(b.Evidence) == 0 {
+		msg := "the scenario failed"
+		if b != nil && b.Error != "" {
+			msg = b.Error
+		}
+		return &junitProblem{Message: msg, Type: string(sc.Level), Text: msg}
+	}
+	found := []rules.RuleID{}
+	for _, e := range b.Evidence {
+		if !slices.Contains(found, e.Rule) {
+			found = append(found, e.Rule)
+		}
+	}
+	// The scenario's own rule leads when it broke it.
+	if k := slices.Index(found, sc.Rule); k > 0 {
+		found = append(append([]rules.RuleID{sc.Rule}, found[:k]...), found[k+1:]...)
+	}
+	var msgs, others []string
+	var es []Evidence
+	level := rules.Level("")
+	for _, id := range found {
+		first := true
+		for _, e := range b.Evidence {
+			if e.Rule != id {
+				continue
+			}
+			if first {
+				msgs, first = append(msgs, string(id)+": expected "+e.Expected+", got "+e.Actual), false
+			}
+			es = append(es, e)
+		}
+		r, ok := rules.Lookup(id)
+		if ok && (level == "" || levelRank(r.Level) < levelRank(level)) {
+			level = r.Level
+		}
+		if id != sc.Rule {
+			lv := ""
+			if ok {
+				lv = " (" + upper(r.Level) + ")"
+			}
+			others = append(others, string(id)+lv)
+		}
+	}
+	msg := msgs[0]
+	if len(msgs) > 1 {
+		msg += fmt.Sprintf(" (and %s more)", plural(int64(len(msgs)-1), "rule"))
+	}
+	if label != "" {
+		msg = "failure " + label + " " + msg
+	}
+	var text []string
+	if label != "" {
+		text = append(text, "failure "+label+" in the console, summary.md and report.html")
+	}
+	if len(others) > 0 {
+		text = append(text, "found broken by this scenario: "+strings.Join(others, ", "))
+	}
+	text = append(text, evidenceText(es))
+	if b.Rerun != "" {
+		text = append(text, "rerun: "+b.Rerun)
+	}
+	return &junitProblem{Message: msg, Type: string(level), Text: strings.Join(text, "\n\n")}
+}
+
+// junitRules makes a case of each rule over a proxy's traffic.
+func (v *Verdict) junitRules(suites []junitSuite) {
+	blocks := map[rules.RuleID]*Block{}
+	labels := map[rules.RuleID]string{}
+	for _, s := range v.shown() {
+		if s.Side != "client" && blocks[s.Rule] == nil {
+			blocks[s.Rule], labels[s.Rule] = &v.Failures[s.Index], s.Label
+		}
+	}
+	for i, r := range v.Rules {
+		c := junitCase{Name: fmt.Sprintf("%s (%s)", r.ID, upper(r.Level)), Classname: string(r.ID), Time: "0.000"}
+		counts := fmt.Sprintf("%d exchanges judged, %d passed, %d failed", r.Judged, r.Passed, r.Failures)
+		switch {
+		case r.Outcome == NotJudged:
+			c.Skipped = &junitProblem{Message: "not judged: " + r.NotJudgedBecause}
+		case r.Outcome == Fail && v.decides(r) && blocks[r.ID] != nil:
+			c.Failure = junitFailure(blocks[r.ID], r.ID)
+			c.Failure.Message = fmt.Sprintf("failure %s %d of %d exchanges failed; %s", labels[r.ID], r.Failures, r.Judged, c.Failure.Message)
+		default:
+			c.SystemOut = counts
+			if b := blocks[r.ID]; b != nil {
+				c.SystemOut += "\n" + evidenceText(b.Evidence)
+			}
+		}
+		suites[i].add(c, 0)
+	}
+}
+
+// junitClients is the suite of what client requests broke (proxy): a
+// failure only under --strict-clients.
+func (v *Verdict) junitClients() junitSuite {
+	s := junitSuite{Name: "client requests"}
+	for _, b := range v.Failures {
+		if b.Side != "client" {
+			continue
+		}
+		c := junitCase{Name: "client: " + label(b.Rule), Classname: "client." + label(b.Rule), Time: "0.000"}
+		var n int64
+		for _, g := range v.Client {
+			if g.Rule == b.Rule {
+				n = g.Requests
+			}
+		}
+		msg := fmt.Sprintf("%d client requests broke the document", n)
+		if v.Config.StrictClients {
+			c.Failure = &junitProblem{Message: msg, Type: "client", Text: evidenceText(b.Evidence)}
+		} else {
+			c.SystemOut = msg + " (reported; fails only with --strict-clients)\n" + evidenceText(b.Evidence)
+		}
+		s.add(c, 0)
+	}
+	if len(s.Cases) == 0 {
+		s.add(junitCase{Name: "client requests keep the document", Classname: "client.document", Time: "0.000",
+			SystemOut: "no client request broke the document"}, 0)
+	}
+	return s
+}
+
+// junitFailure is the <failure> of one rule in a block: that rule's
+// failures, with their evidence and reproduction, and the rerun command.
+func junitFailure(b *Block, id rules.RuleID) *junitProblem {
+	var es []Evidence
+	for _, e := range b.Evidence {
+		if e.Rule == id {
+			es = append(es, e)
+		}
+	}
+	msg := ""
+	if len(es) > 0 {
+		msg = string(id) + ": expected " + es[0].Expected + ", got " + es[0].Actual
+	}
+	text := []string{evidenceText(es)}
+	if b.Scenario != "" {
+		text = append(text, "scenario: "+string(b.Rule)+": "+b.Scenario)
+	}
+	if b.Rerun != "" {
+		text = append(text, "rerun: "+b.Rerun)
+	}
+	level := rules.Level("")
+	if r, ok := rules.Lookup(id); ok {
+		level = r.Level
+	}
+	return &junitProblem{Message: msg, Type: string(level), Text: strings.Join(text, "\n\n")}
+}
+
+// evidenceText writes failures as plain text, one after another.
+func evidenceText(es []Evidence) string {
+	var parts []string
+	var last Evidence
+	for _, e := range es {
+		same := e.Request != "" && e.Request == last.Request && e.Response == last.Response && e.Reproduce == last.Reproduce
+		if e.Request != "" {
+			last = e
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s (%s): %s\n", e.Rule, upper(e.Level), e.Requirement)
+		fmt.Fprintf(&b, "  expected: %s\n", e.Expected)
+		fmt.Fprintf(&b, "  actual:   %s", e.Actual)
+		for _, d := range e.Details {
+			fmt.Fprintf(&b, "\n  - %s", d)
+		}
+		if same {
+			b.WriteString("\n  exchange: the one above")
+			parts = append(parts, b.String())
+			continue
+		}
+		if e.Request != "" {
+			fmt.Fprintf(&b, "\n  request:  %s", e.Request)
+		}
+		if e.Response != "" {
+			fmt.Fprintf(&b, "\n  response: %s", e.Response)
+		}
+		if e.Reproduce != "" {
+			fmt.Fprintf(&b, "\n  reproduce: %s", e.Reproduce)
+		}
+		parts = append(parts, b.String())
+	}
+	return strings.Join(parts, "\n\n")
+}

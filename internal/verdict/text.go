@@ -1,0 +1,897 @@
+package verdict
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/plantcheck/plantcheck/internal/shell"
+	"github.com/plantcheck/plantcheck/spec/rules"
+)
+
+// WriteText prints the verdict for a console: what was judged, every rule
+// with its level and outcome, the notes, each failure with its evidence,
+// the counts and, last, the verdict's line. Nothing a target sent can
+// stand on a line of its own (package evidence escapes every line break),
+// so the verdict is the last line.
+func (v *Verdict) WriteText(w io.Writer) error {
+	var b strings.Builder
+	v.writeText(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (v *Verdict) writeText(w *strings.Builder) {
+	fmt.Fprintf(w, "\nplantcheck verdict: %s %s\n", v.Spec.Title, v.Spec.Version)
+	target := v.Target
+	switch v.Driver {
+	case Proxy:
+		fmt.Fprintf(w, "upstream: %s (traffic from %s to %s)\n", target, v.Started.Format(time.RFC3339), v.Ended.Format(time.RFC3339))
+	default:
+		fmt.Fprintf(w, "target: %s\n", target)
+	}
+	if v.Config.Proxy != "" {
+		fmt.Fprintf(w, "proxy:  %s\n", v.Config.Proxy)
+	}
+	if v.Config.ConfigFile != "" {
+		fmt.Fprintf(w, "config: %s\n", v.Config.ConfigFile)
+	}
+	if v.LikelyCause != "" {
+		fmt.Fprintf(w, "\n%s %s\n", v.paint(yellow, "LIKELY CAUSE:"), v.LikelyCause)
+	}
+	if v.Partial() {
+		fmt.Fprintf(w, "scope:  partial, scenarios selected by --tags %q\n", v.Config.Tags)
+	}
+	if v.Driver == Proxy {
+		fmt.Fprintf(w, "%s\n", v.trafficLine())
+		for _, c := range v.NotJudgedInPart {
+			fmt.Fprintf(w, "  not judged in %s: %s\n", plural(c.N, "exchange"), c.Reason)
+		}
+	}
+	fix := v.fixList()
+	if len(fix) > 0 {
+		// What to fix leads: a line a rule broken, the first failure's
+		// essence, and the block below (or in the reports) that shows it.
+		fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("To fix: %s broken (the blocks below are numbered as in every report):", plural(int64(len(fix)), "rule"))))
+		for _, l := range fix {
+			fmt.Fprintf(w, "  %s\n", v.paint(red, l))
+		}
+	}
+	fmt.Fprintln(w)
+	v.writeTable(w, len(fix) > 0)
+
+	// The reasons, which the table leaves out, each once, with its rules.
+	var whys []string
+	byWhy := map[string][]string{}
+	for _, r := range v.Rules {
+		if r.NotJudgedBecause != "" && (r.Outcome == NotJudged || r.Outcome == Pass && v.partlyJudged(r)) {
+			if _, ok := byWhy[r.NotJudgedBecause]; !ok {
+				whys = append(whys, r.NotJudgedBecause)
+			}
+			byWhy[r.NotJudgedBecause] = append(byWhy[r.NotJudgedBecause], fmt.Sprintf("%s (%s)", r.ID, upper(r.Level)))
+		}
+	}
+	if len(whys) > 0 {
+		fmt.Fprintln(w, "\nNot judged, or judged in part:")
+		for _, why := range whys {
+			fmt.Fprintf(w, "  %s: %s\n", strings.Join(byWhy[why], ", "), why)
+		}
+	}
+
+	var notes []string
+	for _, r := range v.Rules {
+		for _, n := range r.Notes {
+			notes = append(notes, fmt.Sprintf("  %s: %s", r.ID, n))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w, "\nNoted, never failed (the spec leaves these open), and inconclusive scenarios:")
+		fmt.Fprintln(w, strings.Join(notes, "\n"))
+	}
+
+	v.WriteFailures(w)
+	v.writeClients(w)
+
+	c := v.Counts
+	if v.Driver == Run {
+		fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d errors, %d not run; %d HTTP exchanges in %s (seed %d)\n",
+			c.Scenarios, c.Passed, c.Failed, c.Errors, c.NotRun, c.Exchanges, v.Ended.Sub(v.Started).Round(time.Millisecond), v.Seed)
+	} else {
+		fmt.Fprintf(w, "\n%s in %s; %s, %s\n", plural(int64(c.Exchanges), "exchange"), v.Ended.Sub(v.Started).Round(time.Millisecond),
+			plural(c.ServerViolations, "server-side violation"), plural(c.ClientViolations, "client-side violation"))
+	}
+	for _, why := range v.notRunReasons() {
+		fmt.Fprintf(w, "  %s\n", why)
+	}
+	fmt.Fprintf(w, "MUST rules: %s; SHOULD rules: %s\n", v.levelSummary(rules.Must), v.levelSummary(rules.Should))
+	if v.Throttling.Summary != "" {
+		fmt.Fprintf(w, "Throttled: %s\n", v.Throttling.Summary)
+	}
+	if v.Connections.Summary != "" {
+		fmt.Fprintf(w, "Connections: %s\n", v.Connections.Summary)
+	}
+	if v.ReportDir != "" {
+		fmt.Fprintf(w, "Reports: %s (%s)\n", v.ReportDir, strings.Join(v.files(), ", "))
+	}
+	style := green
+	if v.ExitCode != 0 {
+		style = red
+	}
+	fmt.Fprintf(w, "%s\n", v.paint(style, "VERDICT: "+v.Verdict))
+}
+
+// writeTable prints the rule table: every rule with its level and
+// result; on a run with rules broken (brief), the rules that did not
+// simply pass, and the others named on a line, so that what to fix stays
+// on the first screen. A failed rule's row is red, a rule not judged
+// yellow.
+func (v *Verdict) writeTable(w *strings.Builder, brief bool) {
+	var tb strings.Builder
+	tw := tabwriter.NewWriter(&tb, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "RULE\tLEVEL\tRESULT\t%s\tREQUIREMENT\n", strings.ToUpper(v.countedBy()))
+	var rows []Rule
+	var passed []string
+	for _, r := range v.Rules {
+		if brief && r.Outcome == Pass && !v.partlyJudged(r) {
+			passed = append(passed, string(r.ID))
+			continue
+		}
+		rows = append(rows, r)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, upper(r.Level), v.shortWord(r), v.counted(r), truncate(r.Requirement, 70))
+	}
+	tw.Flush()
+	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
+	for i, l := range lines {
+		if i > 0 {
+			switch r := rows[i-1]; {
+			case r.Outcome == Fail && r.Level != rules.Open:
+				l = v.paint(red, l)
+			case r.Outcome == NotJudged || r.Outcome == Error:
+				l = v.paint(yellow, l)
+			}
+		}
+		fmt.Fprintln(w, l)
+	}
+	if len(passed) > 0 {
+		fmt.Fprintf(w, "%s\n", wrap("Passed ("+strconv.Itoa(len(passed))+"): "+strings.Join(passed, ", "), 100, "  "))
+	}
+}
+
+// wrap breaks a list joined by ", " into lines of about width bytes,
+// each after the first indented.
+func wrap(s string, width int, indent string) string {
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Split(s, ", ") {
+		switch {
+		case i == 0:
+		case n+len(word)+2 > width:
+			b.WriteString(",\n" + indent)
+			n = len(indent)
+		default:
+			b.WriteString(", ")
+			n += 2
+		}
+		b.WriteString(word)
+		n += len(word)
+	}
+	return b.String()
+}
+
+// notRunReasons says why the scenarios counted "not run" were not, each
+// reason once with its count and rules, so that the count is explained on
+// the run it is met (a token too short for AUTH-NEAR-MISS's variants),
+// where the list of rules not judged did not say it (it leaves out a rule
+// that failed).
+func (v *Verdict) notRunReasons() []string {
+	var whys []string
+	n := map[string]int64{}
+	ids := map[string][]rules.RuleID{}
+	for _, s := range v.Scenarios {
+		if s.Outcome != Skip {
+			continue
+		}
+		why := strings.TrimPrefix(s.Note, "not run: ")
+		if why == "" {
+			why = "skipped"
+		}
+		if r, ok := v.rule(s.Rule); ok && r.NotJudgedBecause != "" && strings.Contains(r.NotJudgedBecause, why) &&
+			(r.Outcome == NotJudged || r.Outcome == Pass && v.partlyJudged(r)) {
+			continue // said with the rules not judged, once
+		}
+		if n[why] == 0 {
+			whys = append(whys, why)
+		}
+		n[why]++
+		if !slices.Contains(ids[why], s.Rule) {
+			ids[why] = append(ids[why], s.Rule)
+		}
+	}
+	out := make([]string, len(whys))
+	for i, why := range whys {
+		out[i] = fmt.Sprintf("not run: %s of %s: %s", plural(n[why], "scenario"), rules.JoinIDs(ids[why], ", "), why)
+	}
+	return out
+}
+
+// shortWord is a rule's result as the console's table shows it: a word
+// and a short count, so that the requirement beside it stays on an
+// 80-column screen; the reasons follow the table.
+func (v *Verdict) shortWord(r Rule) string {
+	switch {
+	case r.Outcome == Pass && v.partlyJudged(r):
+		w := "pass"
+		if r.Level == rules.Open {
+			w = "noted"
+		}
+		return fmt.Sprintf("%s (%d/%d)", w, r.Judged, r.Scenarios)
+	case r.Outcome == NotJudged:
+		return "not judged"
+	case r.Outcome == Fail && r.Level == rules.Open:
+		return "noted"
+	}
+	return r.Result
+}
+
+// partlyJudged: some of a run's rule's scenarios could not judge it.
+func (v *Verdict) partlyJudged(r Rule) bool {
+	return v.Driver == Run && r.Judged < int64(r.Scenarios) && r.NotJudgedBecause != ""
+}
+
+// files names the report files the verdict's driver writes.
+func (v *Verdict) files() []string {
+	names := []string{SummaryJSON, SummaryMD, SummaryShortMD, ReportHTML, BadgeSVG, JUnitXML}
+	if v.Driver == Run {
+		names = append(names, "cucumber.json")
+	}
+	return names
+}
+
+// countedBy is what the rule table's count column counts.
+func (v *Verdict) countedBy() string {
+	if v.Driver == Proxy {
+		return "judged"
+	}
+	return "scenarios"
+}
+
+func (v *Verdict) counted(r Rule) int64 {
+	if v.Driver == Proxy {
+		return r.Judged
+	}
+	return int64(r.Scenarios)
+}
+
+// trafficLine says what traffic passed through a proxy.
+func (v *Verdict) trafficLine() string {
+	c := v.Counts
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d of POST /plants judged", plural(int64(c.Exchanges), "exchange"), c.Judged)
+	if c.JudgedInPart > 0 {
+		fmt.Fprintf(&b, " (%d in part)", c.JudgedInPart)
+	}
+	fmt.Fprintf(&b, ", %d outside the document (forwarded, not judged)", c.OutsideDocument)
+	for _, k := range slices.Sorted(maps.Keys(c.ProxyAnswers)) {
+		fmt.Fprintf(&b, ", %d answered by the proxy (%s)", c.ProxyAnswers[k], k)
+	}
+	if c.ClientGone > 0 {
+		fmt.Fprintf(&b, ", %d whose client went away", c.ClientGone)
+	}
+	if c.UpstreamBrokeOff > 0 {
+		fmt.Fprintf(&b, ", %d whose answer broke off", c.UpstreamBrokeOff)
+	}
+	return b.String()
+}
+
+// maxConsoleBlocks bounds the failure blocks the console prints: the first
+// block of each rule broken, in the one order of the failures, then more
+// of a rule (up to ConsoleBlocksPerRule) while the bound allows, so that a
+// server with a handful of mistakes gets a screen or two; summary.md and
+// report.html keep every block.
+const maxConsoleBlocks = 6
+
+// maxEvidence bounds the pieces of evidence of one block the console
+// prints.
+const maxEvidence = 2
+
+// ConsoleBlocksPerRule bounds the failure blocks of one rule the console
+// prints; summary.md and report.html keep every block.
+const ConsoleBlocksPerRule = 3
+
+// consoleLine bounds one line of a value on the console (a request, a
+// body, a line of a curl command); the reports keep the value whole.
+const consoleLine = 300
+
+// WriteFailures prints the failure blocks of the service's, in the one
+// order of the failures (OrderFailures), each under its number: each
+// block's rule, the requirement, what was expected and what came back,
+// the evidence, the exchange, and how to reproduce it. When most failures
+// share one faulty answer it says so first. It prints at most
+// maxConsoleBlocks blocks: the first of each rule broken, then more of a
+// rule, at most ConsoleBlocksPerRule (one when a common cause explains
+// the rest), and counts the others; it points at the reports that hold
+// them only when they were written.
+func (v *Verdict) WriteFailures(w io.Writer) {
+	server := v.serverBlocks()
+	if len(server) == 0 {
+		return
+	}
+	switch v.Driver {
+	case Proxy:
+		fmt.Fprintf(w, "\nServer-side failures (the service's):\n")
+	default:
+		fmt.Fprintf(w, "\nFailures (%s):\n", plural(int64(len(server)), "scenario"))
+	}
+	c, status := CommonCause(server)
+	perRule := ConsoleBlocksPerRule
+	if c != "" {
+		fmt.Fprintf(w, "\n%s %s\n", v.paint(yellow, "COMMON CAUSE:"), c)
+		perRule = 1 // one example of each rule: the cause explains the rest
+	}
+	shown := consoleSelection(server, perRule, status)
+	hidden := map[rules.RuleID]int{}
+	var order []rules.RuleID
+	for i, b := range server {
+		if shown[i] {
+			v.writeBlock(w, blockNumber(b, i), b)
+			continue
+		}
+		if hidden[b.Rule] == 0 {
+			order = append(order, b.Rule)
+		}
+		hidden[b.Rule]++
+	}
+	if len(order) > 0 {
+		var parts []string
+		n := 0
+		for _, id := range order {
+			parts = append(parts, fmt.Sprintf("%d of %s", hidden[id], id))
+			n += hidden[id]
+		}
+		fmt.Fprintf(w, "\n(%s not shown here: %s)\n", plural(int64(n), "more failure block"), strings.Join(parts, ", "))
+		fmt.Fprintf(w, "%s\n", v.whereAll())
+	}
+	if note := v.ReproNote(); note != "" {
+		fmt.Fprintln(w, "\n("+note+")")
+	}
+}
+
+// whereAll says where every failure block is: the reports, when this run
+// wrote them; else how to have them written. The console never points at
+// files it did not write.
+func (v *Verdict) whereAll() string {
+	if v.ReportDir != "" {
+		return "Every failure block, those not shown here included, is in " + SummaryMD + " and " + ReportHTML + " in " + v.ReportDir + "."
+	}
+	return "No report was written: run again with --report-dir DIR to have every failure block, whole, in " + SummaryMD + " and " + ReportHTML + "."
+}
+
+// blockNumber is a block's number in the one order (its place, from 1,
+// for a verdict whose blocks were never numbered).
+func blockNumber(b Block, i int) int {
+	if b.Number > 0 {
+		return b.Number
+	}
+	return i + 1
+}
+
+// consoleSelection chooses the blocks the console prints (by index in
+// server, which is in the one order): the first block of each rule, then,
+// while maxConsoleBlocks allows, more of each rule up to perRule; a rule
+// whose answers show the common cause (status) gets one.
+func consoleSelection(server []Block, perRule, status int) map[int]bool {
+	shown := map[int]bool{}
+	for round := 0; round < ConsoleBlocksPerRule; round++ {
+		k := map[rules.RuleID]int{}
+		for i, b := range server {
+			k[b.Rule]++
+			if len(shown) == maxConsoleBlocks {
+				return shown
+			}
+			limit := perRule
+			if status != 0 && answerStatus(b) == status {
+				limit = 1
+			}
+			if k[b.Rule] == round+1 && round < limit {
+				shown[i] = true
+			}
+		}
+	}
+	return shown
+}
+
+// fixList is the console's list of what to fix: each rule that decides
+// the verdict, or a SHOULD rule, that failed, one line each, in the one
+// order of the failures, with the essence of its first failure and the
+// number of the block that shows it.
+func (v *Verdict) fixList() []string {
+	type found struct {
+		essence string
+		number  int
+	}
+	first := map[rules.RuleID]found{}
+	for i, b := range v.serverBlocks() {
+		for _, e := range b.Evidence {
+			id := e.Rule
+			if id == "" {
+				id = b.Rule
+			}
+			if _, ok := first[id]; !ok {
+				first[id] = found{"expected " + cutBytes(e.Expected, 80) + "; got " + cutBytes(e.Actual, 80), blockNumber(b, i)}
+			}
+		}
+		if _, ok := first[b.Rule]; !ok && b.Error != "" {
+			first[b.Rule] = found{"error: " + cutBytes(b.Error, 120), blockNumber(b, i)}
+		}
+	}
+	var failed []Rule
+	for _, r := range v.Rules {
+		if r.Outcome == Fail && r.Level != rules.Open {
+			failed = append(failed, r)
+		}
+	}
+	// MUST rules first (the one order), each level by its first block.
+	slices.SortStableFunc(failed, func(a, b Rule) int {
+		if c := levelRank(a.Level) - levelRank(b.Level); c != 0 {
+			return c
+		}
+		return first[a.ID].number - first[b.ID].number
+	})
+	var out []string
+	for _, r := range failed {
+		line := fmt.Sprintf("%s (%s), %s", r.ID, upper(r.Level), plural(r.Failures, "failure"))
+		if f, ok := first[r.ID]; ok {
+			line += fmt.Sprintf(": %s (block %d)", f.essence, f.number)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// rule finds a rule of the verdict.
+func (v *Verdict) rule(id rules.RuleID) (Rule, bool) {
+	for _, r := range v.Rules {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+// reproVar finds the variables a reproduction reads.
+var reproVar = regexp.MustCompile(`\$\{?(PLANTCHECK_[A-Z0-9_]+)`)
+
+// ReproNote says which variables the reproductions of the failures (the
+// curl commands and the reruns) read, and how to set the token's from
+// where it came: "" when they read none (or the target is the bundled
+// reference, whose token is its own).
+func (v *Verdict) ReproNote() string {
+	if v.Reference {
+		return ""
+	}
+	var vars []string
+	for _, b := range v.Failures {
+		commands := []string{b.Rerun}
+		for _, e := range b.Evidence {
+			commands = append(commands, e.Reproduce)
+		}
+		for _, c := range commands {
+			for _, m := range reproVar.FindAllStringSubmatch(c, -1) {
+				if !slices.Contains(vars, m[1]) {
+					vars = append(vars, m[1])
+				}
+			}
+		}
+	}
+	if len(vars) == 0 {
+		return ""
+	}
+	slices.Sort(vars)
+	for i := range vars {
+		vars[i] = "$" + vars[i]
+	}
+	note := "The curl commands and reruns read " + strings.Join(vars, ", ") + "; plantcheck never prints their values."
+	if slices.Contains(vars, "$PLANTCHECK_TOKEN") && v.TokenFrom != "" && v.TokenFrom != "PLANTCHECK_TOKEN" {
+		note += " The token came from " + v.TokenFrom + ": set PLANTCHECK_TOKEN to it first"
+		if file, ok := strings.CutPrefix(v.TokenFrom, "--token-file "); ok {
+			note += " (export PLANTCHECK_TOKEN=\"$(cat " + shell.Quote(file) + ")\")"
+		}
+		note += "."
+	}
+	if slices.ContainsFunc(vars, func(s string) bool { return strings.HasPrefix(s, "$PLANTCHECK_HEADER_") }) {
+		note += " Each PLANTCHECK_HEADER_<NAME> holds the value of the --header of that name."
+	}
+	if slices.Contains(vars, "$"+shell.ProxyUserinfoVar) {
+		note += " " + shell.ProxyUserinfoVar + " holds the user:password of the proxy's URL."
+	}
+	return note
+}
+
+func countRule(bs []Block, id rules.RuleID) int {
+	n := 0
+	for _, b := range bs {
+		if b.Rule == id {
+			n++
+		}
+	}
+	return n
+}
+
+// writeHidden says how many blocks of a rule the console left out; the
+// line after the blocks says where they are.
+func (v *Verdict) writeHidden(w io.Writer, id rules.RuleID, n int) {
+	noun := "more failure block"
+	if n == countRule(v.Failures, id) {
+		noun = "failure block"
+	}
+	fmt.Fprintf(w, "\n   (%s of %s not shown here)\n", plural(int64(n), noun), id)
+}
+
+// serverBlocks are the service's failure blocks in the order the console
+// and the reports give them: the rules that decide the verdict first
+// (MUST, then SHOULD, then the rest), each level in catalog order, the
+// blocks of one rule in the order they were found.
+func (v *Verdict) serverBlocks() []Block {
+	var server []Block
+	for _, b := range v.Failures {
+		if b.Side != "client" {
+			server = append(server, b)
+		}
+	}
+	slices.SortStableFunc(server, func(a, b Block) int {
+		if c := levelRank(a.Level) - levelRank(b.Level); c != 0 {
+			return c
+		}
+		return catalogIndex(a.Rule) - catalogIndex(b.Rule)
+	})
+	return server
+}
+
+func levelRank(l rules.Level) int {
+	switch l {
+	case rules.Must:
+		return 0
+	case rules.Should:
+		return 1
+	}
+	return 2
+}
+
+func catalogIndex(id rules.RuleID) int {
+	for i, r := range rules.Catalog {
+		if r.ID == id {
+			return i
+		}
+	}
+	return len(rules.Catalog)
+}
+
+// minCommon is how many failure blocks a common cause needs; fewer are
+// read block by block.
+const minCommon = 3
+
+// answer is what a failure block's first answered exchange came back
+// with, and what is wrong with it in itself, whatever was sent: a status
+// the document does not have, a media type it does not have, or a body
+// that is not the document's record for its status (shape says how, when
+// the Error record's check said).
+type answer struct {
+	status    int
+	media     string
+	badStatus bool
+	badMedia  bool
+	badBody   bool
+	shape     string
+}
+
+// faulty: the answer breaks the document in itself, so that one fix of
+// the service (its error handler, its serializer) may mend every block
+// that shares it. An answer the document has (200 with a Plant record,
+// 400 with an Error record, as application/json) is no such cause: the
+// blocks that share it failed for what was sent, each its own way.
+func (a answer) faulty() bool { return a.badStatus || a.badMedia || a.badBody }
+
+// blockAnswer reads a block's first answered exchange (ok false: none
+// came).
+func blockAnswer(b Block) (answer, bool) {
+	for _, e := range b.Evidence {
+		if e.Status == 0 {
+			continue
+		}
+		a := answer{status: e.Status, media: e.MediaType}
+		a.badStatus = !rules.Documented(e.Status)
+		a.badMedia = e.MediaType != rules.DocumentedMedia
+		if !a.badStatus && !a.badMedia {
+			for _, f := range b.Evidence {
+				if f.Status != e.Status {
+					continue
+				}
+				switch f.Rule {
+				case rules.ErrorRecord:
+					a.badBody, a.shape = true, f.Actual
+				case rules.ResponseDocumented:
+					a.badBody = true
+				}
+			}
+		}
+		return a, true
+	}
+	return answer{}, false
+}
+
+// CommonCause names what most failure blocks' answers share, when what
+// they share breaks the document in itself: a status it does not have, a
+// media type it does not have, or a body that is not its record (an
+// Error record without its error, say), and the status the steps expected
+// where it was the same. It says nothing ("") when fewer than minCommon
+// blocks, or fewer than two in three, share one such answer: blocks whose
+// answers are the document's own (every one a 200 with a Plant record,
+// to invalid bodies of different kinds) share nothing one fix mends. It
+// returns the status too (0 with "").
+func CommonCause(blocks []Block) (string, int) {
+	count := map[answer]int{}
+	shapes := map[answer]map[string]bool{} // the shapes said of each answer's bodies
+	for _, b := range blocks {
+		if a, ok := blockAnswer(b); ok && a.faulty() {
+			shape := a.shape
+			a.shape = "" // blocks share an answer whatever their checks said of it
+			count[a]++
+			if shape != "" {
+				if shapes[a] == nil {
+					shapes[a] = map[string]bool{}
+				}
+				shapes[a][shape] = true
+			}
+		}
+	}
+	var top answer
+	for a, n := range count {
+		if n > count[top] || n == count[top] && (a.status < top.status || a.status == top.status && a.media < top.media) {
+			top = a
+		}
+	}
+	n := count[top]
+	if len(shapes[top]) == 1 {
+		for shape := range shapes[top] {
+			top.shape = shape // one shape, said wherever one was
+		}
+	}
+	if n < minCommon || 3*n < 2*len(blocks) {
+		return "", 0
+	}
+	media := top.media
+	if media == "" {
+		media = "no media type"
+	}
+	s := fmt.Sprintf("%d of %d failures came back with status %d %s (%s)", n, len(blocks), top.status, http.StatusText(top.status), media)
+	var why []string
+	if top.badStatus {
+		why = append(why, "a status the document does not have")
+	}
+	if top.badMedia && !top.badStatus { // an undocumented status has no media type of the document's
+		why = append(why, "a media type the document does not have (its answers are "+rules.DocumentedMedia+")")
+	}
+	if top.badBody {
+		record := "Plant record"
+		if top.status == http.StatusBadRequest {
+			record = "Error record"
+		}
+		body := "a body that is not the document's " + record
+		if top.shape != "" {
+			body += " (" + top.shape + ")"
+		}
+		why = append(why, body)
+	}
+	s += ", " + strings.Join(why, ", and ")
+	if want := expectedStatus(blocks, top.status); want != 0 && want != top.status {
+		s += fmt.Sprintf(", where %d was expected", want)
+	}
+	return s + ": fix that one answer first; most of the blocks below may then pass", top.status
+}
+
+// answerStatus is the status of a block's first answered exchange (0:
+// none came).
+func answerStatus(b Block) int {
+	for _, e := range b.Evidence {
+		if e.Status != 0 {
+			return e.Status
+		}
+	}
+	return 0
+}
+
+// expectedStatus is the status the rules of the blocks answered with
+// status call for, when they all call for the same one: the rules of
+// refusals call for 400, those of acceptance for 200.
+func expectedStatus(blocks []Block, status int) int {
+	want := 0
+	for _, b := range blocks {
+		if len(b.Evidence) == 0 || b.Evidence[0].Status != status {
+			continue
+		}
+		switch e := rules.Expects(b.Rule); {
+		case e == 0:
+		case want != 0 && e != want:
+			return 0
+		default:
+			want = e
+		}
+	}
+	return want
+}
+
+// writeBlock prints one failure block, numbered n, its long values cut
+// (cut).
+func (v *Verdict) writeBlock(w io.Writer, n int, b Block) {
+	fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("%d) %s", n, v.cut(b.Heading))))
+	if b.Where != "" {
+		fmt.Fprintf(w, "   scenario:    features/%s\n", b.Where)
+	}
+	if r, ok := rules.Lookup(b.Rule); ok {
+		fmt.Fprintf(w, "   requirement: %s (spec: %s)\n", r.Requirement, r.Source)
+	}
+	if b.Error != "" && len(b.Evidence) == 0 {
+		fmt.Fprintf(w, "   error:       %s\n", indent(v.cut(b.Error), "                "))
+	}
+	var last Evidence
+	for i, e := range b.Evidence {
+		if i == maxEvidence {
+			more := plural(int64(len(b.Evidence)-i), "more piece") + " of evidence of this block"
+			if v.ReportDir != "" {
+				fmt.Fprintf(w, "   (and %s: %s keeps them)\n", more, SummaryMD)
+			} else {
+				fmt.Fprintf(w, "   (and %s: --report-dir writes them)\n", more)
+			}
+			break
+		}
+		v.writeEvidence(w, b, e, last)
+		if e.Request != "" {
+			last = e
+		}
+	}
+	if b.More > 0 {
+		fmt.Fprintf(w, "   (and %s of %s, counted, not kept)\n", plural(b.More, "more failure"), b.Rule)
+	}
+	if b.Rerun != "" {
+		fmt.Fprintf(w, "   rerun:       %s\n", b.Rerun)
+	}
+}
+
+// writeEvidence prints one piece of evidence; an exchange the evidence
+// before it in the block showed (prev) is named, not printed again.
+func (v *Verdict) writeEvidence(w io.Writer, b Block, e, prev Evidence) {
+	if e.Rule != b.Rule && e.Rule != "" {
+		fmt.Fprintf(w, "   rule:        %s (%s): %s\n", e.Rule, upper(e.Level), e.Requirement)
+	}
+	fmt.Fprintf(w, "   expected:    %s\n", v.cut(e.Expected))
+	fmt.Fprintf(w, "   actual:      %s\n", v.cut(e.Actual))
+	for _, d := range e.Details {
+		fmt.Fprintf(w, "   - %s\n", v.cut(d))
+	}
+	if e.Request != "" && e.Request == prev.Request && e.Response == prev.Response && e.Reproduce == prev.Reproduce {
+		fmt.Fprintf(w, "   exchange:    the one above\n")
+		return
+	}
+	if e.Request != "" {
+		fmt.Fprintf(w, "   request:     %s\n", v.cut(e.Request))
+	}
+	if e.Response != "" {
+		fmt.Fprintf(w, "   response:    %s\n", v.cut(e.Response))
+	}
+	if e.Reproduce != "" {
+		fmt.Fprintf(w, "   reproduce:   %s\n", indent(v.cut(e.Reproduce), "                "))
+	}
+}
+
+// cut bounds each line of a value for the console to consoleLine bytes
+// (never inside a character), saying how long the line was and where it
+// is whole: a 6,880-byte generated name inside a curl command takes a
+// line, not a screen. The reports keep every value whole.
+func (v *Verdict) cut(s string) string {
+	if len(s) <= consoleLine {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if len(l) <= consoleLine {
+			continue
+		}
+		end := consoleLine
+		for end > 0 && !utf8.RuneStart(l[end]) {
+			end--
+		}
+		where := "run with --report-dir for it whole"
+		if v.ReportDir != "" {
+			where = SummaryMD + " has it whole"
+		}
+		lines[i] = l[:end] + fmt.Sprintf(" [… cut on the console: %s bytes in all; %s]", thousands(len(l)), where)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// cutBytes cuts s to at most n bytes, never inside a character, marking
+// the cut with "…".
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// thousands writes n with commas between its groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// ANSI styles of the console, used only when Color is set.
+const (
+	bold   = "1"
+	red    = "31"
+	green  = "32"
+	yellow = "33"
+)
+
+// paint styles s for a terminal when the verdict is printed in colour.
+func (v *Verdict) paint(style, s string) string {
+	if !v.Color {
+		return s
+	}
+	return "\x1b[" + style + "m" + s + "\x1b[0m"
+}
+
+// writeClients prints what client requests broke (proxy): a count by the
+// rule their refusal exercises, and one example of each (the clients'
+// requests are not the verdict's matter, and the reports keep more).
+func (v *Verdict) writeClients(w io.Writer) {
+	if v.Counts.ClientViolations == 0 {
+		return
+	}
+	effect := "reported; they fail the verdict only with --strict-clients"
+	if v.Config.StrictClients {
+		effect = "they fail the verdict (--strict-clients)"
+	}
+	fmt.Fprintf(w, "\nClient-side: %s broke the document (the clients', not the service's: %s); by what they break (a request may break several):\n",
+		plural(v.Counts.ClientViolations, "request"), effect)
+	for _, g := range v.Client {
+		fmt.Fprintf(w, "  %-22s %8d\n", g.Label(), g.Requests)
+	}
+	n := 0
+	for _, b := range v.Failures {
+		if b.Side != "client" || len(b.Evidence) == 0 {
+			continue
+		}
+		n++
+		fmt.Fprintf(w, "\n%d) %s\n", blockNumber(b, n-1), b.Heading)
+		v.writeEvidence(w, b, b.Evidence[0], Evidence{})
+		if more := int64(len(b.Evidence)) - 1 + b.More; more > 0 {
+			fmt.Fprintf(w, "   (and %s more of %s; the reports keep up to %d)\n", plural(more, "request"), label(b.Rule), len(b.Evidence))
+		}
+	}
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func indent(s, prefix string) string {
+	return strings.ReplaceAll(s, "\n", "\n"+prefix)
+}

@@ -1,0 +1,565 @@
+// Package verdict is the one result model of plantcheck and every report
+// written from it. `plantcheck run` (scenarios of the features against a
+// target) and `plantcheck proxy` (the traffic that passed through) each
+// build a Verdict from their results; this package decides its exit status
+// and writes the console's verdict, summary.json (whose schema is
+// summary.schema.json, the same for both drivers), summary.md, report.html,
+// junit.xml and badge.svg. Every string in a Verdict that came from a
+// target or a client is already redacted, bounded and escaped by the
+// driver (package evidence); the writers quote it for their format.
+package verdict
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/spec/rules"
+)
+
+// SchemaID names the schema summary.json follows (summary.schema.json).
+const SchemaID = "https://plantcheck.dev/summary.schema.json"
+
+// Driver is what produced a verdict.
+type Driver string
+
+const (
+	// Run: the features' scenarios, sent to a target.
+	Run Driver = "run"
+	// Proxy: the traffic that passed through plantcheck proxy.
+	Proxy Driver = "proxy"
+)
+
+// Outcome is a rule's, a scenario's or a failure block's result. The four
+// outcomes of a check are kept apart: pass, fail (the target broke a
+// rule), error (the harness or the network broke), skip (not run); a rule
+// that was run but could not be judged is "not judged", never a pass.
+type Outcome string
+
+const (
+	Pass      Outcome = "pass"
+	Fail      Outcome = "fail"
+	Error     Outcome = "error"
+	Skip      Outcome = "skip"
+	NotJudged Outcome = "not judged"
+)
+
+// Verdict is one run's or one proxy session's result: the document
+// summary.json holds, and the data of every other report. Members that
+// only one driver fills are present in both, empty where they do not
+// apply (summary.schema.json says which).
+type Verdict struct {
+	Schema     string `json:"schema"`
+	Driver     Driver `json:"driver"`
+	Plantcheck struct {
+		Version string `json:"version"`
+	} `json:"plantcheck"`
+	Spec struct {
+		Title   string `json:"title"`
+		Version string `json:"version"`
+		SHA256  string `json:"sha256"`
+	} `json:"spec"`
+	Features struct {
+		SHA256    string `json:"sha256"`
+		Scenarios int    `json:"scenarios"`
+	} `json:"features"`
+	// Target is where the requests went: the URL of POST /plants for run,
+	// the upstream for proxy.
+	Target    string    `json:"target"`
+	Reference bool      `json:"reference"`
+	Config    Config    `json:"config"`
+	Seed      uint64    `json:"seed"`
+	Started   time.Time `json:"started"`
+	Ended     time.Time `json:"ended"`
+	Duration  float64   `json:"durationMs"`
+	// Scope is certified (every rule ran), partial (run --tags), traffic
+	// (proxy: the rules traffic can show) or none (could not run).
+	Scope  string `json:"scope"`
+	Status string `json:"status"`
+	// Verdict is the verdict's sentence, the console's last line without
+	// its "VERDICT: ".
+	Verdict     string `json:"verdict"`
+	ExitCode    int    `json:"exitCode"`
+	Interrupted bool   `json:"interrupted"`
+	// LikelyCause names a likely mistake of the setup; Error why a run
+	// could not be made at all.
+	LikelyCause string     `json:"likelyCause"`
+	Error       string     `json:"error"`
+	Throttling  Throttling `json:"throttling"`
+	// Connections is what a run met of connection faults, sent again.
+	Connections Connections `json:"connections"`
+	Counts      Counts      `json:"counts"`
+	// NotJudgedInPart counts the exchanges judged in part, by reason
+	// (proxy).
+	NotJudgedInPart []Count `json:"notJudgedInPart"`
+	Rules           []Rule  `json:"rules"`
+	// Failures are the failure blocks: for run one per scenario that
+	// failed or erred, for proxy one per rule broken and one per way
+	// client requests broke the document.
+	Failures  []Block       `json:"failures"`
+	Scenarios []Scenario    `json:"scenarios"`
+	Client    []ClientGroup `json:"client"`
+
+	// ReportDir is where the report files were written (the console
+	// says so); not part of summary.json.
+	ReportDir string `json:"-"`
+	// TokenFrom says where run's token came from, for the note on the
+	// reproductions (Config.Token says it in summary.json).
+	TokenFrom string `json:"-"`
+	// Color: the console's verdict is printed in colour (a terminal, and
+	// NO_COLOR not set); not part of summary.json.
+	Color bool `json:"-"`
+}
+
+// Config is the configuration the verdict was made with; the token is
+// never written, only a word about it.
+type Config struct {
+	BaseURL       string  `json:"baseURL"`
+	Token         string  `json:"token"`
+	Timeout       string  `json:"timeout"`
+	Tags          string  `json:"tags"`
+	Strict        bool    `json:"strict"`
+	StrictClients bool    `json:"strictClients"`
+	Concurrency   int     `json:"concurrency"`
+	Rate          float64 `json:"rate"`
+	CACert        string  `json:"caCert"`
+	MaxJudgeBytes int64   `json:"maxJudgeBytes"`
+	ConfigFile    string  `json:"configFile"`
+	// Proxy is the proxy run's requests went through and where it was
+	// set ("http://proxy.example:3128 (from HTTPS_PROXY)"), or "none" and
+	// why a proxy variable that is set was not used; its credentials
+	// redacted. Empty for proxy, which reaches its upstream directly.
+	Proxy string `json:"proxy"`
+}
+
+// Throttling is what a run met of throttling (429, 503 with Retry-After).
+type Throttling struct {
+	Answers map[int]int `json:"answers"`
+	// PausedMs is the wall-clock time the run was paused; WaitedMs the
+	// waits the answers asked for, added up (those of requests in flight
+	// at once overlap, so it may be more).
+	PausedMs float64 `json:"pausedMs"`
+	WaitedMs float64 `json:"waitedMs"`
+	// SlowestPace is the slowest pace the run came down to, in requests a
+	// second (0: never paced down).
+	SlowestPace float64 `json:"slowestPace"`
+	Exceeded    string  `json:"exceeded"`
+	Summary     string  `json:"summary"`
+}
+
+// Connections is what a run met of connections refused, reset or closed
+// before any byte of an answer: each such request was sent again on a
+// fresh connection, and the bound on requests in flight lowered.
+type Connections struct {
+	// Faults counts them by kind: reset, closed with no answer, refused.
+	Faults map[string]int `json:"faults"`
+	// InFlight is the bound on requests in flight when the first came;
+	// LowestInFlight the lowest it came down to (0: never lowered).
+	InFlight       int `json:"inFlight"`
+	LowestInFlight int `json:"lowestInFlight"`
+	// Judged counts the requests that met a fault on their last try, alone
+	// on a fresh connection: those are failures of the target's.
+	Judged  int    `json:"judged"`
+	Summary string `json:"summary"`
+}
+
+// Counts are the totals: scenarios (run) and exchanges (both), and what
+// the proxy saw of the traffic.
+type Counts struct {
+	Scenarios int `json:"scenarios"`
+	Passed    int `json:"passed"`
+	Failed    int `json:"failed"`
+	Errors    int `json:"errors"`
+	NotRun    int `json:"notRun"`
+	Exchanges int `json:"exchanges"`
+	// Judged are the exchanges of the document's operation judged (proxy),
+	// JudgedInPart those of them with a part not judged.
+	Judged           int64            `json:"judged"`
+	JudgedInPart     int64            `json:"judgedInPart"`
+	OutsideDocument  int64            `json:"outsideDocument"`
+	ProxyAnswers     map[string]int64 `json:"proxyAnswers"`
+	ClientGone       int64            `json:"clientGone"`
+	UpstreamBrokeOff int64            `json:"upstreamBrokeOff"`
+	// ServerViolations counts the failed judgements of rules (proxy);
+	// ClientViolations the requests that broke the document.
+	ServerViolations int64 `json:"serverViolations"`
+	ClientViolations int64 `json:"clientViolations"`
+}
+
+// Count is a reason and how many exchanges it concerns.
+type Count struct {
+	Reason string `json:"reason"`
+	N      int64  `json:"n"`
+}
+
+// Rule is one rule of the catalog in a verdict.
+type Rule struct {
+	ID          rules.RuleID `json:"id"`
+	Level       rules.Level  `json:"level"`
+	Requirement string       `json:"requirement"`
+	Source      string       `json:"source"`
+	Outcome     Outcome      `json:"outcome"`
+	// Result is the outcome as the console and the reports word it.
+	Result string `json:"result"`
+	// Scenarios are the rule's scenarios the run selected (run).
+	Scenarios int `json:"scenarios"`
+	// Judged counts what judged the rule (run: its scenarios that judged
+	// it on answers that came; proxy: exchanges that could show it);
+	// Passed those that kept it; Failures the failures citing it.
+	Judged   int64 `json:"judged"`
+	Passed   int64 `json:"passed"`
+	Failures int64 `json:"failures"`
+	// NotJudgedBecause says why the rule, or some of its scenarios, were
+	// not judged.
+	NotJudgedBecause string `json:"notJudgedBecause"`
+	// Notes are answers noted for open rules, inconclusive scenarios (run).
+	Notes []string `json:"notes"`
+	// FoundBy names the scenarios of other rules that found it broken (run).
+	FoundBy []string `json:"foundBy"`
+	// Rerun is the command that runs the rule again (run).
+	Rerun string `json:"rerun"`
+}
+
+// Block is one failure block: what one scenario broke, or (proxy) one
+// rule's failures in the traffic, or one way client requests broke the
+// document.
+type Block struct {
+	// Number is the block's number, from 1, in the one order of the
+	// failures (OrderFailures): every report numbers and orders them so.
+	Number  int          `json:"number"`
+	Heading string       `json:"heading"`
+	Rule    rules.RuleID `json:"rule"`
+	Level   rules.Level  `json:"level"`
+	// Side is "server" (the service broke a rule) or "client" (a request
+	// broke the document, proxy).
+	Side    string  `json:"side"`
+	Outcome Outcome `json:"outcome"`
+	// Scenario and Where name the scenario and its place in the features
+	// (run).
+	Scenario string `json:"scenario"`
+	Where    string `json:"where"`
+	// Error is why the scenario could not be judged (outcome error).
+	Error    string     `json:"error"`
+	Evidence []Evidence `json:"evidence"`
+	// More counts failures counted but not kept as evidence (proxy).
+	More  int64  `json:"more"`
+	Rerun string `json:"rerun"`
+}
+
+// Evidence is one failure of one rule in one exchange.
+type Evidence struct {
+	Rule        rules.RuleID `json:"rule"`
+	Level       rules.Level  `json:"level"`
+	Requirement string       `json:"requirement"`
+	Expected    string       `json:"expected"`
+	Actual      string       `json:"actual"`
+	Details     []string     `json:"details"`
+	// Request and Response summarise the exchange on one line each;
+	// Reproduce is a curl command that sends the request again, its
+	// credentials read from environment variables.
+	Request    string           `json:"request"`
+	Response   string           `json:"response"`
+	Reproduce  string           `json:"reproduce"`
+	Violations []spec.Violation `json:"violations"`
+	// At is when the proxy saw the exchange (RFC 3339; run: empty).
+	At string `json:"at"`
+	// Status and MediaType are the answer's status and media type
+	// (without parameters; "" for none), which a common cause is found
+	// from; the console's matter, not summary.json's.
+	Status    int    `json:"-"`
+	MediaType string `json:"-"`
+}
+
+// Scenario is one scenario of a run.
+type Scenario struct {
+	Name      string       `json:"name"`
+	Where     string       `json:"where"`
+	Rule      rules.RuleID `json:"rule"`
+	Level     rules.Level  `json:"level"`
+	Outcome   Outcome      `json:"outcome"`
+	Duration  float64      `json:"durationMs"`
+	Exchanges int          `json:"exchanges"`
+	Note      string       `json:"note"`
+	Error     string       `json:"error"`
+	// Failure is the number of its block in Failures, from 1 (0: none).
+	Failure int `json:"failure"`
+}
+
+// ClientGroup counts the client requests that broke the document in one
+// way: the rule whose refusal they call for ("" for none in particular).
+type ClientGroup struct {
+	Rule     rules.RuleID `json:"rule"`
+	Requests int64        `json:"requests"`
+}
+
+// Label names a client group's rule, or OTHER.
+func (g ClientGroup) Label() string { return label(g.Rule) }
+
+func label(id rules.RuleID) string {
+	if id == "" {
+		return "OTHER"
+	}
+	return string(id)
+}
+
+// Ms is a duration in milliseconds, as summary.json writes it.
+func Ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Partial reports whether a run was filtered to some rules: only a run of
+// every rule may call itself a certification.
+func (v *Verdict) Partial() bool { return v.Config.Tags != "" }
+
+// decides reports whether a rule's failure decides the verdict: a MUST
+// rule, and in strict mode a SHOULD rule.
+func (v *Verdict) decides(r Rule) bool {
+	return r.Level == rules.Must || v.Config.Strict && r.Level == rules.Should
+}
+
+// broken names the rules whose failure decides the verdict, and the SHOULD
+// rules that failed without deciding it.
+func (v *Verdict) broken() (deciding, should []rules.RuleID) {
+	for _, r := range v.Rules {
+		switch {
+		case r.Outcome != Fail:
+		case v.decides(r):
+			deciding = append(deciding, r.ID)
+		case r.Level == rules.Should:
+			should = append(should, r.ID)
+		}
+	}
+	return deciding, should
+}
+
+// mustUnjudged names the rules that decide the verdict that a run selected
+// but could not judge.
+func (v *Verdict) mustUnjudged() []rules.RuleID {
+	var out []rules.RuleID
+	for _, r := range v.Rules {
+		if r.Outcome == NotJudged && v.decides(r) {
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
+
+// Decide sets the exit status, the status word and the verdict's sentence
+// from the rules and counts, for both drivers alike: 1 when a rule that
+// decides the verdict failed (or, with --strict-clients, a client broke the
+// document); 2 when the run was interrupted, met an error, or could judge
+// nothing it should (a MUST rule a run selected; any exchange a proxy
+// saw); 0 otherwise. A proxy that saw no traffic at all judged nothing and
+// claims nothing: 0, saying so.
+func (v *Verdict) Decide() {
+	deciding, should := v.broken()
+	clients := v.Config.StrictClients && v.Counts.ClientViolations > 0
+	unjudged := v.mustUnjudged()
+	if v.Driver == Proxy {
+		unjudged = nil // traffic shows some rules only; Counts.Judged says the rest
+	}
+	nothing := v.Driver == Proxy && v.Counts.Judged == 0 && v.Counts.Exchanges > 0
+	switch {
+	case v.Interrupted && len(deciding) > 0:
+		v.ExitCode = 1
+	case v.Interrupted:
+		v.ExitCode = 2
+	case len(deciding) > 0 || clients:
+		v.ExitCode = 1
+	case v.Counts.Errors > 0 || len(unjudged) > 0 || nothing:
+		v.ExitCode = 2
+	default:
+		v.ExitCode = 0
+	}
+	if v.Driver == Proxy {
+		v.decideProxy(deciding, should)
+		return
+	}
+	v.Status, v.Verdict = v.runStatus(), v.runLine(unjudged)
+}
+
+// ReferenceTarget is what every report of a run of the bundled reference
+// server says where the target goes: such a run certifies plantcheck's own
+// server, never a server of the user's, and must not read as if it did.
+const ReferenceTarget = "the bundled reference server"
+
+// OnReference marks v, decided, as a run of the bundled reference server
+// served at url: the target, the verdict's sentence and the badge say so.
+func (v *Verdict) OnReference(url string) {
+	v.Reference = true
+	v.Target = ReferenceTarget + " (in-process, " + url + ")"
+	v.Verdict += " [target: " + ReferenceTarget + ", not a server of yours]"
+}
+
+func (v *Verdict) runStatus() string {
+	switch code := v.ExitCode; {
+	case v.Interrupted && code == 1:
+		return "interrupted: non-conformant"
+	case v.Interrupted:
+		return "interrupted: incomplete"
+	case v.Partial() && code == 0:
+		return "partial: conformant to the rules that ran"
+	case v.Partial() && code == 1:
+		return "partial: non-conformant"
+	case v.Partial():
+		return "partial: incomplete"
+	case code == 0:
+		return "certified conformant"
+	case code == 1:
+		return "non-conformant"
+	default:
+		return "incomplete"
+	}
+}
+
+func (v *Verdict) runLine(unjudged []rules.RuleID) string {
+	scope := ""
+	if v.Partial() {
+		scope = " (partial: not every rule ran)"
+	}
+	switch code := v.ExitCode; {
+	case v.Interrupted && code == 1:
+		return "NON-CONFORMANT, INTERRUPTED: a MUST rule failed before the run was stopped" + scope
+	case v.Interrupted:
+		return "INTERRUPTED: the run was stopped before every scenario ran (incomplete)" + scope
+	case code == 1 && v.LikelyCause != "":
+		return "NON-CONFORMANT, or a mistake of the setup: see LIKELY CAUSE above" + scope
+	case code == 1 && v.Config.Strict:
+		return "NON-CONFORMANT: a MUST rule failed or, in strict mode, a SHOULD rule" + scope
+	case code == 1:
+		return "NON-CONFORMANT: a MUST rule failed" + scope
+	case code == 2 && v.Throttling.Exceeded != "":
+		return "INCOMPLETE: the target throttled the run past plantcheck's bound: " + v.Throttling.Exceeded + scope
+	case code == 2 && len(unjudged) > 0:
+		return "INCOMPLETE: not judged: " + rules.JoinIDs(unjudged, ", ") + scope
+	case code == 2:
+		return "INCOMPLETE: some scenarios could not be judged" + scope
+	case v.Partial():
+		return "CONFORMANT to the rules that ran" + scope
+	default:
+		return "CONFORMANT: every MUST rule passed"
+	}
+}
+
+func (v *Verdict) decideProxy(deciding, should []rules.RuleID) {
+	c := v.Counts
+	var own int64
+	for _, n := range c.ProxyAnswers {
+		own += n
+	}
+	var notes []string
+	if c.Judged > 0 {
+		notes = append(notes, plural(c.Judged, "exchange")+" of POST /plants judged")
+	}
+	if own > 0 {
+		notes = append(notes, fmt.Sprintf("%d answered by the proxy itself (the upstream gave no answer)", own))
+	}
+	clients := "clients: " + plural(c.ClientViolations, "request") + " broke the document"
+	if !v.Config.StrictClients && c.ClientViolations > 0 {
+		clients += " (theirs, not the service's)"
+	}
+	tail := strings.Join(append(notes, clients), "; ")
+	switch {
+	case len(deciding) > 0:
+		v.Status = "non-conformant"
+		v.Verdict = fmt.Sprintf("NON-CONFORMANT: the service broke %s; %s", rules.JoinIDs(deciding, ", "), tail)
+	case v.ExitCode == 1:
+		v.Status = "clients failed"
+		v.Verdict = "CLIENTS FAILED (--strict-clients): no server-side violation; " + tail
+	case c.Judged == 0 && c.Exchanges > 0:
+		v.Status = "incomplete"
+		v.Verdict = fmt.Sprintf("NOTHING JUDGED, INCOMPLETE: no exchange of POST /plants was judged (%s in all); %s", plural(int64(c.Exchanges), "exchange"), tail)
+	case c.Judged == 0:
+		v.Status = "nothing judged"
+		v.Verdict = "NOTHING JUDGED: no exchange passed through; " + tail
+	default:
+		v.Status = "no violation seen"
+		s := ""
+		if len(should) > 0 {
+			s = " (SHOULD rules failed: " + rules.JoinIDs(should, ", ") + ")"
+		}
+		v.Verdict = fmt.Sprintf("NO VIOLATION SEEN%s, as far as traffic shows (rules it cannot show are not judged); %s", s, tail)
+	}
+}
+
+// Word is a rule's result as the console and the reports show it.
+func (v *Verdict) Word(r Rule) string {
+	switch r.Outcome {
+	case Pass:
+		word := "pass"
+		if r.Level == rules.Open {
+			word = "noted"
+		}
+		if v.Driver == Run && r.Judged < int64(r.Scenarios) && r.NotJudgedBecause != "" {
+			word += fmt.Sprintf(" (%d of %d judged: %s)", r.Judged, r.Scenarios, r.NotJudgedBecause)
+		}
+		return word
+	case Fail:
+		if r.Level == rules.Open {
+			// An open rule is noted, never failed: what its scenarios
+			// met is another rule's failure, or a note.
+			return "noted"
+		}
+		if v.Driver == Proxy {
+			return fmt.Sprintf("FAIL (%d of %d)", r.Failures, r.Judged)
+		}
+		return fmt.Sprintf("FAIL (%d)", r.Failures)
+	case Error:
+		return "ERROR"
+	case NotJudged:
+		if len(r.NotJudgedBecause) > maxWhyInTable {
+			return "not judged" // the reason follows the table (console) or the requirement (pages)
+		}
+		return "not judged (" + r.NotJudgedBecause + ")"
+	default:
+		return "not run"
+	}
+}
+
+// maxWhyInTable bounds the reason a rule is not judged that the rule
+// table holds; a longer one is listed below the table.
+const maxWhyInTable = 40
+
+// Finish sets what follows from the rules and counts a driver filled in:
+// the schema's id, the decision (Decide) and each rule's result word.
+func (v *Verdict) Finish() {
+	v.Schema = SchemaID
+	v.OrderFailures()
+	v.Decide()
+	for i := range v.Rules {
+		v.Rules[i].Result = v.Word(v.Rules[i])
+	}
+}
+
+// levelSummary says how the rules of a level fared, in a few words.
+func (v *Verdict) levelSummary(l rules.Level) string {
+	var pass, fail, other int
+	for _, r := range v.Rules {
+		if r.Level != l {
+			continue
+		}
+		switch r.Outcome {
+		case Pass:
+			pass++
+		case Fail:
+			fail++
+		default:
+			other++
+		}
+	}
+	s := fmt.Sprintf("%d passed, %d failed", pass, fail)
+	if other > 0 {
+		s += fmt.Sprintf(", %d not run or not judged", other)
+	}
+	return s
+}
+
+// plural writes a count and a noun, made plural when the count is not 1.
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// upper is a level as the reports show it.
+func upper(l rules.Level) string { return strings.ToUpper(string(l)) }
