@@ -72,17 +72,6 @@ func (v *Verdict) shownBlock(i, n int, label string) Shown {
 	return s
 }
 
-// numberOf is the label of the block at index i of v.Failures ("" for
-// none).
-func (v *Verdict) numberOf(i int) string {
-	for _, s := range v.shown() {
-		if s.Index == i {
-			return s.Label
-		}
-	}
-	return ""
-}
-
 // OrderFailures puts the failure blocks in the one order every report
 // gives them, and numbers them from 1 (Block.Number): the service's
 // blocks first, the rules that decide the verdict first (MUST, then

@@ -515,26 +515,6 @@ func (v *Verdict) ReproNote() string {
 	return note
 }
 
-func countRule(bs []Block, id rules.RuleID) int {
-	n := 0
-	for _, b := range bs {
-		if b.Rule == id {
-			n++
-		}
-	}
-	return n
-}
-
-// writeHidden says how many blocks of a rule the console left out; the
-// line after the blocks says where they are.
-func (v *Verdict) writeHidden(w io.Writer, id rules.RuleID, n int) {
-	noun := "more failure block"
-	if n == countRule(v.Failures, id) {
-		noun = "failure block"
-	}
-	fmt.Fprintf(w, "\n   (%s of %s not shown here)\n", plural(int64(n), noun), id)
-}
-
 // serverBlocks are the service's failure blocks in the order the console
 // and the reports give them: the rules that decide the verdict first
 // (MUST, then SHOULD, then the rest), each level in catalog order, the
@@ -546,12 +526,7 @@ func (v *Verdict) serverBlocks() []Block {
 			server = append(server, b)
 		}
 	}
-	slices.SortStableFunc(server, func(a, b Block) int {
-		if c := levelRank(a.Level) - levelRank(b.Level); c != 0 {
-			return c
-		}
-		return catalogIndex(a.Rule) - catalogIndex(b.Rule)
-	})
+	slices.SortStableFunc(server, failureOrder)
 	return server
 }
 
