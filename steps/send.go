@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/spec"
 )
@@ -40,7 +41,7 @@ func (s *Suite) theClientPostsIt(ctx context.Context) error {
 	return nil
 }
 
-func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
+func (s *Suite) send(ctx context.Context, st *state) (*Sent, error) {
 	return s.sendRequest(ctx, &st.req)
 }
 
@@ -50,7 +51,7 @@ func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
 // infrastructure speaking, not the service, so it pauses the whole run
 // for the wait it asks for and the same request is sent again, within the
 // bounds of Throttle; past them the run is incomplete.
-func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) {
+func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	body := r.body()
 	cred := s.credentialOfRequest(r)
 	ct := "application/json"
@@ -128,11 +129,15 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 	if err != nil {
 		return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
 	}
-	x := &Exchange{
-		Method: req.Method, URL: shown, token: token, Auth: cred.desc, authShell: cred.shell, ContentType: ct,
-		Accept: accept, Chunked: r.chunked, NoUserAgent: r.noUA, Cookies: len(r.cookies),
-		Label: r.label, Body: body, reqHeader: req.Header, issued: cred.issued,
-		extra: slices.Sorted(maps.Keys(s.cfg.Headers)), curlFlags: s.cfg.CurlFlags, red: s.red,
+	x := &Sent{
+		Exchange: exchange.Exchange{
+			Method: req.Method, URL: shown, Header: req.Header, Body: body, Chunked: r.chunked, Token: token,
+			SecretHeaders: slices.Sorted(maps.Keys(s.cfg.Headers)), CurlFlags: s.cfg.CurlFlags,
+		},
+		Label: r.label, issued: cred.issued, red: s.red,
+	}
+	if cred.desc != "" || cred.shell != "" {
+		x.Auth = &exchange.Credential{Desc: cred.desc, Shell: cred.shell}
 	}
 	var resp *http.Response
 	var start time.Time
@@ -226,10 +231,8 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 	// The one judge (package judge) judges the exchange, as the proxy
 	// judges its clients' exchanges; the steps and the after-hooks read its
 	// outcome.
-	x.judged = judge.Judge(s.validator, judge.Exchange{
-		Header: x.reqHeader, Body: body, BodyWhole: true,
-		Status: x.Status, RespHeader: x.header, RespBody: x.body, RespWhole: true,
-	}, s.redact)
+	x.RespHeader, x.RespBody = x.header, x.body
+	x.judged = judge.Judge(s.validator, &x.Exchange, s.redact)
 	x.Violations = x.judged.ResponseViolations
 	s.scrub(x)
 	return x, nil
@@ -266,8 +269,8 @@ const (
 // piece cut to its bound with its size said, the validator's messages
 // escaped (they quote the target's headers). The response as sent stays in
 // x.header and x.body for the steps to judge.
-func (s *Suite) scrub(x *Exchange) {
-	x.RespBodyLen = len(x.body)
+func (s *Suite) scrub(x *Sent) {
+	x.RespTotal = int64(len(x.body))
 	// Redact a little past the bound, so that a secret across the cut is
 	// whole when it is found; then cut.
 	keep := x.body
@@ -352,7 +355,7 @@ func isNotFound(err error) bool {
 
 // response returns the scenario's last response, or the failure of an answer
 // that did not come.
-func (s *Suite) response(st *state) (*Exchange, error) {
+func (s *Suite) response(st *state) (*Sent, error) {
 	x := st.last
 	if x == nil {
 		return nil, &HarnessError{fmt.Errorf("%w: no request was sent before this step", ErrSuiteDefect)}

@@ -134,7 +134,7 @@ type Result struct {
 	// rest; nil for a skip godog made), for errors.Is.
 	Skip      error
 	Duration  time.Duration
-	Exchanges []*Exchange
+	Exchanges []*Sent
 	// Judged: the scenario judged its own rule on answers that came. It
 	// did when it passed, when a failure cites its rule, or when every step
 	// ran and only a check after them (the echo, the document) failed. A
@@ -315,10 +315,10 @@ type state struct {
 	req  request
 
 	cases []*generate.Case // generated bodies, and their exchanges
-	caseX []*Exchange
+	caseX []*Sent
 
-	last      *Exchange
-	exchanges []*Exchange
+	last      *Sent
+	exchanges []*Sent
 	failures  []*Failure
 	// defects are the suite's own faults met in the scenario (a rule the
 	// catalog lacks): the scenario is then an error, whatever else it saw.
@@ -502,15 +502,15 @@ func judgedOwnRule(res Result, err error, st *state) bool {
 	if slices.ContainsFunc(st.failures, func(f *Failure) bool { return f.Rule.ID == st.rule.ID }) {
 		return true
 	}
-	return err == nil && slices.ContainsFunc(st.exchanges, func(x *Exchange) bool { return x.Err == nil && x.Status != 0 })
+	return err == nil && slices.ContainsFunc(st.exchanges, func(x *Sent) bool { return x.Err == nil && x.Status != 0 })
 }
 
 // exercises names the rules a request exercises, as the proxy reads its
 // clients' requests (package judge), so that the two drivers' readings of
 // a request are one.
-func (s *Suite) exercises(x *Exchange) []rules.RuleID {
+func (s *Suite) exercises(x *Sent) []rules.RuleID {
 	valid := x.conforms || s.requestConforms(x)
-	return judge.Exercises(judge.Request{Header: x.reqHeader, Body: x.Body, Valid: valid, Issued: s.cfg.Token})
+	return judge.Exercises(judge.Request{Header: x.Header, Body: x.Body, Valid: valid, Issued: s.cfg.Token})
 }
 
 // documentFailure reports every exchange whose response departs from the
@@ -533,7 +533,7 @@ func (s *Suite) documentFailure(st *state) *Failure {
 // returns it, with the token removed from every piece of evidence. A rule
 // the catalog lacks is a defect of the suite, which the scenario reports as
 // an error: blaming another rule instead would be a wrong verdict.
-func (s *Suite) fail(st *state, rule rules.RuleID, x *Exchange, expected, actual string, details ...string) *Failure {
+func (s *Suite) fail(st *state, rule rules.RuleID, x *Sent, expected, actual string, details ...string) *Failure {
 	r := st.rule
 	if rule != "" {
 		cr, ok := rules.Lookup(rule)

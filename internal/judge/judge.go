@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -16,21 +17,6 @@ const (
 	OpMethod = http.MethodPost
 	OpPath   = "/plants"
 )
-
-// Exchange is one request to the operation and its answer, as a judge
-// needs them: the bodies, and whether each was read whole (why not, when
-// not).
-type Exchange struct {
-	Header     http.Header
-	Body       []byte
-	BodyWhole  bool
-	BodyWhy    string
-	Status     int
-	RespHeader http.Header
-	RespBody   []byte
-	RespWhole  bool
-	RespWhy    string
-}
 
 // Result is one rule's judgement of one exchange.
 type Result struct {
@@ -84,23 +70,24 @@ func Conforms(v *spec.Validator, h http.Header, body []byte) bool {
 // Judge judges one exchange by every rule its traffic can show: first what
 // the request exercises (the document's verdict on it, and the rules its
 // refusal is due under), then each check of the list, in its order. An
-// exchange in, results per rule out. redact (nil: none) hides secrets in
-// what the judgements quote.
-func Judge(v *spec.Validator, x Exchange, redact func(string) string) Outcome {
-	e := &exam{Exchange: x, redact: redact}
+// exchange in, results per rule out: it reads x, never changes it; a body
+// that is not whole (BodyIncomplete, RespIncomplete) is not judged.
+// redact (nil: none) hides secrets in what the judgements quote.
+func Judge(v *spec.Validator, x *exchange.Exchange, redact func(string) string) Outcome {
+	e := &exam{Exchange: x, redact: redact, respWhole: x.RespIncomplete == ""}
 	o := &e.out
-	if !x.BodyWhole {
-		o.Unjudged = append(o.Unjudged, x.BodyWhy)
+	if x.BodyIncomplete != "" {
+		o.Unjudged = append(o.Unjudged, x.BodyIncomplete)
 	}
-	if !x.RespWhole {
-		o.Unjudged = append(o.Unjudged, x.RespWhy)
-	}
-	if x.BodyWhole {
-		e.body = x.Body
+	if !e.respWhole {
+		o.Unjudged = append(o.Unjudged, x.RespIncomplete)
 	}
 
 	// The document's verdict on the request, when its body is known whole.
-	e.known = x.BodyWhole
+	e.known = x.BodyIncomplete == ""
+	if e.known {
+		e.body = x.Body
+	}
 	if e.known {
 		e.valid, o.Violations = Accepts(v, x.Header, e.body)
 		o.Valid = e.valid
@@ -123,7 +110,7 @@ func Judge(v *spec.Validator, x Exchange, redact func(string) string) Outcome {
 	}
 
 	// The answer, by each check of the list.
-	if x.RespWhole {
+	if e.respWhole {
 		o.ResponseViolations = v.CheckResponse(spec.Request{Method: OpMethod, Path: OpPath, Header: x.Header, Body: e.body},
 			spec.Response{Status: x.Status, Header: x.RespHeader, Body: x.RespBody})
 		// A refusal of a valid request for a long header is the
@@ -167,8 +154,10 @@ var checks = []ruleCheck{
 // exam is one exchange under judgement, with what the checks share: the
 // document's verdicts on the request and on the answer, read once.
 type exam struct {
-	Exchange
+	*exchange.Exchange
 	redact func(string) string
+	// respWhole: the answer was read whole.
+	respWhole bool
 	// body is the request's body when it is known whole (nil when not).
 	body         []byte
 	known, valid bool
@@ -184,7 +173,7 @@ type exam struct {
 
 // answered: the answer was read whole and is the service's to judge in
 // full (not a refusal for a long header).
-func (e *exam) answered() bool { return e.RespWhole && !e.infra }
+func (e *exam) answered() bool { return e.respWhole && !e.infra }
 
 // accepted: a create the document accepts, answered 200.
 func (e *exam) accepted() bool {
@@ -218,7 +207,7 @@ func responseDocumented(e *exam) (Judgement, bool) {
 // headerSize judges the answer to a valid request whose header is long:
 // a refusal is judged for its shape, at HEADER-SIZE's level.
 func headerSize(e *exam) (Judgement, bool) {
-	if !e.RespWhole || !e.known || !e.valid || LongHeader(e.Header) == "" {
+	if !e.respWhole || !e.known || !e.valid || LongHeader(e.Header) == "" {
 		return Judgement{}, false
 	}
 	j := Judgement{Expected: headerSizeExpected}

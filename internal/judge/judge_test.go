@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -39,8 +40,11 @@ func TestJudge(t *testing.T) {
 		{"an answer not read whole", good, `{"id":1,"name":"Fern"}`, 200, `{"name":"Fern"}`, nil, rules.ResponseMedia, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := Judge(v, Exchange{Header: tc.h, Body: []byte(tc.req), BodyWhole: true, Status: tc.status, RespHeader: js,
-				RespBody: []byte(tc.resp), RespWhole: !tc.respNotWhole, RespWhy: "cut"}, nil)
+			x := &exchange.Exchange{Header: tc.h, Body: []byte(tc.req), Status: tc.status, RespHeader: js, RespBody: []byte(tc.resp)}
+			if tc.respNotWhole {
+				x.RespIncomplete = "cut"
+			}
+			o := Judge(v, x, nil)
 			got := map[rules.RuleID]bool{}
 			for _, r := range o.Results {
 				got[r.Rule] = r.OK()
@@ -105,8 +109,8 @@ func TestHeaderSize(t *testing.T) {
 			map[rules.RuleID]bool{rules.ResponseDocumented: false, rules.ResponseMedia: false}, []rules.RuleID{rules.HeaderSize}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := Judge(v, Exchange{Header: tc.h, Body: []byte(tc.req), BodyWhole: true, Status: tc.status,
-				RespHeader: http.Header{"Content-Type": {tc.ct}}, RespBody: []byte(tc.resp), RespWhole: true}, nil)
+			o := Judge(v, &exchange.Exchange{Header: tc.h, Body: []byte(tc.req), Status: tc.status,
+				RespHeader: http.Header{"Content-Type": {tc.ct}}, RespBody: []byte(tc.resp)}, nil)
 			got := map[rules.RuleID]bool{}
 			for _, r := range o.Results {
 				got[r.Rule] = r.OK()
@@ -147,8 +151,8 @@ func TestRepeatedSingletons(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			judge := func(h http.Header) map[rules.RuleID]bool {
-				o := Judge(v, Exchange{Header: good, Body: []byte(`{"id":1,"name":"Fern"}`), BodyWhole: true, Status: 200,
-					RespHeader: h, RespBody: []byte(`{"name":"Fern"}`), RespWhole: true}, nil)
+				o := Judge(v, &exchange.Exchange{Header: good, Body: []byte(`{"id":1,"name":"Fern"}`), Status: 200,
+					RespHeader: h, RespBody: []byte(`{"name":"Fern"}`)}, nil)
 				got := map[rules.RuleID]bool{}
 				for _, r := range o.Results {
 					got[r.Rule] = r.OK()

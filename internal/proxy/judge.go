@@ -40,10 +40,8 @@ func failedIn(o *judge.Outcome, rule rules.RuleID) (judge.Judgement, bool) {
 // without it, and only an exchange whose failure is kept as evidence is
 // judged again with it.
 func (h *Handler) judge(x *flight, redact func(string) string) *judge.Outcome {
-	o := judge.Judge(h.validator, judge.Exchange{
-		Header: x.header, Body: x.reqBody.body, BodyWhole: x.reqBody.whole, BodyWhy: x.reqBody.why,
-		Status: x.status, RespHeader: x.respHeader, RespBody: x.respBody.body, RespWhole: x.respBody.whole, RespWhy: x.respBody.why,
-	}, redact)
+	e := x.exchange()
+	o := judge.Judge(h.validator, &e, redact)
 	return &o
 }
 

@@ -216,14 +216,14 @@ const skippedSeeNotes = "skipped (see notes)"
 
 // answeredAll reports whether every exchange of a scenario was answered.
 func answeredAll(s steps.Result) bool {
-	return !slices.ContainsFunc(s.Exchanges, func(x *steps.Exchange) bool { return x.Err != nil || x.Status == 0 })
+	return !slices.ContainsFunc(s.Exchanges, func(x *steps.Sent) bool { return x.Err != nil || x.Status == 0 })
 }
 
 // unframed reports whether an answer of the scenario came with a framing
 // HTTP forbids (two Content-Length fields of different values): an answer,
 // broken, not a silence.
 func unframed(s steps.Result) bool {
-	return slices.ContainsFunc(s.Exchanges, func(x *steps.Exchange) bool {
+	return slices.ContainsFunc(s.Exchanges, func(x *steps.Sent) bool {
 		_, broken := judge.BrokenFraming(x.Err)
 		return broken
 	})
