@@ -33,10 +33,9 @@ type Sent struct {
 	// judged is the one judge's outcome of the exchange (package judge),
 	// when an answer came: what the steps and the after-hooks read.
 	judged judge.Outcome
-	// header and body are the response as the target sent it, which the
-	// steps read (its cookies), until the scenario is over.
+	// header is the response's header as the target sent it, which the
+	// steps read (its cookies) until the scenario is over.
 	header http.Header
-	body   []byte
 
 	// exercises reads the rules the request exercises (Exercises), once
 	// its scenario is over.

@@ -151,7 +151,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 				return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
 			}
 		}
-		x.Status, x.header, x.body = 0, nil, nil
+		x.Status, x.RespHeader, x.RespBody = 0, nil, nil
 		client, alone := s.cfg.Client, faults == FaultTries-1
 		if faults > 0 {
 			client = s.fresh
@@ -172,8 +172,8 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 		start = time.Now()
 		resp, err = client.Do(req)
 		if err == nil {
-			x.Status, x.header = resp.StatusCode, resp.Header
-			x.body, err = readBounded(resp.Body, resp.ContentLength, s.cfg.MaxBody)
+			x.Status, x.RespHeader = resp.StatusCode, resp.Header
+			x.RespBody, err = readBounded(resp.Body, resp.ContentLength, s.cfg.MaxBody)
 			resp.Body.Close()
 		}
 		x.Duration = time.Since(start)
@@ -195,13 +195,13 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 			break
 		}
 		s.flight.answered(ticket)
-		wait, throttled := throttleWait(x.Status, x.header, attempt, time.Now())
+		wait, throttled := throttleWait(x.Status, x.RespHeader, attempt, time.Now())
 		if !throttled {
 			s.gate.accepted(sent)
 			break
 		}
 		asked := ""
-		if v := x.header.Get("Retry-After"); v != "" {
+		if v := x.RespHeader.Get("Retry-After"); v != "" {
 			asked = s.red.Safe(v, 64)
 		}
 		if herr := s.gate.throttled(sent, x.Status, wait, attempt, asked); herr != nil {
@@ -231,7 +231,6 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	// The one judge (package judge) judges the exchange, as the proxy
 	// judges its clients' exchanges; the steps and the after-hooks read its
 	// outcome.
-	x.RespHeader, x.RespBody = x.header, x.body
 	x.judged = judge.Judge(s.validator, &x.Exchange, s.redact)
 	x.Violations = x.judged.ResponseViolations
 	s.scrub(x)
@@ -267,13 +266,14 @@ const (
 // scrub makes the evidence of an exchange's response: every secret hidden
 // first, wherever the target echoed it and in whatever form, then each
 // piece cut to its bound with its size said, the validator's messages
-// escaped (they quote the target's headers). The response as sent stays in
-// x.header and x.body for the steps to judge.
+// escaped (they quote the target's headers). The response's header as sent
+// stays in x.header for the steps (its cookies); its body, judged, goes.
 func (s *Suite) scrub(x *Sent) {
-	x.RespTotal = int64(len(x.body))
+	x.header = x.RespHeader
+	x.RespTotal = int64(len(x.RespBody))
 	// Redact a little past the bound, so that a secret across the cut is
 	// whole when it is found; then cut.
-	keep := x.body
+	keep := x.RespBody
 	if margin := evidenceBytes + s.red.Margin(); len(keep) > margin {
 		keep = keep[:margin]
 	}

@@ -484,7 +484,7 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 	// Judged: only the bounded evidence outlives the scenario, so that a
 	// run holds a few kilobytes an exchange whatever the target sends.
 	for _, x := range st.exchanges {
-		x.header, x.body, x.judged.Violations = nil, nil, nil
+		x.header, x.judged.Violations = nil, nil
 		x.exercises = s.exercises
 	}
 	if s.cfg.OnScenario != nil {

@@ -139,12 +139,17 @@ type ruleCheck struct {
 
 // checks are the judge's checks of an answer, each by its rule, in the
 // order their results are given. A new rule that traffic shows is one
-// function added here (and its rule in FromTraffic).
+// function added here (and its rule in FromTraffic). A rule traffic shows
+// only in part (CREATE-200: the record of an accepted create, never why a
+// valid create was refused) is judged here too, for the steps to read;
+// the proxy, which cannot judge the rest, leaves it not judged
+// (NotFromTraffic).
 var checks = []ruleCheck{
 	{rules.ResponseMedia, responseMedia},
 	{rules.ResponseDocumented, responseDocumented},
 	{rules.HeaderSize, headerSize},
 	{rules.ErrorRecord, errorRecord},
+	{rules.Create200, plantRecord},
 	{rules.CreateNoID, noID},
 	{rules.CreateName, echoOf(rules.CreateName)},
 	{rules.CreateTag, echoOf(rules.CreateTag)},
@@ -229,6 +234,17 @@ func errorRecord(e *exam) (Judgement, bool) {
 		return Judgement{}, false
 	}
 	return ErrorRecord(e.RespBody, e.redact), true
+}
+
+// plantRecord judges the answer to an accepted create (a valid request,
+// answered 200) as a Plant record, CREATE-200's. A valid create answered
+// otherwise is not judged here: a refusal may be for a token the service
+// did not issue or an id it stores, which only the sender knows.
+func plantRecord(e *exam) (Judgement, bool) {
+	if !e.accepted() {
+		return Judgement{}, false
+	}
+	return PlantRecord(e.RespBody, e.redact), true
 }
 
 // noID judges a Plant record for an id (which the document's verdict
