@@ -2,6 +2,7 @@ package judge
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -119,6 +120,9 @@ func Judge(v *spec.Validator, x *exchange.Exchange, redact func(string) string) 
 		// else of the answer.
 		e.infra = e.known && e.valid && x.Status != http.StatusOK && LongHeader(x.Header) != ""
 		if e.accepted() {
+			// The answer to an accepted create is read once, for its
+			// record and its echo.
+			e.answer, e.isObject = object(x.RespBody)
 			e.readEcho()
 		}
 	}
@@ -173,7 +177,11 @@ type exam struct {
 	// (nil when none is); echo its departures.
 	sent *Sent
 	echo []EchoFailure
-	out  Outcome
+	// answer is an accepted create's answer read as an object (isObject:
+	// it is one).
+	answer   map[string]json.RawMessage
+	isObject bool
+	out      Outcome
 }
 
 // answered: the answer was read whole and is the service's to judge in
@@ -198,7 +206,7 @@ func (e *exam) readEcho() {
 		return // the document accepted it, so this cannot be
 	}
 	e.sent = &sent
-	e.echo = Echo(sent, e.RespBody, e.redact)
+	e.echo = echoIn(sent, e.answer, e.isObject, e.redact)
 }
 
 func responseMedia(e *exam) (Judgement, bool) {
@@ -244,7 +252,7 @@ func plantRecord(e *exam) (Judgement, bool) {
 	if !e.accepted() {
 		return Judgement{}, false
 	}
-	return PlantRecord(e.RespBody, e.redact), true
+	return plantRecordOf(e.answer, e.isObject, e.redact), true
 }
 
 // noID judges a Plant record for an id (which the document's verdict
