@@ -235,6 +235,7 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 	}
 	if resent > 0 {
 		st.note = fmt.Sprintf("%s: %d case(s) sent again under a name not used before, and accepted", NoteNameReused, resent)
+		st.noted = ErrNameReused
 	}
 	var order []rules.RuleID
 	byRule := map[rules.RuleID]*found{}

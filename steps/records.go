@@ -65,7 +65,7 @@ func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
 		if rx != nil && rx.Err == nil && rx.Status == http.StatusOK {
 			st.last = rx
 			st.exchanges = append(st.exchanges, rx)
-			st.note = NoteNameReused + ": sent again under a name not used before, and accepted"
+			st.note, st.noted = NoteNameReused+": sent again under a name not used before, and accepted", ErrNameReused
 			return nil
 		}
 		if rx != nil {

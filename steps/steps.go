@@ -55,6 +55,10 @@ var (
 	// ErrNotApplicable: a reason of the scenario's own (a token too short
 	// for a variant), said in its note.
 	ErrNotApplicable = errors.New("not applicable")
+	// ErrNameReused is the kind of a judged scenario's note (Result.Noted):
+	// the target refused a valid request for a name it had stored, and
+	// accepted it under another.
+	ErrNameReused = errors.New(NoteNameReused)
 )
 
 // Throttling reports the throttling the run met.
@@ -132,7 +136,10 @@ type Result struct {
 	Note     string
 	// Skip is the kind of a skipped scenario's skip (ErrSilent and the
 	// rest; nil for a skip godog made), for errors.Is.
-	Skip      error
+	Skip error
+	// Noted is the kind of a note the verdict carries though the scenario
+	// was judged (ErrNameReused; nil for none), for errors.Is.
+	Noted     error
 	Duration  time.Duration
 	Exchanges []*Sent
 	// Judged: the scenario judged its own rule on answers that came. It
@@ -326,6 +333,7 @@ type state struct {
 	note    string
 	skipped string
 	skip    error // the kind of the skip (Result.Skip)
+	noted   error // the kind of the note (Result.Noted)
 	started time.Time
 	// setupFailed: a setup step's create was not accepted.
 	setupFailed bool
@@ -457,7 +465,7 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 	}
 	res := Result{
 		ID: sc.Id, Name: sc.Name, URI: sc.Uri, Rule: st.rule, Failures: st.failures,
-		Note: st.note, Duration: time.Since(st.started), Exchanges: st.exchanges, SetupFailed: st.setupFailed,
+		Note: st.note, Noted: st.noted, Duration: time.Since(st.started), Exchanges: st.exchanges, SetupFailed: st.setupFailed,
 	}
 	if err != nil {
 		// The error may quote the target (a malformed answer): kept as
