@@ -399,7 +399,7 @@ func (s *Suite) sendsHeader(name string) bool {
 // accepted is the scenario's last request sent with the issued token and
 // answered 200: the one the service stored (under a fresh name when it
 // refused the scenario's, see resendUnderAFreshName); nil when none was.
-func accepted(st *state) *Exchange {
+func accepted(st *state) *Sent {
 	for i := len(st.exchanges) - 1; i >= 0; i-- {
 		if x := st.exchanges[i]; x.issued && x.Err == nil && x.Status == http.StatusOK {
 			return x

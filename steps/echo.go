@@ -40,7 +40,7 @@ func (s *Suite) echoRule(rule rules.RuleID) rules.RuleID {
 
 // acceptedCreate reports whether an exchange is a valid create with the
 // user's credentials that was answered 200: one whose echo is due.
-func (s *Suite) acceptedCreate(x *Exchange) bool {
+func (s *Suite) acceptedCreate(x *Sent) bool {
 	return x != nil && x.Err == nil && x.Status == http.StatusOK && x.issued && (x.conforms || s.requestConforms(x))
 }
 
@@ -48,7 +48,7 @@ func (s *Suite) acceptedCreate(x *Exchange) bool {
 // that failed (package judge judges the echo of every valid create
 // answered 200); ok is false when it judged no echo (the request's echo
 // cannot be judged).
-func (x *Exchange) echoFailures() (fails []judge.Result, ok bool) {
+func (x *Sent) echoFailures() (fails []judge.Result, ok bool) {
 	for _, r := range x.judged.Results {
 		switch r.Rule {
 		case rules.CreateName, rules.CreateTag, rules.CreateNoTag:
@@ -115,7 +115,7 @@ func (s *Suite) echoFailures(st *state) *Failure {
 		failed[f.Rule.ID] = true
 	}
 	type found struct {
-		x *Exchange
+		x *Sent
 		f judge.Result
 		n int
 	}

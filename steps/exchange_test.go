@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/shell"
 )
 
@@ -70,15 +71,17 @@ func TestCurlReproduces(t *testing.T) {
 			if tt.ct != "" {
 				h.Set("Content-Type", tt.ct)
 			}
-			x := &Exchange{Method: http.MethodPost, URL: srv.URL + "/api/v1/plants", Auth: strings.ReplaceAll(tt.authShell, shell.TokenVar, tokenMark),
-				authShell: tt.authShell, ContentType: tt.ct, Body: []byte(tt.body), reqHeader: h}
+			x := &Sent{Exchange: exchange.Exchange{Method: http.MethodPost, URL: srv.URL + "/api/v1/plants", Body: []byte(tt.body), Header: h}}
+			if tt.authShell != "" {
+				x.Auth = &exchange.Credential{Desc: strings.ReplaceAll(tt.authShell, shell.TokenVar, tokenMark), Shell: tt.authShell}
+			}
 			wantQuery := ""
 			if tt.tokenIn != "" {
 				name := "x-auth-token"
 				if tt.tokenIn == tokenInCookie {
 					name = "access_token"
 				}
-				x.token = token
+				x.Token = token
 				if header, prefix, ok := tokenHeader(tt.tokenIn, name); ok {
 					h.Set(header, prefix+token)
 				}

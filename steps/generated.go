@@ -87,7 +87,7 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 	// flight allows (a distant target answers them in the time of a few),
 	// and are kept in their order, so that what is judged, and reported,
 	// does not depend on which answer came first.
-	xs := make([]*Exchange, len(st.cases))
+	xs := make([]*Sent, len(st.cases))
 	errs := make([]error, len(st.cases))
 	var wg sync.WaitGroup
 	started := make(chan struct{}, s.flight.ceiling) // no more goroutines than may be in flight
@@ -140,7 +140,7 @@ func (s *Suite) checkCase(c *generate.Case) error {
 		ErrSuiteDefect, c.Class, valid, s.redact(strings.Join(why, "; ")))}
 }
 
-func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Exchange, error) {
+func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Sent, error) {
 	st.req.setRaw(c.Body())
 	st.req.label = "generated case: " + c.Class
 	x, err := s.send(ctx, st)
@@ -159,7 +159,7 @@ func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Exc
 // be accepted (200), under the scenario's rule, and echoed exactly, under
 // CREATE-NAME, CREATE-TAG or CREATE-NO-TAG (and carry no id, CREATE-NO-ID)
 // whatever the scenario's level.
-func (s *Suite) judge(c *generate.Case, x *Exchange, own rules.Rule) (rule rules.RuleID, expected, actual string) {
+func (s *Suite) judge(c *generate.Case, x *Sent, own rules.Rule) (rule rules.RuleID, expected, actual string) {
 	if x.Err != nil {
 		rule, j := judge.Answered(x.Err, x.Status, s.timeout, s.cfg.MaxBody)
 		return rule, j.Expected, j.Actual
@@ -194,7 +194,7 @@ var echoOrder = []rules.RuleID{rules.CreateName, rules.CreateTag, rules.CreateNo
 // that breaks what the catalog has no rule for (a constraint the document
 // gained since), or more than one rule, counts toward the scenario's own
 // rule, GEN-INVALID.
-func ruleFor(x *Exchange, own rules.Rule) rules.RuleID {
+func ruleFor(x *Sent, own rules.Rule) rules.RuleID {
 	if ds := x.judged.Refusal.Defects; len(ds) == 1 {
 		return ds[0].Rule
 	}
@@ -209,7 +209,7 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 	st := stateOf(ctx)
 	type found struct {
 		c                *generate.Case
-		x                *Exchange
+		x                *Sent
 		expected, actual string
 		n                int
 	}
@@ -235,6 +235,7 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 	}
 	if resent > 0 {
 		st.note = fmt.Sprintf("%s: %d case(s) sent again under a name not used before, and accepted", NoteNameReused, resent)
+		st.noted = ErrNameReused
 	}
 	var order []rules.RuleID
 	byRule := map[rules.RuleID]*found{}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/generate"
 	"github.com/plantcheck/plantcheck/internal/judge"
 )
@@ -53,12 +54,12 @@ func TestTheSuiteChecksItsOwnRequests(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := http.Header{"Authorization": {c.authHeader}, "Content-Type": {c.ct}}
 			for _, answered := range []bool{false, true} {
-				x := &Exchange{Method: http.MethodPost, Body: []byte(c.body), reqHeader: h, issued: c.issued, red: s.red}
+				x := &Sent{Exchange: exchange.Exchange{Method: http.MethodPost, Body: []byte(c.body), Header: h}, issued: c.issued, red: s.red}
 				if answered {
 					// As sendRequest keeps it: the one judge's outcome, its
 					// findings on the request kept for the steps.
-					x.judged = judge.Judge(s.validator, judge.Exchange{Header: h, Body: x.Body, BodyWhole: true,
-						Status: c.want, RespHeader: http.Header{}, RespWhole: true}, s.redact)
+					x.Status, x.RespHeader = c.want, http.Header{}
+					x.judged = judge.Judge(s.validator, &x.Exchange, s.redact)
 					x.Violations = x.judged.ResponseViolations
 					s.scrub(x)
 				}

@@ -17,7 +17,7 @@ type Failure struct {
 	// Details are further lines of evidence, such as validator messages.
 	Details []string
 	// Exchange is the request and response the failure was seen in, if any.
-	Exchange *Exchange
+	Exchange *Sent
 }
 
 func (f *Failure) Error() string {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/spec"
 )
@@ -40,7 +41,7 @@ func (s *Suite) theClientPostsIt(ctx context.Context) error {
 	return nil
 }
 
-func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
+func (s *Suite) send(ctx context.Context, st *state) (*Sent, error) {
 	return s.sendRequest(ctx, &st.req)
 }
 
@@ -50,7 +51,7 @@ func (s *Suite) send(ctx context.Context, st *state) (*Exchange, error) {
 // infrastructure speaking, not the service, so it pauses the whole run
 // for the wait it asks for and the same request is sent again, within the
 // bounds of Throttle; past them the run is incomplete.
-func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) {
+func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	body := r.body()
 	cred := s.credentialOfRequest(r)
 	ct := "application/json"
@@ -128,11 +129,15 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 	if err != nil {
 		return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
 	}
-	x := &Exchange{
-		Method: req.Method, URL: shown, token: token, Auth: cred.desc, authShell: cred.shell, ContentType: ct,
-		Accept: accept, Chunked: r.chunked, NoUserAgent: r.noUA, Cookies: len(r.cookies),
-		Label: r.label, Body: body, reqHeader: req.Header, issued: cred.issued,
-		extra: slices.Sorted(maps.Keys(s.cfg.Headers)), curlFlags: s.cfg.CurlFlags, red: s.red,
+	x := &Sent{
+		Exchange: exchange.Exchange{
+			Method: req.Method, URL: shown, Header: req.Header, Body: body, Chunked: r.chunked, Token: token,
+			SecretHeaders: slices.Sorted(maps.Keys(s.cfg.Headers)), CurlFlags: s.cfg.CurlFlags,
+		},
+		Label: r.label, issued: cred.issued, red: s.red,
+	}
+	if cred.desc != "" || cred.shell != "" {
+		x.Auth = &exchange.Credential{Desc: cred.desc, Shell: cred.shell}
 	}
 	var resp *http.Response
 	var start time.Time
@@ -146,7 +151,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 				return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
 			}
 		}
-		x.Status, x.header, x.body = 0, nil, nil
+		x.Status, x.RespHeader, x.RespBody = 0, nil, nil
 		client, alone := s.cfg.Client, faults == FaultTries-1
 		if faults > 0 {
 			client = s.fresh
@@ -167,8 +172,8 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 		start = time.Now()
 		resp, err = client.Do(req)
 		if err == nil {
-			x.Status, x.header = resp.StatusCode, resp.Header
-			x.body, err = readBounded(resp.Body, resp.ContentLength, s.cfg.MaxBody)
+			x.Status, x.RespHeader = resp.StatusCode, resp.Header
+			x.RespBody, err = readBounded(resp.Body, resp.ContentLength, s.cfg.MaxBody)
 			resp.Body.Close()
 		}
 		x.Duration = time.Since(start)
@@ -190,13 +195,13 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 			break
 		}
 		s.flight.answered(ticket)
-		wait, throttled := throttleWait(x.Status, x.header, attempt, time.Now())
+		wait, throttled := throttleWait(x.Status, x.RespHeader, attempt, time.Now())
 		if !throttled {
 			s.gate.accepted(sent)
 			break
 		}
 		asked := ""
-		if v := x.header.Get("Retry-After"); v != "" {
+		if v := x.RespHeader.Get("Retry-After"); v != "" {
 			asked = s.red.Safe(v, 64)
 		}
 		if herr := s.gate.throttled(sent, x.Status, wait, attempt, asked); herr != nil {
@@ -226,10 +231,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Exchange, error) 
 	// The one judge (package judge) judges the exchange, as the proxy
 	// judges its clients' exchanges; the steps and the after-hooks read its
 	// outcome.
-	x.judged = judge.Judge(s.validator, judge.Exchange{
-		Header: x.reqHeader, Body: body, BodyWhole: true,
-		Status: x.Status, RespHeader: x.header, RespBody: x.body, RespWhole: true,
-	}, s.redact)
+	x.judged = judge.Judge(s.validator, &x.Exchange, s.redact)
 	x.Violations = x.judged.ResponseViolations
 	s.scrub(x)
 	return x, nil
@@ -264,13 +266,14 @@ const (
 // scrub makes the evidence of an exchange's response: every secret hidden
 // first, wherever the target echoed it and in whatever form, then each
 // piece cut to its bound with its size said, the validator's messages
-// escaped (they quote the target's headers). The response as sent stays in
-// x.header and x.body for the steps to judge.
-func (s *Suite) scrub(x *Exchange) {
-	x.RespBodyLen = len(x.body)
+// escaped (they quote the target's headers). The response's header as sent
+// stays in x.header for the steps (its cookies); its body, judged, goes.
+func (s *Suite) scrub(x *Sent) {
+	x.header = x.RespHeader
+	x.RespTotal = int64(len(x.RespBody))
 	// Redact a little past the bound, so that a secret across the cut is
 	// whole when it is found; then cut.
-	keep := x.body
+	keep := x.RespBody
 	if margin := evidenceBytes + s.red.Margin(); len(keep) > margin {
 		keep = keep[:margin]
 	}
@@ -352,7 +355,7 @@ func isNotFound(err error) bool {
 
 // response returns the scenario's last response, or the failure of an answer
 // that did not come.
-func (s *Suite) response(st *state) (*Exchange, error) {
+func (s *Suite) response(st *state) (*Sent, error) {
 	x := st.last
 	if x == nil {
 		return nil, &HarnessError{fmt.Errorf("%w: no request was sent before this step", ErrSuiteDefect)}

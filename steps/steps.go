@@ -55,6 +55,10 @@ var (
 	// ErrNotApplicable: a reason of the scenario's own (a token too short
 	// for a variant), said in its note.
 	ErrNotApplicable = errors.New("not applicable")
+	// ErrNameReused is the kind of a judged scenario's note (Result.Noted):
+	// the target refused a valid request for a name it had stored, and
+	// accepted it under another.
+	ErrNameReused = errors.New(NoteNameReused)
 )
 
 // Throttling reports the throttling the run met.
@@ -132,9 +136,12 @@ type Result struct {
 	Note     string
 	// Skip is the kind of a skipped scenario's skip (ErrSilent and the
 	// rest; nil for a skip godog made), for errors.Is.
-	Skip      error
+	Skip error
+	// Noted is the kind of a note the verdict carries though the scenario
+	// was judged (ErrNameReused; nil for none), for errors.Is.
+	Noted     error
 	Duration  time.Duration
-	Exchanges []*Exchange
+	Exchanges []*Sent
 	// Judged: the scenario judged its own rule on answers that came. It
 	// did when it passed, when a failure cites its rule, or when every step
 	// ran and only a check after them (the echo, the document) failed. A
@@ -315,10 +322,10 @@ type state struct {
 	req  request
 
 	cases []*generate.Case // generated bodies, and their exchanges
-	caseX []*Exchange
+	caseX []*Sent
 
-	last      *Exchange
-	exchanges []*Exchange
+	last      *Sent
+	exchanges []*Sent
 	failures  []*Failure
 	// defects are the suite's own faults met in the scenario (a rule the
 	// catalog lacks): the scenario is then an error, whatever else it saw.
@@ -326,6 +333,7 @@ type state struct {
 	note    string
 	skipped string
 	skip    error // the kind of the skip (Result.Skip)
+	noted   error // the kind of the note (Result.Noted)
 	started time.Time
 	// setupFailed: a setup step's create was not accepted.
 	setupFailed bool
@@ -457,7 +465,7 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 	}
 	res := Result{
 		ID: sc.Id, Name: sc.Name, URI: sc.Uri, Rule: st.rule, Failures: st.failures,
-		Note: st.note, Duration: time.Since(st.started), Exchanges: st.exchanges, SetupFailed: st.setupFailed,
+		Note: st.note, Noted: st.noted, Duration: time.Since(st.started), Exchanges: st.exchanges, SetupFailed: st.setupFailed,
 	}
 	if err != nil {
 		// The error may quote the target (a malformed answer): kept as
@@ -484,7 +492,7 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 	// Judged: only the bounded evidence outlives the scenario, so that a
 	// run holds a few kilobytes an exchange whatever the target sends.
 	for _, x := range st.exchanges {
-		x.header, x.body, x.judged.Violations = nil, nil, nil
+		x.header, x.judged.Violations = nil, nil
 		x.exercises = s.exercises
 	}
 	if s.cfg.OnScenario != nil {
@@ -502,15 +510,15 @@ func judgedOwnRule(res Result, err error, st *state) bool {
 	if slices.ContainsFunc(st.failures, func(f *Failure) bool { return f.Rule.ID == st.rule.ID }) {
 		return true
 	}
-	return err == nil && slices.ContainsFunc(st.exchanges, func(x *Exchange) bool { return x.Err == nil && x.Status != 0 })
+	return err == nil && slices.ContainsFunc(st.exchanges, func(x *Sent) bool { return x.Err == nil && x.Status != 0 })
 }
 
 // exercises names the rules a request exercises, as the proxy reads its
 // clients' requests (package judge), so that the two drivers' readings of
 // a request are one.
-func (s *Suite) exercises(x *Exchange) []rules.RuleID {
+func (s *Suite) exercises(x *Sent) []rules.RuleID {
 	valid := x.conforms || s.requestConforms(x)
-	return judge.Exercises(judge.Request{Header: x.reqHeader, Body: x.Body, Valid: valid, Issued: s.cfg.Token})
+	return judge.Exercises(judge.Request{Header: x.Header, Body: x.Body, Valid: valid, Issued: s.cfg.Token})
 }
 
 // documentFailure reports every exchange whose response departs from the
@@ -533,7 +541,7 @@ func (s *Suite) documentFailure(st *state) *Failure {
 // returns it, with the token removed from every piece of evidence. A rule
 // the catalog lacks is a defect of the suite, which the scenario reports as
 // an error: blaming another rule instead would be a wrong verdict.
-func (s *Suite) fail(st *state, rule rules.RuleID, x *Exchange, expected, actual string, details ...string) *Failure {
+func (s *Suite) fail(st *state, rule rules.RuleID, x *Sent, expected, actual string, details ...string) *Failure {
 	r := st.rule
 	if rule != "" {
 		cr, ok := rules.Lookup(rule)

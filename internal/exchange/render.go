@@ -1,7 +1,8 @@
-// Package exchange is one request and its answer as plantcheck shows them,
-// whichever driver saw it (`plantcheck run`'s steps, `plantcheck proxy`):
-// the request line, the response line and a curl command that sends the
-// request again, each with every secret hidden once, here. Which values are
+// Package exchange is one request and its answer, plantcheck's one
+// exchange type, whichever driver saw it (`plantcheck run`'s steps embed
+// it, `plantcheck proxy` builds it): what the judge judges, and how it is
+// shown: the request line, the response line and a curl command that sends
+// the request again, each with every secret hidden once, here. Which values are
 // secrets it says too (secrets.go): credential headers, query parameters
 // and body members, at any depth. The hiding itself (every form a target
 // may echo a secret in), the bounds and the escapes are package evidence's;
@@ -41,8 +42,11 @@ const (
 // header from: a session's cookies are credentials.
 const CookieVar = "PLANTCHECK_COOKIE"
 
-// Exchange is one request and what came back, as evidence. It holds what
-// was sent, secrets included: every rendering hides them.
+// Exchange is one request and what came back: what the judge judges
+// (package judge), what every report shows. It is plantcheck's one
+// exchange type, whichever driver saw it (`run`'s steps embed it, the
+// proxy builds one per exchange it judges). It holds what was sent,
+// secrets included: every rendering hides them.
 type Exchange struct {
 	Method string
 	// URL is where the request went, as a reproduction sends it again;
@@ -55,9 +59,11 @@ type Exchange struct {
 	// is quoted, never reproduced.
 	Body      []byte
 	BodyTotal int64
-	// BodyPartial: Body is not known to be the whole body, whatever
-	// BodyTotal says (a body whose reading broke off): not reproduced.
-	BodyPartial bool
+	// BodyIncomplete says why Body is not known to be the whole body,
+	// whatever BodyTotal says (a body past a bound, or whose reading
+	// broke off); "" when it is whole. Such a body is neither judged
+	// (package judge says so) nor reproduced.
+	BodyIncomplete string
 	// Chunked: the body went in chunks, without a Content-Length.
 	Chunked bool
 	// Auth shows the Authorization header where the sender knows more
@@ -81,7 +87,12 @@ type Exchange struct {
 	RespHeader http.Header
 	RespBody   []byte
 	RespTotal  int64
-	Duration   time.Duration
+	// RespIncomplete says why RespBody is not known to be the whole
+	// answer, as read to be judged ("" when it is): such an answer is not
+	// judged. A driver may cut RespBody to a bound once it is judged, as
+	// evidence; RespTotal then says how long it was.
+	RespIncomplete string
+	Duration       time.Duration
 }
 
 // Credential is an Authorization value without its secret: what a report
@@ -188,7 +199,7 @@ func Quote(red *evidence.Redactor, b []byte, total int64) string {
 // whole, is not reproduced:
 // the command is then "".
 func (x *Exchange) Curl(red *evidence.Redactor) string {
-	if x.BodyPartial || x.BodyTotal > int64(len(x.Body)) {
+	if x.BodyIncomplete != "" || x.BodyTotal > int64(len(x.Body)) {
 		return ""
 	}
 	var b strings.Builder

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -48,9 +49,9 @@ func BenchmarkJudgeSize(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		x := Exchange{
-			Header: http.Header{"Authorization": {"Bearer tok"}, "Content-Type": {"application/json"}}, Body: body, BodyWhole: true,
-			Status: http.StatusOK, RespHeader: http.Header{"Content-Type": {"application/json"}}, RespBody: resp, RespWhole: true,
+		x := &exchange.Exchange{
+			Header: http.Header{"Authorization": {"Bearer tok"}, "Content-Type": {"application/json"}}, Body: body,
+			Status: http.StatusOK, RespHeader: http.Header{"Content-Type": {"application/json"}}, RespBody: resp,
 		}
 		if o := Judge(v, x, nil); !o.Valid || len(o.ResponseViolations) > 0 || len(o.Unjudged) > 0 {
 			b.Fatalf("%s: %+v", tc.name, o)

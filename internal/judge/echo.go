@@ -220,14 +220,22 @@ type EchoFailure struct {
 // it is a Plant record at all is the document's to say. redact (nil: none)
 // hides secrets in what the answer holds before it is quoted and cut.
 func Echo(sent Sent, answer []byte, redact func(string) string) []EchoFailure {
+	if sent.Unjudged != "" || !sent.HasName {
+		return nil
+	}
+	obj, ok := object(answer)
+	return echoIn(sent, obj, ok, redact)
+}
+
+// echoIn is Echo of an answer read already (object).
+func echoIn(sent Sent, obj map[string]json.RawMessage, ok bool, redact func(string) string) []EchoFailure {
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
 	if sent.Unjudged != "" || !sent.HasName {
 		return nil
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(answer, &obj) != nil || obj == nil {
+	if !ok {
 		out := []EchoFailure{{RuleName, "name " + Quote(sent.Name), NotAnObject}}
 		if sent.HasTag {
 			out = append(out, EchoFailure{RuleTag, "tag " + Quote(sent.Tag), NotAnObject})

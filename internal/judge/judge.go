@@ -2,10 +2,12 @@ package judge
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -16,21 +18,6 @@ const (
 	OpMethod = http.MethodPost
 	OpPath   = "/plants"
 )
-
-// Exchange is one request to the operation and its answer, as a judge
-// needs them: the bodies, and whether each was read whole (why not, when
-// not).
-type Exchange struct {
-	Header     http.Header
-	Body       []byte
-	BodyWhole  bool
-	BodyWhy    string
-	Status     int
-	RespHeader http.Header
-	RespBody   []byte
-	RespWhole  bool
-	RespWhy    string
-}
 
 // Result is one rule's judgement of one exchange.
 type Result struct {
@@ -84,23 +71,24 @@ func Conforms(v *spec.Validator, h http.Header, body []byte) bool {
 // Judge judges one exchange by every rule its traffic can show: first what
 // the request exercises (the document's verdict on it, and the rules its
 // refusal is due under), then each check of the list, in its order. An
-// exchange in, results per rule out. redact (nil: none) hides secrets in
-// what the judgements quote.
-func Judge(v *spec.Validator, x Exchange, redact func(string) string) Outcome {
-	e := &exam{Exchange: x, redact: redact}
+// exchange in, results per rule out: it reads x, never changes it; a body
+// that is not whole (BodyIncomplete, RespIncomplete) is not judged.
+// redact (nil: none) hides secrets in what the judgements quote.
+func Judge(v *spec.Validator, x *exchange.Exchange, redact func(string) string) Outcome {
+	e := &exam{Exchange: x, redact: redact, respWhole: x.RespIncomplete == ""}
 	o := &e.out
-	if !x.BodyWhole {
-		o.Unjudged = append(o.Unjudged, x.BodyWhy)
+	if x.BodyIncomplete != "" {
+		o.Unjudged = append(o.Unjudged, x.BodyIncomplete)
 	}
-	if !x.RespWhole {
-		o.Unjudged = append(o.Unjudged, x.RespWhy)
-	}
-	if x.BodyWhole {
-		e.body = x.Body
+	if !e.respWhole {
+		o.Unjudged = append(o.Unjudged, x.RespIncomplete)
 	}
 
 	// The document's verdict on the request, when its body is known whole.
-	e.known = x.BodyWhole
+	e.known = x.BodyIncomplete == ""
+	if e.known {
+		e.body = x.Body
+	}
 	if e.known {
 		e.valid, o.Violations = Accepts(v, x.Header, e.body)
 		o.Valid = e.valid
@@ -123,7 +111,7 @@ func Judge(v *spec.Validator, x Exchange, redact func(string) string) Outcome {
 	}
 
 	// The answer, by each check of the list.
-	if x.RespWhole {
+	if e.respWhole {
 		o.ResponseViolations = v.CheckResponse(spec.Request{Method: OpMethod, Path: OpPath, Header: x.Header, Body: e.body},
 			spec.Response{Status: x.Status, Header: x.RespHeader, Body: x.RespBody})
 		// A refusal of a valid request for a long header is the
@@ -132,6 +120,9 @@ func Judge(v *spec.Validator, x Exchange, redact func(string) string) Outcome {
 		// else of the answer.
 		e.infra = e.known && e.valid && x.Status != http.StatusOK && LongHeader(x.Header) != ""
 		if e.accepted() {
+			// The answer to an accepted create is read once, for its
+			// record and its echo.
+			e.answer, e.isObject = object(x.RespBody)
 			e.readEcho()
 		}
 	}
@@ -152,12 +143,17 @@ type ruleCheck struct {
 
 // checks are the judge's checks of an answer, each by its rule, in the
 // order their results are given. A new rule that traffic shows is one
-// function added here (and its rule in FromTraffic).
+// function added here (and its rule in FromTraffic). A rule traffic shows
+// only in part (CREATE-200: the record of an accepted create, never why a
+// valid create was refused) is judged here too, for the steps to read;
+// the proxy, which cannot judge the rest, leaves it not judged
+// (NotFromTraffic).
 var checks = []ruleCheck{
 	{rules.ResponseMedia, responseMedia},
 	{rules.ResponseDocumented, responseDocumented},
 	{rules.HeaderSize, headerSize},
 	{rules.ErrorRecord, errorRecord},
+	{rules.Create200, plantRecord},
 	{rules.CreateNoID, noID},
 	{rules.CreateName, echoOf(rules.CreateName)},
 	{rules.CreateTag, echoOf(rules.CreateTag)},
@@ -167,8 +163,10 @@ var checks = []ruleCheck{
 // exam is one exchange under judgement, with what the checks share: the
 // document's verdicts on the request and on the answer, read once.
 type exam struct {
-	Exchange
+	*exchange.Exchange
 	redact func(string) string
+	// respWhole: the answer was read whole.
+	respWhole bool
 	// body is the request's body when it is known whole (nil when not).
 	body         []byte
 	known, valid bool
@@ -179,12 +177,16 @@ type exam struct {
 	// (nil when none is); echo its departures.
 	sent *Sent
 	echo []EchoFailure
-	out  Outcome
+	// answer is an accepted create's answer read as an object (isObject:
+	// it is one).
+	answer   map[string]json.RawMessage
+	isObject bool
+	out      Outcome
 }
 
 // answered: the answer was read whole and is the service's to judge in
 // full (not a refusal for a long header).
-func (e *exam) answered() bool { return e.RespWhole && !e.infra }
+func (e *exam) answered() bool { return e.respWhole && !e.infra }
 
 // accepted: a create the document accepts, answered 200.
 func (e *exam) accepted() bool {
@@ -204,7 +206,7 @@ func (e *exam) readEcho() {
 		return // the document accepted it, so this cannot be
 	}
 	e.sent = &sent
-	e.echo = Echo(sent, e.RespBody, e.redact)
+	e.echo = echoIn(sent, e.answer, e.isObject, e.redact)
 }
 
 func responseMedia(e *exam) (Judgement, bool) {
@@ -218,7 +220,7 @@ func responseDocumented(e *exam) (Judgement, bool) {
 // headerSize judges the answer to a valid request whose header is long:
 // a refusal is judged for its shape, at HEADER-SIZE's level.
 func headerSize(e *exam) (Judgement, bool) {
-	if !e.RespWhole || !e.known || !e.valid || LongHeader(e.Header) == "" {
+	if !e.respWhole || !e.known || !e.valid || LongHeader(e.Header) == "" {
 		return Judgement{}, false
 	}
 	j := Judgement{Expected: headerSizeExpected}
@@ -240,6 +242,17 @@ func errorRecord(e *exam) (Judgement, bool) {
 		return Judgement{}, false
 	}
 	return ErrorRecord(e.RespBody, e.redact), true
+}
+
+// plantRecord judges the answer to an accepted create (a valid request,
+// answered 200) as a Plant record, CREATE-200's. A valid create answered
+// otherwise is not judged here: a refusal may be for a token the service
+// did not issue or an id it stores, which only the sender knows.
+func plantRecord(e *exam) (Judgement, bool) {
+	if !e.accepted() {
+		return Judgement{}, false
+	}
+	return plantRecordOf(e.answer, e.isObject, e.redact), true
 }
 
 // noID judges a Plant record for an id (which the document's verdict

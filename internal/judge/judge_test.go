@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -39,8 +40,11 @@ func TestJudge(t *testing.T) {
 		{"an answer not read whole", good, `{"id":1,"name":"Fern"}`, 200, `{"name":"Fern"}`, nil, rules.ResponseMedia, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := Judge(v, Exchange{Header: tc.h, Body: []byte(tc.req), BodyWhole: true, Status: tc.status, RespHeader: js,
-				RespBody: []byte(tc.resp), RespWhole: !tc.respNotWhole, RespWhy: "cut"}, nil)
+			x := &exchange.Exchange{Header: tc.h, Body: []byte(tc.req), Status: tc.status, RespHeader: js, RespBody: []byte(tc.resp)}
+			if tc.respNotWhole {
+				x.RespIncomplete = "cut"
+			}
+			o := Judge(v, x, nil)
 			got := map[rules.RuleID]bool{}
 			for _, r := range o.Results {
 				got[r.Rule] = r.OK()
@@ -58,6 +62,63 @@ func TestJudge(t *testing.T) {
 			}
 			if _, judged := got[rules.ResponseDocumented]; judged == tc.respNotWhole {
 				t.Errorf("RESPONSE-DOCUMENTED judged %v on an answer read whole: %v", judged, !tc.respNotWhole)
+			}
+		})
+	}
+}
+
+// TestCreate200: the judge reads CREATE-200's Plant record in the answer
+// to an accepted create (a valid request answered 200), and only there:
+// a refusal of a valid create, or a 200 to an invalid one, is not
+// CREATE-200's to judge from the exchange alone.
+func TestCreate200(t *testing.T) {
+	v, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := http.Header{"Authorization": {"Bearer t"}, "Content-Type": {"application/json"}}
+	valid := `{"id":1,"name":"Fern","tag":"fern"}`
+	for _, tc := range []struct {
+		name         string
+		h            http.Header
+		req          string
+		status       int
+		resp         string
+		respNotWhole bool
+		judged       bool
+		actual       string // "" when passed
+	}{
+		{"a Plant record", good, valid, 200, `{"name":"Fern","tag":"fern"}`, false, true, ""},
+		{"an empty body", good, valid, 200, ``, false, true, NotAnObject},
+		{"an array", good, valid, 200, `[{"name":"Fern"}]`, false, true, NotAnObject},
+		{"a name that is a number", good, valid, 200, `{"name":7}`, false, true, "name is the JSON value"},
+		{"a tag that is an object", good, valid, 200, `{"name":"Fern","tag":{}}`, false, true, "tag is the JSON value"},
+		{"a valid create refused", good, valid, 400, `{"error":1,"message":"m"}`, false, false, ""},
+		{"a valid create answered 500", good, valid, 500, `{"name":"Fern"}`, false, false, ""},
+		{"an invalid create accepted", good, `{"id":"x","name":"Fern"}`, 200, `[]`, false, false, ""},
+		{"no token, accepted", http.Header{"Content-Type": {"application/json"}}, valid, 200, `[]`, false, false, ""},
+		{"an answer not read whole", good, valid, 200, `[]`, true, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := &exchange.Exchange{Header: tc.h, Body: []byte(tc.req), Status: tc.status,
+				RespHeader: http.Header{"Content-Type": {"application/json"}}, RespBody: []byte(tc.resp)}
+			if tc.respNotWhole {
+				x.RespIncomplete = "response body not read to its end"
+			}
+			var got *Result
+			for _, r := range Judge(v, x, nil).Results {
+				if r.Rule == rules.Create200 {
+					got = &r
+				}
+			}
+			if (got != nil) != tc.judged {
+				t.Fatalf("CREATE-200 judged %v, want %v", got != nil, tc.judged)
+			}
+			if got == nil {
+				return
+			}
+			if got.OK() != (tc.actual == "") || !strings.HasPrefix(got.Actual, tc.actual) {
+				t.Errorf("CREATE-200: passed %v, actual %q; want actual %q", got.OK(), got.Actual, tc.actual)
 			}
 		})
 	}
@@ -105,8 +166,8 @@ func TestHeaderSize(t *testing.T) {
 			map[rules.RuleID]bool{rules.ResponseDocumented: false, rules.ResponseMedia: false}, []rules.RuleID{rules.HeaderSize}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := Judge(v, Exchange{Header: tc.h, Body: []byte(tc.req), BodyWhole: true, Status: tc.status,
-				RespHeader: http.Header{"Content-Type": {tc.ct}}, RespBody: []byte(tc.resp), RespWhole: true}, nil)
+			o := Judge(v, &exchange.Exchange{Header: tc.h, Body: []byte(tc.req), Status: tc.status,
+				RespHeader: http.Header{"Content-Type": {tc.ct}}, RespBody: []byte(tc.resp)}, nil)
 			got := map[rules.RuleID]bool{}
 			for _, r := range o.Results {
 				got[r.Rule] = r.OK()
@@ -147,8 +208,8 @@ func TestRepeatedSingletons(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			judge := func(h http.Header) map[rules.RuleID]bool {
-				o := Judge(v, Exchange{Header: good, Body: []byte(`{"id":1,"name":"Fern"}`), BodyWhole: true, Status: 200,
-					RespHeader: h, RespBody: []byte(`{"name":"Fern"}`), RespWhole: true}, nil)
+				o := Judge(v, &exchange.Exchange{Header: good, Body: []byte(`{"id":1,"name":"Fern"}`), Status: 200,
+					RespHeader: h, RespBody: []byte(`{"name":"Fern"}`)}, nil)
 				got := map[rules.RuleID]bool{}
 				for _, r := range o.Results {
 					got[r.Rule] = r.OK()

@@ -58,8 +58,7 @@ func describe(obj map[string]json.RawMessage, name string, redact func(string) s
 
 // isString reports whether a raw JSON value is a string (null is not).
 func isString(raw json.RawMessage) bool {
-	var s string
-	return len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil
+	return len(raw) > 0 && raw[0] == '"' && json.Valid(raw) // valid, so the string ends where the value does
 }
 
 // isInt32 reports whether a raw JSON value is an integer within int32. A
@@ -79,8 +78,13 @@ func isInt32(raw json.RawMessage) bool {
 // PlantRecord judges a body as a Plant record: an object with name, a
 // string, and, optionally, tag, a string.
 func PlantRecord(body []byte, redact func(string) string) Judgement {
-	j := Judgement{Expected: "a Plant record: an object with name (a string) and, optionally, tag (a string)"}
 	obj, ok := object(body)
+	return plantRecordOf(obj, ok, redact)
+}
+
+// plantRecordOf is PlantRecord of a body read already (object).
+func plantRecordOf(obj map[string]json.RawMessage, ok bool, redact func(string) string) Judgement {
+	j := Judgement{Expected: "a Plant record: an object with name (a string) and, optionally, tag (a string)"}
 	switch {
 	case !ok:
 		j.Actual = NotAnObject

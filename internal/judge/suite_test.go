@@ -61,7 +61,7 @@ func TestClassifierNamesEveryScenariosRule(t *testing.T) {
 
 // excepted says why a request need not exercise its scenario's own rule,
 // for the kinds of scenario whose rule a request alone cannot show.
-func excepted(sc steps.Result, x *steps.Exchange) (string, bool) {
+func excepted(sc steps.Result, x *steps.Sent) (string, bool) {
 	valid := slices.Contains(x.Exercises(), rules.Create200)
 	switch sc.Rule.ID {
 	case rules.GenValid, rules.GenBoundary:

@@ -81,8 +81,7 @@ func (c *capture) ended() {
 type snapshot struct {
 	body  []byte // valid until release
 	total int64
-	whole bool   // body holds the whole body
-	why   string // why it is not whole ("" when it is)
+	why   string // why body is not the whole body ("" when it is)
 }
 
 // take ends the capture: nothing more is kept, and what was is returned.
@@ -101,8 +100,6 @@ func (c *capture) take(what string, limit int64) snapshot {
 		// through, though the reader that would see its end has not yet
 		// asked: net/http's body reader holds no more.
 		s.why = what + " not read to its end"
-	default:
-		s.whole = true
 	}
 	return s
 }

@@ -21,7 +21,7 @@ func (h *Handler) failure(x *flight, red *evidence.Redactor, side string, rule r
 	if r, ok := rules.Lookup(rule); ok && side == "server" {
 		level = strings.ToUpper(string(r.Level))
 	}
-	e := x.evidence()
+	e := x.exchange()
 	f := Failure{
 		Rule: rule, Level: level, Side: side,
 		Expected:  red.Safe(expected, evidenceText),
@@ -37,13 +37,14 @@ func (h *Handler) failure(x *flight, red *evidence.Redactor, side string, rule r
 	return f
 }
 
-// evidence is the exchange as package exchange renders it: a reproduction
-// goes straight to the upstream.
-func (x *flight) evidence() *exchange.Exchange {
-	return &exchange.Exchange{
+// exchange is the flight as package exchange has it, which the judge
+// judges and the evidence renders: a reproduction goes straight to the
+// upstream.
+func (x *flight) exchange() exchange.Exchange {
+	return exchange.Exchange{
 		Method: x.method, Target: x.target, URL: x.to.Scheme + "://" + x.to.Host + x.to.RequestURI(),
-		Header: x.header, Body: x.reqBody.body, BodyTotal: x.reqBody.total, BodyPartial: !x.reqBody.whole, Chunked: x.chunked,
-		Status: x.status, RespHeader: x.respHeader, RespBody: x.respBody.body, RespTotal: x.respBody.total,
+		Header: x.header, Body: x.reqBody.body, BodyTotal: x.reqBody.total, BodyIncomplete: x.reqBody.why, Chunked: x.chunked,
+		Status: x.status, RespHeader: x.respHeader, RespBody: x.respBody.body, RespTotal: x.respBody.total, RespIncomplete: x.respBody.why,
 		Duration: x.duration,
 	}
 }

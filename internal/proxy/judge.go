@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/judge"
@@ -40,12 +41,23 @@ func failedIn(o *judge.Outcome, rule rules.RuleID) (judge.Judgement, bool) {
 // without it, and only an exchange whose failure is kept as evidence is
 // judged again with it.
 func (h *Handler) judge(x *flight, redact func(string) string) *judge.Outcome {
-	o := judge.Judge(h.validator, judge.Exchange{
-		Header: x.header, Body: x.reqBody.body, BodyWhole: x.reqBody.whole, BodyWhy: x.reqBody.why,
-		Status: x.status, RespHeader: x.respHeader, RespBody: x.respBody.body, RespWhole: x.respBody.whole, RespWhy: x.respBody.why,
-	}, redact)
+	e := x.exchange()
+	o := judge.Judge(h.validator, &e, redact)
+	// A rule traffic shows only in part (CREATE-200: the record of an
+	// accepted create, never why a valid create was refused) is the
+	// suite's to judge: here it stays not judged, never passed.
+	o.Results = slices.DeleteFunc(o.Results, func(r judge.Result) bool { return !fromTraffic[r.Rule] })
 	return &o
 }
+
+// fromTraffic are the rules the proxy judges (judge.FromTraffic).
+var fromTraffic = func() map[rules.RuleID]bool {
+	m := map[rules.RuleID]bool{}
+	for _, id := range judge.FromTraffic {
+		m[id] = true
+	}
+	return m
+}()
 
 // defects are the ways a client's request breaks the document (the
 // judge's refusal), a departure RFC 8259 leaves open last.

@@ -499,10 +499,10 @@ func (h *Handler) finish(x *flight, r *http.Request, doc bool) {
 	default:
 		x.respCap.ended()
 		x.to, x.respHeader = h.target(r), x.answer.Header()
-		x.reqBody = snapshot{whole: true}
+		x.reqBody = snapshot{}
 		if n := int64(len(x.whole)); x.whole != nil {
-			x.reqBody = snapshot{body: x.whole, total: n, whole: n <= h.maxJudge}
-			if !x.reqBody.whole {
+			x.reqBody = snapshot{body: x.whole, total: n}
+			if n > h.maxJudge {
 				x.reqBody.why = "request body past " + sizeOf(h.maxJudge)
 			}
 		}

@@ -23,7 +23,7 @@ const minEvidence = 3
 func likelyCause(r *Report, v *spec.Validator) string {
 	statuses := map[int]int{}
 	answered, accepted := 0, 0
-	var refused []*steps.Exchange // sent with the token, not accepted
+	var refused []*steps.Sent // sent with the token, not accepted
 	for _, sc := range r.Scenarios {
 		for _, x := range sc.Exchanges {
 			if !x.Answered() {
@@ -58,7 +58,7 @@ func likelyCause(r *Report, v *spec.Validator) string {
 	}
 	validRefused := 0
 	for _, x := range refused {
-		if x.ContentType == "application/json" && v.BodyConforms(x.Method, "/plants", x.Body) {
+		if x.Header.Get("Content-Type") == "application/json" && v.BodyConforms(x.Method, "/plants", x.Body) {
 			validRefused++
 		}
 	}

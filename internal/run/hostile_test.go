@@ -93,8 +93,8 @@ func boundedReads(rep *Report) []string {
 	var problems []string
 	for _, sc := range rep.Scenarios {
 		for i, x := range sc.Exchanges {
-			if x.RespBodyLen > steps.DefaultMaxBody {
-				problems = append(problems, fmt.Sprintf("%s, exchange %d: read %d bytes of the body, past the limit of %d", sc.Name, i+1, x.RespBodyLen, steps.DefaultMaxBody))
+			if x.RespTotal > steps.DefaultMaxBody {
+				problems = append(problems, fmt.Sprintf("%s, exchange %d: read %d bytes of the body, past the limit of %d", sc.Name, i+1, x.RespTotal, steps.DefaultMaxBody))
 			}
 			if len(x.RespBody) > evidenceBytes {
 				problems = append(problems, fmt.Sprintf("%s, exchange %d: kept %d bytes of the body, past the bound of %d", sc.Name, i+1, len(x.RespBody), evidenceBytes))
@@ -109,7 +109,7 @@ func boundedReads(rep *Report) []string {
 func readToTheLimit(rep *Report) bool {
 	for _, sc := range rep.Scenarios {
 		for _, x := range sc.Exchanges {
-			if x.RespBodyLen == steps.DefaultMaxBody {
+			if x.RespTotal == steps.DefaultMaxBody {
 				return true
 			}
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	gmhtml "github.com/yuin/goldmark/renderer/html"
 
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/mdquote"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec/rules"
@@ -79,21 +80,21 @@ func hostileReport(h string) *Report {
 		}
 		panic("no rule " + id)
 	}
-	x := &steps.Exchange{
-		Method: "POST", URL: "http://127.0.0.1:1/plants?q=" + h, ContentType: h, Accept: h, Body: []byte(h),
+	x := &steps.Sent{Exchange: exchange.Exchange{
+		Method: "POST", URL: "http://127.0.0.1:1/plants?q=" + h, Header: http.Header{"Content-Type": {h}, "Accept": {h}}, Body: []byte(h),
 		Status: 200, RespHeader: http.Header{"Content-Type": {h}}, RespBody: []byte(h), Duration: time.Millisecond,
-	}
+	}}
 	start := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 	r := &Report{
 		Target: h, BaseURL: h, CACert: h, Tags: h, SpecTitle: "Plant Store API", SpecVersion: "1.0.0",
 		Concurrency: 1, Seed: 7, Timeout: DefaultTimeout, Started: start, Ended: start.Add(time.Second),
 		Scenarios: []steps.Result{
 			{ID: "1", URI: "create_plant.feature", Name: "The Plant record carries the name that was sent",
-				Rule: rule("CREATE-NAME"), Outcome: steps.Failed, Exchanges: []*steps.Exchange{x},
+				Rule: rule("CREATE-NAME"), Outcome: steps.Failed, Exchanges: []*steps.Sent{x},
 				Failures: []*steps.Failure{{Rule: rule("CREATE-NAME"), Expected: h, Actual: h, Details: []string{h, "validator: " + h}, Exchange: x}}},
 			// A MUST rule broken in a SHOULD scenario: found by.
 			{ID: "2", URI: "hostile_strings.feature", Name: "A tag from every category of the catalog of hostile strings is accepted and echoed exactly",
-				Rule: rule("BODY-TAG-ANY"), Outcome: steps.Failed, Exchanges: []*steps.Exchange{x},
+				Rule: rule("BODY-TAG-ANY"), Outcome: steps.Failed, Exchanges: []*steps.Sent{x},
 				Failures: []*steps.Failure{{Rule: rule("CREATE-TAG"), Expected: h, Actual: h, Exchange: x}}},
 			{ID: "3", URI: "authentication.feature", Name: "A request without an Authorization header is rejected with an Error record",
 				Rule: rule("AUTH-MISSING"), Outcome: steps.Errored, Err: &steps.HarnessError{Err: errors.New(h)}},

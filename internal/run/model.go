@@ -29,8 +29,18 @@ var outcomes = map[steps.Outcome]verdict.Outcome{
 }
 
 // Model is the run's verdict, every report's data and its exit status,
-// built in one pass from the report and decided once (verdict.Finish).
+// built in one pass from the report and decided once (verdict.Finish), the
+// first time it is asked for; every report writer, the exit status and
+// the console read that one.
 func (r *Report) Model() *verdict.Verdict {
+	if r.model == nil {
+		r.model = r.build()
+	}
+	return r.model
+}
+
+// build builds the run's verdict from the report.
+func (r *Report) build() *verdict.Verdict {
 	v := &verdict.Verdict{
 		Driver: verdict.Run, Interrupted: r.Interrupted, LikelyCause: r.LikelyCause,
 		Counts: verdict.Counts{

@@ -67,6 +67,10 @@ type Report struct {
 	// run (verdict.Tally).
 	Rules  []verdict.Rule
 	Counts Counts
+
+	// model is the run's verdict, built once, when first asked for
+	// (Model): a report is whole when Run returns, and read only after.
+	model *verdict.Verdict
 }
 
 // Counts are the scenario and exchange totals of a run.
@@ -96,9 +100,10 @@ func (r *Report) VerdictLine() string { return r.Model().Verdict }
 // outcome.
 func (r *Report) Status() string { return r.Model().Status }
 
-// WriteVerdict prints the verdict (verdict.WriteText).
+// WriteVerdict prints the verdict (verdict.WriteText), in colour when the
+// run asked for it (a copy of the verdict, so that no file is coloured).
 func (r *Report) WriteVerdict(w io.Writer) {
-	v := r.Model()
+	v := *r.Model()
 	v.Color = r.Color
 	v.WriteText(w)
 }
@@ -115,6 +120,7 @@ func (r *Report) WriteFiles(dir string) error { return r.Model().WriteFiles(dir)
 // scenarios all went unanswered, were stopped, skipped or inconclusive is
 // not judged, and says why.
 func (r *Report) finish() {
+	r.model = nil
 	sortResults(r.Scenarios)
 	t := verdict.NewTally()
 	answered := 0
@@ -163,7 +169,7 @@ func (r *Report) finish() {
 		default:
 			t.Unjudged(id, "stopped by another rule's failure")
 		}
-		if s.Note != "" && (s.Rule.Level == rules.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s) == skippedSeeNotes || errors.Is(s.Skip, steps.ErrInconclusive) || strings.HasPrefix(s.Note, steps.NoteNameReused)) {
+		if s.Note != "" && (s.Rule.Level == rules.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s) == skippedSeeNotes || errors.Is(s.Skip, steps.ErrInconclusive) || errors.Is(s.Noted, steps.ErrNameReused)) {
 			t.Note(id, s.Name+": "+s.Note)
 		}
 		for _, f := range s.Failures {
@@ -216,14 +222,14 @@ const skippedSeeNotes = "skipped (see notes)"
 
 // answeredAll reports whether every exchange of a scenario was answered.
 func answeredAll(s steps.Result) bool {
-	return !slices.ContainsFunc(s.Exchanges, func(x *steps.Exchange) bool { return x.Err != nil || x.Status == 0 })
+	return !slices.ContainsFunc(s.Exchanges, func(x *steps.Sent) bool { return x.Err != nil || x.Status == 0 })
 }
 
 // unframed reports whether an answer of the scenario came with a framing
 // HTTP forbids (two Content-Length fields of different values): an answer,
 // broken, not a silence.
 func unframed(s steps.Result) bool {
-	return slices.ContainsFunc(s.Exchanges, func(x *steps.Exchange) bool {
+	return slices.ContainsFunc(s.Exchanges, func(x *steps.Sent) bool {
 		_, broken := judge.BrokenFraming(x.Err)
 		return broken
 	})

@@ -47,3 +47,36 @@ func TestReportSkipKinds(t *testing.T) {
 		})
 	}
 }
+
+// TestReportNoteKinds: the note of a judged scenario reaches its rule's
+// notes by its kind (Result.Noted, errors.Is), never by its text: a note
+// that merely begins with the words of one does not.
+func TestReportNoteKinds(t *testing.T) {
+	rule, _ := rules.Lookup(rules.Create200)
+	note := steps.NoteNameReused + ": sent again under a name not used before, and accepted"
+	tests := []struct {
+		name  string
+		noted error
+		note  string
+		want  bool
+	}{
+		{"a name reused, of that kind", steps.ErrNameReused, note, true},
+		{"a name reused, wrapped", fmt.Errorf("case 3: %w", steps.ErrNameReused), note, true},
+		{"no kind, the same words", nil, note, false},
+		{"no note", nil, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Report{Scenarios: []steps.Result{{Name: "a scenario", Rule: rule, Outcome: steps.Passed, Judged: true, Note: tt.note, Noted: tt.noted}}}
+			r.finish()
+			for _, v := range r.Rules {
+				if v.ID != rules.Create200 {
+					continue
+				}
+				if got := len(v.Notes) > 0; got != tt.want {
+					t.Errorf("notes %q: noted %v, want %v", v.Notes, got, tt.want)
+				}
+			}
+		})
+	}
+}
