@@ -21,6 +21,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	messages "github.com/cucumber/messages/go/v21"
 
@@ -69,6 +71,19 @@ type Book struct {
 	// Workings are the paragraphs on how plantcheck checks, each under
 	// the feature (and rule) it came from.
 	Workings []Working
+}
+
+// WorkingGroups are the workings, feature by feature.
+func (b *Book) WorkingGroups() [][]Working {
+	var out [][]Working
+	for _, w := range b.Workings {
+		if n := len(out); n > 0 && out[n-1][0].Feature == w.Feature {
+			out[n-1] = append(out[n-1], w)
+			continue
+		}
+		out = append(out, []Working{w})
+	}
+	return out
 }
 
 // Operation is one operation of the OpenAPI document.
@@ -239,7 +254,11 @@ func (b *Book) split(paras []string, f Feature, rule string) []string {
 	var out []string
 	for _, p := range paras {
 		if text, ok := strings.CutPrefix(p, WorkingsMark); ok {
-			b.Workings = append(b.Workings, Working{Feature: f.Name, Anchor: f.Anchor, Rule: rule, Text: strings.TrimSpace(text)})
+			text = strings.TrimSpace(text)
+			if r, n := utf8.DecodeRuneInString(text); n > 0 {
+				text = string(unicode.ToUpper(r)) + text[n:]
+			}
+			b.Workings = append(b.Workings, Working{Feature: f.Name, Anchor: f.Anchor, Rule: rule, Text: text})
 			continue
 		}
 		out = append(out, p)
@@ -449,7 +468,7 @@ var funcs = map[string]any{
 	"cells": func(row []string) string {
 		out := make([]string, len(row))
 		for i, c := range row {
-			out[i] = strings.ReplaceAll(c, "|", `\|`)
+			out[i] = strings.ReplaceAll(strings.ReplaceAll(c, "|", `\|`), "<", `\<`)
 		}
 		return "| " + strings.Join(out, " | ") + " |"
 	},

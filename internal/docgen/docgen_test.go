@@ -53,7 +53,7 @@ func TestRules(t *testing.T) {
 		// requirement and source, once.
 		wantMD := []string{
 			"| [" + string(r.ID) + "](#" + strings.ToLower(string(r.ID)) + ") | " + strings.ToUpper(string(r.Level)) + " |",
-			"\n### " + string(r.ID) + "\n\n**" + strings.ToUpper(string(r.Level)) + "**: " + r.Requirement + "\n*Source: " + r.Source + ".*",
+			"\n### " + string(r.ID) + "\n\n**" + strings.ToUpper(string(r.Level)) + "**: " + strings.ReplaceAll(r.Requirement, "<", `\<`) + "\n*Source: " + r.Source + ".*",
 		}
 		for _, w := range wantMD {
 			if !strings.Contains(md, w) {
@@ -76,6 +76,7 @@ func TestRules(t *testing.T) {
 		"| field | case | change |",
 		`| id | a fraction | the field "id" is the JSON value 1.5 |`,
 		"**More scenarios of [",
+		`*Scenario: A valid request is accepted however it is spelled: \<case>*`,
 	} {
 		if !strings.Contains(md, w) {
 			t.Errorf("Markdown lacks %q", w)
@@ -227,8 +228,8 @@ func TestWorkings(t *testing.T) {
 		}
 	}
 	want := []Working{
-		{Feature: "A", Anchor: "feature-a", Text: "each run draws fresh ids."},
-		{Feature: "A", Anchor: "feature-a", Rule: "CREATE-200", Text: "a probe first."},
+		{Feature: "A", Anchor: "feature-a", Text: "Each run draws fresh ids."},
+		{Feature: "A", Anchor: "feature-a", Rule: "CREATE-200", Text: "A probe first."},
 	}
 	if len(b.Workings) != len(want) {
 		t.Fatalf("workings %+v, want %+v", b.Workings, want)

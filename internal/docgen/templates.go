@@ -25,6 +25,10 @@ func slug(s string) string {
 func init() {
 	funcs["slug"] = slug
 	funcs["lower"] = strings.ToLower
+	// md escapes the one character of prose that Markdown would read as
+	// markup here: "<token>" or "<case>" would be taken for an HTML tag
+	// and dropped.
+	funcs["md"] = func(s string) string { return strings.ReplaceAll(s, "<", `\<`) }
 	funcs["a"] = func(noun string) string {
 		if noun != "" && strings.ContainsRune("AEIOUaeiou", rune(noun[0])) {
 			return "an"
@@ -66,7 +70,7 @@ Contents: [What the API does](#what-the-api-does) · [The records](#the-records)
 {{end}}{{if .Body}}| Request body | {{a .Body}} [{{.Body}}](#{{slug .Body}}) record, as application/json |
 {{end}}{{range .Responses}}| Answer {{.Status}} | {{if .Schema}}{{a .Schema}} [{{.Schema}}](#{{slug .Schema}}) record{{else}}no body{{end}} ({{.Description}}){{if .Media}}, as {{.Media}}{{end}} |
 {{end}}{{end}}{{with .Lead}}
-For example (from the scenario *{{.Scenario}}*):
+For example (from the scenario *{{md .Scenario}}*):
 
 {{fenced .Request}}
 {{fenced .Response}}{{end}}
@@ -82,7 +86,7 @@ For example (from the scenario *{{.Scenario}}*):
 {{end}}{{end}}{{range .Features}}
 ## {{.Name}}
 
-{{range .Description}}{{.}}
+{{range .Description}}{{md .}}
 
 {{end}}{{if .Background}}Every scenario below starts from:
 
@@ -92,18 +96,18 @@ For example (from the scenario *{{.Scenario}}*):
 {{end}}{{range .Groups}}{{if .First}}
 ### {{.Rule.ID}}
 
-**{{upper .Rule.Level}}**: {{.Rule.Requirement}}
-*Source: {{.Rule.Source}}.*
+**{{upper .Rule.Level}}**: {{md .Rule.Requirement}}
+*Source: {{md .Rule.Source}}.*
 {{with .Example}}
-Example, from the scenario *{{.Scenario}}*:
+Example, from the scenario *{{md .Scenario}}*:
 
 {{fenced .Request}}
 {{fenced .Response}}{{end}}{{else}}
 **More scenarios of [{{.Rule.ID}}](#{{anchor .Rule.ID}})** ({{upper .Rule.Level}}; its requirement and example are above.)
 {{end}}{{range .Scenarios}}
-*Scenario: {{.Name}}*
+*Scenario: {{md .Name}}*
 {{range .Description}}
-{{.}}
+{{md .}}
 {{end}}
 ` + "```gherkin" + `
 {{range .Steps}}{{.}}
@@ -116,9 +120,11 @@ Example, from the scenario *{{.Scenario}}*:
 ## How plantcheck checks
 
 What follows is how plantcheck goes about checking the rules above, not what the API promises.
-{{range .Workings}}
-**{{.Feature}}{{if .Rule}}, {{.Rule}}{{end}}.** {{.Text}}
-{{end}}
+{{range .WorkingGroups}}
+### {{(index . 0).Feature}}: how it is checked
+{{range .}}
+{{if .Rule}}**[{{.Rule}}](#{{lower .Rule}}).** {{end}}{{md .Text}}
+{{end}}{{end}}
 ## All rules
 
 | Rule | Level | Source in the specification | Requirement |
@@ -205,8 +211,9 @@ Every example exchange is real: plantcheck sent it to its reference server when 
 {{end}}{{end}}
 <h2 id="how-plantcheck-checks">How plantcheck checks</h2>
 <p>What follows is how plantcheck goes about checking the rules above, not what the API promises.</p>
-{{range .Workings}}<p><strong>{{.Feature}}{{if .Rule}}, <a href="#{{.Rule | lower}}">{{.Rule}}</a>{{end}}.</strong> {{.Text}}</p>
-{{end}}<h2 id="all-rules">All rules</h2>
+{{range .WorkingGroups}}<h3>{{(index . 0).Feature}}: how it is checked</h3>
+{{range .}}<p>{{if .Rule}}<strong><a href="#{{lower .Rule}}">{{.Rule}}</a>.</strong> {{end}}{{.Text}}</p>
+{{end}}{{end}}<h2 id="all-rules">All rules</h2>
 <table>
 <thead><tr><th>Rule</th><th>Level</th><th>Source in the specification</th><th>Requirement</th></tr></thead>
 <tbody>
