@@ -92,7 +92,7 @@ type Operation struct {
 	// Body names the request body's schema; Responses the answers.
 	Body      string
 	Responses []Response
-	// Auth says how a request authenticates ("" for none).
+	// Auth is the header a request authenticates with ("" for none).
 	Auth string
 }
 
@@ -290,7 +290,7 @@ func (b *Book) readDocument(v *spec.Validator) error {
 	if m.Components != nil && m.Components.SecuritySchemes != nil {
 		for _, s := range m.Components.SecuritySchemes.FromOldest() {
 			if s.Type == "http" && strings.EqualFold(s.Scheme, "bearer") {
-				auth = "an HTTP bearer token: the header `Authorization: Bearer <token>`"
+				auth = "Authorization: Bearer <token>"
 			}
 		}
 	}

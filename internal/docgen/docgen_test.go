@@ -52,7 +52,7 @@ func TestRules(t *testing.T) {
 		// Each rule: in the table, then as a section with its level,
 		// requirement and source, once.
 		wantMD := []string{
-			"| [" + string(r.ID) + "](#" + strings.ToLower(string(r.ID)) + ") | " + strings.ToUpper(string(r.Level)) + " |",
+			"| [" + string(r.ID) + "](#" + strings.ToLower(string(r.ID)) + ") | " + strings.ToUpper(string(r.Level)) + " | " + r.Source + " | " + strings.ReplaceAll(r.Requirement, "<", `\<`) + " |",
 			"\n### " + string(r.ID) + "\n\n**" + strings.ToUpper(string(r.Level)) + "**: " + strings.ReplaceAll(r.Requirement, "<", `\<`) + "\n*Source: " + r.Source + ".*",
 		}
 		for _, w := range wantMD {

@@ -66,7 +66,7 @@ Contents: [What the API does](#what-the-api-does) · [The records](#the-records)
 
 | Part | What it is |
 |---|---|
-{{if .Auth}}| Authentication | {{.Auth}} |
+{{if .Auth}}| Authentication | an HTTP bearer token: the header ` + "`{{.Auth}}`" + ` |
 {{end}}{{if .Body}}| Request body | {{a .Body}} [{{.Body}}](#{{slug .Body}}) record, as application/json |
 {{end}}{{range .Responses}}| Answer {{.Status}} | {{if .Schema}}{{a .Schema}} [{{.Schema}}](#{{slug .Schema}}) record{{else}}no body{{end}} ({{.Description}}){{if .Media}}, as {{.Media}}{{end}} |
 {{end}}{{end}}{{with .Lead}}
@@ -129,7 +129,7 @@ What follows is how plantcheck goes about checking the rules above, not what the
 
 | Rule | Level | Source in the specification | Requirement |
 |---|---|---|---|
-{{range .Rules}}| [{{.ID}}](#{{anchor .ID}}) | {{upper .Level}} | {{.Source}} | {{.Requirement}} |
+{{range .Rules}}| [{{.ID}}](#{{anchor .ID}}) | {{upper .Level}} | {{md .Source}} | {{md .Requirement}} |
 {{end}}`
 
 const pageText = `<!DOCTYPE html>
@@ -173,7 +173,7 @@ Every example exchange is real: plantcheck sent it to its reference server when 
 <p>{{.Description}}</p>
 {{range .Operations}}<p><strong><code>{{.Method}} {base_url}{{.Path}}</code></strong>: {{.Summary}}. {{.Description}}</p>
 <table>
-{{if .Auth}}<tr><th>Authentication</th><td>{{.Auth}}</td></tr>
+{{if .Auth}}<tr><th>Authentication</th><td>an HTTP bearer token: the header <code>{{.Auth}}</code></td></tr>
 {{end}}{{if .Body}}<tr><th>Request body</th><td>{{a .Body}} <a href="#{{slug .Body}}">{{.Body}}</a> record, as application/json</td></tr>
 {{end}}{{range .Responses}}<tr><th>Answer {{.Status}}</th><td>{{if .Schema}}{{a .Schema}} <a href="#{{slug .Schema}}">{{.Schema}}</a> record{{else}}no body{{end}} ({{.Description}}){{if .Media}}, as {{.Media}}{{end}}</td></tr>
 {{end}}</table>
