@@ -440,8 +440,8 @@ func Render(ctx context.Context) (md, html []byte, err error) {
 
 // Write renders the documentation into dir (created if missing) and
 // returns the paths written.
-func Write(dir string) ([]string, error) {
-	md, html, err := Render(context.Background())
+func Write(ctx context.Context, dir string) ([]string, error) {
+	md, html, err := Render(ctx)
 	if err != nil {
 		return nil, err
 	}

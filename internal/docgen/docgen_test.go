@@ -32,7 +32,7 @@ func render(t *testing.T) (md, html string) {
 
 func TestWrite(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "site")
-	paths, err := Write(dir)
+	paths, err := Write(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
