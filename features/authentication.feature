@@ -34,6 +34,10 @@ Feature: Authentication
     cookie the service set; where it set none, it is one more request
     without credentials.
 
+    How plantcheck checks: cookie values are credentials. The evidence shows
+    them as Cookie: <redacted>, and the curl reproduction reads them from
+    $PLANTCHECK_COOKIE (plantcheck proxy does the same).
+
     Given a plant with a fresh id and the name "Sansevieria trifasciata" has been created
     And a new plant with a fresh id and the name "Sansevieria cylindrica"
     But the request carries no Authorization header, only the cookies the service set
@@ -62,8 +66,7 @@ Feature: Authentication
   Scenario: A byte-for-byte replay of an accepted create with a bearer token the service did not issue is rejected
     A cache or store keyed by the request that a request reaches once it
     carries some bearer credential, before the credential is verified,
-    answers the replay with 200 whatever the token. The token is drawn at
-    random for each run.
+    answers the replay with 200 whatever the token.
 
     Given a plant with a fresh id and the name "Sansevieria zeylanica" has been created
     And the request repeats the accepted one byte for byte
@@ -125,9 +128,12 @@ Feature: Authentication
     member, and middleware that looks for it there too (in the header, the
     query, then the body) lets in a request that carries no Authorization
     header at all; so do gateways that take a key from a header of their
-    own, and APIs that read a token kept in a cookie by a web client. A token that a query string or a JSON string would have to escape
-    cannot be sent so, nor a header the run sends of its own (--header),
-    and the example says why.
+    own, and APIs that read a token kept in a cookie by a web client.
+
+    How plantcheck checks: the token is shown as <token> in the evidence
+    and reproduced from $PLANTCHECK_TOKEN. A token that a query string or a
+    JSON string would have to escape cannot be sent so, nor a header the run
+    sends of its own (--header), and the verdict says why.
 
     But the request carries no Authorization header, only the valid token <where>, as <name>
     When the client posts it to /plants
@@ -176,7 +182,8 @@ Feature: Authentication
 
   @AUTH-UNKNOWN @must
   Scenario: A bearer token the service did not issue is rejected with an Error record
-    The token is drawn at random for each run, so no service can have issued it.
+    How plantcheck checks: the token is drawn at random for each run, so no
+    service can have issued it.
 
     But the request carries a bearer token the service did not issue
     When the client posts it to /plants
@@ -190,12 +197,22 @@ Feature: Authentication
     one issued. So does a check that normalises the credential before it
     compares it: decodes base64 leniently (padding added or removed, either
     alphabet), percent-decodes it, strips white space from it, or folds
-    full-width characters to ASCII (width folding, Unicode's NFKC). Each
-    variant is made from the token given to plantcheck and is never printed:
-    the evidence names the variant. A variant that cannot be made from the
-    token given (its case, when it has no letters; a change past its 72nd
-    byte, when it is shorter; the other base64 alphabet, when it spells
-    none of + / - _) is not run, and the verdict says why.
+    full-width characters to ASCII (width folding, Unicode's NFKC).
+
+    How plantcheck checks: each variant is made from the token given to
+    plantcheck and is never printed: the evidence names the variant, and the
+    curl reproduction makes it from $PLANTCHECK_TOKEN in POSIX shell. A
+    changed character is changed in its top base64 bit, so that a token that
+    is base64 or a JWT never changes only in padding bits that decode to the
+    same bytes, and a dropped character keeps trailing "=" padding: each
+    variant probes its own class (a prefix, a case fold, a cut) and nothing
+    else. A variant that cannot be made from the token given (its case, when
+    it has no letters; a change past its 72nd byte, when it is shorter; the
+    other base64 alphabet, when it spells none of + / - _; the full-width
+    form, when its first character is not ASCII) is not run, and the verdict
+    says why, once. The bundled reference's tokens, and the self-test's, are
+    base64url with a "-" and a "_" in them, so every class is probed in every
+    run.
 
     But the request carries the issued token <variant>
     When the client posts it to /plants

@@ -8,21 +8,36 @@ Feature: Creating a plant
     "The Plant record has no id field."
 
   A valid request here is one that keeps every written rule: the client's
-  bearer token, the media type application/json, and a NewPlant body with a
-  fresh id (an int64 integer no scenario has used before) and an ordinary name.
-  Each run draws fresh ids, so a service that refuses to store two plants with
-  one id passes, and the suite can run twice against the same deployment.
+  bearer token, the media type application/json, and a NewPlant body with an
+  int64 id and an ordinary name.
 
-  Every response of every scenario is also checked against the OpenAPI
-  document (rule RESPONSE-DOCUMENTED) and must arrive in time (RESPONSE-TIMELY).
+  The echo is exact: a 200 answered to a valid request carries the very name
+  and tag sent, compared as decoded JSON strings, code point by code point,
+  no tag when none was sent, and no id. A name trimmed, cut, HTML-escaped,
+  normalised, turned into a number or stripped of a character fails
+  CREATE-NAME.
 
-  The echo is exact, and it is a MUST in every scenario of every feature: a
-  200 answered to a valid request carries the very name and tag sent,
-  compared as decoded JSON strings, code point by code point, no tag
-  when none was sent, and no id. A name trimmed, cut, HTML-escaped, normalised, turned
-  into a number or stripped of a character fails CREATE-NAME, even in a
-  scenario whose own rule is a SHOULD: such a rule covers only a refusal
-  (400 with an Error record) of a value the spec lets a server refuse.
+  How plantcheck checks: each run draws fresh ids (int64 integers no
+  scenario has used before), so a service that refuses to store two plants
+  with one id passes, and the suite can run any number of times against the
+  same deployment. Whether a name already stored may be sent again is not
+  shown either: a valid plant refused with 400 is sent once more under a
+  name plantcheck has not used (the same id and presentation, " #<fresh>"
+  added to the name), and only a second refusal fails; the verdict notes the
+  retry.
+
+  How plantcheck checks: every response of every scenario is also checked
+  against the OpenAPI document (rule RESPONSE-DOCUMENTED) and must arrive in
+  time (RESPONSE-TIMELY).
+
+  How plantcheck checks: the echo is a MUST in every scenario of every
+  feature, even in a scenario whose own rule is a SHOULD (an empty tag, a
+  10,000-character name, a hostile string): such a rule covers only a
+  refusal (400 with an Error record) of a value the spec lets a server
+  refuse. A broken echo found in another rule's scenario is shown under
+  CREATE-NAME with the scenario that found it: in the failure's heading, the
+  verdict's list "Rules broken in scenarios of other rules", summary.json
+  (foundBy), summary.md, report.html and the MUST rule's JUnit suite.
 
   @CREATE-200 @must
   Scenario: A valid request is answered with status 200 and a Plant record

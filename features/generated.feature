@@ -6,17 +6,26 @@ Feature: Generated requests
   format, and invalid bodies that each break exactly one rule of the schema.
   A change to the document changes what is generated.
 
-  Before a generated body is sent, plantcheck confirms with the document that
+  How plantcheck checks: before a generated body is sent, plantcheck confirms with the document that
   it is what it claims to be (valid or invalid). Each run draws its values
   from the run's seed, so that a seed reproduces them byte for byte. A
   failing case is shrunk to the smallest body that still fails: optional
   properties dropped, strings shortened, numbers moved toward zero.
 
-  Every invalid case counts toward the rule of the property it breaks
+  How plantcheck checks: every invalid case counts toward the rule of the property it breaks
   (BODY-ID-INTEGER for an id that is a boolean, say), and every accepted
   valid case is judged for its exact echo under CREATE-NAME, CREATE-TAG and
   CREATE-NO-TAG; the members of a valid body come in an order drawn with
   the seed. Ids are fresh, so a service that refuses a reused id passes.
+
+  How plantcheck checks: a default run sends 25 typical, 25 boundary and 25
+  invalid bodies (--examples sets how many valid ones). A body the document
+  does not judge as it claims is a defect of the suite, reported as an
+  error, never as the target's failure. The generator and the shrinker are
+  plantcheck's own rather than pgregory.net/rapid: rapid draws and shrinks
+  inside its own test driver, with seeds from its own flags, while plantcheck
+  generates inside godog steps against a live server, with the run's --seed,
+  the same bytes for the same seed, and shrinks by sending again over HTTP.
 
   @GEN-VALID @must
   Scenario: Every generated valid plant is accepted and echoed

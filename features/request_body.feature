@@ -16,7 +16,9 @@ Feature: The request body
 
   Each rejected request below differs from a valid one in exactly one respect,
   so that the rejection can be laid to that respect alone. A JSON null is not a
-  string and not an integer. Limits on the fields are "not shown": values at
+  string and not an integer. Member names are matched exactly: "ID" or "Name"
+  (which Go's encoding/json matches to struct fields regardless of case) is
+  not id or name, so a body with it lacks the field. Limits on the fields are "not shown": values at
   the edges of the written types are expected to be accepted (SHOULD), never
   required.
 

@@ -10,14 +10,21 @@ Feature: Requests of the sizes real stacks limit
   page, a fixed buffer with 500, a proxy's header limit with 431, a JSON
   reader's nesting limit with 500 (Python's recursion limit of 1,000) or
   with a 400 of its framework's own (Jackson's depth of 1,000 under Spring).
-  So every run sends bodies past where those limits sit, in one long member
-  and spread over many members: 16 KiB in one member (past a fixed buffer
+
+  How plantcheck checks: every run sends bodies past where those stacks'
+  limits sit, in one long member and spread over many members: 16 KiB in one member (past a fixed buffer
   of a few KiB), 110 KiB over 1,000 members (past express's 100 KiB), just
   under 1 MiB in one member (past any limit below it), and a member nested
   1,100 levels deep (2 KiB). It stops under 1 MiB: that is nginx's default
   limit, and a front end's default must not fail a deployment by itself;
   and the echo of the largest stays under the 1 MiB of an answer plantcheck
-  reads.
+  reads. A larger probe catches every limit a smaller one would; the smaller
+  ones say where the limit sits. A failing probe's reproduction makes the
+  long name or header with yes, head and tr instead of writing it out. The
+  self-test's conformant variants include a server that refuses every body
+  over 64 KiB, one that refuses every header line over 4 KiB, and one that
+  refuses a body nested over 100 levels (Ruby's JSON.parse default), each
+  with 400 and an Error record: each passes.
 
   The size itself is never judged. Each answer passes when it is 200 with
   the plant echoed exactly, or 400 with an Error record; any other answer
@@ -45,6 +52,11 @@ Feature: Requests of the sizes real stacks limit
     (nginx and Apache read 8 KiB a line), and an answer other than 200 with a
     Plant record or 400 with an Error record fails HEADER-SIZE, never a MUST
     rule. A 200 is still judged in full, its echo a MUST.
+
+    How plantcheck checks: the long header is X-Plantcheck-Padding, a name
+    no service gives a meaning, of 2 and of 6 KiB; the one judge files a
+    refusal of the valid request it pads (a 431, nginx's 400 page) under
+    HEADER-SIZE and under no MUST rule.
 
     Given a new plant with a fresh id and the name "Monstera"
     But the request carries a header of <length> characters that the contract does not name

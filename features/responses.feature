@@ -9,17 +9,30 @@ Feature: Responses and error records
     | error       | integer | int32  | yes      |
     | message     | string  |        | yes      |
 
-  Every response in every scenario of this suite, not only the ones below, is
-  checked against the OpenAPI document: a status other than 200 or 400, a media
-  type other than application/json, or a body that does not match the status's
-  schema fails the scenario under rule RESPONSE-DOCUMENTED. An answer that does
-  not arrive within the run's time limit fails under RESPONSE-TIMELY, and so does
-  a connection the target resets or closes with no answer, when it does so again
-  to the same request sent alone on a fresh connection: a server may close an
-  idle kept-alive connection at any time (RFC 9112, section 9.6), so a fault
-  that a fresh connection does not meet is no verdict.
   Which conditions produce 400 beyond the written rules, and what the values of
   error mean, are "not shown": any int32 value and any message will do.
+
+  A header field that HTTP allows once is sent once: an answer with two
+  Content-Type fields, even of one value, is not an application/json answer,
+  whatever its first says (RESPONSE-MEDIA, RESPONSE-DOCUMENTED); a middleware
+  that adds its own Content-Type after the handler's sends two. Two
+  Content-Length fields of different values make a broken answer
+  (RESPONSE-DOCUMENTED).
+
+  How plantcheck checks: every response in every scenario of this suite, not
+  only those of this feature, is checked against the OpenAPI document: a status other
+  than 200 or 400, a media type other than application/json, or a body that
+  does not match the status's schema fails the scenario under rule
+  RESPONSE-DOCUMENTED. Repeated fields are looked for on every answer too (a
+  check that reads the first field alone, the validator's among them, cannot
+  see them), and in plantcheck proxy.
+
+  How plantcheck checks: an answer that does not arrive within the run's time
+  limit fails under RESPONSE-TIMELY, and so does a connection the target
+  resets or closes with no answer, when it does so again to the same request
+  sent alone on a fresh connection: a server may close an idle kept-alive
+  connection at any time (RFC 9112, section 9.6), so a fault that a fresh
+  connection does not meet is no verdict.
 
   Background:
     Given a new plant with a fresh id and the name "Zamioculcas"

@@ -93,6 +93,15 @@ func (x *Sent) RequestLine() string { return x.Exchange.RequestLine(x.red) }
 // ResponseLine summarises the response on one line.
 func (x *Sent) ResponseLine() string { return x.Exchange.ResponseLine(x.red) }
 
+// Message is the exchange as HTTP messages (exchange.Exchange.Message),
+// the request's target shown as target (a base address written for the
+// reader, such as {base_url}/plants).
+func (x *Exchange) Message(target string) (request, response string) {
+	e := x.evidence()
+	e.Target = target
+	return e.Message(x.red)
+}
+
 // Curl returns a paste-ready curl command that sends the same request, the
 // user's token read from $PLANTCHECK_TOKEN, every other secret from a
 // variable of its own.

@@ -7,10 +7,12 @@ import (
 	"github.com/plantcheck/plantcheck/internal/docgen"
 )
 
-func cmdDocs(_ context.Context, c cli, args []string) int {
+func cmdDocs(ctx context.Context, c cli, args []string) int {
 	fs := newFlagSet(c, "docs", "--out DIR",
-		"Render the features as documentation of the Plant Store API, rule by rule, with\n"+
-			"each rule's level and source in the spec: "+docgen.MarkdownFile+" and "+docgen.HTMLFile+" (self-contained).")
+		"Render the documentation of the Plant Store API: its records, from the OpenAPI\n"+
+			"document, then the features rule by rule, each rule with its level, its source in\n"+
+			"the spec and an example exchange made by running the suite against the bundled\n"+
+			"reference: "+docgen.MarkdownFile+" and "+docgen.HTMLFile+" (self-contained, no JavaScript).")
 	out := fs.String("out", "", "folder to write the documentation into (created if missing)")
 	if code, ok := parse(c, fs, args); !ok {
 		return code
@@ -20,7 +22,7 @@ func cmdDocs(_ context.Context, c cli, args []string) int {
 		fs.Usage()
 		return exitCannotRun
 	}
-	paths, err := docgen.Write(*out)
+	paths, err := docgen.Write(ctx, *out)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck docs: %v\n", err)
 		return exitFailed

@@ -120,6 +120,9 @@ type Run struct {
 	Throttle steps.Throttle
 	// Seed makes fresh ids reproducible; 0 draws one.
 	Seed uint64
+	// IDSalt is steps.Config's: 0 (every run's) draws one, so that two runs
+	// with one seed send different ids; no flag sets it.
+	IDSalt uint64
 	// Output receives the console report; nil means os.Stdout.
 	Output io.Writer
 	// Reference says the target is the bundled reference server (the

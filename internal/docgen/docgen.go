@@ -1,21 +1,34 @@
 // Package docgen renders the features as documentation of the Plant Store
-// API: one Markdown file and one self-contained HTML page, feature by
-// feature and rule by rule, each rule with its level, its source in the
-// specification and its requirement, then the scenarios that check it.
+// API for the people who write its clients and servers: one Markdown file
+// and one self-contained HTML page, readable without JavaScript. It leads
+// with the API in the order a reader learns it: what it does, its records
+// (field tables read from the embedded OpenAPI document, so that they change
+// with it), then the features, creating a plant first. Each rule appears
+// once, with its level, its source in the specification, the scenarios
+// that check it and one example exchange, made by running the suite
+// against the reference server when the documentation is generated. How
+// plantcheck itself works (fresh ids, probes, retries) is a section of its
+// own at the end.
 package docgen
 
 import (
 	"bytes"
-	htmltemplate "html/template"
+	"context"
+	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
-	texttemplate "text/template"
+	"unicode"
+	"unicode/utf8"
 
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/internal/generate"
+	"github.com/plantcheck/plantcheck/internal/mdquote"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -26,53 +39,140 @@ const (
 	HTMLFile     = "index.html"
 )
 
+// ReadingOrder is the order of the features in the documentation, the
+// order a reader learns the API in; a feature file not named here follows
+// them, in the order of its name.
+var ReadingOrder = []string{
+	"create_plant.feature",
+	"authentication.feature",
+	"responses.feature",
+	"request_body.feature",
+	"media_types.feature",
+	"request_size.feature",
+	"hostile_strings.feature",
+	"generated.feature",
+}
+
+// WorkingsMark starts a paragraph of a feature's or a scenario's
+// description that says how plantcheck checks, not what the API promises:
+// the documentation moves it to the section on plantcheck's workings.
+const WorkingsMark = "How plantcheck checks:"
+
 // Book is the documentation's content, shared by both renderings.
 type Book struct {
-	Title, Version string
-	Rules          []rules.Rule
-	Features       []Feature
+	Title, Version, Description string
+	Operations                  []Operation
+	Records                     []Record
+	// Lead is the example that shows the operation at work, from the
+	// first rule that has one (a valid plant created).
+	Lead     *Example
+	Rules    []rules.Rule
+	Features []Feature
+	// Workings are the paragraphs on how plantcheck checks, each under
+	// the feature (and rule) it came from.
+	Workings []Working
+}
+
+// WorkingGroups are the workings, feature by feature.
+func (b *Book) WorkingGroups() [][]Working {
+	var out [][]Working
+	for _, w := range b.Workings {
+		if n := len(out); n > 0 && out[n-1][0].Feature == w.Feature {
+			out[n-1] = append(out[n-1], w)
+			continue
+		}
+		out = append(out, []Working{w})
+	}
+	return out
+}
+
+// Operation is one operation of the OpenAPI document.
+type Operation struct {
+	Method, Path, Summary, Description string
+	// Body names the request body's schema; Responses the answers.
+	Body      string
+	Responses []Response
+	// Auth is the header a request authenticates with ("" for none).
+	Auth string
+}
+
+// Response is one documented answer of an operation.
+type Response struct {
+	Status, Description, Media, Schema string
+}
+
+// Record is one schema of the document that a request or an answer
+// carries, with its fields.
+type Record struct {
+	Name, Role string
+	Fields     []Field
+}
+
+// Field is one property of a record.
+type Field struct {
+	Name, Type, Required, Constraints, Description string
 }
 
 // Feature is one feature file.
 type Feature struct {
-	Name, File  string
-	Description []string // paragraphs
-	Background  []string // steps, with their keywords
-	Groups      []Group
+	Name, File, Anchor string
+	Description        []string // paragraphs
+	Background         []string // steps, with their keywords
+	Groups             []Group
 }
 
 // Group is a rule of the catalog and the scenarios of this feature that
-// check it.
+// check it. The first group of a rule, in the reading order, carries its
+// heading and its example; a later one points back to it.
 type Group struct {
 	Rule      rules.Rule
+	First     bool
+	Example   *Example
 	Scenarios []Scenario
 }
 
 // Scenario is one scenario or outline, with its Examples (only those that
 // belong to the group's rule).
 type Scenario struct {
-	Name  string
-	Line  int
-	Steps []string
-	Table [][]string // header row first; nil without Examples
+	Name        string
+	Line        int
+	Description []string
+	Steps       []string
+	Table       [][]string // header row first; nil without Examples
 }
 
-// Build reads the features in fsys into a Book.
-func Build(fsys fs.FS) (*Book, error) {
+// Working is a paragraph on how plantcheck checks, and where it came from.
+type Working struct {
+	Feature, Anchor, Rule string
+	Text                  string
+}
+
+// Build reads the features in fsys and the embedded OpenAPI document into
+// a Book, with the examples given (nil: none).
+func Build(fsys fs.FS, examples map[ExampleKey]Example) (*Book, error) {
 	docs, _, err := features.Parse(fsys)
 	if err != nil {
 		return nil, err
 	}
 	b := &Book{Rules: rules.Catalog}
-	if v, err := spec.Default(); err == nil {
-		b.Title, b.Version = v.Info().Title, v.Info().Version
+	v, err := spec.Default()
+	if err != nil {
+		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
 	}
+	b.Title, b.Version = v.Info().Title, v.Info().Version
+	if err := b.readDocument(v); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(docs, func(x, y features.Document) int { return readingPlace(x.URI) - readingPlace(y.URI) })
+	seen := map[rules.RuleID]bool{}
 	for _, d := range docs {
 		f := d.Doc.Feature
 		if f == nil {
 			continue
 		}
-		out := Feature{Name: f.Name, File: d.URI, Description: paragraphs(f.Description)}
+		file := path.Base(d.URI)
+		out := Feature{Name: f.Name, File: file, Anchor: "feature-" + strings.TrimSuffix(file, ".feature")}
+		out.Description = b.split(paragraphs(f.Description), out, "")
 		groups := map[rules.RuleID]int{}
 		add := func(id rules.RuleID, sc Scenario) {
 			i, ok := groups[id]
@@ -83,7 +183,12 @@ func Build(fsys fs.FS) (*Book, error) {
 				}
 				i = len(out.Groups)
 				groups[id] = i
-				out.Groups = append(out.Groups, Group{Rule: r})
+				g := Group{Rule: r, First: !seen[id]}
+				seen[id] = true
+				if g.First {
+					g.Example = exampleFor(examples, file, id)
+				}
+				out.Groups = append(out.Groups, g)
 			}
 			out.Groups[i].Scenarios = append(out.Groups[i].Scenarios, sc)
 		}
@@ -96,23 +201,166 @@ func Build(fsys fs.FS) (*Book, error) {
 				continue
 			}
 			base := Scenario{Name: sc.Name, Line: int(sc.Location.Line), Steps: stepLines(sc.Steps)}
+			desc := paragraphs(sc.Description)
 			if id := ruleOf(sc.Tags); id != "" && len(sc.Examples) == 0 {
+				base.Description = b.split(desc, out, string(id))
 				add(id, base)
 				continue
 			}
-			for _, ex := range sc.Examples {
+			for j, ex := range sc.Examples {
 				s := base
 				s.Table = table(ex)
 				id := ruleOf(ex.Tags)
 				if id == "" {
 					id = ruleOf(sc.Tags)
 				}
+				if j == 0 {
+					s.Description = b.split(desc, out, string(id))
+				} else {
+					s.Description = keep(desc)
+				}
 				add(id, s)
 			}
 		}
 		b.Features = append(b.Features, out)
 	}
+	for _, f := range b.Features {
+		for _, g := range f.Groups {
+			if g.First && g.Example != nil && b.Lead == nil && g.Example.Response != "" && strings.HasPrefix(g.Example.Response, "HTTP/1.1 200") {
+				b.Lead = g.Example
+			}
+		}
+	}
 	return b, nil
+}
+
+// exampleFor is the rule's example from this feature file, or else from
+// the first file that has one.
+func exampleFor(examples map[ExampleKey]Example, file string, id rules.RuleID) *Example {
+	if e, ok := examples[ExampleKey{File: file, Rule: id}]; ok {
+		return &e
+	}
+	for _, f := range ReadingOrder {
+		if e, ok := examples[ExampleKey{File: f, Rule: id}]; ok {
+			return &e
+		}
+	}
+	return nil
+}
+
+// split keeps a description's paragraphs on what the API promises and
+// files those on how plantcheck checks under the book's workings.
+func (b *Book) split(paras []string, f Feature, rule string) []string {
+	var out []string
+	for _, p := range paras {
+		if text, ok := strings.CutPrefix(p, WorkingsMark); ok {
+			text = strings.TrimSpace(text)
+			if r, n := utf8.DecodeRuneInString(text); n > 0 {
+				text = string(unicode.ToUpper(r)) + text[n:]
+			}
+			b.Workings = append(b.Workings, Working{Feature: f.Name, Anchor: f.Anchor, Rule: rule, Text: text})
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// keep is split without filing: a description rendered again (an
+// outline's under each of its rules) whose workings are filed once.
+func keep(paras []string) []string {
+	return slices.DeleteFunc(slices.Clone(paras), func(p string) bool { return strings.HasPrefix(p, WorkingsMark) })
+}
+
+func readingPlace(uri string) int {
+	if i := slices.Index(ReadingOrder, path.Base(uri)); i >= 0 {
+		return i
+	}
+	return len(ReadingOrder)
+}
+
+// readDocument reads the operations and the records from the OpenAPI
+// document.
+func (b *Book) readDocument(v *spec.Validator) error {
+	m := v.Model()
+	if m.Info != nil {
+		b.Description = strings.Join(strings.Fields(m.Info.Description), " ")
+	}
+	auth := ""
+	if m.Components != nil && m.Components.SecuritySchemes != nil {
+		for _, s := range m.Components.SecuritySchemes.FromOldest() {
+			if s.Type == "http" && strings.EqualFold(s.Scheme, "bearer") {
+				auth = "Authorization: Bearer <token>"
+			}
+		}
+	}
+	if m.Paths == nil || m.Paths.PathItems == nil {
+		return fmt.Errorf("the OpenAPI document has no paths")
+	}
+	seen := map[string]bool{}
+	record := func(sh *generate.Shape, role string) {
+		if sh == nil || seen[sh.Schema] {
+			return
+		}
+		seen[sh.Schema] = true
+		r := Record{Name: sh.Schema, Role: role}
+		for _, p := range sh.Properties {
+			r.Fields = append(r.Fields, fieldOf(p))
+		}
+		b.Records = append(b.Records, r)
+	}
+	for p, item := range m.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			method = strings.ToUpper(method)
+			o := Operation{Method: method, Path: p, Summary: op.Summary, Description: op.Description, Auth: auth}
+			if sh, err := generate.FromDocument(m, method, p); err == nil {
+				o.Body = sh.Schema
+				record(sh, "the request body of "+method+" "+p)
+			}
+			if op.Responses != nil && op.Responses.Codes != nil {
+				for code, r := range op.Responses.Codes.FromOldest() {
+					resp := Response{Status: code, Description: r.Description}
+					if r.Content != nil {
+						for media := range r.Content.KeysFromOldest() {
+							resp.Media = media
+							break
+						}
+					}
+					if sh, err := generate.ResponseShape(m, method, p, code); err == nil {
+						resp.Schema = sh.Schema
+						record(sh, "the body of the answer "+code+" ("+r.Description+")")
+					}
+					o.Responses = append(o.Responses, resp)
+				}
+			}
+			b.Operations = append(b.Operations, o)
+		}
+	}
+	return nil
+}
+
+// fieldOf writes a property as a row of a field table.
+func fieldOf(p generate.Property) Field {
+	f := Field{Name: p.Name, Type: p.Type, Required: "no", Description: p.Description, Constraints: p.Constraints}
+	if p.Format != "" {
+		f.Type += " (" + p.Format + ")"
+	}
+	if p.Required {
+		f.Required = "yes"
+	}
+	bounds := map[string]string{
+		"int32": "from -2147483648 to 2147483647",
+		"int64": "from -9223372036854775808 to 9223372036854775807",
+	}[p.Format]
+	switch {
+	case bounds != "" && f.Constraints != "":
+		f.Constraints = bounds + ", " + f.Constraints
+	case bounds != "":
+		f.Constraints = bounds
+	case f.Constraints == "":
+		f.Constraints = "none shown"
+	}
+	return f
 }
 
 func ruleOf(tags []*messages.Tag) rules.RuleID {
@@ -168,27 +416,45 @@ func paragraphs(desc string) []string {
 	return out
 }
 
-// Write renders the embedded features into dir (created if missing) and
-// returns the paths written.
-func Write(dir string) ([]string, error) {
-	b, err := Build(features.FS)
+// Render makes the documentation's two files from the embedded features,
+// running the suite against a reference server of its own for the
+// examples.
+func Render(ctx context.Context) (md, html []byte, err error) {
+	ex, err := Examples(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var md, html bytes.Buffer
-	if err := markdown.Execute(&md, b); err != nil {
-		return nil, err
+	b, err := Build(features.FS, ex)
+	if err != nil {
+		return nil, nil, err
 	}
-	if err := page.Execute(&html, b); err != nil {
+	var m, h bytes.Buffer
+	if err := markdown.Execute(&m, b); err != nil {
+		return nil, nil, err
+	}
+	if err := page.Execute(&h, b); err != nil {
+		return nil, nil, err
+	}
+	return m.Bytes(), h.Bytes(), nil
+}
+
+// Write renders the documentation into dir (created if missing) and
+// returns the paths written.
+func Write(ctx context.Context, dir string) ([]string, error) {
+	md, html, err := Render(ctx)
+	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	var paths []string
-	for name, data := range map[string][]byte{MarkdownFile: md.Bytes(), HTMLFile: html.Bytes()} {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{MarkdownFile, md}, {HTMLFile, html}} {
+		p := filepath.Join(dir, f.name)
+		if err := os.WriteFile(p, f.data, 0o644); err != nil {
 			return nil, err
 		}
 		paths = append(paths, p)
@@ -202,106 +468,10 @@ var funcs = map[string]any{
 	"cells": func(row []string) string {
 		out := make([]string, len(row))
 		for i, c := range row {
-			out[i] = strings.ReplaceAll(c, "|", `\|`)
+			out[i] = strings.ReplaceAll(strings.ReplaceAll(c, "|", `\|`), "<", `\<`)
 		}
 		return "| " + strings.Join(out, " | ") + " |"
 	},
-	"rule": func(n int) string { return strings.Repeat("|---", n) + "|" },
+	"rule":   func(n int) string { return strings.Repeat("|---", n) + "|" },
+	"fenced": func(s string) string { return mdquote.Block(strings.TrimSuffix(s, "\n"), "http", "") },
 }
-
-var markdown = texttemplate.Must(texttemplate.New("md").Funcs(funcs).Parse(`# {{.Title}} {{.Version}}: what the API promises
-
-This is the living documentation of the Plant Store API, rendered by ` + "`plantcheck docs`" + ` from
-the feature files plantcheck runs. Every rule has a level: **MUST** (any failure makes a
-service non-conformant), **SHOULD** (reported; it fails a run only with ` + "`--strict`" + `) or
-**OPEN** (the specification leaves it open: noted, never failed).
-
-## Rules
-
-| Rule | Level | Source in the specification | Requirement |
-|---|---|---|---|
-{{range .Rules}}| [{{.ID}}](#{{anchor .ID}}) | {{upper .Level}} | {{.Source}} | {{.Requirement}} |
-{{end}}
-{{range .Features}}
-## {{.Name}}
-
-{{range .Description}}{{.}}
-
-{{end}}{{if .Background}}Every scenario below starts from:
-
-` + "```gherkin" + `
-{{range .Background}}{{.}}
-{{end}}` + "```" + `
-{{end}}{{range .Groups}}
-### {{.Rule.ID}}
-
-**{{upper .Rule.Level}}**: {{.Rule.Requirement}}
-*Source: {{.Rule.Source}}.*
-{{range .Scenarios}}
-*Scenario: {{.Name}}*
-
-` + "```gherkin" + `
-{{range .Steps}}{{.}}
-{{end}}` + "```" + `
-{{if .Table}}
-{{cells (index .Table 0)}}
-{{rule (len (index .Table 0))}}
-{{range $i, $r := .Table}}{{if $i}}{{cells $r}}
-{{end}}{{end}}{{end}}{{end}}{{end}}{{end}}`))
-
-var page = htmltemplate.Must(htmltemplate.New("html").Funcs(funcs).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}} {{.Version}}: what the API promises</title>
-<style>
-body { margin: 0; font: 16px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #111827; background: #f9fafb; }
-main { max-width: 960px; margin: 0 auto; padding: 24px; }
-h1 { font-size: 28px; } h2 { margin-top: 40px; border-bottom: 2px solid #e5e7eb; padding-bottom: 4px; }
-h3 { margin: 28px 0 4px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 17px; }
-table { border-collapse: collapse; width: 100%; background: #fff; margin: 8px 0; }
-th, td { border: 1px solid #e5e7eb; padding: 5px 9px; text-align: left; vertical-align: top; }
-th { background: #f3f4f6; }
-.level { font-size: 12px; font-weight: 700; padding: 1px 6px; border-radius: 4px; }
-.must { background: #fde2e1; color: #8c1d18; } .should { background: #fef3c7; color: #7c4a03; } .open { background: #e0e7ff; color: #3730a3; }
-.source { color: #4b5563; font-style: italic; }
-pre { background: #111827; color: #e5e7eb; padding: 10px 12px; border-radius: 6px; overflow-x: auto; font-size: 14px; }
-.scenario { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 10px 14px; margin: 10px 0; }
-.scenario .name { font-weight: 600; }
-</style>
-</head>
-<body>
-<main>
-<h1>{{.Title}} {{.Version}}: what the API promises</h1>
-<p>The living documentation of the Plant Store API, rendered by <code>plantcheck docs</code> from the feature files plantcheck runs.
-Every rule has a level: <span class="level must">MUST</span> (any failure makes a service non-conformant),
-<span class="level should">SHOULD</span> (reported; it fails a run only with <code>--strict</code>) or
-<span class="level open">OPEN</span> (the specification leaves it open: noted, never failed).</p>
-<h2 id="rules">Rules</h2>
-<table>
-<thead><tr><th>Rule</th><th>Level</th><th>Source in the specification</th><th>Requirement</th></tr></thead>
-<tbody>
-{{range .Rules}}<tr><td><a href="#{{anchor .ID}}">{{.ID}}</a></td><td><span class="level {{.Level}}">{{upper .Level}}</span></td><td>{{.Source}}</td><td>{{.Requirement}}</td></tr>
-{{end}}</tbody>
-</table>
-{{range .Features}}
-<h2>{{.Name}}</h2>
-{{range .Description}}<p>{{.}}</p>
-{{end}}{{if .Background}}<p>Every scenario below starts from:</p>
-<pre>{{range .Background}}{{.}}
-{{end}}</pre>{{end}}
-{{range .Groups}}<section class="rule" id="{{anchor .Rule.ID}}">
-<h3>{{.Rule.ID}} <span class="level {{.Rule.Level}}">{{upper .Rule.Level}}</span></h3>
-<p>{{.Rule.Requirement}}<br><span class="source">Source: {{.Rule.Source}}.</span></p>
-{{range .Scenarios}}<div class="scenario"><div class="name">Scenario: {{.Name}}</div>
-<pre>{{range .Steps}}{{.}}
-{{end}}</pre>
-{{if .Table}}<table>{{range $i, $r := .Table}}<tr>{{range $r}}{{if $i}}<td>{{.}}</td>{{else}}<th>{{.}}</th>{{end}}{{end}}</tr>{{end}}</table>{{end}}
-</div>
-{{end}}</section>
-{{end}}{{end}}
-</main>
-</body>
-</html>
-`))

@@ -161,6 +161,72 @@ func (x *Exchange) ResponseLine(red *evidence.Redactor) string {
 	return fmt.Sprintf("%d %s, body %s (after %s)", x.Status, ct, Quote(red, x.RespBody, x.RespTotal), d)
 }
 
+// Message writes the exchange as the HTTP messages it was, for a reader
+// who learns the API from it (the living documentation): the request line,
+// the request's headers (credentials described as RequestLine describes
+// them, every other secret hidden) and its body, then the status line, the
+// answer's Content-Type and its body. Each header value is bounded to
+// ValueBytes and each body to ExcerptBytes, redacted and escaped onto one
+// line each, as every other rendering of a target's bytes is; only the
+// headers a client sets are shown, none the transport adds.
+func (x *Exchange) Message(red *evidence.Redactor) (request, response string) {
+	var b strings.Builder
+	target := x.Target
+	if target == "" {
+		target = x.URL
+	}
+	b.WriteString(evidence.Text(x.Method) + " " + red.Safe(x.hideToken(target), ExcerptBytes) + " HTTP/1.1\n")
+	for _, a := range x.auths() {
+		b.WriteString("Authorization: " + a.Desc + "\n")
+	}
+	for _, name := range slices.Sorted(maps.Keys(x.Header)) {
+		if name == "Authorization" {
+			continue
+		}
+		for _, v := range x.Header[name] {
+			switch pre, post, ok := x.cutToken(v); {
+			case ok:
+				v = red.Safe(pre+evidence.TokenMark+post, ValueBytes)
+			case x.secret(name):
+				v = evidence.Redacted
+			default:
+				v = red.Safe(v, ValueBytes)
+			}
+			b.WriteString(evidence.Text(evidence.Cut(name, ValueBytes)) + ": " + v + "\n")
+		}
+	}
+	if x.Chunked {
+		b.WriteString("Transfer-Encoding: chunked\n")
+	}
+	if body := x.hideToken(string(x.Body)); body != "" {
+		b.WriteString("\n" + messageBody(red, body, x.BodyTotal) + "\n")
+	}
+	request = b.String()
+	b.Reset()
+	status := strconv.Itoa(x.Status)
+	if text := http.StatusText(x.Status); text != "" {
+		status += " " + text
+	}
+	b.WriteString("HTTP/1.1 " + status + "\n")
+	for _, v := range x.RespHeader.Values("Content-Type") {
+		b.WriteString("Content-Type: " + red.Safe(v, ValueBytes) + "\n")
+	}
+	if len(x.RespBody) > 0 {
+		b.WriteString("\n" + messageBody(red, string(x.RespBody), x.RespTotal) + "\n")
+	}
+	return request, b.String()
+}
+
+// messageBody is a body as Message shows it: redacted, bounded, escaped,
+// the line feed that ends it (JSON's white space) ending its line.
+func messageBody(red *evidence.Redactor, body string, total int64) string {
+	s := red.Safe(strings.TrimSuffix(body, "\n"), ExcerptBytes)
+	if n := max(total, int64(len(body))); n > int64(len(body)) && !strings.Contains(s, "bytes in all)") {
+		s += fmt.Sprintf("… (%d bytes in all)", n)
+	}
+	return s
+}
+
 // Quote quotes the start of a body of total bytes (0: len(b)): redacted
 // (with a margin past the cut, so that a secret across it is found whole),
 // cut, then Go-quoted, so that no byte of it acts on a terminal or starts

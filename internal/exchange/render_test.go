@@ -78,6 +78,12 @@ func TestRenderingHidesEveryCredential(t *testing.T) {
 			}
 			red := evidence.New(secrets...)
 			out := x.RequestLine(red) + "\n" + x.ResponseLine(red) + "\n" + x.Curl(red)
+			req, resp := x.Message(red)
+			for _, s := range tc.secrets {
+				if strings.Contains(req+resp, s) {
+					t.Errorf("the messages hold %q:\n%s\n%s", s, req, resp)
+				}
+			}
 			for _, s := range tc.secrets {
 				if strings.Contains(out, s) {
 					t.Errorf("the evidence holds %q:\n%s", s, out)
@@ -90,6 +96,67 @@ func TestRenderingHidesEveryCredential(t *testing.T) {
 			}
 			if strings.Contains(out, "<redac<") || strings.Contains(out, "<<") {
 				t.Errorf("a marker was redacted again:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestMessage: the exchange as HTTP messages, for the living
+// documentation: the issued token as <token>, the target as given, every
+// header a client set, each body on a line of its own, escaped and bounded,
+// so that a body can neither forge a header nor end the block.
+func TestMessage(t *testing.T) {
+	const token = "docs-token-0123456789"
+	long := strings.Repeat("n", 2*ExcerptBytes)
+	tests := []struct {
+		name          string
+		x             Exchange
+		req, resp     string // what the messages are, whole
+		reqHas, never string
+	}{
+		{
+			name: "a plant created",
+			x: Exchange{Method: "POST", URL: "http://127.0.0.1:1/plants", Target: "{base_url}/plants",
+				Header: http.Header{"Authorization": {"Bearer " + token}, "Content-Type": {"application/json"}}, Auth: &Credential{Desc: "Bearer <token>"},
+				Body: []byte(`{"id":7,"name":"Fern"}`), Status: 200, RespHeader: http.Header{"Content-Type": {"application/json"}, "Date": {"now"}}, RespBody: []byte("{\"name\":\"Fern\"}\n")},
+			req:  "POST {base_url}/plants HTTP/1.1\nAuthorization: Bearer <token>\nContent-Type: application/json\n\n{\"id\":7,\"name\":\"Fern\"}\n",
+			resp: "HTTP/1.1 200 OK\nContent-Type: application/json\n\n{\"name\":\"Fern\"}\n",
+		},
+		{
+			name: "a body that would forge a header and end the block",
+			x: Exchange{Method: "POST", URL: "http://127.0.0.1:1/plants", Header: http.Header{"Content-Type": {"text/plain"}},
+				Body: []byte("x\nX-Forged: 1\n```\x1b[2J"), Status: 400, RespBody: []byte("no\r\nX-Forged: 2")},
+			reqHas: `x\nX-Forged: 1\n` + "```" + `\x1b[2J`, never: "\nX-Forged",
+		},
+		{
+			name:   "the token elsewhere, a long body",
+			x:      Exchange{Method: "POST", URL: "http://127.0.0.1:1/plants?access_token=" + token, Token: token, Header: http.Header{"X-Api-Key": {"k-secret-1234"}}, SecretHeaders: []string{"X-Api-Key"}, Body: []byte(long), Status: 413},
+			reqHas: "POST http://127.0.0.1:1/plants?access_token=<token> HTTP/1.1\nX-Api-Key: <redacted>\n", never: "k-secret-1234",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			red := evidence.New(token, "k-secret-1234")
+			req, resp := tt.x.Message(red)
+			if tt.req != "" && req != tt.req {
+				t.Errorf("request\n%s\nwant\n%s", req, tt.req)
+			}
+			if tt.resp != "" && resp != tt.resp {
+				t.Errorf("response\n%s\nwant\n%s", resp, tt.resp)
+			}
+			if !strings.Contains(req, tt.reqHas) {
+				t.Errorf("request\n%s\nlacks %q", req, tt.reqHas)
+			}
+			if tt.never != "" && strings.Contains(req+resp, tt.never) {
+				t.Errorf("the messages hold %q:\n%s\n%s", tt.never, req, resp)
+			}
+			if strings.Contains(req+resp, token) {
+				t.Errorf("the messages hold the token:\n%s\n%s", req, resp)
+			}
+			for _, line := range strings.Split(req+resp, "\n") {
+				if len(line) > ExcerptBytes+64 {
+					t.Errorf("a line of %d bytes: not bounded", len(line))
+				}
 			}
 		})
 	}

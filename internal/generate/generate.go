@@ -27,6 +27,11 @@ type Property struct {
 	Type     string // integer, number, string, boolean, object, array
 	Format   string // int32, int64, ...
 	Required bool
+	// Description is the schema's, and Constraints the keywords that bound
+	// the value beyond its type and format ("minLength 1, maxLength 64";
+	// "" for none): what the living documentation's field tables show.
+	Description string
+	Constraints string
 }
 
 // Shape is what the request schema asks of a body.
@@ -129,9 +134,12 @@ func (sh *Shape) collect(sp *base.SchemaProxy, seen map[string]int, depth int) e
 					prop.Type = ps.Type[0]
 				}
 				prop.Format = ps.Format
+				prop.Description = ps.Description
+				prop.Constraints = strings.Join(constraints(ps), ", ")
 			}
 			if i, ok := seen[name]; ok {
-				sh.Properties[i].Type, sh.Properties[i].Format = prop.Type, prop.Format
+				q := &sh.Properties[i]
+				q.Type, q.Format, q.Description, q.Constraints = prop.Type, prop.Format, prop.Description, prop.Constraints
 				continue
 			}
 			seen[name] = len(sh.Properties)
@@ -147,6 +155,37 @@ func (sh *Shape) collect(sp *base.SchemaProxy, seen map[string]int, depth int) e
 		}
 	}
 	return nil
+}
+
+// constraints names the keywords of a schema that bound its value beyond
+// its type and format, each with its value.
+func constraints(s *base.Schema) []string {
+	var out []string
+	num := func(kw string, v *float64) {
+		if v != nil {
+			out = append(out, kw+" "+strconv.FormatFloat(*v, 'f', -1, 64))
+		}
+	}
+	length := func(kw string, v *int64) {
+		if v != nil {
+			out = append(out, kw+" "+strconv.FormatInt(*v, 10))
+		}
+	}
+	num("minimum", s.Minimum)
+	num("maximum", s.Maximum)
+	length("minLength", s.MinLength)
+	length("maxLength", s.MaxLength)
+	if s.Pattern != "" {
+		out = append(out, "pattern "+s.Pattern)
+	}
+	if len(s.Enum) > 0 {
+		vals := make([]string, len(s.Enum))
+		for i, n := range s.Enum {
+			vals[i] = n.Value
+		}
+		out = append(out, "one of "+strings.Join(vals, ", "))
+	}
+	return out
 }
 
 // Breaks is how an invalid case breaks the schema.

@@ -35,12 +35,39 @@ func classes(cs []*Case) []string {
 func TestShapeOfTheDocument(t *testing.T) {
 	sh := shapeOf(t, spec.Document())
 	want := []Property{
-		{Name: "name", Type: "string", Required: true},
-		{Name: "tag", Type: "string"},
-		{Name: "id", Type: "integer", Format: "int64", Required: true},
+		{Name: "name", Type: "string", Required: true, Description: "The name of the plant"},
+		{Name: "tag", Type: "string", Description: "Tag to specify the type"},
+		{Name: "id", Type: "integer", Format: "int64", Required: true, Description: "Identification number of the plant"},
 	}
 	if !slices.Equal(sh.Properties, want) || sh.Schema != "NewPlant" {
 		t.Errorf("shape = %s %+v, want NewPlant %+v", sh.Schema, sh.Properties, want)
+	}
+}
+
+// TestShapeConstraints reads the keywords that bound a property beyond its
+// type, which the living documentation's field tables show.
+func TestShapeConstraints(t *testing.T) {
+	doc := string(spec.Document())
+	const anchor = "        tag:\n          type: string\n"
+	tests := []struct {
+		name, add, want string
+	}{
+		{"none", "", ""},
+		{"lengths", "          minLength: 1\n          maxLength: 64\n", "minLength 1, maxLength 64"},
+		{"a pattern", "          pattern: '^[a-z]+$'\n", "pattern ^[a-z]+$"},
+		{"values", "          enum: [indoor, outdoor]\n", "one of indoor, outdoor"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sh := shapeOf(t, []byte(strings.Replace(doc, anchor, anchor+tt.add, 1)))
+			i := slices.IndexFunc(sh.Properties, func(p Property) bool { return p.Name == "tag" })
+			if i < 0 {
+				t.Fatal("no tag property")
+			}
+			if got := sh.Properties[i].Constraints; got != tt.want {
+				t.Errorf("constraints %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -128,7 +128,7 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 	notes.total = selected(cfg.Tags)
 	var mu sync.Mutex
 	st, err := steps.New(steps.Config{
-		BaseURL: cfg.BaseURL, Token: cfg.Token, Client: client, Validator: v, Seed: cfg.Seed, Examples: cfg.Examples,
+		BaseURL: cfg.BaseURL, Token: cfg.Token, Client: client, Validator: v, Seed: cfg.Seed, IDSalt: cfg.IDSalt, Examples: cfg.Examples,
 		AllStrings: cfg.AllStrings, Without: cfg.Without, Headers: cfg.Headers, CurlFlags: cfg.curlFlags(rt),
 		Rate: cfg.Rate, InFlight: cfg.Concurrency, Throttle: cfg.Throttle, Notice: notes.notice,
 		OnScenario: func(r steps.Result) {
