@@ -96,8 +96,8 @@ func (x *Sent) ResponseLine() string { return x.Exchange.ResponseLine(x.red) }
 // Message is the exchange as HTTP messages (exchange.Exchange.Message),
 // the request's target shown as target (a base address written for the
 // reader, such as {base_url}/plants).
-func (x *Exchange) Message(target string) (request, response string) {
-	e := x.evidence()
+func (x *Sent) Message(target string) (request, response string) {
+	e := x.Exchange
 	e.Target = target
 	return e.Message(x.red)
 }
