@@ -62,6 +62,9 @@ func (t *Transport) CloseIdleConnections() {
 	}
 }
 
+// Unwrap is the transport recorded.
+func (t *Transport) Unwrap() http.RoundTripper { return t.Base }
+
 // Rewrap returns the same recorder around another transport (steps' fresh
 // connections).
 func (t *Transport) Rewrap(base http.RoundTripper) http.RoundTripper {
