@@ -94,7 +94,6 @@ func judgeFile(rec *proxy.Recording, path string, maxFile int64) error {
 	})
 }
 
-
 // openHAR creates the HAR file of --har ("": none); the function returned
 // ends it, once, and says how many exchanges it holds.
 func openHAR(path string) (*har.Writer, func() (int64, error), error) {

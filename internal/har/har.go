@@ -177,7 +177,9 @@ func NewEntry(x Exchange, h *Hider, max int64) Entry {
 		HeadersSize: -1, BodySize: bodySize(x.Body, x.BodyTotal, x.BodyNotKept),
 	}
 	if !x.BodyNotKept && (len(x.Body) > 0 || x.BodyTotal > 0 || x.BodyCut) {
-		text, enc, comment := bodyText(h.Bytes(x.Body), x.BodyTotal, max)
+		b, total := hidden(h, x.Body, x.BodyTotal)
+		e.Request.BodySize = total
+		text, enc, comment := bodyText(b, total, max)
 		if x.BodyCut && comment == "" {
 			comment = CutComment + ": not read to its end"
 		}
@@ -196,13 +198,24 @@ func NewEntry(x Exchange, h *Hider, max int64) Entry {
 	case x.RespNotKept:
 		e.Response.Content.Comment = "plantcheck: response body not kept"
 	case x.Status != 0:
-		text, enc, comment := bodyText(h.Bytes(x.RespBody), x.RespTotal, max)
+		b, total := hidden(h, x.RespBody, x.RespTotal)
+		e.Response.BodySize, e.Response.Content.Size = total, total
+		text, enc, comment := bodyText(b, total, max)
 		if x.RespCut && comment == "" {
 			comment = CutComment + ": not read to its end"
 		}
 		e.Response.Content.Text, e.Response.Content.Encoding, e.Response.Content.Comment = &text, enc, comment
 	}
 	return e
+}
+
+// hidden is a body with its secrets hidden, and its length as sent
+// changed by as much as the hiding changed it: the hidden body is whole
+// when the body was.
+func hidden(h *Hider, b []byte, total int64) ([]byte, int64) {
+	total = bodySize(b, total, false)
+	hb := h.Bytes(b)
+	return hb, total + int64(len(hb)-len(b))
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -216,7 +216,9 @@ func header(nvs []NameValue, redacted []string) (http.Header, []string) {
 		}
 		k := http.CanonicalHeaderKey(nv.Name)
 		h[k] = append(h[k], nv.Value)
-		if Redacted(nv.Value) || k == "Authorization" && redactedCredential(nv.Value) {
+		// "Bearer <redacted>" keeps what the rules read (the scheme, a
+		// credential present): only a value redacted whole hides it.
+		if Redacted(nv.Value) {
 			redacted = append(redacted, k)
 		}
 	}
@@ -224,22 +226,17 @@ func header(nvs []NameValue, redacted []string) (http.Header, []string) {
 }
 
 // Redacted reports whether a value is what a recorder writes for a value
-// it hid: <redacted>, REDACTED, [REDACTED], ***, plantcheck's own marks.
+// it hid: <redacted>, REDACTED, [REDACTED], ***, <credential>. Not
+// <token>: `plantcheck run --har` writes it for the user's token, whose
+// place (an Authorization header without a scheme) the rules read.
 func Redacted(v string) bool {
 	v = strings.ToLower(strings.TrimSpace(v))
 	switch v {
-	case "<redacted>", "redacted", "[redacted]", "(redacted)", "<token>", "<credential>", "<hidden>", "[hidden]",
+	case "<redacted>", "redacted", "[redacted]", "(redacted)", "<credential>", "<hidden>", "[hidden]",
 		"hidden", "[filtered]", "<filtered>", "filtered", "<secret>", "[secret]", "<removed>", "[removed]":
 		return true
 	}
 	return len(v) >= 3 && strings.Trim(v, "*") == ""
-}
-
-// redactedCredential reports whether an Authorization value is a scheme and
-// a redacted credential ("Bearer <redacted>").
-func redactedCredential(v string) bool {
-	_, cred, ok := strings.Cut(strings.TrimSpace(v), " ")
-	return ok && Redacted(cred)
 }
 
 // cut reports whether a comment says the body was cut.

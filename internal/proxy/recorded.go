@@ -3,7 +3,6 @@ package proxy
 import (
 	"errors"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -61,6 +60,7 @@ const (
 	whyAuthRedacted = "the recording redacted the Authorization header: read as a Bearer credential, the AUTH rules not judged on it"
 	whyAuthStripped = "no Authorization header, which the recording stripped (--auth-stripped): read as a Bearer credential, the AUTH rules not judged on it"
 	whyNoAnswer     = "the recording holds no answer"
+	whyRedacted     = "the recording redacted a header's value that no rule reads (a cookie, a key): nothing judged on it"
 )
 
 // NewRecording returns a Recording for cfg.
@@ -121,17 +121,22 @@ func (r *Recording) Judge(rec har.Recorded) Seen {
 	var why []string
 	r.toOp++
 	switch _, ok := x.header["Authorization"]; {
-	case ok && slices.Contains(rec.Redacted, "Authorization"):
+	case ok && har.Redacted(x.header.Get("Authorization")):
+		// Redacted whole: its scheme is not known.
 		r.withAuth++
-		if _, cred, spaced := strings.Cut(x.header.Get("Authorization"), " "); !spaced || strings.TrimSpace(cred) == "" || har.Redacted(x.header.Get("Authorization")) {
-			x.header.Set("Authorization", "Bearer "+strings.TrimSpace(x.header.Get("Authorization")))
-		}
+		x.header.Set("Authorization", "Bearer "+strings.TrimSpace(x.header.Get("Authorization")))
 		why = append(why, whyAuthRedacted)
 	case ok:
 		r.withAuth++
 	case r.authStripped:
 		x.header.Set("Authorization", "Bearer <stripped>")
 		why = append(why, whyAuthStripped)
+	}
+	for _, name := range rec.Redacted {
+		if name != "Authorization" {
+			why = append(why, whyRedacted)
+			break
+		}
 	}
 	o := h.judge(x, nil)
 	o.Unjudged = append(o.Unjudged, why...)
