@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // TestRoundTrip writes exchanges as run and the proxy write them and reads
@@ -113,4 +112,3 @@ func TestRedactedMarks(t *testing.T) {
 		}
 	}
 }
-
