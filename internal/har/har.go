@@ -5,8 +5,8 @@
 // secrets hidden (hide.go); `plantcheck judge` reads a HAR back (read.go)
 // and has the proxy judge its exchanges as it judges live ones.
 //
-// A body is written whole up to a bound (MaxBody for run, the proxy's
-// --max-judge); a longer one is cut, and the cut is marked the way HAR
+// A body is written whole up to a bound (MaxBody, or the proxy's
+// --max-judge when lower); a longer one is cut, and the cut is marked the way HAR
 // says a body's size: content.size (or request.bodySize) is the body's
 // length as sent, larger than the text kept, and a comment says so. The
 // reader takes a body whose recorded text is shorter than its size, or
@@ -32,9 +32,12 @@ import (
 // Version is the HAR version written.
 const Version = "1.2"
 
-// MaxBody bounds the bytes of a body `plantcheck run` writes (the proxy
-// writes up to its --max-judge): a longer body is cut, and marked.
-const MaxBody = 1 << 20
+// MaxBody bounds the bytes of a body written: a longer body is cut, and
+// marked. Hiding secrets costs about 25 ms a MiB of body (package
+// evidence looks for every form of each): at 1 MiB a run's size probes
+// made --har double its time; at 64 KiB it is within its noise, and every
+// body the features send but those probes is written whole.
+const MaxBody = 64 << 10
 
 // CutComment begins the comment of a body written cut.
 const CutComment = "plantcheck: body cut"
@@ -177,7 +180,7 @@ func NewEntry(x Exchange, h *Hider, max int64) Entry {
 		HeadersSize: -1, BodySize: bodySize(x.Body, x.BodyTotal, x.BodyNotKept),
 	}
 	if !x.BodyNotKept && (len(x.Body) > 0 || x.BodyTotal > 0 || x.BodyCut) {
-		b, total := hidden(h, x.Body, x.BodyTotal)
+		b, total := hidden(h, x.Body, x.BodyTotal, max)
 		e.Request.BodySize = total
 		text, enc, comment := bodyText(b, total, max)
 		if x.BodyCut && comment == "" {
@@ -198,7 +201,7 @@ func NewEntry(x Exchange, h *Hider, max int64) Entry {
 	case x.RespNotKept:
 		e.Response.Content.Comment = "plantcheck: response body not kept"
 	case x.Status != 0:
-		b, total := hidden(h, x.RespBody, x.RespTotal)
+		b, total := hidden(h, x.RespBody, x.RespTotal, max)
 		e.Response.BodySize, e.Response.Content.Size = total, total
 		text, enc, comment := bodyText(b, total, max)
 		if x.RespCut && comment == "" {
@@ -212,8 +215,13 @@ func NewEntry(x Exchange, h *Hider, max int64) Entry {
 // hidden is a body with its secrets hidden, and its length as sent
 // changed by as much as the hiding changed it: the hidden body is whole
 // when the body was.
-func hidden(h *Hider, b []byte, total int64) ([]byte, int64) {
+// Only what is written is hidden: max bytes, and a margin past them so
+// that a secret across the cut is found whole.
+func hidden(h *Hider, b []byte, total, max int64) ([]byte, int64) {
 	total = bodySize(b, total, false)
+	if limit := max + int64(h.margin()); int64(len(b)) > limit {
+		b = b[:limit]
+	}
 	hb := h.Bytes(b)
 	return hb, total + int64(len(hb)-len(b))
 }

@@ -50,6 +50,15 @@ func (h *Hider) Bytes(b []byte) []byte {
 	return h.red.Bytes(b)
 }
 
+// margin is how far past a cut a text must be hidden for a secret across
+// the cut to be found whole.
+func (h *Hider) margin() int {
+	if h == nil {
+		return 0
+	}
+	return max(h.red.Margin(), 12*len(h.token)+16)
+}
+
 // Secrets are the secrets one exchange carries, as package exchange names
 // them: its credential headers (both ways), query parameters and request
 // body members.

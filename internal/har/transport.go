@@ -14,11 +14,37 @@ import (
 // the caller reads it, up to MaxBody bytes of each body, written once the
 // caller closes the answer's body. Secrets are hidden with a Hider of the
 // token and of known's secrets and the exchange's own.
+//
+// The entries are made and written off the caller's path, by one
+// goroutine (Start), so that a run's scenarios never wait for them; Stop
+// waits until every entry is written.
 type Transport struct {
 	Base  http.RoundTripper
 	W     *Writer
 	Token string
 	Known *Known
+	queue chan *Exchange
+	done  chan struct{}
+}
+
+// Start starts the goroutine that writes the entries.
+func (t *Transport) Start() {
+	t.queue, t.done = make(chan *Exchange, 256), make(chan struct{})
+	go func() {
+		defer close(t.done)
+		for x := range t.queue {
+			t.write(x)
+		}
+	}()
+}
+
+// Stop writes what is queued and stops; no exchange may be recorded after.
+func (t *Transport) Stop() {
+	if t.queue == nil {
+		return
+	}
+	close(t.queue)
+	<-t.done
 }
 
 // RoundTrip sends the request through Base and records it.
@@ -74,6 +100,14 @@ func (t *Transport) Rewrap(base http.RoundTripper) http.RoundTripper {
 }
 
 func (t *Transport) add(x *Exchange) {
+	if t.queue != nil {
+		t.queue <- x
+		return
+	}
+	t.write(x)
+}
+
+func (t *Transport) write(x *Exchange) {
 	own := Secrets(*x, nil)
 	t.W.Add(NewEntry(*x, NewHider(t.Token, t.Known.Redactor(own)), MaxBody))
 }

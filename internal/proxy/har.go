@@ -7,7 +7,7 @@ import (
 // With Config.HAR, every exchange the upstream answered is written to a
 // HAR file (package har), its secrets hidden by the proxy's own memory of
 // them (secrets.go), as in every report: the bodies of POST /plants as
-// kept for judging (up to --max-judge, a longer one cut and marked), the
+// kept for judging, up to har.MaxBody (a longer one cut and marked), the
 // others' headers alone (their bodies are never kept).
 
 // writeHAR writes one exchange; bodies: its bodies were kept.
@@ -23,5 +23,5 @@ func (h *Handler) writeHAR(x *flight, bodies bool) {
 	}
 	own := har.Secrets(hx, nil)
 	h.secrets.add(own)
-	h.har.Add(har.NewEntry(hx, har.NewHider("", h.secrets.redactor(own)), h.maxJudge))
+	h.har.Add(har.NewEntry(hx, har.NewHider("", h.secrets.redactor(own)), min(h.maxJudge, har.MaxBody)))
 }

@@ -24,11 +24,16 @@ func recordHAR(c *http.Client, cfg *Config) (func() error, error) {
 	for _, vs := range cfg.Headers {
 		secrets = append(secrets, vs...)
 	}
-	c.Transport = &har.Transport{Base: c.Transport, W: w, Token: cfg.Token, Known: har.NewKnown(secrets...)}
+	t := &har.Transport{Base: c.Transport, W: w, Token: cfg.Token, Known: har.NewKnown(secrets...)}
+	t.Start()
+	c.Transport = t
 	var once sync.Once
 	var cerr error
 	return func() error {
-		once.Do(func() { _, cerr = w.Close() })
+		once.Do(func() {
+			t.Stop()
+			_, cerr = w.Close()
+		})
 		return cerr
 	}, nil
 }
