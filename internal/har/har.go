@@ -265,7 +265,7 @@ func headers(h http.Header, hd *Hider) []NameValue {
 	slices.Sort(names)
 	for _, k := range names {
 		for _, v := range h[k] {
-			out = append(out, NameValue{Name: hd.String(k), Value: hd.String(v)})
+			out = append(out, NameValue{Name: hd.String(k), Value: hd.header(k, v)})
 		}
 	}
 	return out

@@ -39,6 +39,10 @@ func TestRoundTrip(t *testing.T) {
 			body: `{"name":"<token>"}`, bodyWhole: true, resp: `{}`, respWhole: true},
 		{name: "another credential", x: Exchange{Header: http.Header{"Authorization": {"Basic dXNlcjpwYXNzd29yZDEyMzQ1Ng=="}}, RespBody: []byte(`{}`)},
 			bodyWhole: true, resp: `{}`, respWhole: true, auth: "Basic <redacted>"},
+		{name: "a credential without a scheme", x: Exchange{Header: http.Header{"Authorization": {"sk-live-0123456789"}}, RespBody: []byte(`{}`)},
+			bodyWhole: true, resp: `{}`, respWhole: true, auth: "<credential>"},
+		{name: "an empty credential is kept", x: Exchange{Header: http.Header{"Authorization": {"Bearer  "}}, RespBody: []byte(`{}`)},
+			bodyWhole: true, resp: `{}`, respWhole: true, auth: "Bearer  "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := tc.x
@@ -105,7 +109,7 @@ func TestReadBounded(t *testing.T) {
 func TestRedactedMarks(t *testing.T) {
 	for v, want := range map[string]bool{
 		"<redacted>": true, "REDACTED": true, "[REDACTED]": true, "***": true, "******": true, "[filtered]": true,
-		"<token>": false, "Bearer <redacted>": false, "**": false, "abc": false, "": false,
+		"<token>": false, "<credential>": false, "Bearer <redacted>": false, "**": false, "abc": false, "": false,
 	} {
 		if got := Redacted(v); got != want {
 			t.Errorf("Redacted(%q) = %v, want %v", v, got, want)

@@ -50,6 +50,43 @@ func (h *Hider) Bytes(b []byte) []byte {
 	return h.red.Bytes(b)
 }
 
+// header hides a header's value. A credential header's is written by its
+// shape, never by the windows of another secret (a credential seen
+// elsewhere holding "Bearer abc" would eat into every scheme): an
+// Authorization value keeps its scheme when it is a known one, its
+// credential written <token> (the user's) or <redacted>, a blank one kept
+// as it is; a value with no known scheme is <credential> whole (which
+// judge reads as a credential without a scheme); any other credential
+// header's value is <redacted>.
+func (h *Hider) header(name, v string) string {
+	if h == nil {
+		return v
+	}
+	switch {
+	case strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization"):
+		scheme, cred, spaced := strings.Cut(v, " ")
+		switch {
+		case !exchange.KnownScheme(scheme):
+			if h.token != "" && v == h.token {
+				return evidence.TokenMark
+			}
+			return evidence.CredentialMark
+		case !spaced || strings.TrimSpace(cred) == "":
+			return v // no credential: nothing secret, and the bytes matter
+		case h.token != "" && cred == h.token:
+			return scheme + " " + evidence.TokenMark
+		}
+		lead := cred[:len(cred)-len(strings.TrimLeft(cred, " "))]
+		return scheme + " " + lead + evidence.Redacted
+	case exchange.IsCredential(name):
+		if h.token != "" && v == h.token {
+			return evidence.TokenMark
+		}
+		return evidence.Redacted
+	}
+	return h.String(v)
+}
+
 // margin is how far past a cut a text must be hidden for a secret across
 // the cut to be found whole.
 func (h *Hider) margin() int {

@@ -226,13 +226,13 @@ func header(nvs []NameValue, redacted []string) (http.Header, []string) {
 }
 
 // Redacted reports whether a value is what a recorder writes for a value
-// it hid: <redacted>, REDACTED, [REDACTED], ***, <credential>. Not
-// <token>: `plantcheck run --har` writes it for the user's token, whose
-// place (an Authorization header without a scheme) the rules read.
+// it hid: <redacted>, REDACTED, [REDACTED], ***. Not <token> nor
+// <credential>: plantcheck writes them for a credential sent without a
+// scheme (the user's token, another), which the rules read as such.
 func Redacted(v string) bool {
 	v = strings.ToLower(strings.TrimSpace(v))
 	switch v {
-	case "<redacted>", "redacted", "[redacted]", "(redacted)", "<credential>", "<hidden>", "[hidden]",
+	case "<redacted>", "redacted", "[redacted]", "(redacted)", "<hidden>", "[hidden]",
 		"hidden", "[filtered]", "<filtered>", "filtered", "<secret>", "[secret]", "<removed>", "[removed]":
 		return true
 	}
