@@ -226,6 +226,17 @@ func freshClient(c *http.Client) *http.Client {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
+	// A recorder (package har's, --har) wraps the transport: the fresh
+	// connections are recorded too.
+	if rec, ok := rt.(interface {
+		Unwrap() http.RoundTripper
+		Rewrap(http.RoundTripper) http.RoundTripper
+	}); ok {
+		inner := freshClient(&http.Client{Transport: rec.Unwrap()})
+		fresh := *c
+		fresh.Transport = rec.Rewrap(inner.Transport)
+		return &fresh
+	}
 	tr, ok := rt.(*http.Transport)
 	if !ok {
 		return c

@@ -3,6 +3,7 @@
 //	plantcheck run     [flags]   certify a target (the bundled reference server when none is named)
 //	plantcheck serve   [flags]   serve the bundled reference server
 //	plantcheck proxy   [flags]   certify a deployment from the traffic through it
+//	plantcheck judge   FILE...   certify a deployment from recorded traffic (HAR)
 //	plantcheck docs    --out DIR render the features as documentation
 //	plantcheck rules   [flags]   print the rule catalog and its scenarios
 //	plantcheck selftest [flags]  prove the suite against the reference and its mutants
@@ -62,6 +63,7 @@ var commands = []command{
 	{"run", "certify a Plant Store implementation (the bundled reference server when none is named)", cmdRun},
 	{"serve", "serve the bundled reference Plant Store server", cmdServe},
 	{"proxy", "certify a deployment (and its clients) from the traffic that passes through", cmdProxy},
+	{"judge", "certify a deployment (and its clients) from recorded traffic: HAR files", cmdJudge},
 	{"merge", "combine the summary.json files of several proxies (one per instance) into one verdict", cmdMerge},
 	{"docs", "render the features as documentation of the API (Markdown and HTML)", cmdDocs},
 	{"rules", "print the catalog of the spec's rules and the scenarios that encode them", cmdRules},

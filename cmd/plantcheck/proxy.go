@@ -66,7 +66,12 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 		return fail("--events: %v", err)
 	}
 	defer closeEvents()
-	h, err := proxy.New(proxy.Config{Upstream: u, Timeout: cfg.Timeout, MaxJudge: cfg.MaxJudge, TLS: tlsConf, Events: events})
+	harFile, closeHAR, err := openHAR(cfg.HAR)
+	if err != nil {
+		return fail("--har: %v", err)
+	}
+	defer closeHAR()
+	h, err := proxy.New(proxy.Config{Upstream: u, Timeout: cfg.Timeout, MaxJudge: cfg.MaxJudge, TLS: tlsConf, Events: events, HAR: harFile})
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -120,6 +125,10 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 		fmt.Fprintf(c.stderr, "plantcheck proxy: %v\n", serveErr)
 	}
 	stopReports() // before the last write, which no periodic one may follow
+	if n, err := closeHAR(); err != nil {
+		fmt.Fprintf(c.stderr, "plantcheck proxy: --har: %v (after %d exchanges)\n", err, n)
+		return exitCannotRun
+	}
 	v := h.Verdict(opts)
 	if n, err := h.EventsErr(); err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck proxy: warning: the event log stopped after %d events: %v\n", n, err)

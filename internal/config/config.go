@@ -92,6 +92,9 @@ type Run struct {
 	// ReportDir, when set, receives the reports: summary.json, summary.md,
 	// report.html, badge.svg, junit.xml and (from godog) cucumber.json.
 	ReportDir string
+	// HAR, when set, is a file that receives every exchange the run
+	// makes, as HAR 1.2, secrets hidden (package har).
+	HAR string
 	// CACert is a PEM file of certificate authorities to trust for https,
 	// beside the system's.
 	CACert string

@@ -46,6 +46,9 @@ type Proxy struct {
 	ReportEvery time.Duration
 	// Events is where the event log goes ("" none, "-" standard output).
 	Events string
+	// HAR, when set, is a file that receives every exchange the upstream
+	// answered, as HAR 1.2, secrets hidden.
+	HAR string
 	// ConfigFile is the config file the settings came from, if any.
 	ConfigFile string
 }
@@ -103,6 +106,7 @@ func DefineProxy(fs *flag.FlagSet) *ProxyFlags {
 	fs.DurationVar(&p.Progress, "progress", ProxyProgress, "how often a progress line goes to stderr (0: never)")
 	fs.StringVar(&p.AdminAddr, "admin-addr", "", "serve /healthz, /readyz and /metrics (Prometheus) on this address (host:port), apart from --addr")
 	fs.DurationVar(&p.ReportEvery, "report-every", ProxyReportEvery, "with --report-dir, rewrite the reports (atomically) this often while running, and at exit (0: only at exit)")
+	fs.StringVar(&p.HAR, "har", "", "write every exchange the upstream answered to this file as HAR 1.2, secrets <redacted> (bodies of POST /plants up to --max-judge; others' headers only), for 'plantcheck judge' or a browser's developer tools")
 	fs.StringVar(&p.Events, "events", "", "write one line of JSON to this file (- for standard output) for each failed judgement, as it is judged")
 	return f
 }

@@ -61,6 +61,7 @@ func DefineRun(fs *flag.FlagSet) *RunFlags {
 	fs.StringVar(&cfg.Format, "format", "", "console format: pretty or progress (default pretty on a terminal, progress otherwise)")
 	fs.StringVar(&f.color, "color", "auto", "colour the verdict: auto (on a terminal, unless NO_COLOR is set), always or never")
 	fs.StringVar(&cfg.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, summary-short.md, report.html, badge.svg, junit.xml, cucumber.json")
+	fs.StringVar(&cfg.HAR, "har", "", "write every exchange the run makes to this file as HAR 1.2 (the token as <token>, other secrets <redacted>), for a browser's developer tools, an API client or 'plantcheck judge'")
 	fs.StringVar(&cfg.CACert, "ca-cert", "", "PEM file of certificate authorities to trust for an https target, beside the system's")
 	fs.StringVar(&cfg.Cert, "cert", "", "PEM file of a client certificate, for a server that asks for one (with --key)")
 	fs.StringVar(&cfg.Key, "key", "", "PEM file of the client certificate's private key (with --cert)")

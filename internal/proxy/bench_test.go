@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"github.com/plantcheck/plantcheck/internal/har"
 	"io"
 	"net/http"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -97,5 +99,33 @@ func BenchmarkJudge(b *testing.B) {
 				runtime.KeepAlive(h.judge(x, nil))
 			}
 		})
+	}
+}
+
+// BenchmarkWriteHAR measures what --har adds to an exchange the proxy
+// judges (off the exchange's path, as judging is): its secrets read and
+// hidden, its entry encoded and written, beside BenchmarkJudge's cost.
+func BenchmarkWriteHAR(b *testing.B) {
+	w, err := har.Create(filepath.Join(b.TempDir(), "bench.har"), "plantcheck", "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	h, err := New(Config{Upstream: mustURL("http://127.0.0.1:1"), HAR: w})
+	if err != nil {
+		b.Fatal(err)
+	}
+	answer := `{"name":"Monstera deliciosa","tag":"aroid"}`
+	x := &flight{
+		method: http.MethodPost, target: "/plants", to: mustURL("http://127.0.0.1:1/plants"), start: time.Now(),
+		header:     http.Header{"Authorization": {"Bearer tok-0123456789abcdef"}, "Content-Type": {"application/json"}, "User-Agent": {"bench"}},
+		reqBody:    snapshot{body: []byte(`{"id":1,"name":"Monstera deliciosa","tag":"aroid"}`), total: 50},
+		status:     200,
+		respHeader: http.Header{"Content-Type": {"application/json"}, "Date": {"Wed, 25 Nov 2026 10:00:00 GMT"}},
+		respBody:   snapshot{body: []byte(answer), total: int64(len(answer))},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		h.writeHAR(x, true)
 	}
 }

@@ -67,6 +67,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/har"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -138,6 +139,9 @@ type Config struct {
 	// Events, when set, gets one line of JSON (an Event) for each failed
 	// judgement, as it is judged.
 	Events io.Writer
+	// HAR, when set, gets every exchange the upstream answered, secrets
+	// hidden (har.go).
+	HAR *har.Writer
 }
 
 // Seen is what the proxy saw of one exchange, without any evidence:
@@ -183,6 +187,7 @@ type Handler struct {
 	// events logs failed judgements (nil: none); metrics are what
 	// /metrics shows; dialTimeout bounds readiness's connection.
 	events      *eventLog
+	har         *har.Writer
 	metrics     *metrics
 	dialTimeout time.Duration
 }
@@ -241,6 +246,7 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Events != nil {
 		h.events = &eventLog{w: cfg.Events}
 	}
+	h.har = cfg.HAR
 	h.metrics = newMetrics(h)
 	h.dialTimeout = min(timeout, readyDial)
 	return h, nil
@@ -347,6 +353,9 @@ type flight struct {
 func (x *flight) run() {
 	h := x.h
 	h.record(x, h.judge(x, nil), &x.sum)
+	if h.har != nil {
+		h.writeHAR(x, true)
+	}
 	h.release(x)
 	h.notify(x.sum)
 }
@@ -484,6 +493,10 @@ func (h *Handler) finish(x *flight, r *http.Request, doc bool) {
 		h.release(x)
 	case !doc:
 		h.tally.outside()
+		if h.har != nil && p == nil {
+			x.to, x.respHeader = h.target(r), x.answer.Header()
+			h.writeHAR(x, false)
+		}
 		h.release(x)
 		h.notify(sum)
 	case p != nil && h.clientLeft(x, r):

@@ -123,6 +123,11 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 
 	client := NewClient(cfg.Timeout, cfg.Concurrency, tlsConf, rt.proxy)
 	defer client.CloseIdleConnections()
+	closeHAR, err := recordHAR(client, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer closeHAR()
 	notes, suite, forget := noticesFor(cfg.Output)
 	defer forget()
 	notes.total = selected(cfg.Tags)
@@ -172,6 +177,7 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 	if status == 2 && !rep.Interrupted {
 		return nil, fmt.Errorf("%w: godog could not run the features (tags %q)", ErrConfig, cfg.Tags)
 	}
+	harErr := closeHAR()
 	rep.finish()
 	rep.LikelyCause = likelyCause(rep, v)
 	if cfg.ReportDir != "" {
@@ -179,6 +185,9 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 		if err := rep.WriteFiles(cfg.ReportDir); err != nil {
 			return rep, fmt.Errorf("%w: %v", ErrReport, err)
 		}
+	}
+	if harErr != nil {
+		return rep, fmt.Errorf("%w: --har: %v", ErrReport, harErr)
 	}
 	return rep, nil
 }

@@ -1,0 +1,82 @@
+package config
+
+import (
+	"flag"
+	"net/url"
+
+	"github.com/plantcheck/plantcheck/internal/har"
+	"github.com/plantcheck/plantcheck/internal/proxy"
+)
+
+// Judge is the configuration of plantcheck judge: recorded traffic
+// judged as the proxy judges live traffic.
+type Judge struct {
+	// Files are the HAR files, judged in order into one verdict.
+	Files []string
+	// Base is the service's base URL, parsed (nil: any host, no base
+	// path); BaseText as given.
+	Base     *url.URL
+	BaseText string
+	// ReportDir, when set, receives the reports.
+	ReportDir string
+	// Strict and StrictClients are the proxy's.
+	Strict, StrictClients bool
+	// MaxJudge bounds the bytes of each body judged; MaxFile those of each
+	// file read.
+	MaxJudge, MaxFile int64
+	// AuthStripped: the recorder stripped the Authorization headers.
+	AuthStripped bool
+}
+
+// Validate checks the settings.
+func (j *Judge) Validate() error {
+	switch {
+	case len(j.Files) == 0:
+		return errorf("no recording: give one or more HAR files")
+	case j.MaxJudge <= 0:
+		return errorf("--max-judge must be positive")
+	case j.MaxFile <= 0:
+		return errorf("--max-file must be positive")
+	}
+	if j.BaseText != "" {
+		u, err := url.Parse(j.BaseText)
+		switch {
+		case err != nil || u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https":
+			return errorf("--base-url: give an http or https URL (https://plants.example.com/v1), or a base path (/v1)")
+		case u.User != nil || u.RawQuery != "" || u.Fragment != "":
+			return errorf("--base-url: the URL must not carry credentials, a query or a fragment")
+		}
+		j.Base = u
+	}
+	return nil
+}
+
+// JudgeFlags are judge's flags on a flag set.
+type JudgeFlags struct {
+	fs  *flag.FlagSet
+	cfg Judge
+}
+
+// DefineJudge defines judge's flags on fs.
+func DefineJudge(fs *flag.FlagSet) *JudgeFlags {
+	f := &JudgeFlags{fs: fs}
+	j := &f.cfg
+	fs.StringVar(&j.BaseText, "base-url", "", "the service's base URL (or base path, /v1): POST <base-url>/plants is judged, other exchanges counted apart (default: any host, POST /plants)")
+	fs.StringVar(&j.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, summary-short.md, report.html, badge.svg, junit.xml")
+	fs.BoolVar(&j.Strict, "strict", false, "a failed SHOULD rule fails the verdict too")
+	fs.BoolVar(&j.StrictClients, "strict-clients", false, "a client request that breaks the document fails the verdict too (exit 1)")
+	fs.Int64Var(&j.MaxJudge, "max-judge", proxy.DefaultMaxJudge, "bytes of each body judged; a longer body is not judged")
+	fs.Int64Var(&j.MaxFile, "max-file", har.MaxFile, "bytes of each file read at most; a larger file is refused")
+	fs.BoolVar(&j.AuthStripped, "auth-stripped", false, "the recorder stripped the Authorization headers (Chrome's sanitized export): read a request without one as carrying a Bearer credential, and say so")
+	return f
+}
+
+// Resolve validates the settings, with the files named after the flags.
+func (f *JudgeFlags) Resolve(files []string) (Judge, error) {
+	cfg := f.cfg
+	cfg.Files = files
+	if err := cfg.Validate(); err != nil {
+		return Judge{}, err
+	}
+	return cfg, nil
+}

@@ -1,0 +1,359 @@
+// Package har reads and writes exchanges as HAR 1.2 files (the HTTP
+// Archive format that browsers' developer tools, mitmproxy, k6 and
+// Playwright write, and that API clients import). `plantcheck run` and
+// `plantcheck proxy` write every exchange they make or see with --har,
+// secrets hidden (hide.go); `plantcheck judge` reads a HAR back (read.go)
+// and has the proxy judge its exchanges as it judges live ones.
+//
+// A body is written whole up to a bound (MaxBody, or the proxy's
+// --max-judge when lower); a longer one is cut, and the cut is marked the way HAR
+// says a body's size: content.size (or request.bodySize) is the body's
+// length as sent, larger than the text kept, and a comment says so. The
+// reader takes a body whose recorded text is shorter than its size, or
+// whose comment says it was cut or truncated, for a cut body.
+package har
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Version is the HAR version written.
+const Version = "1.2"
+
+// MaxBody bounds the bytes of a body written: a longer body is cut, and
+// marked. Hiding secrets costs about 25 ms a MiB of body (package
+// evidence looks for every form of each): at 1 MiB a run's size probes
+// made --har double its time; at 64 KiB it is within its noise, and every
+// body the features send but those probes is written whole.
+const MaxBody = 64 << 10
+
+// CutComment begins the comment of a body written cut.
+const CutComment = "plantcheck: body cut"
+
+// File is a HAR file.
+type File struct {
+	Log Log `json:"log"`
+}
+
+// Log is a HAR file's log.
+type Log struct {
+	Version string  `json:"version"`
+	Creator Creator `json:"creator"`
+	Entries []Entry `json:"entries"`
+	Comment string  `json:"comment,omitempty"`
+}
+
+// Creator names the program that wrote the file.
+type Creator struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Entry is one exchange.
+type Entry struct {
+	StartedDateTime string   `json:"startedDateTime"`
+	Time            float64  `json:"time"`
+	Request         Request  `json:"request"`
+	Response        Response `json:"response"`
+	Cache           struct{} `json:"cache"`
+	Timings         Timings  `json:"timings"`
+	Comment         string   `json:"comment,omitempty"`
+}
+
+// NameValue is a header, a cookie or a query parameter.
+type NameValue struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Request is an entry's request.
+type Request struct {
+	Method      string      `json:"method"`
+	URL         string      `json:"url"`
+	HTTPVersion string      `json:"httpVersion"`
+	Cookies     []NameValue `json:"cookies"`
+	Headers     []NameValue `json:"headers"`
+	QueryString []NameValue `json:"queryString"`
+	PostData    *PostData   `json:"postData,omitempty"`
+	HeadersSize int64       `json:"headersSize"`
+	BodySize    int64       `json:"bodySize"`
+	Comment     string      `json:"comment,omitempty"`
+}
+
+// PostData is a request's body. HAR 1.2 gives it no encoding; a body that
+// is not UTF-8 is written in base64 with Encoding "base64" (as a response's
+// content is), which the reader reads too.
+type PostData struct {
+	MimeType string      `json:"mimeType"`
+	Text     *string     `json:"text,omitempty"`
+	Params   []NameValue `json:"params,omitempty"`
+	Encoding string      `json:"encoding,omitempty"`
+	Comment  string      `json:"comment,omitempty"`
+}
+
+// Response is an entry's response.
+type Response struct {
+	Status      int         `json:"status"`
+	StatusText  string      `json:"statusText"`
+	HTTPVersion string      `json:"httpVersion"`
+	Cookies     []NameValue `json:"cookies"`
+	Headers     []NameValue `json:"headers"`
+	Content     Content     `json:"content"`
+	RedirectURL string      `json:"redirectURL"`
+	HeadersSize int64       `json:"headersSize"`
+	BodySize    int64       `json:"bodySize"`
+	Comment     string      `json:"comment,omitempty"`
+}
+
+// Content is a response's body.
+type Content struct {
+	Size     int64   `json:"size"`
+	MimeType string  `json:"mimeType"`
+	Text     *string `json:"text,omitempty"`
+	Encoding string  `json:"encoding,omitempty"`
+	Comment  string  `json:"comment,omitempty"`
+}
+
+// Timings are an entry's times, in milliseconds (-1: not known).
+type Timings struct {
+	Send    float64 `json:"send"`
+	Wait    float64 `json:"wait"`
+	Receive float64 `json:"receive"`
+}
+
+// Exchange is one exchange to write, secrets included: NewEntry hides them.
+type Exchange struct {
+	Started  time.Time
+	Duration time.Duration
+	Method   string
+	// URL is where the request went, absolute.
+	URL    string
+	Header http.Header
+	// Body is the request's body, or its first bytes when BodyTotal (its
+	// length in all; 0 means len(Body)) is larger; BodyNotKept: nothing of
+	// it was kept (its length may still be known: BodyTotal, -1 unknown).
+	Body        []byte
+	BodyTotal   int64
+	BodyNotKept bool
+	Status      int
+	RespHeader  http.Header
+	RespBody    []byte
+	RespTotal   int64
+	RespNotKept bool
+	// BodyCut and RespCut: the body is not whole, whatever the lengths
+	// say (an answer that broke off, a body not read to its end).
+	BodyCut, RespCut bool
+	// Comment says something of the exchange as a whole (why no answer
+	// came).
+	Comment string
+}
+
+// NewEntry writes x as a HAR entry, every secret hidden: the user's token
+// (token, "" for none) as <token> wherever it occurs, then every secret
+// red knows as <redacted> (Hide). Bodies are cut at max bytes (0: MaxBody).
+func NewEntry(x Exchange, h *Hider, max int64) Entry {
+	if max <= 0 {
+		max = MaxBody
+	}
+	e := Entry{
+		StartedDateTime: x.Started.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+		Time:            ms(x.Duration),
+		Timings:         Timings{Send: 0, Wait: ms(x.Duration), Receive: 0},
+		Comment:         h.String(x.Comment),
+	}
+	u := h.String(x.URL)
+	e.Request = Request{
+		Method: h.String(x.Method), URL: u, HTTPVersion: "HTTP/1.1",
+		Cookies: []NameValue{}, Headers: headers(x.Header, h), QueryString: query(u),
+		HeadersSize: -1, BodySize: bodySize(x.Body, x.BodyTotal, x.BodyNotKept),
+	}
+	if !x.BodyNotKept && (len(x.Body) > 0 || x.BodyTotal > 0 || x.BodyCut) {
+		b, total := hidden(h, x.Body, x.BodyTotal, max)
+		e.Request.BodySize = total
+		text, enc, comment := bodyText(b, total, max)
+		if x.BodyCut && comment == "" {
+			comment = CutComment + ": not read to its end"
+		}
+		e.Request.PostData = &PostData{MimeType: x.Header.Get("Content-Type"), Text: &text, Encoding: enc, Comment: comment}
+		e.Request.PostData.MimeType = h.String(e.Request.PostData.MimeType)
+	} else if x.BodyNotKept {
+		e.Request.Comment = "plantcheck: request body not kept"
+	}
+	e.Response = Response{
+		Status: x.Status, StatusText: http.StatusText(x.Status), HTTPVersion: "HTTP/1.1",
+		Cookies: []NameValue{}, Headers: headers(x.RespHeader, h), HeadersSize: -1,
+		BodySize: bodySize(x.RespBody, x.RespTotal, x.RespNotKept),
+	}
+	e.Response.Content = Content{Size: e.Response.BodySize, MimeType: h.String(x.RespHeader.Get("Content-Type"))}
+	switch {
+	case x.RespNotKept:
+		e.Response.Content.Comment = "plantcheck: response body not kept"
+	case x.Status != 0:
+		b, total := hidden(h, x.RespBody, x.RespTotal, max)
+		e.Response.BodySize, e.Response.Content.Size = total, total
+		text, enc, comment := bodyText(b, total, max)
+		if x.RespCut && comment == "" {
+			comment = CutComment + ": not read to its end"
+		}
+		e.Response.Content.Text, e.Response.Content.Encoding, e.Response.Content.Comment = &text, enc, comment
+	}
+	return e
+}
+
+// hidden is a body with its secrets hidden, and its length as sent
+// changed by as much as the hiding changed it: the hidden body is whole
+// when the body was.
+// Only what is written is hidden: max bytes, and a margin past them so
+// that a secret across the cut is found whole.
+func hidden(h *Hider, b []byte, total, max int64) ([]byte, int64) {
+	total = bodySize(b, total, false)
+	if limit := max + int64(h.margin()); int64(len(b)) > limit {
+		b = b[:limit]
+	}
+	hb := h.Bytes(b)
+	return hb, total + int64(len(hb)-len(b))
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// bodySize is a body's length as sent; -1 when not known.
+func bodySize(b []byte, total int64, notKept bool) int64 {
+	switch {
+	case total > 0:
+		return max(total, int64(len(b)))
+	case notKept:
+		return -1
+	}
+	return int64(len(b))
+}
+
+// bodyText writes the first max bytes of a body of total bytes: as text
+// when they are UTF-8, else in base64; a comment says when it is cut.
+func bodyText(b []byte, total, max int64) (text, encoding, comment string) {
+	total = bodySize(b, total, false)
+	if int64(len(b)) > max {
+		b = b[:max]
+	}
+	if int64(len(b)) < total {
+		comment = fmt.Sprintf("%s: %d of %d bytes kept", CutComment, len(b), total)
+	}
+	if utf8.Valid(b) {
+		return string(b), "", comment
+	}
+	return base64.StdEncoding.EncodeToString(b), "base64", comment
+}
+
+// headers writes a header in a stable order, values hidden.
+func headers(h http.Header, hd *Hider) []NameValue {
+	out := []NameValue{}
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		for _, v := range h[k] {
+			out = append(out, NameValue{Name: hd.String(k), Value: hd.header(k, v)})
+		}
+	}
+	return out
+}
+
+// query lists a URL's query parameters (the URL is hidden already).
+func query(u string) []NameValue {
+	out := []NameValue{}
+	pu, err := url.Parse(u)
+	if err != nil || pu.RawQuery == "" {
+		return out
+	}
+	for _, kv := range strings.Split(pu.RawQuery, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		if uk, err := url.QueryUnescape(k); err == nil {
+			k = uk
+		}
+		if uv, err := url.QueryUnescape(v); err == nil {
+			v = uv
+		}
+		out = append(out, NameValue{Name: k, Value: v})
+	}
+	return out
+}
+
+// Writer writes a HAR file as its entries come: each entry is encoded and
+// written (buffered) under a lock, so that a proxy that runs for days
+// keeps none of them in memory; Close ends the file. It is safe for
+// concurrent use.
+type Writer struct {
+	mu     sync.Mutex
+	f      *os.File
+	w      *bufio.Writer
+	n      int64
+	err    error
+	closed bool
+}
+
+// Create creates (or truncates) the HAR file at path and writes its head.
+func Create(path, creator, version string) (*Writer, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{f: f, w: bufio.NewWriterSize(f, 64<<10)}
+	head, _ := json.Marshal(Creator{Name: creator, Version: version})
+	fmt.Fprintf(w.w, "{\"log\":{\"version\":%q,\"creator\":%s,\"entries\":[", Version, head)
+	return w, nil
+}
+
+// Add writes one entry. A write that fails stops the file; Close says why.
+func (w *Writer) Add(e Entry) {
+	b, err := json.Marshal(e)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil || w.closed {
+		return
+	}
+	if err != nil {
+		w.err = err
+		return
+	}
+	if w.n > 0 {
+		w.w.WriteByte(',')
+	}
+	w.w.WriteByte('\n')
+	if _, err := w.w.Write(b); err != nil {
+		w.err = err
+		return
+	}
+	w.n++
+}
+
+// Close ends the file and closes it; it reports the first error of any
+// write, and how many entries were written.
+func (w *Writer) Close() (int64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return w.n, w.err
+	}
+	w.closed = true
+	io.WriteString(w.w, "\n]}}\n")
+	if err := w.w.Flush(); err != nil && w.err == nil {
+		w.err = err
+	}
+	if err := w.f.Close(); err != nil && w.err == nil {
+		w.err = err
+	}
+	return w.n, w.err
+}

@@ -1,0 +1,314 @@
+package har
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxFile bounds the bytes of a HAR file read: a larger one is refused
+// (ErrTooLarge). Entries are decoded one at a time, so memory holds one
+// entry, not the file.
+const MaxFile = 256 << 20
+
+// ErrNotHAR: the file is not a HAR file (not JSON, or no log.entries).
+var ErrNotHAR = errors.New("not a HAR file")
+
+// ErrTooLarge: the file is larger than the bound read.
+var ErrTooLarge = errors.New("the file is too large")
+
+// Read reads the HAR file r, at most limit bytes of it (0: MaxFile), and
+// calls fn with each entry in order. It reads the entries as they come,
+// one at a time. An error says where the file stopped being HAR.
+func Read(r io.Reader, limit int64, fn func(Entry) error) error {
+	if limit <= 0 {
+		limit = MaxFile
+	}
+	lr := &limited{r: r, left: limit}
+	dec := json.NewDecoder(lr)
+	fail := func(err error) error {
+		if lr.over {
+			return fmt.Errorf("%w: more than %d bytes (the bound on a recording read)", ErrTooLarge, limit)
+		}
+		return err
+	}
+	if err := delim(dec, '{'); err != nil {
+		return fail(fmt.Errorf("%w: %v", ErrNotHAR, err))
+	}
+	found := false
+	var keys []string
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return fail(fmt.Errorf("%w: %v", ErrNotHAR, err))
+		}
+		k, _ := key.(string)
+		keys = append(keys, k)
+		if k != "log" {
+			if err := skip(dec); err != nil {
+				return fail(fmt.Errorf("%w: %v", ErrNotHAR, err))
+			}
+			continue
+		}
+		if err := delim(dec, '{'); err != nil {
+			return fail(fmt.Errorf("%w: log: %v", ErrNotHAR, err))
+		}
+		for dec.More() {
+			key, err := dec.Token()
+			if err != nil {
+				return fail(fmt.Errorf("%w: log: %v", ErrNotHAR, err))
+			}
+			if key != "entries" {
+				if err := skip(dec); err != nil {
+					return fail(fmt.Errorf("%w: log: %v", ErrNotHAR, err))
+				}
+				continue
+			}
+			if err := delim(dec, '['); err != nil {
+				return fail(fmt.Errorf("%w: log.entries: %v", ErrNotHAR, err))
+			}
+			found = true
+			for i := 0; dec.More(); i++ {
+				var e Entry
+				if err := dec.Decode(&e); err != nil {
+					return fail(fmt.Errorf("%w: entry %d: %v", ErrNotHAR, i+1, err))
+				}
+				if err := fn(e); err != nil {
+					return err
+				}
+			}
+			if err := delim(dec, ']'); err != nil {
+				return fail(fmt.Errorf("%w: log.entries: %v", ErrNotHAR, err))
+			}
+		}
+		if err := delim(dec, '}'); err != nil {
+			return fail(fmt.Errorf("%w: log: %v", ErrNotHAR, err))
+		}
+	}
+	if err := delim(dec, '}'); err != nil {
+		return fail(fmt.Errorf("%w: %v", ErrNotHAR, err))
+	}
+	if !found {
+		for _, k := range keys {
+			if k == "rule" || k == "summary" {
+				return fmt.Errorf("%w: it reads as plantcheck proxy's event log (--events), whose lines hold no whole exchanges to judge again; record with --har", ErrNotHAR)
+			}
+		}
+		return fmt.Errorf("%w: no log.entries", ErrNotHAR)
+	}
+	return nil
+}
+
+// delim reads the next token, which must be d.
+func delim(dec *json.Decoder, d json.Delim) error {
+	t, err := dec.Token()
+	if err == io.EOF {
+		return fmt.Errorf("the file ends where %q is expected", string(d))
+	}
+	if err != nil {
+		return err
+	}
+	if t != d {
+		return fmt.Errorf("%s where %q is expected (offset %d)", describe(t), string(d), dec.InputOffset())
+	}
+	return nil
+}
+
+func describe(t json.Token) string {
+	switch t := t.(type) {
+	case json.Delim:
+		return strconv.Quote(string(t))
+	case string:
+		return "a string"
+	case nil:
+		return "null"
+	}
+	return "a value"
+}
+
+// skip reads past one value.
+func skip(dec *json.Decoder) error {
+	var raw json.RawMessage
+	return dec.Decode(&raw)
+}
+
+// limited reads at most left bytes, then fails, saying it went over.
+type limited struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+func (l *limited) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		l.over = true
+		return 0, ErrTooLarge
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+// Recorded is one entry read as an exchange, for a judge: each body with
+// whether it was recorded whole, and why not.
+type Recorded struct {
+	Started  time.Time
+	Duration time.Duration
+	Method   string
+	URL      *url.URL
+	// Header and RespHeader are the headers as recorded (HTTP/2's pseudo
+	// headers left out, names in canonical form).
+	Header     http.Header
+	Body       []byte
+	BodyTotal  int64
+	BodyWhole  bool
+	BodyWhy    string
+	Status     int
+	RespHeader http.Header
+	RespBody   []byte
+	RespTotal  int64
+	RespWhole  bool
+	RespWhy    string
+	// Redacted names the headers whose values the recording redacted
+	// (Redacted tells such a value), the request's then the answer's.
+	Redacted []string
+}
+
+// Exchange reads the entry as an exchange; an error says why it cannot be
+// read as one (a URL that does not parse).
+func (e Entry) Exchange() (Recorded, error) {
+	x := Recorded{Method: e.Request.Method, Status: e.Response.Status}
+	u, err := url.Parse(e.Request.URL)
+	if err != nil || !u.IsAbs() {
+		return x, errors.New("its request URL is not an absolute URL")
+	}
+	x.URL = u
+	x.Started, _ = time.Parse(time.RFC3339Nano, e.StartedDateTime)
+	if e.Time > 0 {
+		x.Duration = time.Duration(e.Time * float64(time.Millisecond))
+	}
+	x.Header, x.Redacted = header(e.Request.Headers, x.Redacted)
+	x.RespHeader, x.Redacted = header(e.Response.Headers, x.Redacted)
+	x.Body, x.BodyTotal, x.BodyWhole, x.BodyWhy = requestBody(e.Request, x.Header)
+	if x.Status >= 100 {
+		x.RespBody, x.RespTotal, x.RespWhole, x.RespWhy = responseBody(e.Response, x.RespHeader)
+	}
+	return x, nil
+}
+
+// header reads a list of headers, and notes the names of those the
+// recording redacted.
+func header(nvs []NameValue, redacted []string) (http.Header, []string) {
+	h := http.Header{}
+	for _, nv := range nvs {
+		if nv.Name == "" || strings.HasPrefix(nv.Name, ":") {
+			continue // HTTP/2's pseudo headers
+		}
+		k := http.CanonicalHeaderKey(nv.Name)
+		h[k] = append(h[k], nv.Value)
+		// "Bearer <redacted>" keeps what the rules read (the scheme, a
+		// credential present): only a value redacted whole hides it.
+		if Redacted(nv.Value) {
+			redacted = append(redacted, k)
+		}
+	}
+	return h, redacted
+}
+
+// Redacted reports whether a value is what a recorder writes for a value
+// it hid: <redacted>, REDACTED, [REDACTED], ***. Not <token> nor
+// <credential>: plantcheck writes them for a credential sent without a
+// scheme (the user's token, another), which the rules read as such.
+func Redacted(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	switch v {
+	case "<redacted>", "redacted", "[redacted]", "(redacted)", "<hidden>", "[hidden]",
+		"hidden", "[filtered]", "<filtered>", "filtered", "<secret>", "[secret]", "<removed>", "[removed]":
+		return true
+	}
+	return len(v) >= 3 && strings.Trim(v, "*") == ""
+}
+
+// cut reports whether a comment says the body was cut.
+func cut(comment string) bool {
+	c := strings.ToLower(comment)
+	return strings.Contains(c, "truncat") || strings.Contains(c, "body cut") || strings.Contains(c, " cut ")
+}
+
+// decode reads a recorded text in its encoding.
+func decode(text, encoding string) ([]byte, error) {
+	switch strings.ToLower(encoding) {
+	case "":
+		return []byte(text), nil
+	case "base64":
+		b, err := base64.StdEncoding.DecodeString(text)
+		if err != nil {
+			b, err = base64.RawStdEncoding.DecodeString(text)
+		}
+		return b, err
+	}
+	return nil, fmt.Errorf("an encoding %q", encoding)
+}
+
+// requestBody reads a request's body and whether it was recorded whole.
+func requestBody(r Request, h http.Header) (body []byte, total int64, whole bool, why string) {
+	const what = "request body"
+	p := r.PostData
+	if p == nil || p.Text == nil {
+		switch {
+		case r.BodySize == 0, r.BodySize < 0 && h.Get("Content-Length") == "0":
+			return nil, 0, true, ""
+		case r.BodySize > 0:
+			return nil, r.BodySize, false, fmt.Sprintf("%s not in the recording (%d bytes sent)", what, r.BodySize)
+		}
+		return nil, -1, false, what + " not in the recording"
+	}
+	return recordedBody(what, *p.Text, p.Encoding, p.Comment+r.Comment, r.BodySize)
+}
+
+// responseBody reads a response's body and whether it was recorded whole.
+func responseBody(r Response, h http.Header) (body []byte, total int64, whole bool, why string) {
+	const what = "response body"
+	c := r.Content
+	if c.Text == nil {
+		switch {
+		case c.Size == 0 && r.BodySize <= 0, c.Size < 0 && h.Get("Content-Length") == "0":
+			return nil, 0, true, ""
+		case c.Size > 0:
+			return nil, c.Size, false, fmt.Sprintf("%s not in the recording (%d bytes sent)", what, c.Size)
+		}
+		return nil, -1, false, what + " not in the recording"
+	}
+	return recordedBody(what, *c.Text, c.Encoding, c.Comment+r.Comment, c.Size)
+}
+
+// recordedBody reads a body's recorded text: cut when the recording says
+// its size was more than the text, or its comment says it was cut.
+func recordedBody(what, text, encoding, comment string, size int64) ([]byte, int64, bool, string) {
+	b, err := decode(text, encoding)
+	if err != nil {
+		return nil, size, false, fmt.Sprintf("%s not read: the recording gives it in %v", what, err)
+	}
+	n := int64(len(b))
+	switch {
+	case size > n:
+		return b, size, false, fmt.Sprintf("%s cut by the recording (%d of %d bytes)", what, n, size)
+	case cut(comment):
+		return b, n, false, what + " cut by the recording (its comment says so)"
+	case size > 0 && size < n:
+		// The text is not the bytes sent (a recorder that decoded them
+		// lossily, as U+FFFD): not the body to judge.
+		return b, size, false, fmt.Sprintf("%s not as sent: the recording holds %d bytes of a %d-byte body", what, n, size)
+	}
+	return b, n, true, ""
+}

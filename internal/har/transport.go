@@ -1,0 +1,190 @@
+package har
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Transport records every exchange made through it into a Writer: the
+// request as sent (its body read through GetBody when the request has one,
+// so that the body sent is untouched; else through a tee), the answer as
+// the caller reads it, up to MaxBody bytes of each body, written once the
+// caller closes the answer's body. Secrets are hidden with a Hider of the
+// token and of known's secrets and the exchange's own.
+//
+// The entries are made and written off the caller's path, by one
+// goroutine (Start), so that a run's scenarios never wait for them; Stop
+// waits until every entry is written.
+type Transport struct {
+	Base  http.RoundTripper
+	W     *Writer
+	Token string
+	Known *Known
+	queue chan *Exchange
+	done  chan struct{}
+}
+
+// Start starts the goroutine that writes the entries.
+func (t *Transport) Start() {
+	t.queue, t.done = make(chan *Exchange, 256), make(chan struct{})
+	go func() {
+		defer close(t.done)
+		for x := range t.queue {
+			t.write(x)
+		}
+	}()
+}
+
+// Stop writes what is queued and stops; no exchange may be recorded after.
+func (t *Transport) Stop() {
+	if t.queue == nil {
+		return
+	}
+	close(t.queue)
+	<-t.done
+}
+
+// RoundTrip sends the request through Base and records it.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	x := &Exchange{Started: time.Now(), Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone()}
+	var tee *capture
+	switch {
+	case req.Body == nil || req.Body == http.NoBody:
+	case req.GetBody != nil:
+		if rc, err := req.GetBody(); err == nil {
+			x.Body, x.BodyTotal = readMax(rc)
+			rc.Close()
+		} else {
+			x.BodyNotKept = true
+		}
+	default:
+		tee = &capture{}
+		r2 := *req
+		r2.Body = &teeBody{ReadCloser: req.Body, c: tee}
+		req = &r2
+	}
+	resp, err := t.Base.RoundTrip(req)
+	if tee != nil {
+		x.Body, x.BodyTotal = tee.bytes()
+	}
+	if err != nil {
+		x.Duration = time.Since(x.Started)
+		x.Comment = "no answer: " + err.Error()
+		t.add(x)
+		return resp, err
+	}
+	x.Status, x.RespHeader = resp.StatusCode, resp.Header
+	resp.Body = &answerBody{ReadCloser: resp.Body, t: t, x: x}
+	return resp, nil
+}
+
+// CloseIdleConnections closes Base's idle connections.
+func (t *Transport) CloseIdleConnections() {
+	if c, ok := t.Base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// Unwrap is the transport recorded.
+func (t *Transport) Unwrap() http.RoundTripper { return t.Base }
+
+// Rewrap returns the same recorder around another transport (steps' fresh
+// connections).
+func (t *Transport) Rewrap(base http.RoundTripper) http.RoundTripper {
+	c := *t
+	c.Base = base
+	return &c
+}
+
+func (t *Transport) add(x *Exchange) {
+	if t.queue != nil {
+		t.queue <- x
+		return
+	}
+	t.write(x)
+}
+
+func (t *Transport) write(x *Exchange) {
+	own := Secrets(*x, nil)
+	t.W.Add(NewEntry(*x, NewHider(t.Token, t.Known.Redactor(own)), MaxBody))
+}
+
+// readMax reads a body, keeping MaxBody bytes, counting them all.
+func readMax(r io.Reader) ([]byte, int64) {
+	var c capture
+	io.Copy(&c, r)
+	return c.bytes()
+}
+
+// capture keeps the first MaxBody bytes written to it and counts them all.
+type capture struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	total int64
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.total += int64(len(p))
+	if room := MaxBody - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (c *capture) bytes() ([]byte, int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return bytes.Clone(c.buf.Bytes()), c.total
+}
+
+type teeBody struct {
+	io.ReadCloser
+	c *capture
+}
+
+func (b *teeBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.c.Write(p[:n])
+	return n, err
+}
+
+// answerBody keeps what the caller reads of an answer, and records the
+// exchange once, when the caller closes it.
+type answerBody struct {
+	io.ReadCloser
+	t    *Transport
+	x    *Exchange
+	c    capture
+	once sync.Once
+	err  error
+}
+
+func (b *answerBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.c.Write(p[:n])
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
+}
+
+func (b *answerBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(func() {
+		b.x.Duration = time.Since(b.x.Started)
+		b.x.RespBody, b.x.RespTotal = b.c.bytes()
+		if b.err != nil {
+			// The caller read what came before the answer broke off: a cut
+			// body, and said so.
+			b.x.Comment = "the answer broke off: " + b.err.Error()
+			b.x.RespCut = true
+		}
+		b.t.add(b.x)
+	})
+	return err
+}

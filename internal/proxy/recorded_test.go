@@ -1,0 +1,167 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/plantcheck/plantcheck/internal/har"
+	"github.com/plantcheck/plantcheck/internal/verdict"
+)
+
+// recordedEntry is a HAR entry of a valid create answered by the
+// reference: POST http://svc.test/plants, a Bearer token, 200 and a Plant
+// record.
+func recordedEntry() har.Entry {
+	text := func(s string) *string { return &s }
+	req := `{"id":1,"name":"Rose"}`
+	resp := `{"name":"Rose"}`
+	return har.Entry{
+		StartedDateTime: "2026-11-25T10:00:00.000Z", Time: 2,
+		Request: har.Request{
+			Method: "POST", URL: "http://svc.test/plants", HTTPVersion: "HTTP/1.1",
+			Headers: []har.NameValue{
+				{Name: "authorization", Value: "Bearer recorded-secret-token-1234"},
+				{Name: "content-type", Value: "application/json"},
+				{Name: ":authority", Value: "svc.test"},
+			},
+			PostData: &har.PostData{MimeType: "application/json", Text: text(req)}, BodySize: int64(len(req)), HeadersSize: -1,
+		},
+		Response: har.Response{
+			Status: 200, HTTPVersion: "HTTP/1.1",
+			Headers: []har.NameValue{{Name: "Content-Type", Value: "application/json"}},
+			Content: har.Content{Size: int64(len(resp)), MimeType: "application/json", Text: text(resp)}, BodySize: int64(len(resp)),
+		},
+	}
+}
+
+// judgeEntries writes the entries as a HAR file, reads it back as judge
+// does, and judges it.
+func judgeEntries(t *testing.T, cfg RecordingConfig, es ...har.Entry) *verdict.Verdict {
+	t.Helper()
+	b, err := json.Marshal(har.File{Log: har.Log{Version: "1.2", Entries: es}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Source = "test"
+	rec, err := NewRecording(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = har.Read(bytes.NewReader(b), 0, func(e har.Entry) error {
+		x, err := e.Exchange()
+		if err != nil {
+			return err
+		}
+		rec.Judge(x)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec.Verdict(Options{})
+}
+
+// TestRecordingEdges judges recorded exchanges that a recording cut,
+// redacted or left out: each is counted and said, never judged as a
+// failure; a real failure still fails.
+func TestRecordingEdges(t *testing.T) {
+	text := func(s string) *string { return &s }
+	for _, tc := range []struct {
+		name     string
+		cfg      RecordingConfig
+		mod      func(e *har.Entry)
+		fails    string // the rules failed, comma-separated
+		exit     int
+		judged   int64
+		outside  int64
+		reason   string // a reason counted as not judged in part
+		noReason bool   // no reason at all
+	}{
+		{name: "whole", mod: func(*har.Entry) {}, judged: 1, noReason: true},
+		{name: "undocumented status still fails", mod: func(e *har.Entry) { e.Response.Status = 201 },
+			fails: "RESPONSE-DOCUMENTED", exit: 1, judged: 1},
+		{name: "response cut: size past the text", mod: func(e *har.Entry) {
+			e.Response.Content.Text, e.Response.Content.Size = text(`{"name":"Ro`), 400
+		}, judged: 1, reason: "response body cut by the recording (11 of 400 bytes)"},
+		{name: "response cut: comment", mod: func(e *har.Entry) {
+			e.Response.Content.Text, e.Response.Content.Size, e.Response.Content.Comment = text(`{"name":"Ro`), 0, "body truncated"
+		}, judged: 1, reason: "response body cut by the recording (its comment says so)"},
+		{name: "response left out", mod: func(e *har.Entry) { e.Response.Content.Text = nil },
+			judged: 1, reason: "response body not in the recording (15 bytes sent)"},
+		{name: "request cut: size past the text", mod: func(e *har.Entry) {
+			e.Request.PostData.Text, e.Request.BodySize = text(`{"id":1,"na`), 22
+		}, judged: 1, reason: "request body cut by the recording (11 of 22 bytes)"},
+		{name: "request left out, size unknown", mod: func(e *har.Entry) { e.Request.PostData, e.Request.BodySize = nil, -1 },
+			judged: 1, reason: "request body not in the recording"},
+		{name: "Authorization redacted whole", mod: func(e *har.Entry) { e.Request.Headers[0].Value = "<redacted>" },
+			judged: 1, reason: whyAuthRedacted},
+		{name: "Authorization as stars", mod: func(e *har.Entry) { e.Request.Headers[0].Value = "********" },
+			judged: 1, reason: whyAuthRedacted},
+		{name: "Bearer and a redacted credential: the shape is known", mod: func(e *har.Entry) { e.Request.Headers[0].Value = "Bearer [REDACTED]" },
+			judged: 1, noReason: true},
+		{name: "a cookie redacted", mod: func(e *har.Entry) {
+			e.Request.Headers = append(e.Request.Headers, har.NameValue{Name: "Cookie", Value: "REDACTED"})
+		}, judged: 1, reason: whyRedacted},
+		{name: "Authorization stripped: missing, judged as missing", mod: func(e *har.Entry) { e.Request.Headers = e.Request.Headers[1:] },
+			fails: "AUTH-MISSING", exit: 1, judged: 1},
+		{name: "Authorization stripped, --auth-stripped", cfg: RecordingConfig{AuthStripped: true},
+			mod: func(e *har.Entry) { e.Request.Headers = e.Request.Headers[1:] }, judged: 1, reason: whyAuthStripped},
+		{name: "another path", mod: func(e *har.Entry) { e.Request.URL = "http://svc.test/plants/1" }, outside: 1, exit: 2},
+		{name: "another method", mod: func(e *har.Entry) { e.Request.Method = "GET" }, outside: 1, exit: 2},
+		{name: "under the base path", cfg: RecordingConfig{Base: mustURL("/v1")},
+			mod: func(e *har.Entry) { e.Request.URL = "http://svc.test/v1/plants" }, judged: 1, noReason: true},
+		{name: "not under the base path", cfg: RecordingConfig{Base: mustURL("/v1")}, mod: func(*har.Entry) {}, outside: 1, exit: 2},
+		{name: "another host than --base-url's", cfg: RecordingConfig{Base: mustURL("http://other.test")}, mod: func(*har.Entry) {}, outside: 1, exit: 2},
+		{name: "base64 bodies", mod: func(e *har.Entry) {
+			e.Response.Content.Text, e.Response.Content.Encoding = text(base64.StdEncoding.EncodeToString([]byte(`{"name":"Rose"}`))), "base64"
+			e.Request.PostData.Text, e.Request.PostData.Encoding = text(base64.StdEncoding.EncodeToString([]byte(`{"id":1,"name":"Rose"}`))), "base64"
+		}, judged: 1, noReason: true},
+		{name: "base64 body echoing another name fails", mod: func(e *har.Entry) {
+			e.Response.Content.Text, e.Response.Content.Encoding = text(base64.StdEncoding.EncodeToString([]byte(`{"name":"Rosa"}`))), "base64"
+		}, fails: "CREATE-NAME", exit: 1, judged: 1},
+		{name: "no answer recorded", mod: func(e *har.Entry) { e.Response.Status = 0 }, exit: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := recordedEntry()
+			tc.mod(&e)
+			v := judgeEntries(t, tc.cfg, e)
+			if got := strings.Join(failing(v), ","); got != tc.fails {
+				t.Errorf("fails %q, want %q", got, tc.fails)
+			}
+			if v.ExitCode != tc.exit {
+				t.Errorf("exit %d, want %d (%s)", v.ExitCode, tc.exit, v.Verdict)
+			}
+			if v.Counts.Judged != tc.judged || v.Counts.OutsideDocument != tc.outside {
+				t.Errorf("judged %d, outside %d; want %d, %d", v.Counts.Judged, v.Counts.OutsideDocument, tc.judged, tc.outside)
+			}
+			var reasons []string
+			for _, c := range v.NotJudgedInPart {
+				reasons = append(reasons, c.Reason)
+			}
+			if tc.reason != "" && !slices.Contains(reasons, tc.reason) {
+				t.Errorf("reasons %q lack %q", reasons, tc.reason)
+			}
+			if tc.noReason && len(reasons) > 0 {
+				t.Errorf("reasons %q, want none", reasons)
+			}
+			b, _ := json.Marshal(v)
+			if strings.Contains(string(b), "recorded-secret-token-1234") {
+				t.Error("the verdict holds the recording's token")
+			}
+		})
+	}
+}
+
+func failing(v *verdict.Verdict) []string {
+	var out []string
+	for _, r := range v.Rules {
+		if r.Failures > 0 {
+			out = append(out, string(r.ID))
+		}
+	}
+	return out
+}
