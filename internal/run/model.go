@@ -87,6 +87,7 @@ func (r *Report) Model() *verdict.Verdict {
 		}
 		v.Scenarios = append(v.Scenarios, out)
 	}
+	v.Base = r.Baseline
 	v.Finish()
 	if r.Reference {
 		v.OnReference(r.Target)
