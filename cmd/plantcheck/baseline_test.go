@@ -252,3 +252,30 @@ func TestBaselineDiffCompareOnRealRuns(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestProxyBaseline: a proxy with --baseline exits 0 on the failure its
+// baseline holds, still saying non-conformant, and 1 against a baseline
+// of clean traffic.
+func TestProxyBaseline(t *testing.T) {
+	broken := proxySummary(t, `{"id":4,"name":"boom"}`)
+	clean := proxySummary(t, `{"id":5,"name":"Fern"}`)
+	for _, tc := range []struct {
+		name, baseline string
+		exit           int
+		want           string
+	}{
+		{"the known failure", broken, 0, "no new failures against the baseline"},
+		{"against clean traffic", clean, 1, "new failures against the baseline"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			upstream, token := boomUpstream(t)
+			base, stop := startProxyCmd(t, nil, "--addr", "127.0.0.1:0", "--upstream", upstream, "--progress", "0", "--baseline", tc.baseline)
+			postJSON(t, base, token, `{"id":6,"name":"boom"}`)
+			code, out, errOut := stop()
+			line := lastLine(out)
+			if code != tc.exit || !strings.Contains(line, "NON-CONFORMANT") || !strings.Contains(line, tc.want) {
+				t.Errorf("exit %d, want %d; verdict %q, want NON-CONFORMANT and %q\n%s", code, tc.exit, line, tc.want, errOut)
+			}
+		})
+	}
+}
