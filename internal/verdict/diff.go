@@ -351,6 +351,10 @@ func (d *Diff) summary() string {
 	return "NO REGRESSION: " + s
 }
 
+// maxKindsShown bounds the kinds of failure the console lists of a rule or
+// scenario, added and gone each.
+const maxKindsShown = 5
+
 // WriteText prints the diff for a console.
 func (d *Diff) WriteText(w io.Writer) error {
 	var b strings.Builder
@@ -394,11 +398,20 @@ func (d *Diff) WriteText(w io.Writer) error {
 					from += fmt.Sprintf(", failure %d", c.Failure)
 				}
 				fmt.Fprintf(tw, "%s %s\t%s\t%s\n", mark, c.Change, from, what)
-				for _, a := range c.Added {
-					fmt.Fprintf(tw, "\t\t  + %s\n", a)
+				if c.Scenario == "" && c.Change != ChangedEvidence {
+					continue // the scenarios below show the kinds
 				}
-				for _, g := range c.Gone {
-					fmt.Fprintf(tw, "\t\t  - %s\n", g)
+				for _, l := range []struct {
+					sign  string
+					kinds []string
+				}{{"+", c.Added}, {"-", c.Gone}} {
+					for i, k := range l.kinds {
+						if i == maxKindsShown {
+							fmt.Fprintf(tw, "\t\t  %s (and %d more: --format json lists them)\n", l.sign, len(l.kinds)-i)
+							break
+						}
+						fmt.Fprintf(tw, "\t\t  %s %s\n", l.sign, k)
+					}
 				}
 			}
 		}
