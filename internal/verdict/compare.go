@@ -324,7 +324,7 @@ func (c *Comparison) WriteMarkdown(w io.Writer, q Quote) error {
 			if cell.Failure > 0 {
 				s += fmt.Sprintf(" (failure %d)", cell.Failure)
 			}
-			if rs := runsOf(cell); rs != "" {
+			if rs := runsOf(cell); rs != "" && cell.Result == CellUnstable {
 				s += " (" + rs + ")"
 			}
 			fmt.Fprintf(&b, " %s |", s)
