@@ -4,6 +4,8 @@
 //	plantcheck serve   [flags]   serve the bundled reference server
 //	plantcheck proxy   [flags]   certify a deployment from the traffic through it
 //	plantcheck judge   FILE...   certify a deployment from recorded traffic (HAR)
+//	plantcheck diff    OLD NEW   what changed between two verdicts (summary.json)
+//	plantcheck compare FILE...   one table of rules by implementations
 //	plantcheck docs    --out DIR render the features as documentation
 //	plantcheck rules   [flags]   print the rule catalog and its scenarios
 //	plantcheck selftest [flags]  prove the suite against the reference and its mutants
@@ -65,6 +67,8 @@ var commands = []command{
 	{"proxy", "certify a deployment (and its clients) from the traffic that passes through", cmdProxy},
 	{"judge", "certify a deployment (and its clients) from recorded traffic: HAR files", cmdJudge},
 	{"merge", "combine the summary.json files of several proxies (one per instance) into one verdict", cmdMerge},
+	{"diff", "what changed between two verdicts (summary.json): newly failing, fixed, still failing; exit 1 on regressions", cmdDiff},
+	{"compare", "one table of rules by implementations from their summary.json files (HTML, Markdown, JSON, badges)", cmdCompare},
 	{"docs", "render the features as documentation of the API (Markdown and HTML)", cmdDocs},
 	{"rules", "print the catalog of the spec's rules and the scenarios that encode them", cmdRules},
 	{"selftest", "prove the suite: the reference must pass and every mutant fail", cmdSelftest},

@@ -2,17 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
-
-// maxSummary bounds a summary.json merge reads.
-const maxSummary = 64 << 20
 
 func cmdMerge(_ context.Context, c cli, args []string) int {
 	fs := newFlagSet(c, "merge", "[flags] SUMMARY.JSON...",
@@ -59,30 +53,14 @@ func cmdMerge(_ context.Context, c cli, args []string) int {
 	return m.ExitCode
 }
 
-// readVerdict reads one summary.json: bounded, checked against the
-// published schema, decoded.
+// readVerdict reads one proxy's summary.json (verdict.ReadFile).
 func readVerdict(name string) (*verdict.Verdict, error) {
-	f, err := os.Open(name)
+	v, err := verdict.ReadFile(name)
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSummary+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxSummary {
-		return nil, fmt.Errorf("larger than %d MiB: not a summary.json", maxSummary>>20)
-	}
-	if err := verdict.CheckSummary(b); err != nil {
-		return nil, fmt.Errorf("does not follow summary.schema.json: %s", evidence.Text(evidence.Cut(err.Error(), 1<<10)))
-	}
-	var v verdict.Verdict
-	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, err
 	}
 	if v.Driver != verdict.Proxy {
 		return nil, fmt.Errorf("written by 'plantcheck %s', not by 'plantcheck proxy': only proxies' verdicts are merged", evidence.Text(string(v.Driver)))
 	}
-	return &v, nil
+	return v, nil
 }

@@ -75,7 +75,7 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	opts := proxy.Options{Strict: cfg.Strict, StrictClients: cfg.StrictClients}
+	opts := proxy.Options{Strict: cfg.Strict, StrictClients: cfg.StrictClients, Baseline: cfg.Baseline}
 	// Listen before serving, so that a bad or busy address fails at once.
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/steps"
 )
 
@@ -142,6 +143,11 @@ type Run struct {
 	// names it, and the reproductions say how to set PLANTCHECK_TOKEN
 	// from it. "" when unknown.
 	TokenFrom string
+	// BaselineFile is the summary.json given as --baseline; Baseline the
+	// verdict read from it (verdict.LoadBaseline), whose known failures
+	// do not fail the exit status.
+	BaselineFile string
+	Baseline     *verdict.Baseline
 	// Godog, when set, adjusts godog's options before the run (a test sets
 	// TestingT there, to run each scenario as a subtest).
 	Godog func(*godog.Options)

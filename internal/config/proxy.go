@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/proxy"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
 // The defaults of the proxy's own settings.
@@ -51,6 +52,9 @@ type Proxy struct {
 	HAR string
 	// ConfigFile is the config file the settings came from, if any.
 	ConfigFile string
+	// BaselineFile is --baseline; Baseline the verdict read from it.
+	BaselineFile string
+	Baseline     *verdict.Baseline
 }
 
 // Validate checks every setting of the proxy against its range and rules,
@@ -107,6 +111,7 @@ func DefineProxy(fs *flag.FlagSet) *ProxyFlags {
 	fs.StringVar(&p.AdminAddr, "admin-addr", "", "serve /healthz, /readyz and /metrics (Prometheus) on this address (host:port), apart from --addr")
 	fs.DurationVar(&p.ReportEvery, "report-every", ProxyReportEvery, "with --report-dir, rewrite the reports (atomically) this often while running, and at exit (0: only at exit)")
 	fs.StringVar(&p.HAR, "har", "", "write every exchange the upstream answered to this file as HAR 1.2, secrets <redacted> (bodies of POST /plants up to --max-judge; others' headers only), for 'plantcheck judge' or a browser's developer tools")
+	fs.StringVar(&p.BaselineFile, "baseline", "", baselineUsage)
 	fs.StringVar(&p.Events, "events", "", "write one line of JSON to this file (- for standard output) for each failed judgement, as it is judged")
 	return f
 }
@@ -130,6 +135,10 @@ func (f *ProxyFlags) Resolve(env Env) (Proxy, error) {
 		cfg.UpstreamText = v
 	}
 	if err := cfg.Validate(); err != nil {
+		return Proxy{}, err
+	}
+	var err error
+	if cfg.Baseline, err = loadBaseline(cfg.BaselineFile, verdict.Proxy); err != nil {
 		return Proxy{}, err
 	}
 	return cfg, nil

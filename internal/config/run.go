@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
 // ShortToken is the length under which a token is likely to occur in
@@ -70,6 +71,7 @@ func DefineRun(fs *flag.FlagSet) *RunFlags {
 	fs.IntVar(&cfg.Examples, "examples", DefaultExamples, fmt.Sprintf("valid bodies each generated scenario sends (1-%d)", MaxExamples))
 	fs.BoolVar(&cfg.AllStrings, "all-strings", false, "send every string of the catalog of hostile strings as a name and as a tag, not one drawn from each category")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of the run's random ids and values; 0 draws one (printed with the verdict)")
+	fs.StringVar(&cfg.BaselineFile, "baseline", "", baselineUsage)
 	fs.BoolVar(&f.requireTarget, "require-target", false, "refuse (exit 2) to certify the bundled reference server: a CI gate must name its target (--base-url, "+EnvBaseURL+" or the config file)")
 	return f
 }
@@ -133,11 +135,30 @@ func (f *RunFlags) Resolve(env Env) (Run, []string, error) {
 	if err := cfg.Validate(); err != nil {
 		return Run{}, nil, err
 	}
+	if cfg.Baseline, err = loadBaseline(cfg.BaselineFile, verdict.Run); err != nil {
+		return Run{}, nil, err
+	}
 	var warnings []string
 	if n := len(cfg.Token); n > 0 && n < ShortToken {
 		warnings = append(warnings, fmt.Sprintf("the token is shorter than %d characters: it is hidden wherever it occurs in the evidence, which it may garble (the verdict is taken on the answers as sent)", ShortToken))
 	}
 	return cfg, warnings, nil
+}
+
+// baselineUsage is --baseline's help, the same for run and proxy.
+const baselineUsage = "a summary.json of an earlier verdict of this plantcheck whose failures are known: exit 1 only on a failure it does not hold (a rule newly failing, a new scenario or a new kind of evidence); the reports still show every failure, the known ones marked, and name the rules fixed since"
+
+// loadBaseline reads --baseline's file ("" none): an error says why it is
+// refused, and is a configuration error (exit status 2).
+func loadBaseline(file string, driver verdict.Driver) (*verdict.Baseline, error) {
+	if file == "" {
+		return nil, nil
+	}
+	b, err := verdict.LoadBaseline(file, driver)
+	if err != nil {
+		return nil, errorf("--baseline: %v", err)
+	}
+	return b, nil
 }
 
 // token reads the token from where it was given, and says where in

@@ -82,6 +82,7 @@ func (h *Handler) Verdict(opts Options) *verdict.Verdict {
 			Evidence: evidenceOf(ct.kept, red), More: ct.failed - int64(len(ct.kept)),
 		})
 	}
+	m.Base = opts.Baseline
 	m.Finish()
 	return m
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/judge"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
@@ -42,6 +43,9 @@ type Options struct {
 	// StrictClients: a request that broke the document fails the verdict
 	// too (by default it is reported, not failed: it is the client's).
 	StrictClients bool
+	// Baseline, when set, is the earlier verdict whose failures are known
+	// (--baseline): the exit status is decided against it.
+	Baseline *verdict.Baseline
 }
 
 // tally counts what the proxy saw and keeps the first failures of each

@@ -97,6 +97,7 @@ func (r *Report) build() *verdict.Verdict {
 		}
 		v.Scenarios = append(v.Scenarios, out)
 	}
+	v.Base = r.Baseline
 	v.Finish()
 	if r.Reference {
 		v.OnReference(r.Target)

@@ -67,6 +67,9 @@ type Report struct {
 	// run (verdict.Tally).
 	Rules  []verdict.Rule
 	Counts Counts
+	// Baseline, when set, is the earlier verdict whose failures are known
+	// (--baseline): the exit status is decided against it.
+	Baseline *verdict.Baseline
 
 	// model is the run's verdict, built once, when first asked for
 	// (Model): a report is whole when Run returns, and read only after.

@@ -41,6 +41,7 @@ var reportPage = template.Must(template.New("report").Funcs(htmlpage.Funcs()).Fu
 	"shown":     (*Verdict).shown,
 	"short":     (*Verdict).shortWord,
 	"ruleNotes": (*Verdict).ruleNotes,
+	"baseline":  (*Verdict).baselineLines,
 }).Parse(reportTemplate))
 
 // ruleNote is what report.html says of a rule under the rule table, so
@@ -91,11 +92,11 @@ func rowClass(o Outcome) string {
 // class is the verdict's class in report.html, after its standing.
 func (v *Verdict) class() string {
 	switch {
-	case v.Partial() || v.Driver == Proxy && v.ExitCode == 0 && v.Counts.Judged == 0:
+	case v.Partial() || v.Driver == Proxy && v.truth() == 0 && v.Counts.Judged == 0:
 		return "partial"
-	case v.ExitCode == 0:
+	case v.truth() == 0:
 		return "ok"
-	case v.ExitCode == 1 && v.Status != "clients failed":
+	case v.truth() == 1 && v.Status != "clients failed":
 		return "bad"
 	}
 	return "incomplete"
@@ -130,15 +131,15 @@ func (v *Verdict) badge() []byte {
 		word, colour = "could not run", htmlpage.Warn
 	case v.Partial():
 		word, colour = "partial", htmlpage.Neutral
-	case v.Driver == Proxy && v.ExitCode == 0 && v.Counts.Judged == 0:
+	case v.Driver == Proxy && v.truth() == 0 && v.Counts.Judged == 0:
 		word, colour = "nothing judged", htmlpage.Neutral
-	case v.Driver == Proxy && v.ExitCode == 0:
+	case v.Driver == Proxy && v.truth() == 0:
 		word, colour = "no violation seen", htmlpage.Pass
-	case v.ExitCode == 0:
+	case v.truth() == 0:
 		word, colour = "conformant", htmlpage.Pass
-	case v.ExitCode == 1 && v.Status == "clients failed":
+	case v.truth() == 1 && v.Status == "clients failed":
 		word, colour = "clients failed", htmlpage.Warn
-	case v.ExitCode == 2:
+	case v.truth() == 2:
 		word, colour = "incomplete", htmlpage.Warn
 	}
 	if v.Reference {

@@ -230,6 +230,10 @@ func junitScenarioFailure(b *Block, sc Scenario, label string) *junitProblem {
 	if label != "" {
 		msg = "failure " + label + " " + msg
 	}
+	if b.Known {
+		// A known failure stays a failure; the message says it is known.
+		msg = "known (in the baseline): " + msg
+	}
 	var text []string
 	if label != "" {
 		text = append(text, "failure "+label+" in the console, summary.md and report.html")
@@ -314,6 +318,9 @@ func junitFailure(b *Block, id rules.RuleID) *junitProblem {
 	msg := ""
 	if len(es) > 0 {
 		msg = string(id) + ": expected " + es[0].Expected + ", got " + es[0].Actual
+	}
+	if b.Known {
+		msg = "known (in the baseline): " + msg
 	}
 	text := []string{evidenceText(es)}
 	if b.Scenario != "" {

@@ -68,6 +68,7 @@ func mdTable(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
 	v.writeMarkdownHead(b, q, 0)
 	v.writeMarkdownFacts(b, q, 0)
+	v.writeMarkdownBaseline(b, q)
 	if v.Error != "" {
 		return
 	}
@@ -204,7 +205,7 @@ func (v *Verdict) writeMarkdownFacts(b *bytes.Buffer, q Quote, n int) {
 // writeMarkdownBlock writes one failure block, numbered as the console
 // numbers it, each exchange once; values cut to n bytes (0: whole).
 func (v *Verdict) writeMarkdownBlock(b *bytes.Buffer, q Quote, f Shown, n int) {
-	fmt.Fprintf(b, "\n### %s %s %s\n\n", mdMarks[f.Outcome], f.Label, f.Heading)
+	fmt.Fprintf(b, "\n### %s %s %s\n\n", mdMarks[f.Outcome], f.Label, f.Title())
 	if f.Where != "" {
 		fmt.Fprintf(b, "`features/%s`\n\n", f.Where)
 	}

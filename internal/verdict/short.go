@@ -40,6 +40,7 @@ const shortBlocks = MaxShortSummary - 6_000
 func (v *Verdict) WriteShortMarkdown(b *bytes.Buffer, q Quote) {
 	v.writeMarkdownHead(b, q, shortValue)
 	v.writeMarkdownFacts(b, q, shortValue)
+	v.writeMarkdownBaseline(b, q)
 	if v.Error != "" {
 		return
 	}

@@ -121,8 +121,12 @@ func (v *Verdict) writeText(w *strings.Builder) {
 	if v.ReportDir != "" {
 		fmt.Fprintf(w, "Reports: %s (%s)\n", v.ReportDir, strings.Join(v.files(), ", "))
 	}
+	v.writeBaseline(w)
 	style := green
-	if v.ExitCode != 0 {
+	switch {
+	case v.truth() != 0 && v.ExitCode == 0:
+		style = yellow // exit 0 against the baseline, but not conformant
+	case v.truth() != 0 || v.ExitCode != 0:
 		style = red
 	}
 	fmt.Fprintf(w, "%s\n", v.paint(style, "VERDICT: "+v.Verdict))
@@ -706,7 +710,7 @@ func expectedStatus(blocks []Block, status int) int {
 // writeBlock prints one failure block, numbered n, its long values cut
 // (cut).
 func (v *Verdict) writeBlock(w io.Writer, n int, b Block) {
-	fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("%d) %s", n, v.cut(b.Heading))))
+	fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("%d) %s", n, v.cut(b.Title()))))
 	if b.Where != "" {
 		fmt.Fprintf(w, "   scenario:    features/%s\n", b.Where)
 	}
@@ -851,7 +855,7 @@ func (v *Verdict) writeClients(w io.Writer) {
 			continue
 		}
 		n++
-		fmt.Fprintf(w, "\n%d) %s\n", blockNumber(b, n-1), b.Heading)
+		fmt.Fprintf(w, "\n%d) %s\n", blockNumber(b, n-1), b.Title())
 		v.writeEvidence(w, b, b.Evidence[0], Evidence{})
 		if more := int64(len(b.Evidence)) - 1 + b.More; more > 0 {
 			fmt.Fprintf(w, "   (and %s more of %s; the reports keep up to %d)\n", plural(more, "request"), label(b.Rule), len(b.Evidence))

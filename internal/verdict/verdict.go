@@ -100,6 +100,14 @@ type Verdict struct {
 	Failures  []Block       `json:"failures"`
 	Scenarios []Scenario    `json:"scenarios"`
 	Client    []ClientGroup `json:"client"`
+	// Baseline is what the verdict says of the baseline it was made
+	// against (--baseline); absent without one.
+	Baseline *BaselineResult `json:"baseline,omitempty"`
+
+	// Base is the baseline the driver gives (LoadBaseline): Finish marks
+	// the failures it knows and decides the exit status against it; not
+	// part of summary.json (Baseline says what came of it).
+	Base *Baseline `json:"-"`
 
 	// ReportDir is where the report files were written (the console
 	// says so); not part of summary.json.
@@ -245,6 +253,8 @@ type Block struct {
 	// More counts failures counted but not kept as evidence (proxy).
 	More  int64  `json:"more"`
 	Rerun string `json:"rerun"`
+	// Known: the baseline holds every failure of the block (--baseline).
+	Known bool `json:"known,omitempty"`
 }
 
 // Evidence is one failure of one rule in one exchange.
@@ -269,6 +279,8 @@ type Evidence struct {
 	// from; the console's matter, not summary.json's.
 	Status    int    `json:"-"`
 	MediaType string `json:"-"`
+	// Known: the baseline holds a failure of this kind (FailureKey).
+	Known bool `json:"known,omitempty"`
 }
 
 // Scenario is one scenario of a run.
@@ -358,23 +370,37 @@ func (v *Verdict) Decide() {
 		unjudged = nil // traffic shows some rules only; Counts.Judged says the rest
 	}
 	nothing := v.Driver == Proxy && v.Counts.Judged == 0 && v.Counts.Exchanges > 0
-	switch {
-	case v.Interrupted && len(deciding) > 0:
-		v.ExitCode = 1
-	case v.Interrupted:
-		v.ExitCode = 2
-	case len(deciding) > 0 || clients:
-		v.ExitCode = 1
-	case v.Counts.Errors > 0 || len(unjudged) > 0 || nothing:
-		v.ExitCode = 2
-	default:
-		v.ExitCode = 0
-	}
+	v.ExitCode = v.exitCode(deciding, clients, unjudged, nothing)
 	if v.Driver == Proxy {
 		v.decideProxy(deciding, should)
-		return
+	} else {
+		v.Status, v.Verdict = v.runStatus(), v.runLine(unjudged)
 	}
-	v.Status, v.Verdict = v.runStatus(), v.runLine(unjudged)
+	v.Baseline = nil
+	if v.Base != nil {
+		// The baseline changes the exit status, never the status or the
+		// sentence's truth: it adds what it made of the failures.
+		res, stillUnjudged := v.againstBaseline(deciding, unjudged)
+		res.ExitCodeWithout = v.ExitCode
+		v.ExitCode = v.exitCode(res.New, clients, stillUnjudged, nothing)
+		v.Verdict += res.sentence(v.ExitCode)
+		v.Baseline = res
+	}
+}
+
+// exitCode is the exit status for the rules deciding it that failed.
+func (v *Verdict) exitCode(deciding []rules.RuleID, clients bool, unjudged []rules.RuleID, nothing bool) int {
+	switch {
+	case v.Interrupted && len(deciding) > 0:
+		return 1
+	case v.Interrupted:
+		return 2
+	case len(deciding) > 0 || clients:
+		return 1
+	case v.Counts.Errors > 0 || len(unjudged) > 0 || nothing:
+		return 2
+	}
+	return 0
 }
 
 // ReferenceTarget is what every report of a run of the bundled reference
@@ -524,9 +550,15 @@ const maxWhyInTable = 40
 func (v *Verdict) Finish() {
 	v.Schema = SchemaID
 	v.OrderFailures()
+	if v.Base != nil {
+		v.markKnown()
+	}
 	v.Decide()
 	for i := range v.Rules {
 		v.Rules[i].Result = v.Word(v.Rules[i])
+		if v.Rules[i].Outcome == Fail && v.KnownRule(v.Rules[i].ID) {
+			v.Rules[i].Result += " known"
+		}
 	}
 }
 

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/verdict"
+)
+
+func cmdCompare(_ context.Context, c cli, args []string) int {
+	fs := newFlagSet(c, "compare", "[flags] [NAME=]SUMMARY.JSON...",
+		"Put the verdicts of several implementations of the API in one table of rules by\n"+
+			"implementations: pass, fail, not judged, noted, each failure linked to its block\n"+
+			"in the implementation's report.html when one is beside its summary.json. Each\n"+
+			"file is checked against the published schema. An implementation is named by\n"+
+			"NAME=FILE, else by the target its verdict names; several files of one name are\n"+
+			"runs of one implementation, and a rule they disagree on is marked unstable.\n\n"+
+			"Without --out it prints the Markdown table (or --format json); with --out DIR it\n"+
+			"writes compare.html (a page to publish, no script), compare.md, compare.json and\n"+
+			"a badge of each implementation.\n\n"+
+			"Exit status: 0 written, 2 when a file cannot be read, does not follow the schema,\n"+
+			"or the verdicts judge by different specs. It is a table, not a gate.")
+	out := fs.String("out", "", "write compare.html, compare.md, compare.json and the badges into this folder (created if missing)")
+	format := fs.String("format", "markdown", "without --out, what to print: markdown or json")
+	if code, ok := parseFlags(c, fs, args); !ok {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(c.stderr, "plantcheck compare: "+format+"\n", a...)
+		return exitCannotRun
+	}
+	switch *format {
+	case "markdown", "json":
+	default:
+		return fail("--format %q: markdown or json", evidence.Text(*format))
+	}
+	if fs.NArg() == 0 {
+		return fail("no summary.json named: give one of each implementation (NAME=FILE to name it), or several runs of each")
+	}
+	var in []verdict.CompareInput
+	for _, arg := range fs.Args() {
+		name, file := "", arg
+		if n, f, ok := strings.Cut(arg, "="); ok && n != "" && f != "" && !exists(arg) {
+			name, file = n, f
+		}
+		v, err := verdict.ReadFile(file)
+		if err != nil {
+			return fail("%s: %v", evidence.Text(file), err)
+		}
+		if name == "" {
+			name = v.Target
+		}
+		if name == "" {
+			name = file
+		}
+		x := verdict.CompareInput{Name: name, File: file, Verdict: v}
+		if *out != "" {
+			x.Report = verdict.ReportBeside(file, *out)
+		}
+		in = append(in, x)
+	}
+	cmp, err := verdict.CompareAll(in)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if *out != "" {
+		if err := cmp.WriteFiles(*out); err != nil {
+			return fail("%v", err)
+		}
+		fmt.Fprintf(c.stdout, "plantcheck compare: %d implementations, %d rules: %s, %s, %s and %d badges in %s\n",
+			len(cmp.Implementations), len(cmp.Rules), verdict.CompareHTML, verdict.CompareMD, verdict.CompareJSON, len(cmp.Implementations), evidence.Text(*out))
+		return exitOK
+	}
+	if *format == "json" {
+		err = cmp.WriteJSON(c.stdout)
+	} else {
+		err = cmp.WriteMarkdown(c.stdout, verdict.Quoted)
+	}
+	if err != nil {
+		return fail("write: %v", err)
+	}
+	return exitOK
+}
+
+// exists reports whether a file of that name exists (a summary.json whose
+// path holds "=" is a file, not NAME=FILE).
+func exists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}

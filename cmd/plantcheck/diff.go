@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/verdict"
+)
+
+func cmdDiff(_ context.Context, c cli, args []string) int {
+	fs := newFlagSet(c, "diff", "[flags] OLD.json NEW.json",
+		"Compare two verdicts (summary.json files, each checked against the published\n"+
+			"schema): per rule and per scenario, what is newly failing, fixed, still failing\n"+
+			"(and whether its evidence changed), newly not judged. Two verdicts judged by\n"+
+			"different specs are refused; different plantcheck versions are compared, and\n"+
+			"said, since their scenarios may differ.\n\n"+
+			"Exit status: 1 on a regression (a MUST rule, or with --strict a SHOULD rule,\n"+
+			"newly failing, failing in a new way, or newly not judged), 0 otherwise, 2 when a\n"+
+			"file cannot be read, does not follow the schema, or the two cannot be compared.")
+	format := fs.String("format", "text", "output: text (the console), markdown (a pull request) or json (tools)")
+	strict := fs.Bool("strict", false, "a SHOULD rule's regression fails the diff too")
+	if code, ok := parseFlags(c, fs, args); !ok {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(c.stderr, "plantcheck diff: "+format+"\n", a...)
+		return exitCannotRun
+	}
+	switch *format {
+	case "text", "markdown", "json":
+	default:
+		return fail("--format %q: text, markdown or json", evidence.Text(*format))
+	}
+	if fs.NArg() != 2 {
+		return fail("give two summary.json files, the old and the new (%d given)", fs.NArg())
+	}
+	var vs [2]*verdict.Verdict
+	for i, name := range fs.Args() {
+		v, err := verdict.ReadFile(name)
+		if err != nil {
+			return fail("%s: %v", evidence.Text(name), err)
+		}
+		vs[i] = v
+	}
+	d, err := verdict.Compare(vs[0], vs[1], fs.Arg(0), fs.Arg(1), *strict)
+	if err != nil {
+		return fail("%v", err)
+	}
+	switch *format {
+	case "markdown":
+		err = d.WriteMarkdown(c.stdout, verdict.Quoted)
+	case "json":
+		err = d.WriteJSON(c.stdout)
+	default:
+		err = d.WriteText(c.stdout)
+	}
+	if err != nil {
+		return fail("write the diff: %v", err)
+	}
+	return d.ExitCode
+}

@@ -1,0 +1,481 @@
+package verdict
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/spec/rules"
+)
+
+// ErrNotComparable means that two verdicts cannot be compared: they judge
+// by different documents.
+var ErrNotComparable = errors.New("verdicts not comparable")
+
+// The changes a diff names, of a rule or a scenario from one verdict to
+// the next. A rule or scenario that did not change is left out.
+const (
+	NewlyFailing    = "newly failing"
+	Fixed           = "fixed"
+	StillFailing    = "still failing"
+	ChangedEvidence = "changed evidence" // still failing, in a new way or no longer in an old one
+	NewlyNotJudged  = "newly not judged"
+	NewlyJudged     = "newly judged" // not judged before, passing now
+	Appeared        = "new scenario" // in the new verdict only, passing
+	Disappeared     = "gone"         // in the old verdict only
+)
+
+// DiffSide is one of the two verdicts a diff compares.
+type DiffSide struct {
+	File       string  `json:"file"`
+	Driver     Driver  `json:"driver"`
+	Plantcheck string  `json:"plantcheck"`
+	Target     string  `json:"target"`
+	Status     string  `json:"status"`
+	ExitCode   int     `json:"exitCode"`
+	Started    string  `json:"started"`
+	Verdict    string  `json:"verdict"`
+	Features   string  `json:"featuresSha256"`
+	Seed       uint64  `json:"seed"`
+	Duration   float64 `json:"durationMs"`
+}
+
+// Change is a rule's or a scenario's change from the old verdict to the
+// new: what it was, what it is, and the kinds of failure (Kind, with the
+// rule they cite) that appeared and that went.
+type Change struct {
+	Rule  rules.RuleID `json:"rule"`
+	Level rules.Level  `json:"level"`
+	// Scenario and Where name the scenario (a scenario's change; "" for a
+	// rule's).
+	Scenario string  `json:"scenario,omitempty"`
+	Where    string  `json:"where,omitempty"`
+	Old      Outcome `json:"old"`
+	New      Outcome `json:"new"`
+	Change   string  `json:"change"`
+	// Regression: the change fails the diff (exit 1).
+	Regression bool     `json:"regression"`
+	Added      []string `json:"added"`
+	Gone       []string `json:"gone"`
+	// Failure is the number of the scenario's failure block in the new
+	// verdict (0: none).
+	Failure int `json:"failure,omitempty"`
+}
+
+// Diff is what changed from one verdict to the next.
+type Diff struct {
+	Old DiffSide `json:"old"`
+	New DiffSide `json:"new"`
+	// Notes say what makes the two less comparable (another suite
+	// version, another driver, another target).
+	Notes     []string `json:"notes"`
+	Rules     []Change `json:"rules"`
+	Scenarios []Change `json:"scenarios"`
+	// Counts counts the changes of rules and of scenarios by kind.
+	Counts      map[string]int `json:"counts"`
+	Regressions int            `json:"regressions"`
+	ExitCode    int            `json:"exitCode"`
+}
+
+func side(v *Verdict, file string) DiffSide {
+	s := DiffSide{File: evidence.Text(file), Driver: v.Driver, Plantcheck: evidence.Text(v.Plantcheck.Version), Target: evidence.Text(v.Target),
+		Status: evidence.Text(v.Status), ExitCode: v.ExitCode, Verdict: evidence.Text(v.Verdict), Features: evidence.Text(v.Features.SHA256),
+		Seed: v.Seed, Duration: v.Duration}
+	if !v.Started.IsZero() {
+		s.Started = v.Started.UTC().Format("2006-01-02 15:04:05 MST")
+	}
+	return s
+}
+
+// judgedOutcome folds an outcome to what a diff compares: pass, fail,
+// not judged (error, not judged) or skip (not run).
+func judgedOutcome(o Outcome) Outcome {
+	switch o {
+	case Pass, Fail, Skip:
+		return o
+	}
+	return NotJudged
+}
+
+// kinds are the kinds of failure of a rule or scenario, as text:
+// "RULE: shape".
+type kinds map[string]bool
+
+func (k kinds) add(b Block, e Evidence) { k[string(e.Rule)+": "+evidence.Text(Kind(e))] = true }
+
+// Compare is the diff of old and new (read from oldFile and newFile): per
+// rule and per scenario, what is newly failing, fixed, still failing (and
+// whether its evidence changed), newly not judged. A regression, which
+// fails the diff (ExitCode 1), is a rule that decides the verdict (MUST,
+// and SHOULD with strict) newly failing, failing in a new way (a new
+// scenario or a new kind of evidence), or newly not judged; a scenario
+// whose rule decides it, likewise. Verdicts judged by different documents
+// are refused (ErrNotComparable); another suite version, driver or target
+// is said in Notes.
+func Compare(old, new *Verdict, oldFile, newFile string, strict bool) (*Diff, error) {
+	if old.Spec.SHA256 != new.Spec.SHA256 {
+		return nil, fmt.Errorf("%w: %s judged by the spec %s %s (sha256 %.12s…), %s by %s %s (sha256 %.12s…): a rule's outcome means another thing under another document",
+			ErrNotComparable, evidence.Text(oldFile), evidence.Text(old.Spec.Title), evidence.Text(old.Spec.Version), evidence.Text(old.Spec.SHA256),
+			evidence.Text(newFile), evidence.Text(new.Spec.Title), evidence.Text(new.Spec.Version), evidence.Text(new.Spec.SHA256))
+	}
+	d := &Diff{Old: side(old, oldFile), New: side(new, newFile), Notes: []string{}, Rules: []Change{}, Scenarios: []Change{}, Counts: map[string]int{}}
+	if old.Plantcheck.Version != new.Plantcheck.Version || old.Features.SHA256 != new.Features.SHA256 {
+		d.Notes = append(d.Notes, fmt.Sprintf("different suites: plantcheck %s (features sha256 %.12s…) and %s (%.12s…): scenarios and judgements may differ",
+			d.Old.Plantcheck, d.Old.Features, d.New.Plantcheck, d.New.Features))
+	}
+	if old.Driver != new.Driver {
+		d.Notes = append(d.Notes, fmt.Sprintf("different drivers: %s and %s: only the rules are compared", old.Driver, new.Driver))
+	}
+	if d.Old.Target != d.New.Target {
+		d.Notes = append(d.Notes, fmt.Sprintf("different targets: %s and %s", d.Old.Target, d.New.Target))
+	}
+	if old.Config.Tags != new.Config.Tags {
+		d.Notes = append(d.Notes, fmt.Sprintf("different scopes: --tags %q and %q", evidence.Text(old.Config.Tags), evidence.Text(new.Config.Tags)))
+	}
+	decides := func(l rules.Level) bool { return l == rules.Must || strict && l == rules.Should }
+
+	// Rules, in the catalog's order (then any the catalog lacks).
+	ruleKinds := func(v *Verdict) map[rules.RuleID]kinds {
+		out := map[rules.RuleID]kinds{}
+		for _, b := range v.Failures {
+			if b.Outcome != Fail || b.Side == "client" {
+				continue
+			}
+			for _, e := range b.Evidence {
+				if out[e.Rule] == nil {
+					out[e.Rule] = kinds{}
+				}
+				// A rule's kinds are per scenario: a known failure in a
+				// new scenario is a new way to fail.
+				out[e.Rule][evidence.Text(b.Scenario)+" | "+evidence.Text(Kind(e))] = true
+			}
+		}
+		return out
+	}
+	oldRules, newRules := map[rules.RuleID]Rule{}, map[rules.RuleID]Rule{}
+	var ids []rules.RuleID
+	for _, r := range old.Rules {
+		oldRules[r.ID] = r
+		ids = append(ids, r.ID)
+	}
+	for _, r := range new.Rules {
+		newRules[r.ID] = r
+		if _, ok := oldRules[r.ID]; !ok {
+			ids = append(ids, r.ID)
+		}
+	}
+	slices.SortStableFunc(ids, func(a, b rules.RuleID) int { return catalogIndex(a) - catalogIndex(b) })
+	ok, nk := ruleKinds(old), ruleKinds(new)
+	for _, id := range ids {
+		o, n := oldRules[id], newRules[id]
+		level := n.Level
+		if level == "" {
+			level = o.Level
+		}
+		c := Change{Rule: id, Level: level, Old: judgedOutcome(o.Outcome), New: judgedOutcome(n.Outcome)}
+		if o.ID == "" {
+			c.Old = Skip
+		}
+		if n.ID == "" {
+			c.New = Skip
+		}
+		if level == rules.Open {
+			// An open rule is noted, never failed.
+			c.Old, c.New = openOutcome(c.Old), openOutcome(c.New)
+		}
+		c.Added, c.Gone = setDiff(nk[id], ok[id]), setDiff(ok[id], nk[id])
+		if level == rules.Open {
+			c.Added, c.Gone = []string{}, []string{}
+		}
+		c.Change = classify(c.Old, c.New, len(c.Added) > 0 || len(c.Gone) > 0)
+		if c.Change == "" {
+			continue
+		}
+		c.Regression = decides(level) && (c.Change == NewlyFailing || c.Change == NewlyNotJudged || c.Change == ChangedEvidence && len(c.Added) > 0)
+		d.add(&d.Rules, c)
+	}
+
+	// Scenarios, by name (run), in the new verdict's order, then those
+	// gone.
+	if old.Driver == Run && new.Driver == Run {
+		type sc struct {
+			s Scenario
+			k kinds
+		}
+		index := func(v *Verdict) (map[string]sc, []string) {
+			m, order := map[string]sc{}, []string{}
+			for _, s := range v.Scenarios {
+				name := evidence.Text(s.Name)
+				if _, dup := m[name]; dup {
+					continue
+				}
+				k := kinds{}
+				if s.Failure > 0 && s.Failure <= len(v.Failures) {
+					b := v.Failures[s.Failure-1]
+					for _, e := range b.Evidence {
+						k.add(b, e)
+					}
+				}
+				m[name] = sc{s, k}
+				order = append(order, name)
+			}
+			return m, order
+		}
+		om, oorder := index(old)
+		nm, norder := index(new)
+		for _, name := range norder {
+			n := nm[name]
+			o, had := om[name]
+			c := Change{Rule: n.s.Rule, Level: n.s.Level, Scenario: name, Where: evidence.Text(n.s.Where), Old: judgedOutcome(o.s.Outcome), New: judgedOutcome(n.s.Outcome), Failure: n.s.Failure}
+			c.Added, c.Gone = setDiff(n.k, o.k), setDiff(o.k, n.k)
+			switch {
+			case !had && c.New == Fail:
+				c.Old, c.Change = Skip, NewlyFailing
+			case !had:
+				c.Old, c.Change = Skip, Appeared
+			default:
+				c.Change = classify(c.Old, c.New, len(c.Added) > 0 || len(c.Gone) > 0)
+			}
+			if c.Change == "" || c.Change == Appeared && c.New == Skip {
+				continue
+			}
+			// A scenario fails the diff when the failure it newly shows is
+			// of a rule that decides the verdict (a SHOULD scenario may
+			// find a MUST rule broken).
+			c.Regression = c.Change == NewlyFailing && (decides(c.Level) || anyDecides(c.Added, decides)) ||
+				c.Change == ChangedEvidence && anyDecides(c.Added, decides) ||
+				c.Change == NewlyNotJudged && decides(c.Level)
+			d.add(&d.Scenarios, c)
+		}
+		for _, name := range oorder {
+			if _, ok := nm[name]; ok {
+				continue
+			}
+			o := om[name]
+			c := Change{Rule: o.s.Rule, Level: o.s.Level, Scenario: name, Where: evidence.Text(o.s.Where), Old: judgedOutcome(o.s.Outcome), New: Skip,
+				Change: Disappeared, Added: []string{}, Gone: setDiff(o.k, nil)}
+			d.add(&d.Scenarios, c)
+		}
+	}
+	if d.Regressions > 0 {
+		d.ExitCode = 1
+	}
+	return d, nil
+}
+
+// anyDecides reports whether a kind ("RULE: shape") cites a rule that
+// decides the verdict.
+func anyDecides(ks []string, decides func(rules.Level) bool) bool {
+	for _, k := range ks {
+		id, _, _ := strings.Cut(k, ": ")
+		if r, ok := rules.Lookup(rules.RuleID(id)); ok && decides(r.Level) {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *Diff) add(list *[]Change, c Change) {
+	*list = append(*list, c)
+	d.Counts[c.Change]++
+	if c.Regression {
+		d.Regressions++
+	}
+}
+
+func openOutcome(o Outcome) Outcome {
+	if o == Pass || o == Fail {
+		return "noted"
+	}
+	return o
+}
+
+// classify names the change from old to new ("" for none worth saying).
+func classify(old, new Outcome, kindsChanged bool) string {
+	switch {
+	case old == new && new == Fail && kindsChanged:
+		return ChangedEvidence
+	case old == new && new == Fail:
+		return StillFailing
+	case old == new:
+		return ""
+	case new == Fail:
+		return NewlyFailing
+	case old == Fail && new == Pass:
+		return Fixed
+	case new == NotJudged || new == Skip && old != NotJudged:
+		return NewlyNotJudged
+	case new == Pass || new == "noted":
+		return NewlyJudged
+	}
+	return ""
+}
+
+// setDiff is what a holds that b does not, sorted.
+func setDiff(a, b kinds) []string {
+	out := []string{}
+	for _, k := range slices.Sorted(maps.Keys(a)) {
+		if !b[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// changeOrder is the order of the kinds of change in the text and
+// Markdown: what fails the diff first.
+var changeOrder = []string{NewlyFailing, ChangedEvidence, NewlyNotJudged, Fixed, NewlyJudged, StillFailing, Appeared, Disappeared}
+
+// summary is the diff's last line, without its exit status.
+func (d *Diff) summary() string {
+	var parts []string
+	for _, k := range changeOrder {
+		if n := d.Counts[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	if len(parts) == 0 {
+		parts = []string{"no change"}
+	}
+	s := strings.Join(parts, ", ")
+	if d.Regressions > 0 {
+		return fmt.Sprintf("REGRESSED: %s (%s)", plural(int64(d.Regressions), "regression"), s)
+	}
+	return "NO REGRESSION: " + s
+}
+
+// maxKindsShown bounds the kinds of failure the console lists of a rule or
+// scenario, added and gone each.
+const maxKindsShown = 5
+
+// WriteText prints the diff for a console.
+func (d *Diff) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "plantcheck diff\n")
+	for _, s := range []struct {
+		name string
+		DiffSide
+	}{{"old", d.Old}, {"new", d.New}} {
+		fmt.Fprintf(&b, "%s: %s (%s, plantcheck %s, %s; target %s): %s, exit %d\n", s.name, s.File, s.Driver, s.Plantcheck, s.Started, s.Target, s.Status, s.ExitCode)
+	}
+	for _, n := range d.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	for _, part := range []struct {
+		title string
+		list  []Change
+	}{{"Rules", d.Rules}, {"Scenarios", d.Scenarios}} {
+		if len(part.list) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s:\n", part.title)
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		for _, k := range changeOrder {
+			for _, c := range part.list {
+				if c.Change != k {
+					continue
+				}
+				mark := " "
+				if c.Regression {
+					mark = "!"
+				}
+				what := fmt.Sprintf("%s (%s)", c.Rule, upper(c.Level))
+				if c.Scenario != "" {
+					what = fmt.Sprintf("%s: %s", c.Rule, c.Scenario)
+					if c.Where != "" {
+						what += " (features/" + c.Where + ")"
+					}
+				}
+				from := fmt.Sprintf("%s -> %s", c.Old, c.New)
+				if c.Failure > 0 {
+					from += fmt.Sprintf(", failure %d", c.Failure)
+				}
+				fmt.Fprintf(tw, "%s %s\t%s\t%s\n", mark, c.Change, from, what)
+				if c.Scenario == "" && c.Change != ChangedEvidence {
+					continue // the scenarios below show the kinds
+				}
+				for _, l := range []struct {
+					sign  string
+					kinds []string
+				}{{"+", c.Added}, {"-", c.Gone}} {
+					for i, k := range l.kinds {
+						if i == maxKindsShown {
+							fmt.Fprintf(tw, "\t\t  %s (and %d more: --format json lists them)\n", l.sign, len(l.kinds)-i)
+							break
+						}
+						fmt.Fprintf(tw, "\t\t  %s %s\n", l.sign, k)
+					}
+				}
+			}
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(&b, "\n(! fails the diff; + a kind of failure new in the new verdict, - one gone from it)\nDIFF: %s; exit %d\n", d.summary(), d.ExitCode)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteMarkdown writes the diff for a pull request: everything read from
+// the files quoted with q.
+func (d *Diff) WriteMarkdown(w io.Writer, q Quote) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# plantcheck diff\n\n**%s** (exit status %d)\n\n", d.summary(), d.ExitCode)
+	fmt.Fprintf(&b, "| | file | plantcheck | target | started | status |\n|---|---|---|---|---|---|\n")
+	for _, s := range []struct {
+		name string
+		DiffSide
+	}{{"old", d.Old}, {"new", d.New}} {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s (exit %d) |\n", s.name, q.Cell(s.File), q.Cell(s.Plantcheck), q.Cell(s.Target), s.Started, q.Cell(s.Status), s.ExitCode)
+	}
+	for _, n := range d.Notes {
+		fmt.Fprintf(&b, "\n> **Note:** %s\n", q.Span(n))
+	}
+	for _, part := range []struct {
+		title string
+		list  []Change
+	}{{"Rules", d.Rules}, {"Scenarios", d.Scenarios}} {
+		if len(part.list) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n| change | rule | %s | was | is | kinds of failure |\n|---|---|---|---|---|---|\n", part.title, map[bool]string{true: "scenario", false: "level"}[part.title == "Scenarios"])
+		for _, k := range changeOrder {
+			for _, c := range part.list {
+				if c.Change != k {
+					continue
+				}
+				change := c.Change
+				if c.Regression {
+					change = "**" + change + "** ❌"
+				}
+				what := upper(c.Level)
+				if c.Scenario != "" {
+					what = q.Cell(c.Scenario)
+				}
+				var ks []string
+				for _, a := range c.Added {
+					ks = append(ks, "+ "+q.Cell(a))
+				}
+				for _, g := range c.Gone {
+					ks = append(ks, "− "+q.Cell(g))
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", change, c.Rule, what, c.Old, c.New, strings.Join(ks, "<br>"))
+			}
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WriteJSON writes the diff as JSON, for tools.
+func (d *Diff) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}

@@ -1,0 +1,45 @@
+package verdict
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+)
+
+// MaxSummary bounds a summary.json plantcheck reads.
+const MaxSummary = 64 << 20
+
+// ReadFile reads one summary.json: bounded, checked against the published
+// schema (summary.schema.json), decoded. It is the one reader of the
+// verdicts plantcheck wrote before (merge, --baseline, diff, compare); an
+// error says why the file is refused, with nothing of it unescaped.
+func ReadFile(name string) (*Verdict, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxSummary+1))
+	if err != nil {
+		return nil, err
+	}
+	return Read(b)
+}
+
+// Read is ReadFile on a document already in memory.
+func Read(b []byte) (*Verdict, error) {
+	if len(b) > MaxSummary {
+		return nil, fmt.Errorf("larger than %d MiB: not a summary.json", MaxSummary>>20)
+	}
+	if err := CheckSummary(b); err != nil {
+		return nil, fmt.Errorf("does not follow summary.schema.json: %s", evidence.Text(evidence.Cut(err.Error(), 1<<10)))
+	}
+	var v Verdict
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
