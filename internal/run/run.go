@@ -105,6 +105,7 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 		Reference: cfg.Reference, ConfigFile: cfg.ConfigFile, Rate: cfg.Rate,
 		TokenFrom: cfg.TokenFrom,
 		Color:     cfg.Color,
+		Verbose:   cfg.Verbose,
 	}
 	tlsConf, err := cfg.tlsConfig()
 	if err != nil {
