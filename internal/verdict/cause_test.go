@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -249,5 +250,18 @@ func TestNotRunIsExplained(t *testing.T) {
 				t.Errorf("no %q:\n%s", want, out.String())
 			}
 		})
+	}
+	// A run stopped early leaves most rules not run: a count, not a
+	// line of thirty names.
+	v := &Verdict{Driver: Run}
+	for _, r := range rules.Catalog {
+		v.Rules = append(v.Rules, Rule{ID: r.ID, Level: r.Level, Outcome: Fail, Failures: 1, Scenarios: 1})
+		v.Scenarios = append(v.Scenarios, Scenario{Rule: r.ID, Outcome: Skip, Note: "not run: throttled"})
+	}
+	v.Finish()
+	var out strings.Builder
+	v.WriteText(&out)
+	if want := fmt.Sprintf("not run: %d scenarios of %d rules: throttled\n", len(rules.Catalog), len(rules.Catalog)); !strings.Contains(out.String(), want) {
+		t.Errorf("no %q:\n%s", want, out.String())
 	}
 }

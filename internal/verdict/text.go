@@ -237,6 +237,9 @@ func wrap(s string, width int, indent string) string {
 	return b.String()
 }
 
+// maxNamed bounds the rules a line of reasons not run names.
+const maxNamed = 5
+
 // notRunReasons says why the scenarios counted "not run" were not, each
 // reason once with its count and rules, so that the count is explained on
 // the run it is met (a token too short for AUTH-NEAR-MISS's variants),
@@ -268,7 +271,13 @@ func (v *Verdict) notRunReasons() []string {
 	}
 	out := make([]string, len(whys))
 	for i, why := range whys {
-		out[i] = fmt.Sprintf("not run: %s of %s: %s", plural(n[why], "scenario"), rules.JoinIDs(ids[why], ", "), why)
+		of := rules.JoinIDs(ids[why], ", ")
+		if len(ids[why]) > maxNamed {
+			// A run stopped (throttled, interrupted) leaves most rules
+			// not run: the count says it; the table names them.
+			of = plural(int64(len(ids[why])), "rule")
+		}
+		out[i] = fmt.Sprintf("not run: %s of %s: %s", plural(n[why], "scenario"), of, why)
 	}
 	return out
 }
