@@ -127,6 +127,10 @@ type gate struct {
 	bound   Throttle
 	ceiling float64 // --rate; 0: none
 	floor   float64
+	// inFlight is the most requests the run sends at once (--concurrency;
+	// 0: not known): at one, a slower pace spaces requests that already
+	// wait for each other's answers.
+	inFlight int
 	// notice receives a line for the console; nil: none.
 	notice func(string)
 
@@ -142,6 +146,7 @@ type gate struct {
 	started, cutAt, prevAt time.Time
 	sent, passed           int
 	answers                int // in all, throttling or not
+	acceptedAll            int // answers accepted in all
 	cur, prev              epoch
 	// alike is the evidence, when there is some, of throttling that does
 	// not follow the pace: a cut that did not lower the throttled share.
@@ -252,6 +257,7 @@ func (g *gate) accepted(sent time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.passed++
+	g.acceptedAll++
 	g.count(sent, false)
 	if g.rate > 0 && !sent.Before(g.cutAt) && (g.ceiling == 0 || g.rate < g.ceiling) {
 		g.setRate(g.rate + max(1, riseShare*g.rate)/g.rate)
@@ -440,6 +446,19 @@ func (g *gate) pastBound() string {
 	case g.alike.n > 0:
 		return fmt.Sprintf("%s: %s was throttled whatever the pace (%s): no pace waits it out, the gateway's limit for this client does not let a run through",
 			s, oneIn(g.share()), g.alike.paces())
+	case g.inFlight == 1:
+		// One request at a time already: each waits for the answer
+		// before it, so the pace is not what the target counts, and
+		// "slow the run" is no advice. Say what it let through.
+		msg := fmt.Sprintf("%s: the target throttled %s though plantcheck sent one request at a time (--concurrency 1)", s, oneIn(g.share()))
+		if span := g.clock.Now().Sub(g.started); !g.started.IsZero() && span >= time.Second && g.acceptedAll > 0 {
+			accepted := float64(g.acceptedAll) / span.Seconds()
+			msg += fmt.Sprintf(", and accepted about %s from this client, pauses included: its limit for this client does not let a run through within the bound; "+
+				"ask for a higher limit, or, if its limit is a rate, try --rate below %s", PerSecond(accepted), paceText(accepted))
+		} else {
+			msg += ": its limit for this client does not let a run through within the bound; ask for a higher limit"
+		}
+		return msg
 	case g.rate < nearFloor*g.floor && share > 0:
 		floor := "the slowest plantcheck goes on its own"
 		if g.ceiling > 0 && g.floor == g.ceiling {

@@ -331,6 +331,18 @@ func TestGateNamesThePattern(t *testing.T) {
 			g.setRate(25)
 			g.seen.Answers = map[int]int{429: 7}
 		}, "(7 throttling answers; the pace down to 25 requests a second): slow the run with --rate"},
+		{"one request at a time", 0, func(g *gate) {
+			g.inFlight = 1
+			g.setRate(25)
+			g.answers, g.seen.Answers, g.acceptedAll = 90, map[int]int{429: 30}, 60
+			g.started = time.Now().Add(-30 * time.Second)
+		}, "the target throttled about 1 in 3 requests though plantcheck sent one request at a time (--concurrency 1), and accepted about 2 requests a second from this client, pauses included"},
+		{"one request at a time, at the floor", 0, func(g *gate) {
+			g.inFlight = 1
+			g.setRate(2)
+			g.prev, g.cur = epoch{rate: 4, n: 60, throttled: 50}, epoch{rate: 2, n: 30, throttled: 3}
+			g.answers, g.seen.Answers = 90, map[int]int{429: 53}
+		}, "though plantcheck sent one request at a time (--concurrency 1): its limit for this client does not let a run through within the bound; ask for a higher limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

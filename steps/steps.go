@@ -238,6 +238,7 @@ func New(cfg Config) (*Suite, error) {
 	}
 	s.red = evidence.New(secrets...)
 	s.gate = newGate(cfg.Rate, cfg.Throttle, cfg.Notice)
+	s.gate.inFlight = cfg.InFlight
 	s.flight = newFlight(cfg.InFlight, cfg.Notice)
 	s.fresh = freshClient(cfg.Client)
 	s.steps = s.stepDefs()

@@ -163,6 +163,8 @@ func TestCommands(t *testing.T) {
 		{name: "run with a short token", args: []string{"run", "--base-url", shortToken, "--token", "e"}, wantCode: 0,
 			wantStdout: []string{`VERDICT: CONFORMANT: every MUST rule passed`}, wantStderr: []string{`the token is shorter than 8 characters`}},
 		{name: "run a broken target", env: map[string]string{envToken: canary}, args: []string{"run", "--base-url", broken, "--format", "pretty"}, wantCode: 1,
+			wantStdout: []string{`(?m)^  CREATE-TAG \(MUST\), [1-9]\d* failures?: expected tag`, `(?m)^   reproduce: +curl `, `VERDICT: NON-CONFORMANT`}},
+		{name: "run a broken target, verbose", env: map[string]string{envToken: canary}, args: []string{"run", "--base-url", broken, "--verbose", "--tags", "@CREATE-TAG"}, wantCode: 1,
 			wantStdout: []string{`CREATE-TAG +MUST +FAIL`, `VERDICT: NON-CONFORMANT`}},
 		{name: "selftest list", args: []string{"selftest", "--list"}, wantCode: 0, wantStdout: []string{`(?m)^silent +never answers`, `(?m)^drop-tag .* CREATE-TAG$`}},
 		{name: "selftest unknown mutant", args: []string{"selftest", "--mutant", "nope"}, wantCode: 2, wantStderr: []string{`no mutant "nope"`}},

@@ -90,6 +90,10 @@ type Run struct {
 	Format string
 	// Color prints the console's verdict in colour (a terminal).
 	Color bool
+	// Verbose prints every failure block whole on the console, with its
+	// curl command, and the whole rule table, as the reports do; else the
+	// console leads with what to fix and shows each rule's first failure.
+	Verbose bool
 	// ReportDir, when set, receives the reports: summary.json, summary.md,
 	// report.html, badge.svg, junit.xml and (from godog) cucumber.json.
 	ReportDir string

@@ -60,6 +60,7 @@ func DefineRun(fs *flag.FlagSet) *RunFlags {
 	fs.IntVar(&cfg.Concurrency, "concurrency", DefaultConcurrency, fmt.Sprintf("scenarios, and requests, in flight at once (1-%d); the verdict does not depend on it", MaxConcurrency))
 	fs.Float64Var(&cfg.Rate, "rate", 0, "send at most this many requests a second: the ceiling of the pace, which a throttling target lowers on its own (0: no limit)")
 	fs.StringVar(&cfg.Format, "format", "", "console format: pretty or progress (default pretty on a terminal, progress otherwise)")
+	fs.BoolVar(&cfg.Verbose, "verbose", false, "print every failure block whole, with its curl command, and the whole rule table, as summary.md does (default: what to fix, and the first failure of each rule broken)")
 	fs.StringVar(&f.color, "color", "auto", "colour the verdict: auto (on a terminal, unless NO_COLOR is set), always or never")
 	fs.StringVar(&cfg.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, summary-short.md, report.html, badge.svg, junit.xml, cucumber.json")
 	fs.StringVar(&cfg.HAR, "har", "", "write every exchange the run makes to this file as HAR 1.2 (the token as <token>, other secrets <redacted>), for a browser's developer tools, an API client or 'plantcheck judge'")

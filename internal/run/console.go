@@ -26,7 +26,7 @@ const (
 )
 
 func init() {
-	godog.Format(progressFormat, "a character per step; the verdict follows", func(suite string, w io.Writer) formatters.Formatter {
+	godog.Format(progressFormat, "a character per scenario; the verdict follows", func(suite string, w io.Writer) formatters.Formatter {
 		return attach(suite, &console{out: w, pretty: false})
 	})
 	godog.Format(prettyFormat, "each scenario and its steps; the verdict follows", func(suite string, w io.Writer) formatters.Formatter {
@@ -86,7 +86,7 @@ func (n *notices) notice(line string) {
 	}
 }
 
-// console is both formats: progress writes a character per step, pretty
+// console is both formats: progress writes a character per scenario, pretty
 // each scenario with its steps once its last step is reported (scenarios
 // that run at once are not interleaved).
 type console struct {
@@ -94,8 +94,10 @@ type console struct {
 	out    io.Writer
 	pretty bool
 	steps  int
-	row    int // the steps on progress's current row
-	open   map[string]*scenarioLines
+	row    int // the scenarios on progress's current row
+	// marks are the running scenarios' worst marks so far (progress).
+	marks map[string]byte
+	open  map[string]*scenarioLines
 	// left counts each running scenario's steps still to come
 	// (progress); done the scenarios finished, of total.
 	left        map[string]int
@@ -107,7 +109,7 @@ type scenarioLines struct {
 	left int
 }
 
-const stepsPerRow = 70
+const scenariosPerRow = 70
 
 func (c *console) TestRunStarted()                                                            {}
 func (c *console) Feature(*messages.GherkinDocument, string, []byte)                          {}
@@ -121,6 +123,7 @@ func (c *console) Pickle(p *messages.Pickle) {
 			c.left = map[string]int{}
 		}
 		if c.left[p.Id] = len(p.Steps); len(p.Steps) == 0 {
+			c.mark('.')
 			c.finished(p.Id)
 		}
 		return
@@ -163,14 +166,19 @@ func (c *console) step(p *messages.Pickle, s *messages.PickleStep, mark byte, wo
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.pretty {
-		c.out.Write([]byte{mark})
+		// A character a scenario, once it is done: the worst of its
+		// steps' marks.
 		c.steps++
-		if c.left[p.Id]--; c.left[p.Id] <= 0 {
-			c.finished(p.Id)
+		if c.marks == nil {
+			c.marks = map[string]byte{}
 		}
-		if c.row++; c.row == stepsPerRow {
-			fmt.Fprintf(c.out, " %s\n", c.count())
-			c.row = 0
+		if worse(mark, c.marks[p.Id]) {
+			c.marks[p.Id] = mark
+		}
+		if c.left[p.Id]--; c.left[p.Id] <= 0 {
+			c.mark(c.marks[p.Id])
+			delete(c.marks, p.Id)
+			c.finished(p.Id)
 		}
 		return
 	}
@@ -196,6 +204,26 @@ func (c *console) flush(id string) {
 	delete(c.open, id)
 }
 
+// markRank orders the marks of progress: a scenario shows its worst
+// step's.
+const markRank = ".-PUAF"
+
+func worse(a, b byte) bool {
+	return b == 0 || strings.IndexByte(markRank, a) > strings.IndexByte(markRank, b)
+}
+
+// mark writes a scenario's character, ending the row when it is full.
+func (c *console) mark(m byte) {
+	if m == 0 {
+		m = '.'
+	}
+	c.out.Write([]byte{m})
+	if c.row++; c.row == scenariosPerRow {
+		fmt.Fprintf(c.out, " %s\n", c.count())
+		c.row = 0
+	}
+}
+
 // finished counts a scenario of progress's done.
 func (c *console) finished(id string) {
 	delete(c.left, id)
@@ -214,7 +242,7 @@ func (c *console) count() string {
 // endRow ends progress's current row, padded, with the count.
 func (c *console) endRow() {
 	if !c.pretty && c.row != 0 {
-		fmt.Fprintf(c.out, "%s %s\n", strings.Repeat(" ", stepsPerRow-c.row), c.count())
+		fmt.Fprintf(c.out, "%s %s\n", strings.Repeat(" ", scenariosPerRow-c.row), c.count())
 		c.row = 0
 	}
 }

@@ -125,11 +125,11 @@ func TestOneCauseIsNamedOnce(t *testing.T) {
 				}
 			}
 			for rule, n := range perRule {
-				if n > verdict.ConsoleBlocksPerRule {
-					t.Errorf("%d blocks of %s on the console, want at most %d", n, rule, verdict.ConsoleBlocksPerRule)
+				if n > verdict.ConsoleKindsPerRule {
+					t.Errorf("%d blocks of %s on the console, want at most %d", n, rule, verdict.ConsoleKindsPerRule)
 				}
 			}
-			if !strings.Contains(console, "not shown here: ") || !strings.Contains(console, "Every failure block, those not shown here included, is in summary.md and report.html in "+dir) {
+			if !strings.Contains(console, "Shown: the first failure of each ") || !strings.Contains(console, " is in summary.md and report.html in "+dir) {
 				t.Errorf("no line counts the blocks left out and points to the reports:\n%s", console)
 			}
 			if strings.Contains(console[first[0]:first[0]+400], "found by the OPEN-") {

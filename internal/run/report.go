@@ -45,6 +45,9 @@ type Report struct {
 	// Color: the console's verdict is printed in colour (Config.Color);
 	// the report files never are.
 	Color bool
+	// Verbose: the console's verdict prints every failure block whole
+	// (Config.Verbose).
+	Verbose bool
 	// Proxy says which proxy the requests went through and where it was
 	// set, or "none" and, when a proxy variable is set, why Go did not use
 	// it; its credentials redacted.
@@ -107,7 +110,7 @@ func (r *Report) Status() string { return r.Model().Status }
 // run asked for it (a copy of the verdict, so that no file is coloured).
 func (r *Report) WriteVerdict(w io.Writer) {
 	v := *r.Model()
-	v.Color = r.Color
+	v.Color, v.Verbose = r.Color, r.Verbose
 	v.WriteText(w)
 }
 
@@ -172,7 +175,7 @@ func (r *Report) finish() {
 		default:
 			t.Unjudged(id, "stopped by another rule's failure")
 		}
-		if s.Note != "" && (s.Rule.Level == rules.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s) == skippedSeeNotes || errors.Is(s.Skip, steps.ErrInconclusive) || errors.Is(s.Noted, steps.ErrNameReused)) {
+		if s.Note != "" && (s.Rule.Level == rules.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s) == skippedSeeNotes || errors.Is(s.Noted, steps.ErrNameReused)) {
 			t.Note(id, s.Name+": "+s.Note)
 		}
 		for _, f := range s.Failures {
@@ -204,6 +207,14 @@ const NotJudgedSetup = "could not be set up: the valid create it needs first was
 func skipWhy(s steps.Result) string {
 	switch {
 	case errors.Is(s.Skip, steps.ErrInconclusive):
+		// Its reason in its own words, said once with the rule (each
+		// inconclusive scenario of a rule gives the same).
+		if strings.HasPrefix(s.Note, "inconclusive") {
+			return s.Note
+		}
+		if s.Note != "" {
+			return "inconclusive: " + s.Note
+		}
 		return "inconclusive"
 	case errors.Is(s.Skip, steps.ErrSilent):
 		return "the target stopped answering"

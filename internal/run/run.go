@@ -106,6 +106,7 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 		TokenFrom: cfg.TokenFrom,
 		Color:     cfg.Color,
 		Baseline:  cfg.Baseline,
+		Verbose:   cfg.Verbose,
 	}
 	tlsConf, err := cfg.tlsConfig()
 	if err != nil {

@@ -304,6 +304,44 @@ func TestThrottlingWhateverThePace(t *testing.T) {
 	}
 }
 
+// TestThrottlingOneAtATime: a gateway that throttles one request in
+// three, with Retry-After or without, throttles a run at --concurrency 1
+// as much as any: each request already waits for the answer before it,
+// so "slow the run with --rate" is no advice. The run is incomplete
+// (exit 2), never the service's failure, and the verdict says that the
+// target throttled one request at a time and what it accepted.
+func TestThrottlingOneAtATime(t *testing.T) {
+	for _, after := range []string{"1", ""} {
+		t.Run("Retry-After "+after, func(t *testing.T) {
+			url, token := startTarget(t, throttling(func(n int64) (int, string) {
+				if n%3 != 0 {
+					return 0, ""
+				}
+				return http.StatusTooManyRequests, after
+			}))
+			rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: io.Discard, Concurrency: 1, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.ExitCode() != 2 {
+				t.Errorf("exit %d, want 2", rep.ExitCode())
+			}
+			v := rep.VerdictLine()
+			for _, want := range []string{"paused more than 3s in all", "throttled about 1 in 3 requests though plantcheck sent one request at a time (--concurrency 1)", "ask for a higher limit"} {
+				if !strings.Contains(v, want) {
+					t.Errorf("verdict %q does not say %q", v, want)
+				}
+			}
+			if strings.Contains(v, "slow the run") {
+				t.Errorf("verdict %q advises slowing a run that sent one request at a time", v)
+			}
+			if rep.Counts.Failed > 0 {
+				t.Errorf("%d scenarios failed: throttling was laid to the service", rep.Counts.Failed)
+			}
+		})
+	}
+}
+
 // TestThrottlingPastTheBound: past one of the other bounds the run is
 // incomplete (exit 2), never the service's failure, and the verdict names
 // the bound and --rate.

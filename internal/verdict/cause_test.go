@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -86,8 +87,8 @@ func TestCommonCause(t *testing.T) {
 }
 
 // TestFailureOrder: the console prints the blocks of MUST rules first, in
-// catalog order, numbered as the verdict numbers them (OrderFailures), at
-// most ConsoleBlocksPerRule of a rule, and says how many it left out; it
+// catalog order, numbered as the verdict numbers them (OrderFailures), the
+// first failure of each rule, and says how many more each rule had; it
 // points at summary.md and report.html only when they were written.
 func TestFailureOrder(t *testing.T) {
 	tests := []struct {
@@ -95,9 +96,9 @@ func TestFailureOrder(t *testing.T) {
 		want      []string
 		never     []string
 	}{
-		{"no report folder", "", []string{"(2 more failure blocks not shown here: 2 of AUTH-MISSING)", "No report was written: run again with --report-dir DIR"},
+		{"no report folder", "", []string{"(and 4 more failures of AUTH-MISSING)", "Shown: the first failure of each rule broken (3 of 7 blocks).", "No report was written: run again with --report-dir DIR"},
 			[]string{"is in summary.md", "summary.md keeps", "summary.md lists"}},
-		{"a report folder", "out", []string{"(2 more failure blocks not shown here: 2 of AUTH-MISSING)", "Every failure block, those not shown here included, is in summary.md and report.html in out."},
+		{"a report folder", "out", []string{"(and 4 more failures of AUTH-MISSING)", "Every failure block is in summary.md and report.html in out."},
 			[]string{"No report was written"}},
 	}
 	for _, tt := range tests {
@@ -125,8 +126,8 @@ func TestFailureOrder(t *testing.T) {
 			if i, j, k := strings.Index(got, "1) json"), strings.Index(got, "2) auth"), strings.Index(got, "7) should"); !(i >= 0 && i < j && j < k) {
 				t.Errorf("blocks out of order (1 BODY-JSON, 2 AUTH-MISSING, then 7 the SHOULD rule):\n%s", got)
 			}
-			if n := strings.Count(got, ") auth"); n != ConsoleBlocksPerRule {
-				t.Errorf("%d blocks of AUTH-MISSING, want %d", n, ConsoleBlocksPerRule)
+			if n := strings.Count(got, ") auth"); n != 1 {
+				t.Errorf("%d blocks of AUTH-MISSING, want its first alone", n)
 			}
 			for _, want := range append(tt.want, "Failures (7 scenarios)") {
 				if !strings.Contains(got, want) {
@@ -141,7 +142,7 @@ func TestFailureOrder(t *testing.T) {
 			v.Failures = v.Failures[:1]
 			out.Reset()
 			v.WriteFailures(&out)
-			if got := out.String(); !strings.Contains(got, "Failures (1 scenario):") || strings.Contains(got, "not shown here") {
+			if got := out.String(); !strings.Contains(got, "Failures (1 scenario):") || strings.Contains(got, "Shown:") {
 				t.Errorf("one block:\n%s", got)
 			}
 		})
@@ -203,6 +204,7 @@ func TestOpenRuleNeverFails(t *testing.T) {
 				t.Errorf("result %q, want %q", got, tt.want)
 			}
 			var out strings.Builder
+			v.Verbose = true // the whole table (the brief console lists a broken rule under To fix)
 			v.WriteText(&out)
 			if row := tableRow(out.String(), rules.OpenReusedID); !strings.Contains(row, tt.want) {
 				t.Errorf("table row %q, want %q", row, tt.want)
@@ -248,5 +250,18 @@ func TestNotRunIsExplained(t *testing.T) {
 				t.Errorf("no %q:\n%s", want, out.String())
 			}
 		})
+	}
+	// A run stopped early leaves most rules not run: a count, not a
+	// line of thirty names.
+	v := &Verdict{Driver: Run}
+	for _, r := range rules.Catalog {
+		v.Rules = append(v.Rules, Rule{ID: r.ID, Level: r.Level, Outcome: Fail, Failures: 1, Scenarios: 1})
+		v.Scenarios = append(v.Scenarios, Scenario{Rule: r.ID, Outcome: Skip, Note: "not run: throttled"})
+	}
+	v.Finish()
+	var out strings.Builder
+	v.WriteText(&out)
+	if want := fmt.Sprintf("not run: %d scenarios of %d rules: throttled\n", len(rules.Catalog), len(rules.Catalog)); !strings.Contains(out.String(), want) {
+		t.Errorf("no %q:\n%s", want, out.String())
 	}
 }

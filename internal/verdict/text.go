@@ -57,16 +57,16 @@ func (v *Verdict) writeText(w *strings.Builder) {
 		}
 	}
 	fix := v.fixList()
+	brief := len(fix) > 0 && !v.Verbose
 	if len(fix) > 0 {
 		// What to fix leads: a line a rule broken, the first failure's
 		// essence, and the block below (or in the reports) that shows it.
-		fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("To fix: %s broken (the blocks below are numbered as in every report):", plural(int64(len(fix)), "rule"))))
+		fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("To fix: %s broken (blocks numbered as in every report):", plural(int64(v.brokenCount()), "rule"))))
 		for _, l := range fix {
 			fmt.Fprintf(w, "  %s\n", v.paint(red, l))
 		}
 	}
-	fmt.Fprintln(w)
-	v.writeTable(w, len(fix) > 0)
+	v.writeTable(w, brief)
 
 	// The reasons, which the table leaves out, each once, with its rules.
 	var whys []string
@@ -76,7 +76,11 @@ func (v *Verdict) writeText(w *strings.Builder) {
 			if _, ok := byWhy[r.NotJudgedBecause]; !ok {
 				whys = append(whys, r.NotJudgedBecause)
 			}
-			byWhy[r.NotJudgedBecause] = append(byWhy[r.NotJudgedBecause], fmt.Sprintf("%s (%s)", r.ID, upper(r.Level)))
+			name := fmt.Sprintf("%s (%s)", r.ID, upper(r.Level))
+			if r.Outcome == Pass {
+				name = fmt.Sprintf("%s (%s, judged by %d of %d scenarios)", r.ID, upper(r.Level), r.Judged, r.Scenarios)
+			}
+			byWhy[r.NotJudgedBecause] = append(byWhy[r.NotJudgedBecause], name)
 		}
 	}
 	if len(whys) > 0 {
@@ -86,13 +90,24 @@ func (v *Verdict) writeText(w *strings.Builder) {
 		}
 	}
 
-	var notes []string
+	var notes, noted []string
 	for _, r := range v.Rules {
 		for _, n := range r.Notes {
 			notes = append(notes, fmt.Sprintf("  %s: %s", r.ID, n))
 		}
+		if len(r.Notes) > 0 {
+			noted = append(noted, fmt.Sprintf("%s (%d)", r.ID, len(r.Notes)))
+		}
 	}
-	if len(notes) > 0 {
+	switch {
+	case brief && len(notes) > 0:
+		// What to fix leads; what was noted is said in the reports.
+		where := "--verbose prints them"
+		if v.ReportDir != "" {
+			where = SummaryMD + " has them"
+		}
+		fmt.Fprintf(w, "\n%s\n", wrap("Noted, never failed ("+where+"): "+strings.Join(noted, ", "), 100, "  "))
+	case len(notes) > 0:
 		fmt.Fprintln(w, "\nNoted, never failed (the spec leaves these open), and inconclusive scenarios:")
 		fmt.Fprintln(w, strings.Join(notes, "\n"))
 	}
@@ -148,12 +163,21 @@ func (v *Verdict) writeTable(w *strings.Builder, brief bool) {
 			passed = append(passed, string(r.ID))
 			continue
 		}
+		if brief && v.saidApart(r) {
+			continue
+		}
 		rows = append(rows, r)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, upper(r.Level), v.shortWord(r), v.counted(r), truncate(r.Requirement, 70))
 	}
 	tw.Flush()
 	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
+	if len(rows) > 0 || len(passed) > 0 {
+		fmt.Fprintln(w)
+	}
 	for i, l := range lines {
+		if len(rows) == 0 {
+			break
+		}
 		if i > 0 {
 			switch r := rows[i-1]; {
 			case r.Outcome == Fail && r.Level != rules.Open:
@@ -164,9 +188,36 @@ func (v *Verdict) writeTable(w *strings.Builder, brief bool) {
 		}
 		fmt.Fprintln(w, l)
 	}
-	if len(passed) > 0 {
+	switch {
+	case brief && len(passed) > 0:
+		fmt.Fprintf(w, "Passed: %s (the reports, or --verbose, name them)\n", plural(int64(len(passed)), "rule"))
+	case len(passed) > 0:
 		fmt.Fprintf(w, "%s\n", wrap("Passed ("+strconv.Itoa(len(passed))+"): "+strings.Join(passed, ", "), 100, "  "))
 	}
+}
+
+// brokenCount counts the rules the list of what to fix names.
+func (v *Verdict) brokenCount() int {
+	n := 0
+	for _, r := range v.Rules {
+		if r.Outcome == Fail && r.Level != rules.Open {
+			n++
+		}
+	}
+	return n
+}
+
+// saidApart reports whether the brief console says a rule's outcome apart
+// from the table: a broken rule in the list of what to fix, a rule not
+// judged, or judged in part, with its reason below it.
+func (v *Verdict) saidApart(r Rule) bool {
+	switch {
+	case r.Outcome == Fail && r.Level != rules.Open:
+		return true
+	case r.NotJudgedBecause != "" && (r.Outcome == NotJudged || r.Outcome == Pass && v.partlyJudged(r)):
+		return true
+	}
+	return false
 }
 
 // wrap breaks a list joined by ", " into lines of about width bytes,
@@ -189,6 +240,9 @@ func wrap(s string, width int, indent string) string {
 	}
 	return b.String()
 }
+
+// maxNamed bounds the rules a line of reasons not run names.
+const maxNamed = 5
 
 // notRunReasons says why the scenarios counted "not run" were not, each
 // reason once with its count and rules, so that the count is explained on
@@ -221,7 +275,13 @@ func (v *Verdict) notRunReasons() []string {
 	}
 	out := make([]string, len(whys))
 	for i, why := range whys {
-		out[i] = fmt.Sprintf("not run: %s of %s: %s", plural(n[why], "scenario"), rules.JoinIDs(ids[why], ", "), why)
+		of := rules.JoinIDs(ids[why], ", ")
+		if len(ids[why]) > maxNamed {
+			// A run stopped (throttled, interrupted) leaves most rules
+			// not run: the count says it; the table names them.
+			of = plural(int64(len(ids[why])), "rule")
+		}
+		out[i] = fmt.Sprintf("not run: %s of %s: %s", plural(n[why], "scenario"), of, why)
 	}
 	return out
 }
@@ -295,34 +355,107 @@ func (v *Verdict) trafficLine() string {
 	return b.String()
 }
 
-// maxConsoleBlocks bounds the failure blocks the console prints: the first
-// block of each rule broken, in the one order of the failures, then more
-// of a rule (up to ConsoleBlocksPerRule) while the bound allows, so that a
-// server with a handful of mistakes gets a screen or two; summary.md and
-// report.html keep every block.
-const maxConsoleBlocks = 6
+// ConsoleKindsPerRule bounds the kinds of answer (a status and a media type) of one
+// rule whose first failure the console shows: a rule failed by 201s and by
+// 400s sent as text/plain is two mistakes, each with its block.
+const ConsoleKindsPerRule = 3
 
-// maxEvidence bounds the pieces of evidence of one block the console
-// prints.
-const maxEvidence = 2
-
-// ConsoleBlocksPerRule bounds the failure blocks of one rule the console
-// prints; summary.md and report.html keep every block.
-const ConsoleBlocksPerRule = 3
+// maxCurlBlocks: the console shows each block's curl command while it shows
+// at most this many blocks; past it, the rerun reproduces each failure on
+// the console and the reports keep the curl commands.
+const maxCurlBlocks = 3
 
 // consoleLine bounds one line of a value on the console (a request, a
 // body, a line of a curl command); the reports keep the value whole.
 const consoleLine = 300
 
-// WriteFailures prints the failure blocks of the service's, in the one
-// order of the failures (OrderFailures), each under its number: each
-// block's rule, the requirement, what was expected and what came back,
-// the evidence, the exchange, and how to reproduce it. When most failures
-// share one faulty answer it says so first. It prints at most
-// maxConsoleBlocks blocks: the first of each rule broken, then more of a
-// rule, at most ConsoleBlocksPerRule (one when a common cause explains
-// the rest), and counts the others; it points at the reports that hold
-// them only when they were written.
+// consoleRequirement bounds a requirement on the console (two lines of a
+// 100-column screen); the reports keep it whole.
+const consoleRequirement = 190
+
+// kind is what a failure's exchange came back with: a status and a media
+// type (0 and "": no answer).
+type kind struct {
+	status int
+	media  string
+}
+
+func (k kind) String() string {
+	switch {
+	case k.status == 0:
+		return "no answer"
+	case k.media == "":
+		return fmt.Sprintf("%d with no media type", k.status)
+	}
+	return fmt.Sprintf("%d %s", k.status, k.media)
+}
+
+// ruleKind is one rule failed with one kind of answer.
+type ruleKind struct {
+	rule rules.RuleID
+	kind kind
+}
+
+// firsts is the brief console's choice of the failures to show: the first
+// failure of each rule broken, and of each further kind of answer it was
+// broken with (up to ConsoleKindsPerRule), each in the block that holds it.
+type firsts struct {
+	// show are the evidence indices each block shows (by index in the
+	// blocks; -1: the block's error).
+	show map[int][]int
+	// shown are the rule-kinds each block shows first, in order.
+	shown map[int][]ruleKind
+	// count is every failure of each rule-kind.
+	count map[ruleKind]int
+	// kinds are each rule's kinds, in the order met, and first the block
+	// (its number) of each rule-kind.
+	kinds map[rules.RuleID][]kind
+	first map[ruleKind]int
+}
+
+// chooseFirsts reads the blocks (in the one order) for the first failure of
+// each rule and kind; a rule for which show is false is counted, never
+// shown.
+func chooseFirsts(blocks []Block, show func(rules.RuleID) bool) firsts {
+	f := firsts{show: map[int][]int{}, shown: map[int][]ruleKind{}, count: map[ruleKind]int{},
+		kinds: map[rules.RuleID][]kind{}, first: map[ruleKind]int{}}
+	meet := func(i, j int, rk ruleKind) {
+		f.count[rk]++
+		if _, ok := f.first[rk]; ok {
+			return
+		}
+		f.first[rk] = blockNumber(blocks[i], i)
+		f.kinds[rk.rule] = append(f.kinds[rk.rule], rk.kind)
+		if show(rk.rule) && len(f.kinds[rk.rule]) <= ConsoleKindsPerRule {
+			f.show[i] = append(f.show[i], j)
+			f.shown[i] = append(f.shown[i], rk)
+		}
+	}
+	for i, b := range blocks {
+		if len(b.Evidence) == 0 {
+			meet(i, -1, ruleKind{rule: b.Rule})
+			continue
+		}
+		for j, e := range b.Evidence {
+			id := e.Rule
+			if id == "" {
+				id = b.Rule
+			}
+			meet(i, j, ruleKind{id, kind{e.Status, e.MediaType}})
+		}
+	}
+	return f
+}
+
+// WriteFailures prints the service's failure blocks, in the one order of
+// the failures (OrderFailures), each under its number. When most failures
+// share one faulty answer it says so first. With Verbose it prints every
+// block whole; else, so that a server with a handful of mistakes gets a
+// screen or two, the first failure of each rule that decides the verdict
+// (and of each further kind of answer that rule was broken with), with
+// its requirement, expected and actual, the exchange and the rerun, and a
+// count of the rest, which the reports keep whole (it points at them only
+// when they were written). A failure shown once is not shown again.
 func (v *Verdict) WriteFailures(w io.Writer) {
 	server := v.serverBlocks()
 	if len(server) == 0 {
@@ -334,48 +467,91 @@ func (v *Verdict) WriteFailures(w io.Writer) {
 	default:
 		fmt.Fprintf(w, "\nFailures (%s):\n", plural(int64(len(server)), "scenario"))
 	}
-	c, status := CommonCause(server)
-	perRule := ConsoleBlocksPerRule
-	if c != "" {
+	if c, _ := CommonCause(server); c != "" {
 		fmt.Fprintf(w, "\n%s %s\n", v.paint(yellow, "COMMON CAUSE:"), c)
-		perRule = 1 // one example of each rule: the cause explains the rest
 	}
-	shown := consoleSelection(server, perRule, status)
-	hidden := map[rules.RuleID]int{}
-	var order []rules.RuleID
-	for i, b := range server {
-		if shown[i] {
-			v.writeBlock(w, blockNumber(b, i), b)
-			continue
+	if v.Verbose {
+		for i, b := range server {
+			v.writeBlock(w, blockNumber(b, i), b, nil, &blockStyle{curl: true})
 		}
-		if hidden[b.Rule] == 0 {
-			order = append(order, b.Rule)
-		}
-		hidden[b.Rule]++
-	}
-	if len(order) > 0 {
-		var parts []string
-		n := 0
-		for _, id := range order {
-			parts = append(parts, fmt.Sprintf("%d of %s", hidden[id], id))
-			n += hidden[id]
-		}
-		fmt.Fprintf(w, "\n(%s not shown here: %s)\n", plural(int64(n), "more failure block"), strings.Join(parts, ", "))
-		fmt.Fprintf(w, "%s\n", v.whereAll())
+	} else {
+		v.writeFirsts(w, server)
 	}
 	if note := v.ReproNote(); note != "" {
 		fmt.Fprintln(w, "\n("+note+")")
 	}
 }
 
+// writeFirsts prints the first failure of each rule and kind of answer
+// (chooseFirsts): the rules that decide the verdict, or, when none of
+// them failed, every rule broken.
+func (v *Verdict) writeFirsts(w io.Writer, server []Block) {
+	decides := false
+	for _, r := range v.Rules {
+		if r.Outcome == Fail && v.decides(r) {
+			decides = true
+		}
+	}
+	show := func(id rules.RuleID) bool {
+		r, ok := v.rule(id)
+		return !ok || !decides || v.decides(r)
+	}
+	f := chooseFirsts(server, show)
+	curl := len(f.show) <= maxCurlBlocks
+	st := &blockStyle{curl: curl, compact: !curl}
+	shown := 0
+	for i, b := range server {
+		if len(f.show[i]) == 0 {
+			continue
+		}
+		shown++
+		v.writeBlock(w, blockNumber(b, i), b, f.show[i], st)
+		var more []string
+		for _, rk := range f.shown[i] {
+			n := f.count[rk] - 1
+			if n <= 0 {
+				continue
+			}
+			s := fmt.Sprintf("%d more of %s", n, rk.rule)
+			if len(more) == 0 {
+				s = fmt.Sprintf("and %s of %s", plural(int64(n), "more failure"), rk.rule)
+			}
+			if len(f.kinds[rk.rule]) > 1 {
+				s += " answered " + rk.kind.String()
+			}
+			more = append(more, s)
+		}
+		if len(more) > 0 {
+			fmt.Fprintf(w, "   (%s)\n", strings.Join(more, ", "))
+		}
+	}
+	var also []string
+	for _, r := range v.Rules {
+		if r.Outcome == Fail && r.Level != rules.Open && !show(r.ID) {
+			also = append(also, string(r.ID))
+		}
+	}
+	if hidden := len(server) - shown; hidden > 0 || !curl {
+		what := fmt.Sprintf("\nShown: the first failure of each rule broken (%d of %s)", shown, plural(int64(len(server)), "block"))
+		if len(also) > 0 {
+			what = fmt.Sprintf("\nShown: the first failure of each MUST rule broken (%d of %s; the %s: under To fix)", shown, plural(int64(len(server)), "block"), plural(int64(len(also)), "SHOULD rule"))
+		}
+		fmt.Fprintf(w, "%s. %s\n", what, v.whereAll(!curl))
+	}
+}
+
 // whereAll says where every failure block is: the reports, when this run
 // wrote them; else how to have them written. The console never points at
 // files it did not write.
-func (v *Verdict) whereAll() string {
-	if v.ReportDir != "" {
-		return "Every failure block, those not shown here included, is in " + SummaryMD + " and " + ReportHTML + " in " + v.ReportDir + "."
+func (v *Verdict) whereAll(curl bool) string {
+	with := ""
+	if curl {
+		with = ", with its curl command,"
 	}
-	return "No report was written: run again with --report-dir DIR to have every failure block, whole, in " + SummaryMD + " and " + ReportHTML + "."
+	if v.ReportDir != "" {
+		return "Every failure block" + with + " is in " + SummaryMD + " and " + ReportHTML + " in " + v.ReportDir + "."
+	}
+	return "No report was written: run again with --report-dir DIR to have every failure block" + with + " in " + SummaryMD + " and " + ReportHTML + ", or with --verbose."
 }
 
 // blockNumber is a block's number in the one order (its place, from 1,
@@ -385,31 +561,6 @@ func blockNumber(b Block, i int) int {
 		return b.Number
 	}
 	return i + 1
-}
-
-// consoleSelection chooses the blocks the console prints (by index in
-// server, which is in the one order): the first block of each rule, then,
-// while maxConsoleBlocks allows, more of each rule up to perRule; a rule
-// whose answers show the common cause (status) gets one.
-func consoleSelection(server []Block, perRule, status int) map[int]bool {
-	shown := map[int]bool{}
-	for round := 0; round < ConsoleBlocksPerRule; round++ {
-		k := map[rules.RuleID]int{}
-		for i, b := range server {
-			k[b.Rule]++
-			if len(shown) == maxConsoleBlocks {
-				return shown
-			}
-			limit := perRule
-			if status != 0 && answerStatus(b) == status {
-				limit = 1
-			}
-			if k[b.Rule] == round+1 && round < limit {
-				shown[i] = true
-			}
-		}
-	}
-	return shown
 }
 
 // fixList is the console's list of what to fix: each rule that decides
@@ -429,7 +580,7 @@ func (v *Verdict) fixList() []string {
 				id = b.Rule
 			}
 			if _, ok := first[id]; !ok {
-				first[id] = found{"expected " + cutBytes(e.Expected, 80) + "; got " + cutBytes(e.Actual, 80), blockNumber(b, i)}
+				first[id] = found{"expected " + cutBytes(e.Expected, 60) + "; got " + cutBytes(e.Actual, 60), blockNumber(b, i)}
 			}
 		}
 		if _, ok := first[b.Rule]; !ok && b.Error != "" {
@@ -449,11 +600,61 @@ func (v *Verdict) fixList() []string {
 		}
 		return first[a.ID].number - first[b.ID].number
 	})
+	// A rule broken with several kinds of answer is as many mistakes:
+	// each kind is named, with its count and its first block.
+	f := chooseFirsts(v.serverBlocks(), func(rules.RuleID) bool { return true })
+	// Rules of one level whose first failures read the same are one line:
+	// one mistake, met by several rules' scenarios.
+	type group struct {
+		ids    []string
+		level  rules.Level
+		n      int64
+		blocks []string
+	}
+	var groups []*group
+	byEssence := map[string]*group{}
 	var out []string
 	for _, r := range failed {
+		fd, ok := first[r.ID]
+		if len(f.kinds[r.ID]) > 1 || !ok {
+			continue
+		}
+		key := string(r.Level) + "\x00" + fd.essence
+		g := byEssence[key]
+		if g == nil {
+			g = &group{level: r.Level}
+			byEssence[key] = g
+			groups = append(groups, g)
+		}
+		g.ids = append(g.ids, string(r.ID))
+		g.n += r.Failures
+		g.blocks = append(g.blocks, strconv.Itoa(fd.number))
+	}
+	for _, r := range failed {
+		if fd, ok := first[r.ID]; ok && len(f.kinds[r.ID]) <= 1 {
+			g := byEssence[string(r.Level)+"\x00"+fd.essence]
+			if g.ids[0] != string(r.ID) {
+				continue // said on its group's line
+			}
+			if len(g.ids) > 1 {
+				out = append(out, fmt.Sprintf("%s (%s), %s: %s (blocks %s)", strings.Join(g.ids, ", "), upper(g.level), plural(g.n, "failure"), fd.essence, strings.Join(g.blocks, ", ")))
+				continue
+			}
+		}
 		line := fmt.Sprintf("%s (%s), %s", r.ID, upper(r.Level), plural(r.Failures, "failure"))
-		if f, ok := first[r.ID]; ok {
-			line += fmt.Sprintf(": %s (block %d)", f.essence, f.number)
+		if ks := f.kinds[r.ID]; len(ks) > 1 {
+			var parts []string
+			for i, k := range ks {
+				rk := ruleKind{r.ID, k}
+				if i == ConsoleKindsPerRule {
+					parts = append(parts, fmt.Sprintf("%d more kinds", len(ks)-i))
+					break
+				}
+				parts = append(parts, fmt.Sprintf("%d answered %s (block %d)", f.count[rk], k, f.first[rk]))
+			}
+			line += ": " + strings.Join(parts, ", ")
+		} else if fd, ok := first[r.ID]; ok {
+			line += fmt.Sprintf(": %s (block %d)", fd.essence, fd.number)
 		}
 		out = append(out, line)
 	}
@@ -707,31 +908,111 @@ func expectedStatus(blocks []Block, status int) int {
 	return want
 }
 
-// writeBlock prints one failure block, numbered n, its long values cut
-// (cut).
-func (v *Verdict) writeBlock(w io.Writer, n int, b Block) {
-	fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("%d) %s", n, v.cut(b.Title()))))
-	if b.Where != "" {
+// blockStyle is how the console prints failure blocks.
+type blockStyle struct {
+	// curl: the curl commands are printed.
+	curl bool
+	// compact: a console of many blocks prints each value on one line of
+	// a screen (the rerun whole), a piece of evidence's first detail only,
+	// and a failure seen before (its expected, actual and kind of answer)
+	// as seen, by its block.
+	compact bool
+	seen    map[string]int
+}
+
+// screenWidth is the console's width the brief console fits its lines
+// to; the block's values start at column 16.
+const screenWidth = 100
+
+// fit cuts a value to the rest of a line of the screen (compact), or to
+// consoleLine bytes a line.
+func (v *Verdict) fit(st *blockStyle, s string) string {
+	if !st.compact {
+		return v.cut(s)
+	}
+	first, _, _ := strings.Cut(s, "\n")
+	return cutRunes(first, screenWidth-16)
+}
+
+// fit2 is fit with two lines of the screen: a request or a response, whose
+// body is what tells; a request's URL is its path, the target being said
+// at the top.
+func (v *Verdict) fit2(st *blockStyle, s string) string {
+	if !st.compact {
+		return v.cut(s)
+	}
+	first, _, _ := strings.Cut(s, "\n")
+	if base := strings.TrimSuffix(v.Target, "/plants"); base != "" {
+		if rest, ok := strings.CutPrefix(first, "POST "+base+"/"); ok {
+			first = "POST /" + rest
+		}
+	}
+	return cutRunes(first, 2*screenWidth-16)
+}
+
+// writeBlock prints one failure block, numbered n, its long values cut:
+// the pieces of evidence of only (all: nil; -1 is the block's error).
+func (v *Verdict) writeBlock(w io.Writer, n int, b Block, only []int, st *blockStyle) {
+	pick := func(j int) bool { return only == nil || slices.Contains(only, j) }
+	heading := v.cut(b.Title())
+	if st.compact && only != nil && b.Scenario != "" {
+		// The rules whose first failure this is, and the scenario that
+		// met it, on one line.
+		var ids []string
+		for _, j := range only {
+			id := b.Rule
+			if j >= 0 && b.Evidence[j].Rule != "" {
+				id = b.Evidence[j].Rule
+			}
+			if r, ok := rules.Lookup(id); ok && !slices.Contains(ids, string(id)+" ("+upper(r.Level)+")") {
+				ids = append(ids, string(id)+" ("+upper(r.Level)+")")
+			}
+		}
+		heading = cutRunes(strings.Join(ids, ", ")+": "+b.Scenario, screenWidth-5)
+		if b.Known {
+			heading += " [known]"
+		}
+	}
+	fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("%d) %s", n, heading)))
+	if b.Where != "" && !st.compact {
 		fmt.Fprintf(w, "   scenario:    features/%s\n", b.Where)
 	}
-	if r, ok := rules.Lookup(b.Rule); ok {
-		fmt.Fprintf(w, "   requirement: %s (spec: %s)\n", r.Requirement, r.Source)
+	own := len(b.Evidence) == 0 || slices.ContainsFunc(b.Evidence, func(e Evidence) bool { return e.Rule == b.Rule || e.Rule == "" })
+	if r, ok := rules.Lookup(b.Rule); ok && (only == nil || own && slices.ContainsFunc(only, func(j int) bool {
+		return j < 0 || b.Evidence[j].Rule == b.Rule || b.Evidence[j].Rule == ""
+	})) {
+		req := r.Requirement + " (spec: " + r.Source + ")"
+		if !v.Verbose {
+			req = cutBytes(r.Requirement, consoleRequirement) + " (spec: " + r.Source + ")"
+		}
+		fmt.Fprintf(w, "   requirement: %s\n", v.fit(st, req))
 	}
 	if b.Error != "" && len(b.Evidence) == 0 {
 		fmt.Fprintf(w, "   error:       %s\n", indent(v.cut(b.Error), "                "))
 	}
-	var last Evidence
-	for i, e := range b.Evidence {
-		if i == maxEvidence {
-			more := plural(int64(len(b.Evidence)-i), "more piece") + " of evidence of this block"
-			if v.ReportDir != "" {
-				fmt.Fprintf(w, "   (and %s: %s keeps them)\n", more, SummaryMD)
-			} else {
-				fmt.Fprintf(w, "   (and %s: --report-dir writes them)\n", more)
+	// A piece shown alone whose exchange is another's (a generated case
+	// counted under the rule it broke) shows that exchange.
+	borrowed := -1
+	if only != nil && !slices.ContainsFunc(only, func(j int) bool { return j >= 0 && b.Evidence[j].Request != "" }) {
+		for j, e := range b.Evidence {
+			if e.Request != "" {
+				borrowed = j
+				break
 			}
-			break
 		}
-		v.writeEvidence(w, b, e, last)
+	}
+	var last Evidence
+	for j, e := range b.Evidence {
+		switch {
+		case j == borrowed:
+			fmt.Fprintf(w, "   request:     %s\n", v.fit2(st, e.Request))
+			fmt.Fprintf(w, "   response:    %s\n", v.fit2(st, e.Response))
+			last = e
+			continue
+		case !pick(j):
+			continue
+		}
+		v.writeEvidence(w, n, b, e, last, st)
 		if e.Request != "" {
 			last = e
 		}
@@ -744,15 +1025,42 @@ func (v *Verdict) writeBlock(w io.Writer, n int, b Block) {
 	}
 }
 
-// writeEvidence prints one piece of evidence; an exchange the evidence
-// before it in the block showed (prev) is named, not printed again.
-func (v *Verdict) writeEvidence(w io.Writer, b Block, e, prev Evidence) {
+// writeEvidence prints one piece of evidence of block n; an exchange the
+// evidence before it in the block showed (prev) is named, not printed
+// again.
+func (v *Verdict) writeEvidence(w io.Writer, n int, b Block, e, prev Evidence, st *blockStyle) {
 	if e.Rule != b.Rule && e.Rule != "" {
-		fmt.Fprintf(w, "   rule:        %s (%s): %s\n", e.Rule, upper(e.Level), e.Requirement)
+		req := e.Requirement
+		if !v.Verbose {
+			req = cutBytes(req, consoleRequirement)
+		}
+		fmt.Fprintf(w, "   rule:        %s\n", v.fit(st, fmt.Sprintf("%s (%s): %s", e.Rule, upper(e.Level), req)))
 	}
-	fmt.Fprintf(w, "   expected:    %s\n", v.cut(e.Expected))
-	fmt.Fprintf(w, "   actual:      %s\n", v.cut(e.Actual))
-	for _, d := range e.Details {
+	fmt.Fprintf(w, "   expected:    %s\n", v.fit(st, e.Expected))
+	details := e.Details
+	if st.compact {
+		key := e.Expected + "\x00" + e.Actual + "\x00" + kind{e.Status, e.MediaType}.String()
+		if at, ok := st.seen[key]; ok && at != n {
+			// The same failure as one shown: its exchange alone says
+			// what was sent this time.
+			fmt.Fprintf(w, "   actual:      %s\n", v.fit(st, fmt.Sprintf("%s, as in block %d", e.Actual, at)))
+			if e.Request != "" && e.Request != prev.Request {
+				fmt.Fprintf(w, "   request:     %s\n", v.fit2(st, e.Request))
+			}
+			return
+		}
+		if st.seen == nil {
+			st.seen = map[string]int{}
+		}
+		st.seen[key] = n
+		details = details[:min(len(details), 1)]
+	}
+	fmt.Fprintf(w, "   actual:      %s\n", v.fit(st, e.Actual))
+	for _, d := range details {
+		if st.compact {
+			fmt.Fprintf(w, "   - %s\n", cutRunes(strings.ReplaceAll(d, "\n", " "), screenWidth-5))
+			continue
+		}
 		fmt.Fprintf(w, "   - %s\n", v.cut(d))
 	}
 	if e.Request != "" && e.Request == prev.Request && e.Response == prev.Response && e.Reproduce == prev.Reproduce {
@@ -760,14 +1068,23 @@ func (v *Verdict) writeEvidence(w io.Writer, b Block, e, prev Evidence) {
 		return
 	}
 	if e.Request != "" {
-		fmt.Fprintf(w, "   request:     %s\n", v.cut(e.Request))
+		fmt.Fprintf(w, "   request:     %s\n", v.fit2(st, e.Request))
 	}
 	if e.Response != "" {
-		fmt.Fprintf(w, "   response:    %s\n", v.cut(e.Response))
+		fmt.Fprintf(w, "   response:    %s\n", v.fit2(st, e.Response))
 	}
-	if e.Reproduce != "" {
+	if e.Reproduce != "" && st.curl {
 		fmt.Fprintf(w, "   reproduce:   %s\n", indent(v.cut(e.Reproduce), "                "))
 	}
+}
+
+// cutRunes cuts s to at most n characters, marking the cut with "…".
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }
 
 // cut bounds each line of a value for the console to consoleLine bytes
@@ -855,8 +1172,8 @@ func (v *Verdict) writeClients(w io.Writer) {
 			continue
 		}
 		n++
-		fmt.Fprintf(w, "\n%d) %s\n", blockNumber(b, n-1), b.Title())
-		v.writeEvidence(w, b, b.Evidence[0], Evidence{})
+		fmt.Fprintf(w, "\n%d) %s\n", blockNumber(b, n-1), b.Heading)
+		v.writeEvidence(w, blockNumber(b, n-1), b, b.Evidence[0], Evidence{}, &blockStyle{curl: true})
 		if more := int64(len(b.Evidence)) - 1 + b.More; more > 0 {
 			fmt.Fprintf(w, "   (and %s more of %s; the reports keep up to %d)\n", plural(more, "request"), label(b.Rule), len(b.Evidence))
 		}

@@ -118,6 +118,11 @@ type Verdict struct {
 	// Color: the console's verdict is printed in colour (a terminal, and
 	// NO_COLOR not set); not part of summary.json.
 	Color bool `json:"-"`
+	// Verbose: the console prints every failure block whole, with its
+	// curl command, and the whole rule table, as the reports do; else
+	// it leads with what to fix and shows the first failure of each rule
+	// (run --verbose); not part of summary.json.
+	Verbose bool `json:"-"`
 }
 
 // Config is the configuration the verdict was made with; the token is

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -212,6 +213,8 @@ func TestConsoleResultIsShort(t *testing.T) {
 			{ID: "H-SKIP", Level: rules.Should, Outcome: Skip},
 		}
 		v.Finish()
+		// --verbose: every rule a row of the table.
+		v.Verbose = true
 		var b strings.Builder
 		if err := v.WriteText(&b); err != nil {
 			t.Fatal(err)
@@ -221,20 +224,44 @@ func TestConsoleResultIsShort(t *testing.T) {
 			if !short.MatchString(w) {
 				t.Errorf("%s %s: RESULT %q is not a word and a count", d, r.ID, w)
 			}
-			if r.Outcome == Pass && !v.partlyJudged(r) {
-				// A rule broken (D-FAIL) makes the table brief: the rules
-				// that simply passed are named on a line.
-				if !regexp.MustCompile(`(?m)^Passed \(\d+\): .*\b` + string(r.ID) + `\b`).MatchString(b.String()) {
-					t.Errorf("%s %s: not named among the rules passed:\n%s", d, r.ID, b.String())
-				}
-				continue
-			}
 			if row := regexp.MustCompile(`(?m)^` + string(r.ID) + ` +[A-Z]+ +` + regexp.QuoteMeta(w) + `  `); !row.MatchString(b.String()) {
 				t.Errorf("%s %s: no table row with RESULT %q:\n%s", d, r.ID, w, b.String())
 			}
 		}
-		if d == Run && !strings.Contains(b.String(), "B-PART (MUST), C-OPEN (OPEN), F-UNJUDGED (MUST): "+long) {
-			t.Errorf("the long reason is not said once after the table:\n%s", b.String())
+		// The brief console: a rule broken (D-FAIL) leads, under To fix;
+		// the rules that simply passed are counted; a rule not judged, or
+		// judged in part, is named once with its reason; the rest are
+		// rows of the table.
+		v.Verbose = false
+		b.Reset()
+		if err := v.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		console := b.String()
+		passed := 0
+		for _, r := range v.Rules {
+			switch {
+			case r.Outcome == Pass && !v.partlyJudged(r):
+				passed++
+			case r.Outcome == Fail:
+				if !regexp.MustCompile(`(?m)^  ` + string(r.ID) + ` \(MUST\), 12 failures`).MatchString(console) {
+					t.Errorf("%s %s: not under To fix:\n%s", d, r.ID, console)
+				}
+			case r.NotJudgedBecause != "":
+				if n := strings.Count(console, string(r.ID)+" ("); n != 1 {
+					t.Errorf("%s %s: named %d times, want once with its reason:\n%s", d, r.ID, n, console)
+				}
+			default:
+				if row := regexp.MustCompile(`(?m)^` + string(r.ID) + ` +[A-Z]+ +` + regexp.QuoteMeta(v.shortWord(r)) + `  `); !row.MatchString(console) {
+					t.Errorf("%s %s: no table row:\n%s", d, r.ID, console)
+				}
+			}
+		}
+		if want := fmt.Sprintf("Passed: %d rule", passed); !strings.Contains(console, want) {
+			t.Errorf("%s: no %q:\n%s", d, want, console)
+		}
+		if d == Run && !strings.Contains(console, "B-PART (MUST, judged by 1 of 4 scenarios), C-OPEN (OPEN, judged by 1 of 2 scenarios), F-UNJUDGED (MUST): "+long) {
+			t.Errorf("the long reason is not said once after the table:\n%s", console)
 		}
 	}
 }
