@@ -150,6 +150,40 @@ func TestRunPrecedence(t *testing.T) {
 	}
 }
 
+// TestConsoleFormatDefault: the console is progress, a terminal or not:
+// pretty prints every scenario, hundreds of lines before the verdict that
+// leads with what to fix; only --format pretty asks for it.
+func TestConsoleFormatDefault(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		terminal bool
+		args     []string
+		want     string
+	}{
+		{"a pipe", false, nil, "progress"},
+		{"a terminal", true, nil, "progress"},
+		{"asked for", true, []string{"--format", "pretty"}, "pretty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("run", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			f := DefineRun(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			env := envOf(nil)
+			env.IsTerminal = tc.terminal
+			cfg, _, err := f.Resolve(env)
+			if err != nil {
+				t.Fatalf("Resolve: %v", err)
+			}
+			if cfg.Format != tc.want {
+				t.Errorf("format %q, want %q", cfg.Format, tc.want)
+			}
+		})
+	}
+}
+
 // TestRunResolveRefuses: what the command line or the file gives out of
 // range is refused, not replaced by a default.
 func TestRunResolveRefuses(t *testing.T) {

@@ -59,7 +59,7 @@ func DefineRun(fs *flag.FlagSet) *RunFlags {
 	fs.BoolVar(&cfg.Strict, "strict", false, "fail the run when a SHOULD rule fails, too")
 	fs.IntVar(&cfg.Concurrency, "concurrency", DefaultConcurrency, fmt.Sprintf("scenarios, and requests, in flight at once (1-%d); the verdict does not depend on it", MaxConcurrency))
 	fs.Float64Var(&cfg.Rate, "rate", 0, "send at most this many requests a second: the ceiling of the pace, which a throttling target lowers on its own (0: no limit)")
-	fs.StringVar(&cfg.Format, "format", "", "console format: pretty or progress (default pretty on a terminal, progress otherwise)")
+	fs.StringVar(&cfg.Format, "format", "", "console format: progress (a character a scenario, then the verdict) or pretty (every scenario and its steps, then the verdict)")
 	fs.BoolVar(&cfg.Verbose, "verbose", false, "print every failure block whole, with its curl command, and the whole rule table, as summary.md does (default: what to fix, and the first failure of each rule broken)")
 	fs.StringVar(&f.color, "color", "auto", "colour the verdict: auto (on a terminal, unless NO_COLOR is set), always or never")
 	fs.StringVar(&cfg.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, summary-short.md, report.html, badge.svg, junit.xml, cucumber.json")
@@ -123,10 +123,10 @@ func (f *RunFlags) Resolve(env Env) (Run, []string, error) {
 		return Run{}, nil, errorf("--color %q: it is auto, always or never", f.color)
 	}
 	if cfg.Format == "" {
+		// progress on a terminal too: pretty prints every scenario, a few
+		// hundred lines before the verdict, and a console is read from
+		// its top, which leads with what to fix.
 		cfg.Format = "progress"
-		if env.IsTerminal {
-			cfg.Format = "pretty"
-		}
 	}
 	cfg.Getenv = env.Getenv
 	cfg.Reference = strings.TrimSpace(cfg.BaseURL) == ""

@@ -1172,7 +1172,7 @@ func (v *Verdict) writeClients(w io.Writer) {
 			continue
 		}
 		n++
-		fmt.Fprintf(w, "\n%d) %s\n", blockNumber(b, n-1), b.Heading)
+		fmt.Fprintf(w, "\n%d) %s\n", blockNumber(b, n-1), b.Title())
 		v.writeEvidence(w, blockNumber(b, n-1), b, b.Evidence[0], Evidence{}, &blockStyle{curl: true})
 		if more := int64(len(b.Evidence)) - 1 + b.More; more > 0 {
 			fmt.Fprintf(w, "   (and %s more of %s; the reports keep up to %d)\n", plural(more, "request"), label(b.Rule), len(b.Evidence))
