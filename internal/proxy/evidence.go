@@ -1,11 +1,11 @@
 package proxy
 
 import (
-	"strings"
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/exchange"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
@@ -15,21 +15,23 @@ const evidenceText = 2 << 10
 
 // failure makes the evidence of one failure of an exchange: every string
 // redacted with red, cut, and escaped; the request line, the response line
-// and the reproduction are package exchange's.
-func (h *Handler) failure(x *flight, red *evidence.Redactor, side string, rule rules.RuleID, expected, actual string, ds []string) Failure {
-	level := "" // a client's request breaks the document, not a rule's level
-	if r, ok := rules.Lookup(rule); ok && side == "server" {
-		level = strings.ToUpper(string(r.Level))
-	}
+// and the reproduction are package exchange's. Rule is the rule broken;
+// for a client's request (side "client"), the rule whose refusal it calls
+// for ("" for none in particular), which the reports do not cite
+// (evidenceOf).
+func (h *Handler) failure(x *flight, red *evidence.Redactor, side string, rule rules.RuleID, expected, actual string, ds []string) verdict.Evidence {
 	e := x.exchange()
-	f := Failure{
-		Rule: rule, Level: level, Side: side,
+	f := verdict.Evidence{
+		Rule:      rule,
 		Expected:  red.Safe(expected, evidenceText),
 		Actual:    red.Safe(actual, evidenceText),
 		Request:   e.RequestLine(red),
 		Response:  e.ResponseLine(red),
 		Reproduce: e.Curl(red),
-		At:        time.Now().UTC(),
+		At:        time.Now().UTC().Format(time.RFC3339Nano),
+	}
+	if r, ok := rules.Lookup(rule); ok && side == "server" {
+		f.Level, f.Requirement = r.Level, r.Requirement
 	}
 	for _, d := range ds {
 		f.Details = append(f.Details, red.Safe(d, evidenceText))

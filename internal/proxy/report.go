@@ -70,7 +70,7 @@ func (h *Handler) Verdict(opts Options) *verdict.Verdict {
 		kept := t.rules[r.ID].kept
 		m.Failures = append(m.Failures, verdict.Block{
 			Heading: string(r.ID) + " (" + strings.ToUpper(string(r.Level)) + ")", Rule: r.ID, Level: r.Level, Side: "server",
-			Outcome: verdict.Fail, Evidence: evidenceOf(kept, red), More: r.Failures - int64(len(kept)),
+			Outcome: verdict.Fail, Evidence: evidenceOf(kept, red, "server"), More: r.Failures - int64(len(kept)),
 		})
 	}
 	for _, l := range slices.Sorted(maps.Keys(t.client)) {
@@ -79,7 +79,7 @@ func (h *Handler) Verdict(opts Options) *verdict.Verdict {
 		m.Client = append(m.Client, g)
 		m.Failures = append(m.Failures, verdict.Block{
 			Heading: "client request, " + g.Label(), Rule: l, Side: "client", Outcome: verdict.Fail,
-			Evidence: evidenceOf(ct.kept, red), More: ct.failed - int64(len(ct.kept)),
+			Evidence: evidenceOf(ct.kept, red, "client"), More: ct.failed - int64(len(ct.kept)),
 		})
 	}
 	m.Base = opts.Baseline
@@ -88,20 +88,18 @@ func (h *Handler) Verdict(opts Options) *verdict.Verdict {
 }
 
 // evidenceOf is the proxy's kept failures as the verdict's evidence, every
-// secret seen since one was kept hidden in it.
-func evidenceOf(fs []Failure, red *evidence.Redactor) []verdict.Evidence {
+// secret seen since one was kept hidden in it; a client's cites no rule.
+func evidenceOf(fs []verdict.Evidence, red *evidence.Redactor, side string) []verdict.Evidence {
 	out := make([]verdict.Evidence, 0, len(fs))
 	for _, f := range fs {
-		e := verdict.Evidence{
-			Expected: red.String(f.Expected), Actual: red.String(f.Actual), Details: slices.Clone(f.Details),
-			Request: red.String(f.Request), Response: red.String(f.Response), Reproduce: red.String(f.Reproduce),
-			At: f.At.UTC().Format(time.RFC3339Nano),
-		}
+		e := f
+		e.Expected, e.Actual, e.Details = red.String(f.Expected), red.String(f.Actual), slices.Clone(f.Details)
+		e.Request, e.Response, e.Reproduce = red.String(f.Request), red.String(f.Response), red.String(f.Reproduce)
 		for i := range e.Details {
 			e.Details[i] = red.String(e.Details[i])
 		}
-		if r, ok := rules.Lookup(f.Rule); ok && f.Side == "server" {
-			e.Rule, e.Level, e.Requirement = r.ID, r.Level, r.Requirement
+		if side != "server" {
+			e.Rule, e.Level, e.Requirement = "", "", ""
 		}
 		out = append(out, e)
 	}

@@ -13,29 +13,6 @@ import (
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-// Failure is one broken rule seen in one exchange, as evidence: every
-// string in it is redacted, bounded and escaped (package evidence).
-type Failure struct {
-	// Rule is the rule broken; for a client's request, the rule whose
-	// refusal it calls for ("" for none in particular).
-	Rule rules.RuleID
-	// Level is the rule's (MUST, SHOULD) for a server-side failure.
-	Level string
-	// Side is "server" (the service broke the rule) or "client" (the
-	// request broke the document).
-	Side     string
-	Expected string
-	Actual   string
-	Details  []string
-	// Request and Response summarise the exchange on one line each.
-	Request  string
-	Response string
-	// Reproduce is a curl command that sends the request again, straight
-	// to the upstream, its credentials read from environment variables.
-	Reproduce string
-	At        time.Time
-}
-
 // Options are the choices that turn the tallies into an exit status.
 type Options struct {
 	// Strict: a failed SHOULD rule fails the verdict too.
@@ -69,7 +46,7 @@ type tally struct {
 type ruleTally struct {
 	judged, failed int64
 	reserved       int // failures being written as evidence
-	kept           []Failure
+	kept           []verdict.Evidence
 }
 
 // maxReasons bounds the distinct reasons counted for what was not judged.
@@ -201,7 +178,7 @@ func (h *Handler) record(x *flight, o *judge.Outcome, sum *Seen) {
 	if len(keep) == 0 && len(keepClient) == 0 {
 		return
 	}
-	var made []Failure
+	var made []verdict.Evidence
 	for _, rule := range keep {
 		j, ok := failedIn(again, rule)
 		if !ok {
@@ -209,7 +186,7 @@ func (h *Handler) record(x *flight, o *judge.Outcome, sum *Seen) {
 		}
 		made = append(made, h.failure(x, red, "server", rule, j.Expected, j.Actual, details(j)))
 	}
-	var madeClient []Failure
+	var madeClient []verdict.Evidence
 	for _, l := range keepClient {
 		what := "the request breaks the document"
 		for _, d := range ds {
@@ -256,7 +233,7 @@ func (h *Handler) logEvents(x *flight, o, again *judge.Outcome, red *evidence.Re
 		if !ok {
 			j = r.Judgement
 		}
-		h.events.write(eventOf(h.failure(x, red, "server", r.Rule, j.Expected, j.Actual, nil), x.status))
+		h.events.write(eventOf(h.failure(x, red, "server", r.Rule, j.Expected, j.Actual, nil), "server", x.status))
 	}
 	if !o.Client {
 		return
@@ -266,10 +243,10 @@ func (h *Handler) logEvents(x *flight, o, again *judge.Outcome, red *evidence.Re
 	for _, d := range ds {
 		if l := ruleLabel(d); !slices.Contains(done, l) {
 			done = append(done, l)
-			h.events.write(eventOf(h.failure(x, red, "client", l, "a request the document accepts", d.what, nil), x.status))
+			h.events.write(eventOf(h.failure(x, red, "client", l, "a request the document accepts", d.what, nil), "client", x.status))
 		}
 	}
 	if len(done) == 0 {
-		h.events.write(eventOf(h.failure(x, red, "client", "", "a request the document accepts", "the request breaks the document", nil), x.status))
+		h.events.write(eventOf(h.failure(x, red, "client", "", "a request the document accepts", "the request breaks the document", nil), "client", x.status))
 	}
 }
