@@ -13,7 +13,7 @@ func TestCredentials(t *testing.T) {
 	for name, want := range map[string]bool{
 		"Authorization": true, "Proxy-Authorization": true, "Cookie": true, "X-Api-Key": true, "X-Auth-Token": true,
 		"X-Client-Secret": true, "Api-KEY": true, "X-Session-Id": true,
-		"Content-Type": false, "Accept": false, "User-Agent": false, "Keep-Alive": false, "X-Request-Id": false,
+		"Content-Type": false, "Accept": false, "User-Agent": false, "Keep-Alive": false, "X-Request-Id": false, "Idempotency-Key": false,
 	} {
 		if got := IsCredential(name); got != want {
 			t.Errorf("IsCredential(%q) = %v, want %v", name, got, want)
