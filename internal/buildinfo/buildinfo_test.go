@@ -117,3 +117,19 @@ func TestVersionFromClone(t *testing.T) {
 		t.Errorf("a clone built without VCS prints %q, want %q", got, want)
 	}
 }
+
+// TestEveryBuildStamps: each build that has no .git to read (a release,
+// the Action's build from its tarball, the container's from a context
+// without .git) stamps VersionVar, the variable TestVersionStamped proves
+// the linker sets: a name mistyped there is silently ignored.
+func TestEveryBuildStamps(t *testing.T) {
+	for _, file := range []string{".goreleaser.yaml", "action.yml", "Dockerfile"} {
+		b, err := os.ReadFile(filepath.Join("../..", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "-X "+VersionVar+"=") {
+			t.Errorf("%s does not stamp -X %s=", file, VersionVar)
+		}
+	}
+}
