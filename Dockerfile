@@ -5,7 +5,7 @@
 # not built (no Docker daemon, no registry of images on the machine that
 # made it). See docs/proxy.md, "As a sidecar".
 #
-#   docker build -t plantcheck .
+#   docker build -t plantcheck --build-arg VERSION="$(git describe --tags --always --dirty)" .
 #   docker run --rm plantcheck run                       # certifies the bundled reference
 #   docker run --rm -p 8081:8081 -p 9090:9090 plantcheck proxy \
 #     --addr :8081 --admin-addr :9090 --upstream http://service:8080
@@ -15,7 +15,12 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o /out/plantcheck ./cmd/plantcheck
+# .dockerignore leaves .git out (nothing of the repository's history or
+# config enters the build), so the version is stamped from VERSION, as
+# the first line above passes it. Without it the binary says devel-docker,
+# never a version it is not. (The release's image is Dockerfile.release.)
+ARG VERSION=devel-docker
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X github.com/plantcheck/plantcheck/internal/buildinfo.version=${VERSION}" -o /out/plantcheck ./cmd/plantcheck
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/plantcheck /plantcheck

@@ -30,6 +30,7 @@ type actionFile struct {
 		Steps []struct {
 			ID    string            `yaml:"id"`
 			Name  string            `yaml:"name"`
+			If    string            `yaml:"if"`
 			Uses  string            `yaml:"uses"`
 			Run   string            `yaml:"run"`
 			Shell string            `yaml:"shell"`

@@ -119,9 +119,10 @@ func prose(s string) template.HTML {
 	return template.HTML(b.String())
 }
 
-// badge is a small SVG badge: the spec and the verdict's standing.
+// badge is a small SVG badge: the spec, the plantcheck that judged, and
+// the verdict's standing.
 func (v *Verdict) badge() []byte {
-	left := v.Spec.Title + " " + v.Spec.Version
+	left := v.Spec.Title + " " + v.Spec.Version + " (plantcheck " + v.suiteVersion() + ")"
 	if v.Driver == Proxy {
 		left += " traffic"
 	}
@@ -148,6 +149,20 @@ func (v *Verdict) badge() []byte {
 		left, colour = "bundled reference: "+left, htmlpage.Neutral
 	}
 	return htmlpage.Badge(left, word, colour)
+}
+
+// suiteVersion is the version of the plantcheck that judged, bounded: a
+// merged summary's is read from a file.
+func (v *Verdict) suiteVersion() string {
+	const most = 48
+	s := strings.ToValidUTF8(v.Plantcheck.Version, "?")
+	if s == "" {
+		return "unknown"
+	}
+	if r := []rune(s); len(r) > most {
+		return string(r[:most]) + "..."
+	}
+	return s
 }
 
 // WriteFiles writes summary.json, summary.md, summary-short.md,

@@ -270,7 +270,7 @@ func TestWordingOnEveryExit(t *testing.T) {
 				SummaryMD:      {"# plantcheck: could not run", "**COULD NOT RUN** (exit status 2): plantcheck judged no rule", "| Spec | Plant Store API 1.0.0 "},
 				SummaryShortMD: {"# plantcheck: could not run", "the target cannot be reached", "| Spec | Plant Store API 1.0.0 "},
 				ReportHTML:     {"<h1>could not run</h1>", "<title>plantcheck: could not run (Plant Store API 1.0.0)</title>", "no rule was judged"},
-				BadgeSVG:       {">Plant Store API 1.0.0</text>", ">could not run</text>"},
+				BadgeSVG:       {">Plant Store API 1.0.0 (plantcheck ", ">could not run</text>"},
 				JUnitXML:       {`<testsuites name="plantcheck: Plant Store API 1.0.0 (could not run)"`, `<testcase name="plantcheck could not run"`},
 			}, []string{"could be made", "certified", "conformant", "incomplete", "INCOMPLETE", "| Scenarios |", "## Failures", "| Rule |", "<h2>Rules</h2>", "plantcheck:   ("}},
 	} {

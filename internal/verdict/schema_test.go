@@ -231,6 +231,8 @@ func TestSchemaRejects(t *testing.T) {
 		{"no seed", func(m map[string]any) { delete(m, "seed") }, false},
 		{"a member of its own", func(m map[string]any) { m["upstream"] = "x" }, false},
 		{"an outcome outside the vocabulary", func(m map[string]any) { m["rules"].([]any)[0].(map[string]any)["outcome"] = "passed" }, false},
+		{"no version of plantcheck", func(m map[string]any) { m["plantcheck"].(map[string]any)["version"] = "" }, false},
+		{"no plantcheck", func(m map[string]any) { delete(m, "plantcheck") }, false},
 		{"a rule entry missing a member", func(m map[string]any) { delete(m["rules"].([]any)[0].(map[string]any), "rerun") }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -312,5 +313,63 @@ func TestReferenceNamedInEveryReport(t *testing.T) {
 	}
 	if badge := read(BadgeSVG); strings.Contains(badge, htmlpage.Pass) {
 		t.Errorf("the badge of a reference run is green:\n%s", badge)
+	}
+}
+
+// TestReportsCarryVersions: summary.json, the badge and report.html name
+// the plantcheck that judged beside the spec's version; a version read
+// from a file (merge) is escaped and bounded on the badge.
+func TestReportsCarryVersions(t *testing.T) {
+	long := strings.Repeat("9", 200)
+	for _, tc := range []struct {
+		name, version string
+		badge, page   string // in the badge; in report.html
+		never         string // in neither
+	}{
+		{name: "a release", version: "v9.8.7", badge: " 1.0.0 (plantcheck v9.8.7)</text>", page: "plantcheck v9.8.7"},
+		{name: "a pseudo-version", version: "v0.0.0-20261124113814-9d85ac9a6dd3", badge: "(plantcheck v0.0.0-20261124113814-9d85ac9a6dd3)</text>", page: "plantcheck v0.0.0-20261124113814-9d85ac9a6dd3"},
+		{name: "none", version: "", badge: "(plantcheck unknown)</text>", page: "Written by plantcheck ."},
+		{name: "hostile", version: "<script>" + long, badge: "(plantcheck &lt;script&gt;" + long[:40] + "...)</text>", page: "plantcheck &lt;script&gt;", never: "<script>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := standing(Run, Pass, Counts{Scenarios: 1, Passed: 1}, Config{})
+			v.Plantcheck.Version = tc.version
+			dir := t.TempDir()
+			if err := v.WriteFiles(dir); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, SummaryJSON))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s struct {
+				Plantcheck struct{ Version string } `json:"plantcheck"`
+				Spec       struct{ Version string } `json:"spec"`
+			}
+			if err := json.Unmarshal(b, &s); err != nil {
+				t.Fatal(err)
+			}
+			if s.Plantcheck.Version != tc.version || s.Spec.Version != "1.0.0" {
+				t.Errorf("summary.json: plantcheck %q, spec %q; want %q, %q", s.Plantcheck.Version, s.Spec.Version, tc.version, "1.0.0")
+			}
+			for name, want := range map[string]string{BadgeSVG: tc.badge, ReportHTML: tc.page} {
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(b), want) {
+					t.Errorf("%s lacks %q:\n%s", name, want, b)
+				}
+				if name == BadgeSVG && !strings.Contains(string(b), " 1.0.0 (plantcheck ") {
+					t.Errorf("the badge does not give the spec's version beside plantcheck's:\n%s", b)
+				}
+				if tc.never != "" && strings.Contains(string(b), tc.never) {
+					t.Errorf("%s holds %q", name, tc.never)
+				}
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, BadgeSVG)); strings.Contains(string(b), long[:60]) {
+				t.Error("the badge holds the whole of a long version")
+			}
+		})
 	}
 }
