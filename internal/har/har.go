@@ -18,6 +18,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"io"
 	"net/http"
 	"net/url"
@@ -133,37 +134,29 @@ type Timings struct {
 	Receive float64 `json:"receive"`
 }
 
-// Exchange is one exchange to write, secrets included: NewEntry hides them.
-type Exchange struct {
-	Started  time.Time
-	Duration time.Duration
-	Method   string
-	// URL is where the request went, absolute.
-	URL    string
-	Header http.Header
-	// Body is the request's body, or its first bytes when BodyTotal (its
-	// length in all; 0 means len(Body)) is larger; BodyNotKept: nothing of
-	// it was kept (its length may still be known: BodyTotal, -1 unknown).
-	Body        []byte
-	BodyTotal   int64
-	BodyNotKept bool
-	Status      int
-	RespHeader  http.Header
-	RespBody    []byte
-	RespTotal   int64
-	RespNotKept bool
-	// BodyCut and RespCut: the body is not whole, whatever the lengths
-	// say (an answer that broke off, a body not read to its end).
-	BodyCut, RespCut bool
+// Record is one exchange as a recording has it: the one exchange type
+// (package exchange: method, URL, headers, bodies and whether each is
+// whole, status, duration), with when it started and what only a
+// recording says. Written (NewEntry), secrets included: NewEntry hides
+// them; read (Entry.Exchange), as the recorder wrote it.
+type Record struct {
+	exchange.Exchange
+	Started time.Time
+	// NotKept: nothing of the bodies was kept (their lengths may still be
+	// known: BodyTotal and RespTotal, -1 unknown).
+	NotKept bool
 	// Comment says something of the exchange as a whole (why no answer
 	// came).
 	Comment string
+	// Redacted names the headers whose values the recording redacted
+	// (Redacted tells such a value), the request's then the answer's.
+	Redacted []string
 }
 
 // NewEntry writes x as a HAR entry, every secret hidden: the user's token
 // (token, "" for none) as <token> wherever it occurs, then every secret
 // red knows as <redacted> (Hide). Bodies are cut at max bytes (0: MaxBody).
-func NewEntry(x Exchange, h *Hider, max int64) Entry {
+func NewEntry(x Record, h *Hider, max int64) Entry {
 	if max <= 0 {
 		max = MaxBody
 	}
@@ -177,34 +170,34 @@ func NewEntry(x Exchange, h *Hider, max int64) Entry {
 	e.Request = Request{
 		Method: h.String(x.Method), URL: u, HTTPVersion: "HTTP/1.1",
 		Cookies: []NameValue{}, Headers: headers(x.Header, h), QueryString: query(u),
-		HeadersSize: -1, BodySize: bodySize(x.Body, x.BodyTotal, x.BodyNotKept),
+		HeadersSize: -1, BodySize: bodySize(x.Body, x.BodyTotal, x.NotKept),
 	}
-	if !x.BodyNotKept && (len(x.Body) > 0 || x.BodyTotal > 0 || x.BodyCut) {
+	if !x.NotKept && (len(x.Body) > 0 || x.BodyTotal > 0 || x.BodyIncomplete != "") {
 		b, total := hidden(h, x.Body, x.BodyTotal, max)
 		e.Request.BodySize = total
 		text, enc, comment := bodyText(b, total, max)
-		if x.BodyCut && comment == "" {
+		if x.BodyIncomplete != "" && comment == "" {
 			comment = CutComment + ": not read to its end"
 		}
 		e.Request.PostData = &PostData{MimeType: x.Header.Get("Content-Type"), Text: &text, Encoding: enc, Comment: comment}
 		e.Request.PostData.MimeType = h.String(e.Request.PostData.MimeType)
-	} else if x.BodyNotKept {
+	} else if x.NotKept {
 		e.Request.Comment = "plantcheck: request body not kept"
 	}
 	e.Response = Response{
 		Status: x.Status, StatusText: http.StatusText(x.Status), HTTPVersion: "HTTP/1.1",
 		Cookies: []NameValue{}, Headers: headers(x.RespHeader, h), HeadersSize: -1,
-		BodySize: bodySize(x.RespBody, x.RespTotal, x.RespNotKept),
+		BodySize: bodySize(x.RespBody, x.RespTotal, x.NotKept),
 	}
 	e.Response.Content = Content{Size: e.Response.BodySize, MimeType: h.String(x.RespHeader.Get("Content-Type"))}
 	switch {
-	case x.RespNotKept:
+	case x.NotKept:
 		e.Response.Content.Comment = "plantcheck: response body not kept"
 	case x.Status != 0:
 		b, total := hidden(h, x.RespBody, x.RespTotal, max)
 		e.Response.BodySize, e.Response.Content.Size = total, total
 		text, enc, comment := bodyText(b, total, max)
-		if x.RespCut && comment == "" {
+		if x.RespIncomplete != "" && comment == "" {
 			comment = CutComment + ": not read to its end"
 		}
 		e.Response.Content.Text, e.Response.Content.Encoding, e.Response.Content.Comment = &text, enc, comment

@@ -2,6 +2,7 @@ package har
 
 import (
 	"errors"
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -19,7 +20,7 @@ func TestRoundTrip(t *testing.T) {
 	long := strings.Repeat("x", 100)
 	for _, tc := range []struct {
 		name      string
-		x         Exchange
+		x         exchange.Exchange
 		max       int64
 		body      string
 		bodyWhole bool
@@ -27,26 +28,26 @@ func TestRoundTrip(t *testing.T) {
 		respWhole bool
 		auth      string
 	}{
-		{name: "whole", x: Exchange{Body: []byte(`{"id":1}`), RespBody: []byte(`{"name":"a"}`)},
+		{name: "whole", x: exchange.Exchange{Body: []byte(`{"id":1}`), RespBody: []byte(`{"name":"a"}`)},
 			body: `{"id":1}`, bodyWhole: true, resp: `{"name":"a"}`, respWhole: true, auth: "Bearer <token>"},
-		{name: "past the bound", max: 10, x: Exchange{Body: []byte(long), RespBody: []byte(long)},
+		{name: "past the bound", max: 10, x: exchange.Exchange{Body: []byte(long), RespBody: []byte(long)},
 			body: long[:10], resp: long[:10]},
-		{name: "answer not read to its end", x: Exchange{Body: []byte(`{}`), RespBody: []byte(`{"na`), RespCut: true},
+		{name: "answer not read to its end", x: exchange.Exchange{Body: []byte(`{}`), RespBody: []byte(`{"na`), RespIncomplete: "not read to its end"},
 			body: `{}`, bodyWhole: true, resp: `{"na`},
-		{name: "not UTF-8", x: Exchange{Body: []byte{0xff, '{', '}'}, RespBody: []byte{0xfe}},
+		{name: "not UTF-8", x: exchange.Exchange{Body: []byte{0xff, '{', '}'}, RespBody: []byte{0xfe}},
 			body: "\xff{}", bodyWhole: true, resp: "\xfe", respWhole: true},
-		{name: "token in the body, hidden, whole", x: Exchange{Body: []byte(`{"name":"` + token + `"}`), RespBody: []byte(`{}`)},
+		{name: "token in the body, hidden, whole", x: exchange.Exchange{Body: []byte(`{"name":"` + token + `"}`), RespBody: []byte(`{}`)},
 			body: `{"name":"<token>"}`, bodyWhole: true, resp: `{}`, respWhole: true},
-		{name: "another credential", x: Exchange{Header: http.Header{"Authorization": {"Basic dXNlcjpwYXNzd29yZDEyMzQ1Ng=="}}, RespBody: []byte(`{}`)},
+		{name: "another credential", x: exchange.Exchange{Header: http.Header{"Authorization": {"Basic dXNlcjpwYXNzd29yZDEyMzQ1Ng=="}}, RespBody: []byte(`{}`)},
 			bodyWhole: true, resp: `{}`, respWhole: true, auth: "Basic <redacted>"},
-		{name: "a credential without a scheme", x: Exchange{Header: http.Header{"Authorization": {"sk-live-0123456789"}}, RespBody: []byte(`{}`)},
+		{name: "a credential without a scheme", x: exchange.Exchange{Header: http.Header{"Authorization": {"sk-live-0123456789"}}, RespBody: []byte(`{}`)},
 			bodyWhole: true, resp: `{}`, respWhole: true, auth: "<credential>"},
-		{name: "an empty credential is kept", x: Exchange{Header: http.Header{"Authorization": {"Bearer  "}}, RespBody: []byte(`{}`)},
+		{name: "an empty credential is kept", x: exchange.Exchange{Header: http.Header{"Authorization": {"Bearer  "}}, RespBody: []byte(`{}`)},
 			bodyWhole: true, resp: `{}`, respWhole: true, auth: "Bearer  "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			x := tc.x
-			x.Started, x.Duration, x.Method, x.URL, x.Status = time.Now(), time.Millisecond, "POST", "http://svc.test/plants", 200
+			x := Record{Exchange: tc.x, Started: time.Now()}
+			x.Duration, x.Method, x.URL, x.Status = time.Millisecond, "POST", "http://svc.test/plants", 200
 			if x.Header == nil {
 				x.Header = http.Header{"Authorization": {"Bearer " + token}, "Content-Type": {"application/json"}}
 			}
@@ -56,7 +57,7 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w.Add(NewEntry(x, NewHider(token, NewKnown(token).Redactor(Secrets(x, nil))), tc.max))
+			w.Add(NewEntry(x, NewHider(token, NewKnown(token).Redactor(Secrets(&x.Exchange, nil))), tc.max))
 			if n, err := w.Close(); err != nil || n != 1 {
 				t.Fatalf("close: %d, %v", n, err)
 			}
@@ -64,7 +65,7 @@ func TestRoundTrip(t *testing.T) {
 			if strings.Contains(string(raw), token) || strings.Contains(string(raw), "dXNlcjpwYXNzd29yZDEyMzQ1Ng") {
 				t.Errorf("the file holds a secret:\n%s", raw)
 			}
-			var got []Recorded
+			var got []Record
 			f, _ := os.Open(path)
 			defer f.Close()
 			if err := Read(f, 0, func(e Entry) error {
@@ -78,11 +79,11 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("%d entries", len(got))
 			}
 			r := got[0]
-			if string(r.Body) != tc.body || r.BodyWhole != tc.bodyWhole {
-				t.Errorf("request body %q whole %v (%s), want %q %v", r.Body, r.BodyWhole, r.BodyWhy, tc.body, tc.bodyWhole)
+			if string(r.Body) != tc.body || (r.BodyIncomplete == "") != tc.bodyWhole {
+				t.Errorf("request body %q incomplete %q, want %q whole %v", r.Body, r.BodyIncomplete, tc.body, tc.bodyWhole)
 			}
-			if string(r.RespBody) != tc.resp || r.RespWhole != tc.respWhole {
-				t.Errorf("response body %q whole %v (%s), want %q %v", r.RespBody, r.RespWhole, r.RespWhy, tc.resp, tc.respWhole)
+			if string(r.RespBody) != tc.resp || (r.RespIncomplete == "") != tc.respWhole {
+				t.Errorf("response body %q incomplete %q, want %q whole %v", r.RespBody, r.RespIncomplete, tc.resp, tc.respWhole)
 			}
 			if tc.auth != "" && r.Header.Get("Authorization") != tc.auth {
 				t.Errorf("Authorization %q, want %q", r.Header.Get("Authorization"), tc.auth)

@@ -99,7 +99,7 @@ func (h *Hider) margin() int {
 // Secrets are the secrets one exchange carries, as package exchange names
 // them: its credential headers (both ways), query parameters and request
 // body members.
-func Secrets(x Exchange, into []string) []string {
+func Secrets(x *exchange.Exchange, into []string) []string {
 	into = exchange.HeaderSecrets(x.Header, into)
 	into = exchange.HeaderSecrets(x.RespHeader, into)
 	if u, err := url.Parse(x.URL); err == nil {

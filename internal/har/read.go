@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"io"
 	"net/http"
 	"net/url"
@@ -159,51 +160,42 @@ func (l *limited) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Recorded is one entry read as an exchange, for a judge: each body with
-// whether it was recorded whole, and why not.
-type Recorded struct {
-	Started  time.Time
-	Duration time.Duration
-	Method   string
-	URL      *url.URL
-	// Header and RespHeader are the headers as recorded (HTTP/2's pseudo
-	// headers left out, names in canonical form).
-	Header     http.Header
-	Body       []byte
-	BodyTotal  int64
-	BodyWhole  bool
-	BodyWhy    string
-	Status     int
-	RespHeader http.Header
-	RespBody   []byte
-	RespTotal  int64
-	RespWhole  bool
-	RespWhy    string
-	// Redacted names the headers whose values the recording redacted
-	// (Redacted tells such a value), the request's then the answer's.
-	Redacted []string
-}
-
-// Exchange reads the entry as an exchange; an error says why it cannot be
-// read as one (a URL that does not parse).
-func (e Entry) Exchange() (Recorded, error) {
-	x := Recorded{Method: e.Request.Method, Status: e.Response.Status}
+// Exchange reads the entry as an exchange, for a judge: each body with
+// why it is not whole, when it is not (BodyIncomplete, RespIncomplete);
+// an error says why it cannot be read as one (a URL that does not parse).
+func (e Entry) Exchange() (Record, error) {
+	x := Record{Exchange: exchange.Exchange{Method: e.Request.Method, Status: e.Response.Status}}
 	u, err := url.Parse(e.Request.URL)
 	if err != nil || !u.IsAbs() {
 		return x, errors.New("its request URL is not an absolute URL")
 	}
-	x.URL = u
+	x.URL = u.String()
 	x.Started, _ = time.Parse(time.RFC3339Nano, e.StartedDateTime)
 	if e.Time > 0 {
 		x.Duration = time.Duration(e.Time * float64(time.Millisecond))
 	}
 	x.Header, x.Redacted = header(e.Request.Headers, x.Redacted)
 	x.RespHeader, x.Redacted = header(e.Response.Headers, x.Redacted)
-	x.Body, x.BodyTotal, x.BodyWhole, x.BodyWhy = requestBody(e.Request, x.Header)
+	var whole bool
+	var why string
+	x.Body, x.BodyTotal, whole, why = requestBody(e.Request, x.Header)
+	x.BodyIncomplete = incomplete("request body", whole, why)
 	if x.Status >= 100 {
-		x.RespBody, x.RespTotal, x.RespWhole, x.RespWhy = responseBody(e.Response, x.RespHeader)
+		x.RespBody, x.RespTotal, whole, why = responseBody(e.Response, x.RespHeader)
+		x.RespIncomplete = incomplete("response body", whole, why)
 	}
 	return x, nil
+}
+
+// incomplete is why a body is not whole ("" when it is).
+func incomplete(what string, whole bool, why string) string {
+	switch {
+	case whole:
+		return ""
+	case why == "":
+		return what + " not whole in the recording"
+	}
+	return why
 }
 
 // header reads a list of headers, and notes the names of those the

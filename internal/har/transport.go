@@ -2,6 +2,7 @@ package har
 
 import (
 	"bytes"
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"io"
 	"net/http"
 	"sync"
@@ -23,13 +24,13 @@ type Transport struct {
 	W     *Writer
 	Token string
 	Known *Known
-	queue chan *Exchange
+	queue chan *Record
 	done  chan struct{}
 }
 
 // Start starts the goroutine that writes the entries.
 func (t *Transport) Start() {
-	t.queue, t.done = make(chan *Exchange, 256), make(chan struct{})
+	t.queue, t.done = make(chan *Record, 256), make(chan struct{})
 	go func() {
 		defer close(t.done)
 		for x := range t.queue {
@@ -49,7 +50,7 @@ func (t *Transport) Stop() {
 
 // RoundTrip sends the request through Base and records it.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	x := &Exchange{Started: time.Now(), Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone()}
+	x := &Record{Started: time.Now(), Exchange: exchange.Exchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone()}}
 	var tee *capture
 	switch {
 	case req.Body == nil || req.Body == http.NoBody:
@@ -58,7 +59,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			x.Body, x.BodyTotal = readMax(rc)
 			rc.Close()
 		} else {
-			x.BodyNotKept = true
+			x.NotKept = true
 		}
 	default:
 		tee = &capture{}
@@ -99,7 +100,7 @@ func (t *Transport) Rewrap(base http.RoundTripper) http.RoundTripper {
 	return &c
 }
 
-func (t *Transport) add(x *Exchange) {
+func (t *Transport) add(x *Record) {
 	if t.queue != nil {
 		t.queue <- x
 		return
@@ -107,8 +108,8 @@ func (t *Transport) add(x *Exchange) {
 	t.write(x)
 }
 
-func (t *Transport) write(x *Exchange) {
-	own := Secrets(*x, nil)
+func (t *Transport) write(x *Record) {
+	own := Secrets(&x.Exchange, nil)
 	t.W.Add(NewEntry(*x, NewHider(t.Token, t.Known.Redactor(own)), MaxBody))
 }
 
@@ -158,7 +159,7 @@ func (b *teeBody) Read(p []byte) (int, error) {
 type answerBody struct {
 	io.ReadCloser
 	t    *Transport
-	x    *Exchange
+	x    *Record
 	c    capture
 	once sync.Once
 	err  error
@@ -182,7 +183,9 @@ func (b *answerBody) Close() error {
 			// The caller read what came before the answer broke off: a cut
 			// body, and said so.
 			b.x.Comment = "the answer broke off: " + b.err.Error()
-			b.x.RespCut = true
+			if b.x.RespIncomplete == "" {
+				b.x.RespIncomplete = "the answer broke off: " + b.err.Error()
+			}
 		}
 		b.t.add(b.x)
 	})

@@ -12,16 +12,12 @@ import (
 
 // writeHAR writes one exchange; bodies: its bodies were kept.
 func (h *Handler) writeHAR(x *flight, bodies bool) {
-	hx := har.Exchange{
-		Started: x.start, Duration: x.duration, Method: x.method, URL: x.to.Scheme + "://" + x.to.Host + x.to.RequestURI(),
-		Header: x.header, Status: x.status, RespHeader: x.respHeader,
-		BodyNotKept: !bodies, RespNotKept: !bodies, BodyTotal: -1, RespTotal: -1,
+	hx := har.Record{Exchange: x.exchange(), Started: x.start, NotKept: !bodies}
+	if !bodies {
+		hx.Body, hx.RespBody, hx.BodyTotal, hx.RespTotal = nil, nil, -1, -1
+		hx.BodyIncomplete, hx.RespIncomplete = "", ""
 	}
-	if bodies {
-		hx.Body, hx.BodyTotal, hx.BodyCut = x.reqBody.body, x.reqBody.total, x.reqBody.why != ""
-		hx.RespBody, hx.RespTotal, hx.RespCut = x.respBody.body, x.respBody.total, x.respBody.why != ""
-	}
-	own := har.Secrets(hx, nil)
+	own := har.Secrets(&hx.Exchange, nil)
 	h.secrets.add(own)
 	h.har.Add(har.NewEntry(hx, har.NewHider("", h.secrets.redactor(own)), min(h.maxJudge, har.MaxBody)))
 }

@@ -15,7 +15,7 @@ import (
 // `plantcheck judge` judges recorded traffic (a HAR file's) as the proxy
 // judges live traffic: each exchange goes through the same tally, the same
 // judge and the same evidence, and the verdict is the proxy's. This file is
-// the one place where a recorded exchange (har.Recorded) becomes the
+// the one place where a recorded exchange (har.Record) becomes the
 // proxy's (a flight). What a recording hides is said, never judged: an
 // exchange not to the operation is counted as outside the document, a
 // body the recording cut (or left out) as not judged, and an Authorization
@@ -85,7 +85,7 @@ func NewRecording(cfg RecordingConfig) (*Recording, error) {
 
 // Judge judges one recorded exchange, or counts it as not to the
 // operation, or as one the recording holds no answer for.
-func (r *Recording) Judge(rec har.Recorded) Seen {
+func (r *Recording) Judge(rec har.Record) Seen {
 	h := r.h
 	if !rec.Started.IsZero() {
 		if r.first.IsZero() || rec.Started.Before(r.first) {
@@ -95,10 +95,14 @@ func (r *Recording) Judge(rec har.Recorded) Seen {
 			r.last = end
 		}
 	}
-	target := rec.URL.RequestURI()
+	to, err := url.Parse(rec.URL)
+	if err != nil {
+		to = &url.URL{} // har.Entry.Exchange read it as an absolute URL
+	}
+	target := to.RequestURI()
 	sum := Seen{Method: rec.Method, Target: safeTarget(target), Status: rec.Status, Duration: rec.Duration}
 	switch {
-	case rec.Method != opMethod || rec.URL.Path != r.path+opPath || r.host != "" && strings.ToLower(rec.URL.Host) != r.host:
+	case rec.Method != opMethod || to.Path != r.path+opPath || r.host != "" && strings.ToLower(to.Host) != r.host:
 		h.tally.outside()
 		return sum
 	case rec.RespHeader.Get(MarkerHeader) != "":
@@ -111,13 +115,13 @@ func (r *Recording) Judge(rec har.Recorded) Seen {
 		sum.Unjudged = whyNoAnswer
 		return sum
 	}
-	x := &flight{method: rec.Method, target: target, to: rec.URL, status: rec.Status, duration: rec.Duration, h: h}
+	x := &flight{method: rec.Method, target: target, to: to, status: rec.Status, duration: rec.Duration, h: h}
 	x.header = rec.Header.Clone()
 	x.header.Del("Host") // net/http's server keeps it apart, as the proxy's judge reads it
 	dropHopByHop(x.header)
 	x.respHeader = rec.RespHeader.Clone()
-	x.reqBody = r.snapshot("request body", rec.Body, rec.BodyTotal, rec.BodyWhole, rec.BodyWhy)
-	x.respBody = r.snapshot("response body", rec.RespBody, rec.RespTotal, rec.RespWhole, rec.RespWhy)
+	x.reqBody = r.snapshot("request body", rec.Body, rec.BodyTotal, rec.BodyIncomplete)
+	x.respBody = r.snapshot("response body", rec.RespBody, rec.RespTotal, rec.RespIncomplete)
 	var why []string
 	r.toOp++
 	switch _, ok := x.header["Authorization"]; {
@@ -145,11 +149,8 @@ func (r *Recording) Judge(rec har.Recorded) Seen {
 }
 
 // snapshot bounds a recorded body as the proxy bounds a live one.
-func (r *Recording) snapshot(what string, b []byte, total int64, whole bool, why string) snapshot {
+func (r *Recording) snapshot(what string, b []byte, total int64, why string) snapshot {
 	s := snapshot{body: b, total: max(total, int64(len(b))), why: why}
-	if !whole && why == "" {
-		s.why = what + " not whole in the recording"
-	}
 	if int64(len(b)) > r.h.maxJudge {
 		s.body, s.why = b[:r.h.maxJudge], what+" past "+sizeOf(r.h.maxJudge)
 	}
