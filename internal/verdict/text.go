@@ -611,7 +611,6 @@ func (v *Verdict) fixList() []string {
 		n      int64
 		blocks []string
 	}
-	var groups []*group
 	byEssence := map[string]*group{}
 	var out []string
 	for _, r := range failed {
@@ -624,7 +623,6 @@ func (v *Verdict) fixList() []string {
 		if g == nil {
 			g = &group{level: r.Level}
 			byEssence[key] = g
-			groups = append(groups, g)
 		}
 		g.ids = append(g.ids, string(r.ID))
 		g.n += r.Failures
@@ -875,17 +873,6 @@ func CommonCause(blocks []Block) (string, int) {
 		s += fmt.Sprintf(", where %d was expected", want)
 	}
 	return s + ": fix that one answer first; most of the blocks below may then pass", top.status
-}
-
-// answerStatus is the status of a block's first answered exchange (0:
-// none came).
-func answerStatus(b Block) int {
-	for _, e := range b.Evidence {
-		if e.Status != 0 {
-			return e.Status
-		}
-	}
-	return 0
 }
 
 // expectedStatus is the status the rules of the blocks answered with
