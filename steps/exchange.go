@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -41,7 +42,6 @@ type Sent struct {
 	// its scenario is over.
 	exercises func(*Sent) []rules.RuleID
 
-	Err error
 	// Violations are the document's findings on the response, bounded and
 	// made safe.
 	Violations []spec.Violation
@@ -86,6 +86,16 @@ func (x *Sent) Answered() bool { return x.Err == nil && x.Status != 0 }
 // The request line, the response line and the reproduction are package
 // exchange's, the proxy's too; the suite only says what it knows better
 // than the header (Auth, Token, SecretHeaders), and hides its secrets.
+
+// fault is the one judge's judgement of an exchange with no whole answer
+// (Err): the rule it counts toward, what was expected and what came.
+func (x *Sent) fault() judge.Result {
+	if len(x.judged.Results) == 0 {
+		// Never judged: a defect of the suite's own, said as no answer.
+		return judge.Result{Rule: rules.ResponseTimely, Judgement: judge.Judgement{Expected: "an HTTP response to the request", Actual: "no answer: " + fmt.Sprint(x.Err)}}
+	}
+	return x.judged.Results[0]
+}
 
 // RequestLine summarises the request on one line.
 func (x *Sent) RequestLine() string { return x.Exchange.RequestLine(x.red) }

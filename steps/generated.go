@@ -161,8 +161,8 @@ func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Sen
 // whatever the scenario's level.
 func (s *Suite) judge(c *generate.Case, x *Sent, own rules.Rule) (rule rules.RuleID, expected, actual string) {
 	if x.Err != nil {
-		rule, j := judge.Answered(x.Err, x.Status, s.timeout, s.cfg.MaxBody)
-		return rule, j.Expected, j.Actual
+		r := x.fault()
+		return r.Rule, r.Expected, r.Actual
 	}
 	if c.Kind == generate.Invalid {
 		rule, want := ruleFor(x, own), "status 400 with an Error record"

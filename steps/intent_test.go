@@ -2,6 +2,7 @@ package steps
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -55,14 +56,17 @@ func TestTheSuiteChecksItsOwnRequests(t *testing.T) {
 			h := http.Header{"Authorization": {c.authHeader}, "Content-Type": {c.ct}}
 			for _, answered := range []bool{false, true} {
 				x := &Sent{Exchange: exchange.Exchange{Method: http.MethodPost, Body: []byte(c.body), Header: h}, issued: c.issued, red: s.red}
+				// As sendRequest keeps it: the one judge's outcome (an
+				// answer, or none: Err), its findings on the request kept
+				// for the steps.
 				if answered {
-					// As sendRequest keeps it: the one judge's outcome, its
-					// findings on the request kept for the steps.
 					x.Status, x.RespHeader = c.want, http.Header{}
-					x.judged = judge.Judge(s.validator, &x.Exchange, s.redact)
-					x.Violations = x.judged.ResponseViolations
-					s.scrub(x)
+				} else {
+					x.Err = io.ErrUnexpectedEOF
 				}
+				x.judged = judge.Judge(s.validator, &x.Exchange, s.bounds(), s.redact)
+				x.Violations = x.judged.ResponseViolations
+				s.scrub(x)
 				err := s.checkIntent(&state{}, x, c.want)
 				if got := errors.Is(err, ErrSuiteDefect); got != c.defect {
 					t.Errorf("checkIntent (answered %v): defect = %v (%v), want %v", answered, got, err, c.defect)

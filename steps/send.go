@@ -217,6 +217,10 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 			return nil, &HarnessError{fmt.Errorf("the run was cancelled: %w", err)}
 		}
 		x.Err = err
+		// The one judge judges an exchange with no whole answer too:
+		// under RESPONSE-TIMELY, or RESPONSE-DOCUMENTED for an answer past
+		// the read bound or one HTTP cannot frame (judge.Answered).
+		x.judged = judge.Judge(s.validator, &x.Exchange, s.bounds(), s.redact)
 		s.scrub(x)
 		// A body past the read bound counts as no answer too: a target
 		// that streams endlessly would otherwise cost a megabyte a scenario.
@@ -231,10 +235,16 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	// The one judge (package judge) judges the exchange, as the proxy
 	// judges its clients' exchanges; the steps and the after-hooks read its
 	// outcome.
-	x.judged = judge.Judge(s.validator, &x.Exchange, s.redact)
+	x.judged = judge.Judge(s.validator, &x.Exchange, s.bounds(), s.redact)
 	x.Violations = x.judged.ResponseViolations
 	s.scrub(x)
 	return x, nil
+}
+
+// bounds are the limits the suite puts on an answer, which the judge names
+// when none came whole.
+func (s *Suite) bounds() judge.Bounds {
+	return judge.Bounds{Timeout: s.timeout, MaxBody: s.cfg.MaxBody}
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -363,6 +373,6 @@ func (s *Suite) response(st *state) (*Sent, error) {
 	if x.Err == nil {
 		return x, nil
 	}
-	rule, j := judge.Answered(x.Err, x.Status, s.timeout, s.cfg.MaxBody)
-	return nil, s.fail(st, rule, x, j.Expected, j.Actual)
+	r := x.fault()
+	return nil, s.fail(st, r.Rule, x, r.Expected, r.Actual)
 }

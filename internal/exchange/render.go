@@ -93,6 +93,9 @@ type Exchange struct {
 	// evidence; RespTotal then says how long it was.
 	RespIncomplete string
 	Duration       time.Duration
+	// Err is how the exchange failed when no whole answer came (nil when
+	// one did): the judge judges that alone (judge.Answered).
+	Err error
 }
 
 // Credential is an Authorization value without its secret: what a report

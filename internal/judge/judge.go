@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/spec"
@@ -18,6 +19,14 @@ const (
 	OpMethod = http.MethodPost
 	OpPath   = "/plants"
 )
+
+// Bounds are the limits a driver put on an answer, which the judgement of
+// an exchange with no whole answer names (Answered): the time limit, and
+// the bound of a body read. The proxy's exchanges always have an answer.
+type Bounds struct {
+	Timeout time.Duration
+	MaxBody int64
+}
 
 // Result is one rule's judgement of one exchange.
 type Result struct {
@@ -74,7 +83,7 @@ func Conforms(v *spec.Validator, h http.Header, body []byte) bool {
 // exchange in, results per rule out: it reads x, never changes it; a body
 // that is not whole (BodyIncomplete, RespIncomplete) is not judged.
 // redact (nil: none) hides secrets in what the judgements quote.
-func Judge(v *spec.Validator, x *exchange.Exchange, redact func(string) string) Outcome {
+func Judge(v *spec.Validator, x *exchange.Exchange, b Bounds, redact func(string) string) Outcome {
 	e := &exam{Exchange: x, redact: redact, respWhole: x.RespIncomplete == ""}
 	o := &e.out
 	if x.BodyIncomplete != "" {
@@ -108,6 +117,14 @@ func Judge(v *spec.Validator, x *exchange.Exchange, redact func(string) string) 
 			j.Actual = fmt.Sprintf("status %d", x.Status)
 		}
 		o.Results = append(o.Results, Result{d.Rule, j})
+	}
+
+	// No whole answer came (x.Err): that alone is judged, under the rule
+	// it counts toward (Answered); the request's verdict above stands.
+	if x.Err != nil {
+		rule, j := Answered(x.Err, x.Status, b.Timeout, b.MaxBody)
+		o.Results = []Result{{rule, j}}
+		return *o
 	}
 
 	// The answer, by each check of the list.
