@@ -414,6 +414,7 @@ func (s *Suite) aPlantHasBeenCreatedUnderAnIdempotencyKey(ctx context.Context, n
 	// A Structured Fields string, as the IETF's Idempotency-Key draft has
 	// it, drawn afresh in every run.
 	st.req.idempotencyKey = `"plantcheck-` + strconv.FormatInt(st.freshID(), 36) + `"`
+	st.req.setup = true
 	if err := s.theClientPostsIt(ctx); err != nil {
 		return ctx, err
 	}

@@ -63,6 +63,7 @@ func (s *Suite) generatedValidPlants(ctx context.Context, kind string) {
 	if kind == "boundary" {
 		k = generate.Boundary
 	}
+	st.req.caseOf = st.rule.ID
 	for range s.cfg.Examples {
 		st.cases = append(st.cases, g.Valid(k))
 	}
@@ -70,6 +71,7 @@ func (s *Suite) generatedValidPlants(ctx context.Context, kind string) {
 
 func (s *Suite) generatedInvalidBodies(ctx context.Context) {
 	st := stateOf(ctx)
+	st.req.caseOf = rules.GenInvalid
 	st.cases = s.generator(st).Invalid()
 }
 
@@ -152,72 +154,48 @@ func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Sen
 	return x, nil
 }
 
-// judge reads the one judge's outcome of the target's answer to a case:
-// how it breaks a rule, and which rule ("" for the scenario's own);
-// expected is "" when it breaks none. An invalid case must be answered 400
-// with an Error record, under the rule of what it breaks; a valid one must
-// be accepted (200), under the scenario's rule, and echoed exactly, under
-// CREATE-NAME, CREATE-TAG or CREATE-NO-TAG (and carry no id, CREATE-NO-ID)
-// whatever the scenario's level.
-func (s *Suite) judge(c *generate.Case, x *Sent, own rules.Rule) (rule rules.RuleID, expected, actual string) {
+// caseFailures are the one judge's failed judgements of a case's exchange,
+// each under its rule: the refusal's or acceptance's, the echo's, the
+// answer's; or the judgement of an answer that did not come.
+func caseFailures(x *Sent) []judge.Result {
 	if x.Err != nil {
-		r := x.fault()
-		return r.Rule, r.Expected, r.Actual
+		return []judge.Result{x.fault()}
 	}
-	if c.Kind == generate.Invalid {
-		rule, want := ruleFor(x, own), "status 400 with an Error record"
-		if x.Status != http.StatusBadRequest {
-			return rule, want, fmt.Sprintf("status %d", x.Status)
-		}
-		if j := x.result(rules.ErrorRecord); j.Actual == judge.NotAnObject {
-			return rule, want, j.Actual
-		}
-		return "", "", "" // the record's fields are the document check's to judge
-	}
-	if x.Status != http.StatusOK {
-		return "", "status 200 with a Plant record", fmt.Sprintf("status %d", x.Status)
-	}
-	for _, r := range echoOrder {
-		if j := x.result(r); !j.OK() {
-			return s.echoRule(r), j.Expected, j.Actual
+	var out []judge.Result
+	for _, r := range x.judged.Results {
+		if !r.OK() {
+			out = append(out, r)
 		}
 	}
-	return "", "", ""
+	return out
 }
 
-// echoOrder is the order in which a generated case's echo failures are
-// reported, the first alone.
-var echoOrder = []rules.RuleID{rules.CreateName, rules.CreateTag, rules.CreateNoTag, rules.CreateNoID}
-
-// ruleFor names the rule of the catalog an invalid case exercises, as the
-// one judge read its refusal (the proxy names a client's so too). A case
-// that breaks what the catalog has no rule for (a constraint the document
-// gained since), or more than one rule, counts toward the scenario's own
-// rule, GEN-INVALID.
-func ruleFor(x *Sent, own rules.Rule) rules.RuleID {
-	if ds := x.judged.Refusal.Defects; len(ds) == 1 {
-		return ds[0].Rule
+// failedBy is x's failed judgement by rule, if any.
+func failedBy(x *Sent, rule rules.RuleID) (judge.Result, bool) {
+	for _, r := range caseFailures(x) {
+		if r.Rule == rule {
+			return r, true
+		}
 	}
-	return own.ID
+	return judge.Result{}, false
 }
 
-// eachIsAnsweredAsItShould judges every answer. The first failing case of
-// each rule is shrunk to the smallest body that still fails that rule, and
-// reported with it and the count of cases that failed the rule: so a
-// refusal, at the scenario's level, never hides an echo failure, a MUST.
+// eachIsAnsweredAsItShould reads the one judge's judgements of every
+// answer. The first failing case of each rule is shrunk to the smallest
+// body that the judge still finds breaks that rule, and reported with it
+// and the count of cases that broke the rule.
 func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 	st := stateOf(ctx)
 	type found struct {
-		c                *generate.Case
-		x                *Sent
-		expected, actual string
-		n                int
+		c *generate.Case
+		x *Sent
+		n int
 	}
 	// A valid case refused for a name the target had stored (which it may
 	// do) is judged on its answer under a name not used before.
 	resent := 0
 	for i, x := range st.caseX {
-		if st.cases[i].Kind == generate.Invalid || x.Err != nil || x.Status != http.StatusBadRequest {
+		if x.Err != nil || x.unsure() != NoteNameReused {
 			continue
 		}
 		r := st.req
@@ -226,11 +204,13 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if rx != nil && rx.Err == nil && rx.Status == http.StatusOK {
+		if rx != nil {
 			rx.conforms = true // the same case, a longer name
 			st.caseX[i], st.last = rx, rx
 			st.exchanges = append(st.exchanges, rx)
-			resent++
+			if rx.Err == nil && rx.Status == http.StatusOK {
+				resent++
+			}
 		}
 	}
 	if resent > 0 {
@@ -240,20 +220,15 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 	var order []rules.RuleID
 	byRule := map[rules.RuleID]*found{}
 	for i, x := range st.caseX {
-		rule, expected, actual := s.judge(st.cases[i], x, st.rule)
-		if expected == "" {
-			continue
+		for _, r := range caseFailures(x) {
+			if byRule[r.Rule] == nil {
+				byRule[r.Rule] = &found{c: st.cases[i], x: x}
+				order = append(order, r.Rule)
+			}
+			byRule[r.Rule].n++
 		}
-		if rule == "" {
-			rule = st.rule.ID
-		}
-		if byRule[rule] == nil {
-			byRule[rule] = &found{c: st.cases[i], x: x, expected: expected, actual: actual}
-			order = append(order, rule)
-		}
-		byRule[rule].n++
 	}
-	var first *Failure
+	var first error
 	for _, rule := range order {
 		fd := byRule[rule]
 		small, sx, tries := fd.c, fd.x, 0
@@ -273,18 +248,14 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 				if err != nil {
 					return false
 				}
-				r, e, _ := s.judge(cand, cx, st.rule)
-				if r == "" {
-					r = st.rule.ID
-				}
-				if e != "" && r == rule {
+				if _, failed := failedBy(cx, rule); failed {
 					sx = cx
 					return true
 				}
 				return false
 			})
-			_, fd.expected, fd.actual = s.judge(small, sx, st.rule)
 		}
+		r, _ := failedBy(sx, rule)
 		details := []string{"generated case: " + fd.c.Class}
 		if from, to := len(fd.c.Body()), len(small.Body()); to < from {
 			attempts := "attempts"
@@ -294,18 +265,9 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 			details = append(details, fmt.Sprintf("shrunk from %d to %d bytes in %d %s (the request below is the smallest that still fails); the case as generated: %s",
 				from, to, tries, attempts, exchange.Quote(s.red, fd.c.Body(), 0)))
 		}
-		summary := fmt.Sprintf("%d of %d generated cases failed %s (seed %d reproduces them)", fd.n, len(st.caseX), rule, s.cfg.Seed)
-		details = append(details, summary)
-		f := s.fail(st, rule, sx, fd.expected, fd.actual, details...)
-		if first == nil {
-			first = f
-		}
-		if rule != st.rule.ID && fd.c.Kind == generate.Invalid {
-			// The case counts toward the rule of the property it breaks,
-			// and the scenario's own rule fails with it; its exchange is
-			// the evidence just given, not repeated.
-			s.fail(st, "", nil, "every generated body rejected with an Error record",
-				fmt.Sprintf("%s (the exchange is shown under %s)", summary, rule))
+		details = append(details, fmt.Sprintf("%d of %d generated cases failed %s (seed %d reproduces them)", fd.n, len(st.caseX), rule, s.cfg.Seed))
+		if err := s.judged(st, rule, sx, r.Judgement, details...); first == nil {
+			first = err
 		}
 	}
 	if first != nil {

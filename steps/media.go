@@ -70,17 +70,10 @@ func (s *Suite) thePlantIsSentAsAForm(ctx context.Context, kind string) error {
 	return nil
 }
 
+// theResponseMediaTypeIsJSON reads the answer's media type, RESPONSE-MEDIA's
+// whichever scenario asks; the one judge judges it on every answer but a
+// refusal of a valid request for a long header, which it judges at
+// HEADER-SIZE's level.
 func (s *Suite) theResponseMediaTypeIsJSON(ctx context.Context) error {
-	st, x, err := s.answered(ctx)
-	if err != nil {
-		return err
-	}
-	// The answer's media type is RESPONSE-MEDIA's, whichever scenario asks
-	// (a MEDIA-REQUEST-PARAMS scenario judges its request's acceptance);
-	// the one judge judges it on every answer but a refusal of a valid
-	// request for a long header, which it judges at HEADER-SIZE's level.
-	if j, ok := x.judgedBy(rules.ResponseMedia); ok {
-		return s.judged(st, rules.ResponseMedia, x, j)
-	}
-	return s.judged(st, rules.HeaderSize, x, x.result(rules.HeaderSize))
+	return s.ask(ctx, rules.ResponseMedia, rules.HeaderSize)
 }

@@ -36,10 +36,14 @@ func (s *Suite) theResponseStatusIs(ctx context.Context, want int) error {
 	return s.statusIs(ctx, want, false)
 }
 
-// statusIs judges the status of the scenario's last answer. A wrong status
-// is the failure of the rule the status shows (statusRule): the scenario's
-// own, unless its rule judges another aspect of the answer, or the step is
-// a setup (a create the scenario needs before the request it is about).
+// statusIs reads the one judge's judgement of the status of the
+// scenario's last answer: of each rule the answer's status shows (the
+// refusal's rules, or the rule a valid request's acceptance counts
+// toward), the first broken. A refusal the judge left unjudged because the
+// target refuses what it stored is settled here: an id the scenario fixed
+// is inconclusive; a name is sent again under one not used before, whose
+// answer the judge judges in its turn. setup: the request is a create the
+// scenario needs first, whose refusal leaves the scenario's rule unjudged.
 func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
 	st := stateOf(ctx)
 	x, err := s.response(st)
@@ -49,74 +53,56 @@ func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
 	if err := s.checkIntent(st, x, want); err != nil {
 		return err
 	}
-	if x.Status == want {
-		return nil
-	}
-	if want == http.StatusOK && x.Status == http.StatusBadRequest && st.req.fixedID && s.refusesReusedIDs(ctx) {
-		return st.skipFor(ErrInconclusive, "inconclusive: this scenario's id is fixed, the target refuses an id it has stored, "+
-			"and an earlier run may have stored this one")
-	}
 	var details []string
-	if want == http.StatusOK && x.Status == http.StatusBadRequest {
+	switch unsure := x.unsure(); {
+	case unsure == UnsureReusedID:
+		return st.skipFor(ErrInconclusive, unsure)
+	case unsure == NoteNameReused:
 		rx, err := s.resendUnderAFreshName(ctx, &st.req, x, st)
 		if err != nil {
 			return err
 		}
-		if rx != nil && rx.Err == nil && rx.Status == http.StatusOK {
+		if rx != nil {
 			st.last = rx
 			st.exchanges = append(st.exchanges, rx)
-			st.note, st.noted = NoteNameReused+": sent again under a name not used before, and accepted", ErrNameReused
-			return nil
-		}
-		if rx != nil {
+			if rx.Err == nil && rx.Status == http.StatusOK {
+				st.note, st.noted = NoteNameReused+": sent again under a name not used before, and accepted", ErrNameReused
+				return nil
+			}
 			details = append(details, fmt.Sprintf("the target refuses a name it has stored; sent again under a name not used before, it answered %s", statusOf(rx)))
+			x = rx
 		}
 	}
-	rule := statusRule(st.rule, x, want, setup)
+	r, failed := x.statusFailed()
+	if !failed {
+		return nil
+	}
 	if setup {
 		st.setupFailed = true
 		details = append(details, "this was the scenario's setup (a valid create, before the request it is about): "+
 			string(st.rule.ID)+" was not judged by this scenario")
 	}
-	f := s.fail(st, rule, x,
-		fmt.Sprintf("status %d with %s", want, statusMeaning[want]),
-		fmt.Sprintf("status %d", x.Status), details...)
-	if !setup && rule != "" && judgesAnyAnswer[st.rule.ID] {
-		// The scenario's rule judges an aspect every answer has (its
-		// media type): it goes on to judge this one.
-		return nil
+	return s.judged(st, r.Rule, x, r.Judgement, details...)
+}
+
+// statusFailed is the first of the one judge's judgements of an
+// exchange's status that failed.
+func (x *Sent) statusFailed() (judge.Result, bool) {
+	for _, r := range x.judged.Results {
+		if r.Status != 0 && !r.OK() {
+			return r, true
+		}
 	}
-	return f
+	return judge.Result{}, false
 }
 
-// statusNotOwn are the rules whose scenarios expect a status only to reach
-// the aspect they judge: the echo of an accepted create, the Error record
-// of a refusal, the media type of either. A wrong status there is the
-// failure of the rule the status shows, never theirs; an open rule never
-// fails at all.
-var statusNotOwn = map[rules.RuleID]bool{
-	rules.CreateName: true, rules.CreateTag: true, rules.CreateNoTag: true, rules.CreateNoID: true,
-	rules.ErrorRecord: true, rules.ResponseMedia: true,
-}
-
-// judgesAnyAnswer are the rules of statusNotOwn whose aspect every answer
-// has, whatever its status: their scenario judges it after a wrong status.
-var judgesAnyAnswer = map[rules.RuleID]bool{rules.ResponseMedia: true}
-
-// statusRule is the rule a wrong status fails ("": the scenario's own): a
-// setup's create, or a 200 expected where the scenario's rule judges
-// another aspect, is CREATE-200's (a valid create is accepted); a 400
-// expected there is the rule the request's refusal exercises, as the one
-// judge read it.
-func statusRule(own rules.Rule, x *Sent, want int, setup bool) rules.RuleID {
-	notOwn := setup || statusNotOwn[own.ID] || own.Level == rules.Open
-	switch {
-	case !notOwn:
-		return ""
-	case want == http.StatusOK:
-		return rules.Create200
-	case want == http.StatusBadRequest && len(x.judged.Refusal.Defects) > 0:
-		return x.judged.Refusal.Defects[0].Rule
+// unsure is why the one judge left the status of a refused valid create
+// unjudged ("": it did not): what the target stored may be why.
+func (x *Sent) unsure() string {
+	for _, u := range x.judged.Unjudged {
+		if u == UnsureReusedID || u == NoteNameReused {
+			return u
+		}
 	}
 	return ""
 }
@@ -142,7 +128,7 @@ func statusOf(x *Sent) string {
 // rest of the request is sent as it was: its other members, spelling and
 // framing, and its id (a refused request stored nothing).
 func (s *Suite) resendUnderAFreshName(ctx context.Context, r *request, x *Sent, st *state) (*Sent, error) {
-	if !x.issued || !s.requestConforms(x) || !s.refusesReusedNames(ctx) {
+	if !x.issued || !s.requestConforms(x) {
 		return nil, nil
 	}
 	body, ok := withNameSuffix(x.Body, " #"+strconv.FormatInt(st.freshID(), 36))
@@ -150,6 +136,7 @@ func (s *Suite) resendUnderAFreshName(ctx context.Context, r *request, x *Sent, 
 		return nil, nil
 	}
 	again := *r
+	again.probe = true // its name is fresh: a refusal is judged
 	again.setRaw(body)
 	again.label = strings.TrimPrefix(again.label+"; ", "; ") + "sent again under a name not used before"
 	return s.sendRequest(ctx, &again)
@@ -246,10 +233,16 @@ func (s *Suite) refusesASecond(ctx context.Context, sameID bool) bool {
 		if i == 1 && !sameID {
 			id = probe.freshID()
 		}
-		probe.req = request{}
+		probe.req = request{probe: true}
+		if i == 1 {
+			probe.req.mayRefuse = "a probe of whether the target refuses what it has stored"
+		}
 		probe.req.set("id", json.RawMessage(strconv.FormatInt(id, 10)))
 		probe.req.set("name", quote(name))
 		x, err := s.send(ctx, probe)
+		if err == nil {
+			st.keep(x) // judged with the scenario that asked
+		}
 		if err != nil || x.Err != nil || x.Status != []int{http.StatusOK, http.StatusBadRequest}[i] {
 			return false
 		}
@@ -259,11 +252,11 @@ func (s *Suite) refusesASecond(ctx context.Context, sameID bool) bool {
 
 // judged records a failure of rule when a check's judgement says the
 // answer broke it.
-func (s *Suite) judged(st *state, rule rules.RuleID, x *Sent, j judge.Judgement) error {
+func (s *Suite) judged(st *state, rule rules.RuleID, x *Sent, j judge.Judgement, details ...string) error {
 	if j.OK() {
 		return nil
 	}
-	return s.fail(st, rule, x, j.Expected, j.Actual, j.Details...)
+	return s.fail(st, rule, x, j.Expected, j.Actual, append(slices.Clone(j.Details), details...)...)
 }
 
 // answered returns the scenario's state and its last answer.
@@ -273,88 +266,53 @@ func (s *Suite) answered(ctx context.Context) (*state, *Sent, error) {
 	return st, x, err
 }
 
-// theResponseIsAPlantRecord reads the one judge's Plant record of an
-// accepted create (CREATE-200's), a failure of the scenario's own rule.
-func (s *Suite) theResponseIsAPlantRecord(ctx context.Context) error {
+// ask reads the one judge's judgement of the scenario's last answer by the
+// first of rules it judged it by: a failure of that rule when it failed,
+// nothing when it passed or when the judge judged it by none of them (then
+// the answer showed another rule's aspect, which the status step and the
+// after-hook read).
+func (s *Suite) ask(ctx context.Context, rules ...rules.RuleID) error {
 	st, x, err := s.answered(ctx)
 	if err != nil {
 		return err
 	}
-	j, ok := x.judgedBy(rules.Create200)
-	if !ok {
-		// The judge reads a Plant record in the answer to a valid create
-		// accepted only: the steps before this one said why not.
-		j = judge.Judgement{Expected: "status 200 with a Plant record", Actual: fmt.Sprintf("status %d", x.Status)}
+	for _, rule := range rules {
+		if j, ok := x.judgedBy(rule); ok {
+			return s.judged(st, rule, x, j)
+		}
 	}
-	return s.judged(st, "", x, j)
+	return nil
+}
+
+// theResponseIsAPlantRecord reads the one judge's judgement of an accepted
+// create's Plant record (CREATE-200's).
+func (s *Suite) theResponseIsAPlantRecord(ctx context.Context) error {
+	return s.ask(ctx, rules.Create200)
 }
 
 func (s *Suite) thePlantHasNoID(ctx context.Context) error {
-	st, x, err := s.answered(ctx)
-	if err != nil {
-		return err
-	}
-	// The one judge judges a Plant record for an id; another body is the
-	// document's to fail (RESPONSE-DOCUMENTED, after the steps).
-	return s.judged(st, "", x, x.result(rules.CreateNoID))
+	return s.ask(ctx, rules.CreateNoID)
 }
 
+// theResponseIsAnErrorRecord reads the one judge's judgement of a
+// refusal's Error record (ERROR-RECORD), or, for a valid request with a
+// long header, of its shape at HEADER-SIZE's level, which the judge gives
+// in its place.
 func (s *Suite) theResponseIsAnErrorRecord(ctx context.Context) error {
-	st, x, err := s.answered(ctx)
-	if err != nil {
-		return err
-	}
-	return s.judgedRecord(st, x)
+	return s.ask(ctx, rules.HeaderSize, rules.ErrorRecord)
 }
 
-// sizeNotJudged is what a probe of a request's size expects: the size is
-// the service's to limit, the answer's shape is the contract's.
-const sizeNotJudged = "200 with a Plant record, or 400 with an Error record (the size itself is not judged: a service may refuse a large request, with 400 and an Error record)"
-
-// thePlantOrAnErrorRecord judges the answer to a request that a service
-// may accept or refuse: 200 with a Plant record (which, and whose echo,
-// the after-hook judges, each a MUST), or 400 with an Error record. Any other
-// answer fails RESPONSE-DOCUMENTED; to a request whose header is long, the
-// one judge judges a refusal at HEADER-SIZE, a SHOULD (a header limit is
-// the infrastructure's in front).
+// thePlantOrAnErrorRecord reads the one judge on the answer to a request
+// that a service may accept or refuse (a size the spec sets no limit on):
+// 200 with a Plant record, or 400 with an Error record; any other answer
+// is undocumented (RESPONSE-DOCUMENTED), or, to a request whose header is
+// long, judged at HEADER-SIZE's level, a SHOULD.
 func (s *Suite) thePlantOrAnErrorRecord(ctx context.Context) error {
-	st, x, err := s.answered(ctx)
-	if err != nil {
-		return err
-	}
-	if x.Status == http.StatusOK {
-		return nil // the after-hook judges the record (RESPONSE-DOCUMENTED) and its echo
-	}
-	if x.Status != http.StatusBadRequest {
-		if j, ok := x.judgedBy(rules.HeaderSize); ok {
-			return s.judged(st, rules.HeaderSize, x, j)
-		}
-		return s.fail(st, rules.ResponseDocumented, x, sizeNotJudged, fmt.Sprintf("status %d", x.Status))
-	}
-	return s.judgedRecord(st, x)
-}
-
-// judgedRecord is the one judge's judgement of a refusal's Error record
-// (ERROR-RECORD), or, for a valid request with a long header, of its
-// shape at HEADER-SIZE's level, which the judge gives in its place.
-func (s *Suite) judgedRecord(st *state, x *Sent) error {
-	if j, ok := x.judgedBy(rules.HeaderSize); ok {
-		return s.judged(st, rules.HeaderSize, x, j)
-	}
-	j, ok := x.judgedBy(rules.ErrorRecord)
-	if !ok {
-		// The judge reads an Error record in a refusal only.
-		j = judge.Judgement{Expected: "status 400 with an Error record", Actual: fmt.Sprintf("status %d", x.Status)}
-	}
-	return s.judged(st, rules.ErrorRecord, x, j)
+	return s.ask(ctx, rules.HeaderSize, rules.ErrorRecord, rules.ResponseDocumented)
 }
 
 func (s *Suite) theResponseConformsToTheDocument(ctx context.Context) error {
-	st, x, err := s.answered(ctx)
-	if err != nil {
-		return err
-	}
-	return s.judged(st, rules.ResponseDocumented, x, x.result(rules.ResponseDocumented))
+	return s.ask(ctx, rules.ResponseDocumented)
 }
 
 func (s *Suite) theResponseArrivedInTime(ctx context.Context) error {

@@ -21,6 +21,7 @@ import (
 	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 func (s *Suite) sendSteps() []stepPattern {
@@ -33,6 +34,7 @@ func (s *Suite) sendSteps() []stepPattern {
 func (s *Suite) theClientPostsIt(ctx context.Context) error {
 	st := stateOf(ctx)
 	x, err := s.send(ctx, st)
+	st.req.setup = false // the request sent again is the one the scenario is about
 	if err != nil {
 		return err
 	}
@@ -220,7 +222,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 		// The one judge judges an exchange with no whole answer too:
 		// under RESPONSE-TIMELY, or RESPONSE-DOCUMENTED for an answer past
 		// the read bound or one HTTP cannot frame (judge.Answered).
-		x.judged = judge.Judge(s.validator, &x.Exchange, s.bounds(), s.redact)
+		x.judged = judge.Judge(s.validator, &x.Exchange, s.sender(ctx, r, cred), s.redact)
 		s.scrub(x)
 		// A body past the read bound counts as no answer too: a target
 		// that streams endlessly would otherwise cost a megabyte a scenario.
@@ -235,7 +237,14 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	// The one judge (package judge) judges the exchange, as the proxy
 	// judges its clients' exchanges; the steps and the after-hooks read its
 	// outcome.
-	x.judged = judge.Judge(s.validator, &x.Exchange, s.bounds(), s.redact)
+	in := s.sender(ctx, r, cred)
+	x.judged = judge.Judge(s.validator, &x.Exchange, in, s.redact)
+	if why := s.mayBeStored(ctx, r, x); why != "" {
+		// What the target refuses is now known: the one judge judges the
+		// exchange again knowing it.
+		in.Unsure = why
+		x.judged = judge.Judge(s.validator, &x.Exchange, in, s.redact)
+	}
 	x.Violations = x.judged.ResponseViolations
 	s.scrub(x)
 	return x, nil
@@ -243,9 +252,66 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 
 // bounds are the limits the suite puts on an answer, which the judge names
 // when none came whole.
-func (s *Suite) bounds() judge.Bounds {
-	return judge.Bounds{Timeout: s.timeout, MaxBody: s.cfg.MaxBody}
+func (s *Suite) bounds() judge.Sender {
+	return judge.Sender{Timeout: s.timeout, MaxBody: s.cfg.MaxBody}
 }
+
+// sender is what the suite knows of a request it sends, for the one
+// judge: its bounds, and its intent, read from the scenario's rule and how
+// the request was built (package judge decides every rule from it).
+func (s *Suite) sender(ctx context.Context, r *request, cred credential) judge.Sender {
+	b := s.bounds()
+	rule := stateOf(ctx).rule
+	b.Intent = judge.Intent{Issued: cred.issued, MayRefuse: r.mayRefuse, Case: r.caseOf}
+	switch {
+	case r.setup || r.probe:
+	case acceptedUnder[rule.ID] || rule.Level == rules.Open:
+		b.Accept = rule.ID
+	}
+	if r.caseOf != "" && r.caseOf != rules.GenInvalid {
+		b.Accept = r.caseOf
+	}
+	if !cred.issued && rules.Expects(rule.ID) == http.StatusBadRequest {
+		b.Refuse = rule.ID
+	}
+	return b
+}
+
+// acceptedUnder are the rules whose aspect is the acceptance of a valid
+// request (a refusal fails them): any other scenario's valid create is
+// CREATE-200's to accept.
+var acceptedUnder = map[rules.RuleID]bool{
+	rules.Create200: true, rules.BodyIDRange: true, rules.BodyNameAny: true, rules.BodyTagAny: true,
+	rules.BodyExtraFields: true, rules.GenValid: true, rules.GenBoundary: true,
+	rules.MediaRequestParams: true, rules.AuthSchemeCase: true,
+}
+
+// mayBeStored says why the refusal of a valid create may be due to what
+// was sent before ("" when not): the target refuses an id it has stored and
+// the request's id is fixed, or it refuses a name it has stored. It asks
+// the target (once per run) only when a valid create with the issued token
+// was refused.
+func (s *Suite) mayBeStored(ctx context.Context, r *request, x *Sent) string {
+	if r.probe || x.Status != http.StatusBadRequest || !x.issued || !x.judged.Valid {
+		return ""
+	}
+	if !slices.ContainsFunc(x.judged.Results, func(res judge.Result) bool { return res.Status == http.StatusOK && !res.OK() }) {
+		return ""
+	}
+	switch {
+	case r.fixedID && s.refusesReusedIDs(ctx):
+		return UnsureReusedID
+	case s.refusesReusedNames(ctx):
+		return NoteNameReused
+	}
+	return ""
+}
+
+// UnsureReusedID is why a refusal of a valid create whose id the scenario
+// fixed is not judged: the target refuses an id it has stored, and an
+// earlier run may have stored this one.
+const UnsureReusedID = "inconclusive: this scenario's id is fixed, the target refuses an id it has stored, " +
+	"and an earlier run may have stored this one"
 
 func sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {

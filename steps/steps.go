@@ -270,6 +270,15 @@ type request struct {
 	raw     []byte            // when rawSet, the body sent instead of fields
 	rawSet  bool
 	fixedID bool // id set by the scenario, not drawn fresh: may be reused
+	// setup: the request is a create the scenario needs before the one it
+	// is about (its refusal is CREATE-200's); probe: one the suite sends
+	// to learn what the target refuses (never judged as unsure);
+	// mayRefuse: why a refusal of it is the service's right ("": none);
+	// caseOf: the generated rule it is a case of ("": none).
+	setup     bool
+	probe     bool
+	mayRefuse string
+	caseOf    rules.RuleID
 
 	// cred is the request's credential; nil: the user's bearer token.
 	cred        *credential
@@ -346,6 +355,18 @@ type state struct {
 	started time.Time
 	// setupFailed: a setup step's create was not accepted.
 	setupFailed bool
+	// probes are the exchanges the suite sent to learn what the target
+	// refuses, while this scenario asked (possibly from several of its
+	// requests at once): judged with the scenario's.
+	mu     sync.Mutex
+	probes []*Sent
+}
+
+// keep keeps an exchange of a probe with the scenario's.
+func (st *state) keep(x *Sent) {
+	st.mu.Lock()
+	st.probes = append(st.probes, x)
+	st.mu.Unlock()
 }
 
 type stateKey struct{}
@@ -465,11 +486,12 @@ func ruleOf(sc *godog.Scenario) rules.Rule {
 
 func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (context.Context, error) {
 	st := stateOf(ctx)
-	var hookErr error
-	if f := s.echoFailures(st); f != nil {
-		hookErr = f
+	st.exchanges = append(st.exchanges, st.probes...)
+	if s.without[WithoutMustEcho] {
+		s.echoUnderOwnRule(st)
 	}
-	if f := s.documentFailure(st); f != nil && hookErr == nil {
+	var hookErr error
+	if f := s.unreported(st); f != nil {
 		hookErr = f
 	}
 	res := Result{
@@ -511,15 +533,16 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 }
 
 // judgedOwnRule reports whether a scenario judged its own rule: see
-// Result.Judged. err is the steps' error, before the checks after them.
-func judgedOwnRule(res Result, err error, st *state) bool {
+// Result.Judged. The one judge judged it when one of the scenario's
+// exchanges has a judgement by it.
+func judgedOwnRule(res Result, _ error, st *state) bool {
 	if res.Outcome != Passed && res.Outcome != Failed {
 		return false
 	}
-	if slices.ContainsFunc(st.failures, func(f *Failure) bool { return f.Rule.ID == st.rule.ID }) {
-		return true
-	}
-	return err == nil && slices.ContainsFunc(st.exchanges, func(x *Sent) bool { return x.Err == nil && x.Status != 0 })
+	return slices.ContainsFunc(st.exchanges, func(x *Sent) bool {
+		_, ok := x.judgedBy(st.rule.ID)
+		return ok
+	})
 }
 
 // exercises names the rules a request exercises, as the proxy reads its
@@ -530,20 +553,50 @@ func (s *Suite) exercises(x *Sent) []rules.RuleID {
 	return judge.Exercises(judge.Request{Header: x.Header, Body: x.Body, Valid: valid, Issued: s.cfg.Token})
 }
 
-// documentFailure reports every exchange whose response departs from the
-// document, once per scenario, under RESPONSE-DOCUMENTED.
-func (s *Suite) documentFailure(st *state) *Failure {
+// unreported lays every failed judgement of the scenario's exchanges
+// that no step reported, the first of each rule, with how many of the
+// scenario's exchanges broke it: a scenario shows every rule the one judge
+// found broken in its answers, whichever step ran. It returns the first.
+func (s *Suite) unreported(st *state) *Failure {
+	laid := map[rules.RuleID]bool{}
 	for _, f := range st.failures {
-		if f.Rule.ID == rules.ResponseDocumented {
-			return nil
-		}
+		laid[f.Rule.ID] = true
 	}
+	type found struct {
+		x *Sent
+		r judge.Result
+		n int
+	}
+	var order []rules.RuleID
+	byRule := map[rules.RuleID]*found{}
 	for _, x := range st.exchanges {
-		if j := x.result(rules.ResponseDocumented); !j.OK() {
-			return s.fail(st, rules.ResponseDocumented, x, j.Expected, j.Actual, j.Details...)
+		for _, r := range x.judged.Results {
+			if r.OK() || laid[r.Rule] {
+				continue
+			}
+			if byRule[r.Rule] == nil {
+				byRule[r.Rule] = &found{x: x, r: r}
+				order = append(order, r.Rule)
+			}
+			byRule[r.Rule].n++
 		}
 	}
-	return nil
+	var first *Failure
+	for _, id := range order {
+		fd := byRule[id]
+		details := slices.Clone(fd.r.Details)
+		if fd.x.Label != "" {
+			details = append(details, "request: "+fd.x.Label)
+		}
+		if fd.n > 1 {
+			details = append(details, fmt.Sprintf("%d of the %d exchanges of this scenario broke %s", fd.n, len(st.exchanges), id))
+		}
+		f := s.fail(st, id, fd.x, fd.r.Expected, fd.r.Actual, details...)
+		if first == nil {
+			first = f
+		}
+	}
+	return first
 }
 
 // fail records a failure of a rule (the scenario's own when rule is "") and

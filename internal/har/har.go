@@ -40,6 +40,10 @@ const Version = "1.2"
 // body the features send but those probes is written whole.
 const MaxBody = 64 << 10
 
+// NoAnswer begins the comment of an exchange that got no answer the
+// recording client could read, before the client's error.
+const NoAnswer = "no answer: "
+
 // CutComment begins the comment of a body written cut.
 const CutComment = "plantcheck: body cut"
 

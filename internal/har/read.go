@@ -169,7 +169,7 @@ func (e Entry) Exchange() (Record, error) {
 	if err != nil || !u.IsAbs() {
 		return x, errors.New("its request URL is not an absolute URL")
 	}
-	x.URL = u.String()
+	x.URL, x.Comment = u.String(), e.Comment
 	x.Started, _ = time.Parse(time.RFC3339Nano, e.StartedDateTime)
 	if e.Time > 0 {
 		x.Duration = time.Duration(e.Time * float64(time.Millisecond))

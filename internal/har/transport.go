@@ -73,7 +73,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if err != nil {
 		x.Duration = time.Since(x.Started)
-		x.Comment = "no answer: " + err.Error()
+		x.Comment = NoAnswer + err.Error()
 		t.add(x)
 		return resp, err
 	}

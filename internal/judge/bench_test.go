@@ -53,14 +53,14 @@ func BenchmarkJudgeSize(b *testing.B) {
 			Header: http.Header{"Authorization": {"Bearer tok"}, "Content-Type": {"application/json"}}, Body: body,
 			Status: http.StatusOK, RespHeader: http.Header{"Content-Type": {"application/json"}}, RespBody: resp,
 		}
-		if o := Judge(v, x, Bounds{}, nil); !o.Valid || len(o.ResponseViolations) > 0 || len(o.Unjudged) > 0 {
+		if o := Judge(v, x, Sender{}, nil); !o.Valid || len(o.ResponseViolations) > 0 || len(o.Unjudged) > 0 {
 			b.Fatalf("%s: %+v", tc.name, o)
 		}
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body) + len(resp)))
 			for b.Loop() {
-				runtime.KeepAlive(Judge(v, x, Bounds{}, nil))
+				runtime.KeepAlive(Judge(v, x, Sender{}, nil))
 			}
 		})
 	}

@@ -20,12 +20,46 @@ const (
 	OpPath   = "/plants"
 )
 
-// Bounds are the limits a driver put on an answer, which the judgement of
-// an exchange with no whole answer names (Answered): the time limit, and
-// the bound of a body read. The proxy's exchanges always have an answer.
-type Bounds struct {
+// Sender is what the driver that sent a request knows of it that its
+// traffic cannot show: the limits it put on the answer, which the
+// judgement of an exchange with no whole answer names (Answered), and its
+// intent. The proxy and a recording know none of it (the zero Sender):
+// their exchanges are judged by what traffic shows alone.
+type Sender struct {
 	Timeout time.Duration
 	MaxBody int64
+	Intent
+}
+
+// Intent is what `plantcheck run` meant a request to be, which decides the
+// rules traffic alone cannot show (NotFromTraffic): whether its credential
+// is the one the service issued, and the rule its acceptance or refusal
+// counts toward. The judge decides those rules from it as it decides every
+// other: one judgement, whichever driver sent the request.
+type Intent struct {
+	// Issued: the request carries the credential the service issued, in
+	// the bearer scheme (any letter case).
+	Issued bool
+	// Accept is the rule a refusal of the request counts toward when the
+	// document accepts it and the credential is the issued one ("":
+	// CREATE-200). An open rule's judgement never fails.
+	Accept rules.RuleID
+	// Refuse is the rule an acceptance counts toward when the document
+	// accepts the request but its credential is not the issued one
+	// (AUTH-UNKNOWN, AUTH-NEAR-MISS): it is due a refusal all the same.
+	Refuse rules.RuleID
+	// Case is a further rule the request is a case of, whose judgement is
+	// the same as the refusal rules' (GEN-INVALID: a generated body that
+	// breaks the document is refused).
+	Case rules.RuleID
+	// MayRefuse says why a refusal of this valid request is the service's
+	// right (a size the spec sets no limit on): its status is not judged.
+	MayRefuse string
+	// Unsure says why a refusal of this valid request may be due to what
+	// was sent before (an id or a name the service stored, whose
+	// uniqueness the spec leaves open): its status is not judged, and
+	// Unjudged says why.
+	Unsure string
 }
 
 // Result is one rule's judgement of one exchange.
@@ -83,7 +117,7 @@ func Conforms(v *spec.Validator, h http.Header, body []byte) bool {
 // exchange in, results per rule out: it reads x, never changes it; a body
 // that is not whole (BodyIncomplete, RespIncomplete) is not judged.
 // redact (nil: none) hides secrets in what the judgements quote.
-func Judge(v *spec.Validator, x *exchange.Exchange, b Bounds, redact func(string) string) Outcome {
+func Judge(v *spec.Validator, x *exchange.Exchange, b Sender, redact func(string) string) Outcome {
 	e := &exam{Exchange: x, redact: redact, respWhole: x.RespIncomplete == ""}
 	o := &e.out
 	if x.BodyIncomplete != "" {
@@ -111,12 +145,22 @@ func Judge(v *spec.Validator, x *exchange.Exchange, b Bounds, redact func(string
 		}
 	}
 	o.Refusal = Classify(x.Header, e.body, e.known, e.valid, why)
-	for _, d := range o.Refusal.Defects {
-		j := Judgement{Expected: "status 400 with an Error record (" + d.What + ")"}
+	refusal := func(rule rules.RuleID, what string) {
+		j := Judgement{Expected: "status 400 with an Error record (" + what + ")", Status: http.StatusBadRequest}
 		if x.Status != http.StatusBadRequest {
 			j.Actual = fmt.Sprintf("status %d", x.Status)
 		}
-		o.Results = append(o.Results, Result{d.Rule, j})
+		o.Results = append(o.Results, Result{rule, j})
+	}
+	for _, d := range o.Refusal.Defects {
+		refusal(d.Rule, d.What)
+	}
+	in := b.Intent
+	if in.Case != "" && e.known && !e.valid && !slices.ContainsFunc(o.Refusal.Defects, func(d Defect) bool { return d.Rule == in.Case }) {
+		refusal(in.Case, "a generated case the document refuses")
+	}
+	if in.Refuse != "" && e.known && e.valid && !in.Issued {
+		refusal(in.Refuse, "a credential the service did not issue")
 	}
 
 	// No whole answer came (x.Err): that alone is judged, under the rule
@@ -143,38 +187,57 @@ func Judge(v *spec.Validator, x *exchange.Exchange, b Bounds, redact func(string
 			e.readEcho()
 		}
 	}
-	for _, c := range checks {
-		if j, ok := c.judge(e); ok {
-			o.Results = append(o.Results, Result{c.rule, j})
+	for _, r := range Rules {
+		if r.check == nil {
+			continue
+		}
+		if j, ok := r.check(e); ok {
+			o.Results = append(o.Results, Result{r.ID, j})
 		}
 	}
+	e.judgeAcceptance(in)
 	return *o
 }
 
-// A check judges an exchange by one rule: its judgement, and whether the
-// exchange shows that rule at all (false: no result).
-type ruleCheck struct {
-	rule  rules.RuleID
-	judge func(e *exam) (Judgement, bool)
-}
-
-// checks are the judge's checks of an answer, each by its rule, in the
-// order their results are given. A new rule that traffic shows is one
-// function added here (and its rule in FromTraffic). A rule traffic shows
-// only in part (CREATE-200: the record of an accepted create, never why a
-// valid create was refused) is judged here too, for the steps to read;
-// the proxy, which cannot judge the rest, leaves it not judged
-// (NotFromTraffic).
-var checks = []ruleCheck{
-	{rules.ResponseMedia, responseMedia},
-	{rules.ResponseDocumented, responseDocumented},
-	{rules.HeaderSize, headerSize},
-	{rules.ErrorRecord, errorRecord},
-	{rules.Create200, plantRecord},
-	{rules.CreateNoID, noID},
-	{rules.CreateName, echoOf(rules.CreateName)},
-	{rules.CreateTag, echoOf(rules.CreateTag)},
-	{rules.CreateNoTag, echoOf(rules.CreateNoTag)},
+// judgeAcceptance judges the status of a request the document accepts,
+// sent with the issued credential, under the rule its intent names: such
+// a request is answered 200 (Endpoints, rule 1). An accepted create's
+// record is CREATE-200's, judged by the checks; a refusal is the intent's
+// rule's failure, unless a refusal is the service's right (MayRefuse), may
+// be due to what was sent before (Unsure), or is the infrastructure's (a
+// long header, HEADER-SIZE's alone).
+func (e *exam) judgeAcceptance(in Intent) {
+	if !e.respWhole {
+		return
+	}
+	rule := in.Accept
+	if r, ok := rules.Lookup(rule); ok && r.Level == rules.Open {
+		// What the spec leaves open is noted, never failed.
+		e.out.Results = append(e.out.Results, Result{rule, Judgement{Expected: "an answer, noted (the spec leaves it open)"}})
+		return
+	}
+	if !in.Issued || !e.known || !e.valid || LongHeader(e.Header) != "" {
+		return
+	}
+	if rule == "" {
+		rule = rules.Create200
+	}
+	j := Judgement{Expected: "status 200 with a Plant record", Status: http.StatusOK}
+	if e.Status == http.StatusOK {
+		if rule != rules.Create200 { // CREATE-200's is the record's check
+			e.out.Results = append(e.out.Results, Result{rule, j})
+		}
+		return
+	}
+	switch {
+	case in.MayRefuse != "":
+		return
+	case in.Unsure != "" && e.Status == http.StatusBadRequest:
+		e.out.Unjudged = append(e.out.Unjudged, in.Unsure)
+		return
+	}
+	j.Actual = fmt.Sprintf("status %d", e.Status)
+	e.out.Results = append(e.out.Results, Result{rule, j})
 }
 
 // exam is one exchange under judgement, with what the checks share: the
@@ -228,6 +291,12 @@ func (e *exam) readEcho() {
 
 func responseMedia(e *exam) (Judgement, bool) {
 	return MediaTypeJSON(e.RespHeader.Values("Content-Type"), e.redact), !e.infra
+}
+
+// responseTimely: a whole answer came within the sender's limits (one that
+// did not is judged by Answered).
+func responseTimely(e *exam) (Judgement, bool) {
+	return Judgement{Expected: "a complete HTTP response within the time limit"}, e.respWhole
 }
 
 func responseDocumented(e *exam) (Judgement, bool) {

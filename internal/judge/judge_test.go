@@ -44,7 +44,7 @@ func TestJudge(t *testing.T) {
 			if tc.respNotWhole {
 				x.RespIncomplete = "cut"
 			}
-			o := Judge(v, x, Bounds{}, nil)
+			o := Judge(v, x, Sender{}, nil)
 			got := map[rules.RuleID]bool{}
 			for _, r := range o.Results {
 				got[r.Rule] = r.OK()
@@ -106,7 +106,7 @@ func TestCreate200(t *testing.T) {
 				x.RespIncomplete = "response body not read to its end"
 			}
 			var got *Result
-			for _, r := range Judge(v, x, Bounds{}, nil).Results {
+			for _, r := range Judge(v, x, Sender{}, nil).Results {
 				if r.Rule == rules.Create200 {
 					got = &r
 				}
@@ -167,7 +167,7 @@ func TestHeaderSize(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := Judge(v, &exchange.Exchange{Header: tc.h, Body: []byte(tc.req), Status: tc.status,
-				RespHeader: http.Header{"Content-Type": {tc.ct}}, RespBody: []byte(tc.resp)}, Bounds{}, nil)
+				RespHeader: http.Header{"Content-Type": {tc.ct}}, RespBody: []byte(tc.resp)}, Sender{}, nil)
 			got := map[rules.RuleID]bool{}
 			for _, r := range o.Results {
 				got[r.Rule] = r.OK()
@@ -209,7 +209,7 @@ func TestRepeatedSingletons(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			judge := func(h http.Header) map[rules.RuleID]bool {
 				o := Judge(v, &exchange.Exchange{Header: good, Body: []byte(`{"id":1,"name":"Fern"}`), Status: 200,
-					RespHeader: h, RespBody: []byte(`{"name":"Fern"}`)}, Bounds{}, nil)
+					RespHeader: h, RespBody: []byte(`{"name":"Fern"}`)}, Sender{}, nil)
 				got := map[rules.RuleID]bool{}
 				for _, r := range o.Results {
 					got[r.Rule] = r.OK()

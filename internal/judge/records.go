@@ -24,6 +24,9 @@ import (
 type Judgement struct {
 	Expected, Actual string
 	Details          []string
+	// Status is the status the judgement calls for, when it judges the
+	// status of an answer (0 when it judges another aspect).
+	Status int
 }
 
 // OK reports whether the answer kept the rule.

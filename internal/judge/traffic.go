@@ -2,42 +2,88 @@ package judge
 
 import "github.com/plantcheck/plantcheck/spec/rules"
 
-// FromTraffic are the rules that traffic alone can show, which the proxy
-// judges: a new rule goes here or into NotFromTraffic, with the reason
-// (TestCatalogCovered holds every rule of the catalog to exactly one).
-var FromTraffic = []rules.RuleID{
-	rules.ResponseDocumented, rules.ResponseMedia, rules.ErrorRecord,
-	rules.CreateName, rules.CreateTag, rules.CreateNoTag, rules.CreateNoID,
-	rules.AuthMissing, rules.AuthScheme, rules.AuthEmpty,
-	rules.MediaRequest,
-	rules.BodyJSON, rules.BodyObject, rules.BodyIDRequired, rules.BodyIDInteger, rules.BodyIDInt64,
-	rules.BodyNameRequired, rules.BodyNameString, rules.BodyTagString,
-	rules.GenInvalid, rules.HeaderSize,
+// A Rule is one rule of the catalog as the judge judges it, declared once:
+// its ID; its check of an answer, of one signature (nil: the judge reads
+// the rule from the request, as the classifier names what a refusal is due
+// under, or from the sender's Intent); and, when traffic alone cannot show
+// it, why not (the proxy and `plantcheck judge` then leave it not judged,
+// with that reason). A new rule is one row here, beside its catalog row,
+// its scenario and its mutant.
+type Rule struct {
+	ID    rules.RuleID
+	check func(e *exam) (Judgement, bool)
+	// NotFromTraffic says why traffic cannot show the rule ("": it can).
+	// A rule with a check and a reason is shown in part (CREATE-200: the
+	// record of an accepted create, never why a valid create was refused).
+	NotFromTraffic string
 }
 
 // The reasons a rule cannot be judged from traffic.
 const (
-	whyTokens  = "the proxy does not know which tokens the service issued"
-	whyRefusal = "a refusal of a valid request may be for a token the service did not issue, or an id it already stores (which the spec leaves open): traffic cannot tell them from a wrongful refusal"
-	whyOpen    = "the spec leaves it open: noted by `plantcheck run`, never failed"
+	whyTokens   = "the proxy does not know which tokens the service issued"
+	whyRefusal  = "a refusal of a valid request may be for a token the service did not issue, or an id it already stores (which the spec leaves open): traffic cannot tell them from a wrongful refusal"
+	whyOpen     = "the spec leaves it open: noted by `plantcheck run`, never failed"
+	whyGenValid = "it judges bodies the suite generates; the clients' accepted bodies are judged under CREATE-NAME, CREATE-TAG and CREATE-NO-TAG"
 )
 
-// NotFromTraffic are the rules traffic cannot show, each with the reason
-// the proxy gives for leaving it not judged.
-var NotFromTraffic = map[rules.RuleID]string{
-	rules.Create200:          whyRefusal,
-	rules.BodyIDRange:        whyRefusal,
-	rules.BodyNameAny:        whyRefusal,
-	rules.BodyTagAny:         whyRefusal,
-	rules.BodyExtraFields:    whyRefusal,
-	rules.MediaRequestParams: whyRefusal,
-	rules.GenValid:           "it judges bodies the suite generates; the clients' accepted bodies are judged under CREATE-NAME, CREATE-TAG and CREATE-NO-TAG",
-	rules.GenBoundary:        "it judges bodies the suite generates; the clients' accepted bodies are judged under CREATE-NAME, CREATE-TAG and CREATE-NO-TAG",
-	rules.AuthNearMiss:       whyTokens,
-	rules.AuthUnknown:        whyTokens,
-	rules.AuthSchemeCase:     whyTokens,
-	rules.ResponseTimely:     "a time limit is the suite's to set; an upstream that does not answer within --timeout gets the proxy's own 502, counted apart and never as the service's",
-	rules.OpenReusedID:       whyOpen,
-	rules.OpenJSONReader:     whyOpen,
-	rules.OpenIntegralID:     whyOpen,
+// Rules are every rule of the catalog, each once, in the order the
+// judge gives its checks' results (TestRulesCoverTheCatalog holds them to
+// the catalog).
+var Rules = []Rule{
+	{ID: rules.ResponseMedia, check: responseMedia},
+	{ID: rules.ResponseDocumented, check: responseDocumented},
+	{ID: rules.ResponseTimely, check: responseTimely, NotFromTraffic: "a time limit is the suite's to set; an upstream that does not answer within --timeout gets the proxy's own 502, counted apart and never as the service's"},
+	{ID: rules.HeaderSize, check: headerSize},
+	{ID: rules.ErrorRecord, check: errorRecord},
+	{ID: rules.Create200, check: plantRecord, NotFromTraffic: whyRefusal},
+	{ID: rules.CreateNoID, check: noID},
+	{ID: rules.CreateName, check: echoOf(rules.CreateName)},
+	{ID: rules.CreateTag, check: echoOf(rules.CreateTag)},
+	{ID: rules.CreateNoTag, check: echoOf(rules.CreateNoTag)},
+
+	// Read from the request (Classify): the rule a refusal is due under.
+	{ID: rules.AuthMissing},
+	{ID: rules.AuthScheme},
+	{ID: rules.AuthEmpty},
+	{ID: rules.MediaRequest},
+	{ID: rules.BodyJSON},
+	{ID: rules.BodyObject},
+	{ID: rules.BodyIDRequired},
+	{ID: rules.BodyIDInteger},
+	{ID: rules.BodyIDInt64},
+	{ID: rules.BodyNameRequired},
+	{ID: rules.BodyNameString},
+	{ID: rules.BodyTagString},
+
+	// Read from the sender's Intent, which only `plantcheck run` knows.
+	{ID: rules.GenInvalid, NotFromTraffic: "it judges bodies the suite generates; the clients' refused bodies are judged under the rule of what they break"},
+	{ID: rules.BodyIDRange, NotFromTraffic: whyRefusal},
+	{ID: rules.BodyNameAny, NotFromTraffic: whyRefusal},
+	{ID: rules.BodyTagAny, NotFromTraffic: whyRefusal},
+	{ID: rules.BodyExtraFields, NotFromTraffic: whyRefusal},
+	{ID: rules.MediaRequestParams, NotFromTraffic: whyRefusal},
+	{ID: rules.GenValid, NotFromTraffic: whyGenValid},
+	{ID: rules.GenBoundary, NotFromTraffic: whyGenValid},
+	{ID: rules.AuthNearMiss, NotFromTraffic: whyTokens},
+	{ID: rules.AuthUnknown, NotFromTraffic: whyTokens},
+	{ID: rules.AuthSchemeCase, NotFromTraffic: whyTokens},
+	{ID: rules.OpenReusedID, NotFromTraffic: whyOpen},
+	{ID: rules.OpenJSONReader, NotFromTraffic: whyOpen},
+	{ID: rules.OpenIntegralID, NotFromTraffic: whyOpen},
 }
+
+// FromTraffic are the rules that traffic alone can show, which the proxy
+// judges; NotFromTraffic the others, each with the reason the proxy gives
+// for leaving it not judged. Both are read from Rules.
+var FromTraffic, NotFromTraffic = func() ([]rules.RuleID, map[rules.RuleID]string) {
+	var from []rules.RuleID
+	not := map[rules.RuleID]string{}
+	for _, r := range Rules {
+		if r.NotFromTraffic == "" {
+			from = append(from, r.ID)
+		} else {
+			not[r.ID] = r.NotFromTraffic
+		}
+	}
+	return from, not
+}()

@@ -1,49 +1,47 @@
 package judge
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-// TestCatalogCovered: every rule of the catalog is either judged from
-// traffic or listed with the reason it cannot be, not both.
-func TestCatalogCovered(t *testing.T) {
-	for _, r := range rules.Catalog {
-		judged := slices.Contains(FromTraffic, r.ID)
-		_, why := NotFromTraffic[r.ID]
-		if judged == why {
-			t.Errorf("%s: judged %v, reason given %v; want exactly one", r.ID, judged, why)
+// TestRulesCoverTheCatalog: every rule of the catalog is one row of the
+// judge's Rules, and no row names a rule the catalog lacks, so that a step
+// reading a rule's result reads the one judgement of it.
+func TestRulesCoverTheCatalog(t *testing.T) {
+	t.Parallel()
+	rows := map[rules.RuleID]int{}
+	for _, r := range Rules {
+		rows[r.ID]++
+		if _, ok := rules.Lookup(r.ID); !ok {
+			t.Errorf("%s is a rule of the judge but not of the catalog", r.ID)
 		}
 	}
-	for _, id := range FromTraffic {
-		if _, ok := rules.Lookup(id); !ok {
-			t.Errorf("%s is judged but not in the catalog", id)
+	for _, r := range rules.Catalog {
+		if rows[r.ID] != 1 {
+			t.Errorf("%s: %d rows in the judge's Rules, want 1", r.ID, rows[r.ID])
 		}
 	}
 }
 
-// TestChecksNameTheirRules: each check of the judge's list names one rule
-// of the catalog, no rule twice, so that a step reading a rule's result
-// reads the one judgement of it. A rule traffic shows only in part is
-// listed apart (partly), since the proxy leaves it not judged.
-func TestChecksNameTheirRules(t *testing.T) {
-	partly := []rules.RuleID{rules.Create200}
-	seen := map[rules.RuleID]bool{}
-	for _, c := range checks {
-		if _, ok := rules.Lookup(c.rule); !ok {
-			t.Errorf("the check of %s judges a rule the catalog lacks", c.rule)
+// TestFromTraffic: a rule is judged from traffic or given the reason it
+// cannot be, never both; the rules read from the request or the answer
+// alone are judged from traffic.
+func TestFromTraffic(t *testing.T) {
+	t.Parallel()
+	for _, id := range []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented, rules.ErrorRecord, rules.CreateName,
+		rules.AuthMissing, rules.BodyIDInt64, rules.MediaRequest, rules.HeaderSize} {
+		if _, not := NotFromTraffic[id]; not {
+			t.Errorf("%s: not from traffic, want from traffic", id)
 		}
-		if full, part := slices.Contains(FromTraffic, c.rule), slices.Contains(partly, c.rule); full == part {
-			t.Errorf("the check of %s: judged from traffic %v, in part %v; want exactly one", c.rule, full, part)
+	}
+	for _, id := range []rules.RuleID{rules.Create200, rules.AuthUnknown, rules.GenInvalid, rules.OpenReusedID, rules.ResponseTimely} {
+		if NotFromTraffic[id] == "" {
+			t.Errorf("%s: from traffic, want a reason it is not", id)
 		}
-		if seen[c.rule] {
-			t.Errorf("%s is judged by two checks", c.rule)
-		}
-		seen[c.rule] = true
-		if c.judge == nil {
-			t.Errorf("the check of %s has no function", c.rule)
-		}
+	}
+	if got, want := len(FromTraffic)+len(NotFromTraffic), len(rules.Catalog); got != want {
+		t.Errorf("%d rules judged or given a reason, want %d", got, want)
 	}
 }

@@ -47,7 +47,7 @@ func (x *flight) exchange() exchange.Exchange {
 		Method: x.method, Target: x.target, URL: x.to.Scheme + "://" + x.to.Host + x.to.RequestURI(),
 		Header: x.header, Body: x.reqBody.body, BodyTotal: x.reqBody.total, BodyIncomplete: x.reqBody.why, Chunked: x.chunked,
 		Status: x.status, RespHeader: x.respHeader, RespBody: x.respBody.body, RespTotal: x.respBody.total, RespIncomplete: x.respBody.why,
-		Duration: x.duration,
+		Duration: x.duration, Err: x.err,
 	}
 }
 

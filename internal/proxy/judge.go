@@ -42,7 +42,7 @@ func failedIn(o *judge.Outcome, rule rules.RuleID) (judge.Judgement, bool) {
 // judged again with it.
 func (h *Handler) judge(x *flight, redact func(string) string) *judge.Outcome {
 	e := x.exchange()
-	o := judge.Judge(h.validator, &e, judge.Bounds{}, redact)
+	o := judge.Judge(h.validator, &e, judge.Sender{}, redact)
 	// A rule traffic shows only in part (CREATE-200: the record of an
 	// accepted create, never why a valid create was refused) is the
 	// suite's to judge: here it stays not judged, never passed.

@@ -330,6 +330,7 @@ type flight struct {
 	respHeader http.Header
 	respBody   snapshot
 	duration   time.Duration
+	err        error // no whole answer came (a recorded exchange only)
 
 	// While it is forwarded: when it came, went upstream, had the
 	// upstream's header and gave the client its header (for the latency

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/har"
+	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
@@ -110,12 +111,17 @@ func (r *Recording) Judge(rec har.Record) Seen {
 		sum.Own = rec.RespHeader.Get(MarkerHeader)
 		h.tally.own(sum.Own)
 		return sum
-	case rec.Status < 100:
+	case rec.Status < 100 && !unframed(rec.Comment):
 		h.tally.gone()
 		sum.Unjudged = whyNoAnswer
 		return sum
 	}
 	x := &flight{method: rec.Method, target: target, to: to, status: rec.Status, duration: rec.Duration, h: h}
+	if rec.Status < 100 {
+		// An answer HTTP cannot frame, which the recording's client
+		// refused to read (`run --har` says so): judged as run judged it.
+		x.err = errors.New(strings.TrimPrefix(rec.Comment, har.NoAnswer))
+	}
 	x.header = rec.Header.Clone()
 	x.header.Del("Host") // net/http's server keeps it apart, as the proxy's judge reads it
 	dropHopByHop(x.header)
@@ -146,6 +152,17 @@ func (r *Recording) Judge(rec har.Record) Seen {
 	o.Unjudged = append(o.Unjudged, why...)
 	h.record(x, o, &sum)
 	return sum
+}
+
+// unframed reports whether a recording's comment on an exchange says its
+// answer could not be framed (judge.BrokenFraming): an answer, and the
+// service's, though no status was read.
+func unframed(comment string) bool {
+	if !strings.HasPrefix(comment, har.NoAnswer) {
+		return false
+	}
+	_, broken := judge.BrokenFraming(errors.New(comment))
+	return broken
 }
 
 // snapshot bounds a recorded body as the proxy bounds a live one.

@@ -149,16 +149,27 @@ func (r *Report) finish() {
 		case steps.Skipped:
 			r.Counts.Skipped++
 		}
+		// Every rule's outcome is the one judge's judgements of every
+		// exchange of the run, counted as the proxy and `plantcheck judge`
+		// count theirs: one answer, one verdict per rule, whichever driver
+		// saw it.
+		for _, x := range s.Exchanges {
+			for _, res := range x.Results() {
+				if res.OK() {
+					t.Judged(res.Rule, 1, 1)
+					continue
+				}
+				t.Judged(res.Rule, 1, 0)
+				t.Failed(res.Rule, 1)
+			}
+		}
 		id := s.Rule.ID
 		if !t.Has(id) {
 			continue
 		}
 		t.Scenario(id)
 		switch {
-		case s.Judged && s.Outcome == steps.Passed:
-			t.Judged(id, 1, 1)
 		case s.Judged:
-			t.Judged(id, 1, 0)
 		case s.Outcome == steps.Errored:
 			t.Errored(id)
 			t.Unjudged(id, "error")
@@ -173,28 +184,18 @@ func (r *Report) finish() {
 		case !answeredAll(s):
 			t.Unjudged(id, "no answer")
 		default:
-			t.Unjudged(id, "stopped by another rule's failure")
+			t.Unjudged(id, "no answer of its scenario showed it")
 		}
 		if s.Note != "" && (s.Rule.Level == rules.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s) == skippedSeeNotes || errors.Is(s.Noted, steps.ErrNameReused)) {
 			t.Note(id, s.Name+": "+s.Note)
 		}
 		for _, f := range s.Failures {
-			t.Failed(f.Rule.ID, 1)
 			if f.Rule.ID != id {
 				t.FoundBy(f.Rule.ID, string(id)+": "+s.Name)
 			}
 		}
 	}
 	r.Rules = t.Rules()
-	// The cross-cutting rules are judged on every answer of the run, not
-	// only in their own scenarios: every answer that came was checked
-	// against the document and arrived in time.
-	for i := range r.Rules {
-		v := &r.Rules[i]
-		if (v.ID == rules.ResponseDocumented || v.ID == rules.ResponseTimely) && (v.Outcome == verdict.Skip || v.Outcome == verdict.NotJudged) && answered > 0 {
-			v.Outcome, v.NotJudgedBecause = verdict.Pass, ""
-		}
-	}
 }
 
 // NotJudgedSetup is why a scenario that could not be set up did not
