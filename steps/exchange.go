@@ -54,10 +54,6 @@ func (x *Sent) result(rule rules.RuleID) judge.Judgement {
 	return j
 }
 
-// Results are the one judge's judgements of the exchange, one per rule it
-// shows: what a run's verdict counts, as the proxy counts its own.
-func (x *Sent) Results() []judge.Result { return x.judged.Results }
-
 // judgedBy is the one judge's judgement of the exchange by a rule, and
 // whether it judged the exchange by that rule at all.
 func (x *Sent) judgedBy(rule rules.RuleID) (judge.Judgement, bool) {

@@ -233,9 +233,9 @@ func (s *Suite) refusesASecond(ctx context.Context, sameID bool) bool {
 		if i == 1 && !sameID {
 			id = probe.freshID()
 		}
-		probe.req = request{probe: true}
+		probe.req = request{probe: true, setup: true}
 		if i == 1 {
-			probe.req.mayRefuse = "a probe of whether the target refuses what it has stored"
+			probe.req.probeRefusal = "a probe of whether the target refuses what it has stored"
 		}
 		probe.req.set("id", json.RawMessage(strconv.FormatInt(id, 10)))
 		probe.req.set("name", quote(name))

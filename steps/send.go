@@ -261,10 +261,14 @@ func (s *Suite) bounds() judge.Sender {
 // the request was built (package judge decides every rule from it).
 func (s *Suite) sender(ctx context.Context, r *request, cred credential) judge.Sender {
 	b := s.bounds()
-	rule := stateOf(ctx).rule
-	b.Intent = judge.Intent{Issued: cred.issued, MayRefuse: r.mayRefuse, Case: r.caseOf}
+	st := stateOf(ctx)
+	rule := st.rule
+	b.Intent = judge.Intent{Issued: cred.issued, MayRefuse: st.mayRefuse, Case: r.caseOf}
+	if r.probeRefusal != "" {
+		b.MayRefuse = r.probeRefusal
+	}
 	switch {
-	case r.setup || r.probe:
+	case r.setup:
 	case acceptedUnder[rule.ID] || rule.Level == rules.Open:
 		b.Accept = rule.ID
 	}
@@ -442,3 +446,4 @@ func (s *Suite) response(st *state) (*Sent, error) {
 	r := x.fault()
 	return nil, s.fail(st, r.Rule, x, r.Expected, r.Actual)
 }
+

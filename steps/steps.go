@@ -147,6 +147,9 @@ type Result struct {
 	Noted     error
 	Duration  time.Duration
 	Exchanges []*Sent
+	// Judgements are the one judge's judgements of every exchange of the
+	// scenario, one per rule each shows: what the verdict counts.
+	Judgements []judge.Result
 	// Judged: the scenario judged its own rule on answers that came. It
 	// did when it passed, when a failure cites its rule, or when every step
 	// ran and only a check after them (the echo, the document) failed. A
@@ -271,14 +274,15 @@ type request struct {
 	rawSet  bool
 	fixedID bool // id set by the scenario, not drawn fresh: may be reused
 	// setup: the request is a create the scenario needs before the one it
-	// is about (its refusal is CREATE-200's); probe: one the suite sends
-	// to learn what the target refuses (never judged as unsure);
-	// mayRefuse: why a refusal of it is the service's right ("": none);
-	// caseOf: the generated rule it is a case of ("": none).
-	setup     bool
-	probe     bool
-	mayRefuse string
-	caseOf    rules.RuleID
+	// is about, or a probe's (its refusal is CREATE-200's); probe: one whose
+	// refusal is never for what the target stored (a probe's, or one sent
+	// again under a fresh name);
+	// probeRefusal: why the probe may be refused; caseOf: the generated
+	// rule it is a case of ("": none).
+	setup        bool
+	probe        bool
+	probeRefusal string
+	caseOf       rules.RuleID
 
 	// cred is the request's credential; nil: the user's bearer token.
 	cred        *credential
@@ -355,6 +359,9 @@ type state struct {
 	started time.Time
 	// setupFailed: a setup step's create was not accepted.
 	setupFailed bool
+	// mayRefuse: why a refusal of the scenario's valid requests is the
+	// service's right ("": none), as its tags say.
+	mayRefuse string
 	// probes are the exchanges the suite sent to learn what the target
 	// refuses, while this scenario asked (possibly from several of its
 	// requests at once): judged with the scenario's.
@@ -450,6 +457,11 @@ func (s *Suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 	st := &state{started: time.Now(), rng: s.scenarioRand(sc, s.cfg.Seed)}
 	st.ids = s.scenarioRand(sc, s.cfg.Seed^s.idSalt)
 	st.rule = ruleOf(sc)
+	for _, t := range sc.Tags {
+		if t.Name == sizeTag {
+			st.mayRefuse = mayRefuseSize
+		}
+	}
 	ctx = context.WithValue(ctx, stateKey{}, st)
 	if ctx.Err() != nil {
 		return ctx, st.skipFor(ErrInterrupted, "not run: "+NotRunInterrupted)
@@ -473,6 +485,14 @@ func (s *Suite) scenarioRand(sc *godog.Scenario, seed uint64) *rand.Rand {
 	io.WriteString(h, strings.Join(sc.AstNodeIds, ","))
 	return rand.New(rand.NewPCG(seed, h.Sum64()))
 }
+
+// sizeTag marks the scenarios whose request is of a size the spec sets no
+// limit on: a refusal of it, 400 with an Error record, is the service's
+// right, so neither acceptance nor such a refusal is judged.
+const (
+	sizeTag       = "@size"
+	mayRefuseSize = "a size the spec sets no limit on (Limits: not shown)"
+)
 
 // ruleOf finds the scenario's rule from its tags.
 func ruleOf(sc *godog.Scenario) rules.Rule {
@@ -520,6 +540,9 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 		res.Outcome = Passed
 	}
 	res.Judged = judgedOwnRule(res, err, st)
+	for _, x := range st.exchanges {
+		res.Judgements = append(res.Judgements, x.judged.Results...)
+	}
 	// Judged: only the bounded evidence outlives the scenario, so that a
 	// run holds a few kilobytes an exchange whatever the target sends.
 	for _, x := range st.exchanges {

@@ -21,6 +21,7 @@ import (
 	gmhtml "github.com/yuin/goldmark/renderer/html"
 
 	"github.com/plantcheck/plantcheck/internal/exchange"
+	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/mdquote"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec/rules"
@@ -91,11 +92,13 @@ func hostileReport(h string) *Report {
 		Scenarios: []steps.Result{
 			{ID: "1", URI: "create_plant.feature", Name: "The Plant record carries the name that was sent",
 				Rule: rule("CREATE-NAME"), Outcome: steps.Failed, Exchanges: []*steps.Sent{x},
-				Failures: []*steps.Failure{{Rule: rule("CREATE-NAME"), Expected: h, Actual: h, Details: []string{h, "validator: " + h}, Exchange: x}}},
+				Failures:   []*steps.Failure{{Rule: rule("CREATE-NAME"), Expected: h, Actual: h, Details: []string{h, "validator: " + h}, Exchange: x}},
+				Judgements: []judge.Result{{Rule: "CREATE-NAME", Judgement: judge.Judgement{Expected: h, Actual: h}}}},
 			// A MUST rule broken in a SHOULD scenario: found by.
 			{ID: "2", URI: "hostile_strings.feature", Name: "A tag from every category of the catalog of hostile strings is accepted and echoed exactly",
 				Rule: rule("BODY-TAG-ANY"), Outcome: steps.Failed, Exchanges: []*steps.Sent{x},
-				Failures: []*steps.Failure{{Rule: rule("CREATE-TAG"), Expected: h, Actual: h, Exchange: x}}},
+				Failures:   []*steps.Failure{{Rule: rule("CREATE-TAG"), Expected: h, Actual: h, Exchange: x}},
+				Judgements: []judge.Result{{Rule: "CREATE-TAG", Judgement: judge.Judgement{Expected: h, Actual: h}}}},
 			{ID: "3", URI: "authentication.feature", Name: "A request without an Authorization header is rejected with an Error record",
 				Rule: rule("AUTH-MISSING"), Outcome: steps.Errored, Err: &steps.HarnessError{Err: errors.New(h)}},
 			{ID: "4", URI: "create_plant.feature", Name: "Whether an id already stored may be sent again is left open",

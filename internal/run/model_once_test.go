@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/spec/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
@@ -14,7 +15,8 @@ import (
 func TestModelOnce(t *testing.T) {
 	rule, _ := rules.Lookup(rules.Create200)
 	r := &Report{Color: true, Scenarios: []steps.Result{{Name: "a scenario", Rule: rule, Outcome: steps.Failed, Judged: true,
-		Failures: []*steps.Failure{{Rule: rule, Expected: "status 200", Actual: "status 400"}}}}}
+		Failures:   []*steps.Failure{{Rule: rule, Expected: "status 200", Actual: "status 400"}},
+		Judgements: []judge.Result{{Rule: rule.ID, Judgement: judge.Judgement{Expected: "status 200", Actual: "status 400"}}}}}}
 	r.finish()
 	v := r.Model()
 	if got := r.Model(); got != v {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec/rules"
 	"github.com/plantcheck/plantcheck/steps"
@@ -68,7 +69,8 @@ func TestReportNoteKinds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &Report{Scenarios: []steps.Result{{Name: "a scenario", Rule: rule, Outcome: steps.Passed, Judged: true, Note: tt.note, Noted: tt.noted}}}
+			r := &Report{Scenarios: []steps.Result{{Name: "a scenario", Rule: rule, Outcome: steps.Passed, Judged: true, Note: tt.note, Noted: tt.noted,
+				Judgements: []judge.Result{{Rule: rule.ID}}}}}
 			r.finish()
 			for _, v := range r.Rules {
 				if v.ID != rules.Create200 {

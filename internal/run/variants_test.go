@@ -161,7 +161,13 @@ func passesTwice(t *testing.T, h http.Handler, prefix, token string) {
 		}
 		if got := rep.ExitCode(); got != 0 || rep.Counts.Failed+rep.Counts.Errored+skipped != 0 {
 			rep.WriteFailures(&out)
-			t.Fatalf("run %d: exit code %d, counts %+v, want 0 and every scenario passed\n%s", run, got, rep.Counts, out.String())
+			var unjudged []string
+			for _, v := range rep.Rules {
+				if v.Outcome != verdict.Pass {
+					unjudged = append(unjudged, fmt.Sprintf("%s %s (%s)", v.ID, v.Outcome, v.NotJudgedBecause))
+				}
+			}
+			t.Fatalf("run %d: exit code %d, counts %+v, want 0 and every scenario passed; rules not passed: %v\n%s", run, got, rep.Counts, unjudged, out.String())
 		}
 	}
 }

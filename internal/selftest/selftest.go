@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -59,6 +60,9 @@ type Row struct {
 	Verdict  Verdict
 	Err      error // why the run could not be made (Broken)
 	Duration time.Duration
+	// Disagree names each rule whose outcome the run's own recording,
+	// judged again from its traffic alone, contradicts (it must be none).
+	Disagree []string
 }
 
 // Result is a whole self-test.
@@ -66,7 +70,19 @@ type Result struct {
 	// Reference is the run against the reference server.
 	Reference    *run.Report
 	ReferenceErr error
-	Rows         []Row
+	// ReferenceDisagree: as Row.Disagree, for the reference's run.
+	ReferenceDisagree []string
+	Rows              []Row
+}
+
+// Disagreements counts the runs whose recording, judged again, contradicts
+// the run on some rule.
+func (r *Result) Disagreements() int {
+	n := min(len(r.ReferenceDisagree), 1)
+	for _, row := range r.Rows {
+		n += min(len(row.Disagree), 1)
+	}
+	return n
 }
 
 // Caught is the number of mutants caught.
@@ -91,7 +107,7 @@ func (r *Result) Score() float64 {
 // OK reports whether the reference passed and every mutant was caught.
 func (r *Result) OK() bool {
 	return r.ReferenceErr == nil && r.Reference != nil && r.Reference.ExitCode() == 0 &&
-		r.Caught() == len(r.Rows)
+		r.Caught() == len(r.Rows) && r.Disagreements() == 0
 }
 
 // Run runs the self-test.
@@ -106,7 +122,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.Timeout = 300 * time.Millisecond
 	}
 	res := &Result{Rows: make([]Row, len(cfg.Mutants))}
-	res.Reference, res.ReferenceErr = runReference(ctx, cfg)
+	res.Reference, res.ReferenceDisagree, res.ReferenceErr = runReference(ctx, cfg)
 	if errors.Is(res.ReferenceErr, run.ErrConfig) {
 		return nil, res.ReferenceErr
 	}
@@ -127,15 +143,25 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 // runReference runs the suite against the reference server, on a loopback
 // port.
-func runReference(ctx context.Context, cfg Config) (*run.Report, error) {
+func runReference(ctx context.Context, cfg Config) (*run.Report, []string, error) {
 	url, token, stop, err := reference.StartLoopback()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer stop()
-	return run.Run(ctx, run.Config{
-		BaseURL: url, Token: token, Reference: true, Tags: cfg.Tags, Output: io.Discard, Without: cfg.Without,
+	file, done, err := recording()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer done()
+	rep, err := run.Run(ctx, run.Config{
+		BaseURL: url, Token: token, Reference: true, Tags: cfg.Tags, Output: io.Discard, Without: cfg.Without, HAR: file,
 	})
+	if err != nil {
+		return rep, nil, err
+	}
+	dis, err := disagreements(file, rep.Rules)
+	return rep, dis, err
 }
 
 // runMutant serves one mutant on a loopback port and runs the suite
@@ -161,14 +187,23 @@ func runMutant(ctx context.Context, m mutants.Mutant, cfg Config) Row {
 	}
 	defer stop()
 
+	file, done, err := recording()
+	if err != nil {
+		row.Err = err
+		return row
+	}
+	defer done()
 	rc := run.Config{
 		BaseURL: url, Token: token, Tags: cfg.Tags,
-		Output: io.Discard, Concurrency: 4, Without: cfg.Without,
+		Output: io.Discard, Concurrency: 4, Without: cfg.Without, HAR: file,
 	}
 	if m.Slow {
 		rc.Timeout = cfg.Timeout
 	}
 	rep, err := run.Run(ctx, rc)
+	if err == nil {
+		row.Disagree, err = disagreements(file, rep.Rules)
+	}
 	row.Duration = time.Since(start)
 	if err != nil {
 		row.Err = err
@@ -218,8 +253,18 @@ func (r *Result) Write(w io.Writer) {
 				rules.JoinIDs(row.Mutant.Rules, " or "))
 		}
 	}
+	if len(r.ReferenceDisagree) > 0 {
+		fmt.Fprintf(w, "contradiction: the reference's recording, judged again, disagrees with its run: %s\n", strings.Join(r.ReferenceDisagree, "; "))
+	}
+	for _, row := range r.Rows {
+		if len(row.Disagree) > 0 {
+			fmt.Fprintf(w, "contradiction: mutant %q's recording, judged again, disagrees with its run: %s\n", row.Mutant.Name, strings.Join(row.Disagree, "; "))
+		}
+	}
+	fmt.Fprintf(w, "one verdict per answer: %d of %d runs agree rule by rule with their own recording judged again\n",
+		len(r.Rows)+1-r.Disagreements(), len(r.Rows)+1)
 	if r.OK() {
-		fmt.Fprintln(w, "SELFTEST: PASS: the reference passes and every mutant is caught")
+		fmt.Fprintln(w, "SELFTEST: PASS: the reference passes, every mutant is caught, and every run agrees with its recording judged again")
 	} else {
 		fmt.Fprintln(w, "SELFTEST: FAIL")
 	}

@@ -26,9 +26,16 @@ func TestEveryMutantIsCaught(t *testing.T) {
 	if res.ReferenceErr != nil || res.Reference.ExitCode() != 0 {
 		t.Fatalf("the reference does not pass: %v %+v", res.ReferenceErr, res.Reference.Counts)
 	}
+	if len(res.ReferenceDisagree) > 0 {
+		t.Errorf("the reference's run and its recording judged again disagree: %v", res.ReferenceDisagree)
+	}
 	broken := map[rules.RuleID]bool{} // MUST rules some mutant was caught by
 	for _, row := range res.Rows {
 		t.Run(row.Mutant.Name, func(t *testing.T) {
+			// One answer, one verdict per rule, whichever driver saw it.
+			if len(row.Disagree) > 0 {
+				t.Errorf("the run and its recording judged again disagree: %v", row.Disagree)
+			}
 			if row.Verdict != Caught {
 				t.Fatalf("verdict %s (err %v); failed rules %v, want one of %v", row.Verdict, row.Err, row.Failed, row.Mutant.Rules)
 			}
