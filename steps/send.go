@@ -446,4 +446,3 @@ func (s *Suite) response(st *state) (*Sent, error) {
 	r := x.fault()
 	return nil, s.fail(st, r.Rule, x, r.Expected, r.Actual)
 }
-
