@@ -26,6 +26,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/plantcheck/plantcheck/internal/client"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/generate"
 	"github.com/plantcheck/plantcheck/internal/judge"
@@ -62,10 +63,22 @@ var (
 )
 
 // Throttling reports the throttling the run met.
-func (s *Suite) Throttling() Throttling { return s.gate.stats() }
+func (s *Suite) Throttling() Throttling { return s.client.Throttling() }
 
 // Faults reports the connection faults the run met.
-func (s *Suite) Faults() Faults { return s.flight.stats() }
+func (s *Suite) Faults() Faults { return s.client.Faults() }
+
+// What a run reads of its client through the suite (package client holds
+// them).
+type (
+	Throttle   = client.Throttle
+	Throttling = client.Throttling
+	Faults     = client.Faults
+)
+
+// ErrThrottled means the target throttled the run past the bounds it waits
+// within (client.ErrThrottled).
+var ErrThrottled = client.ErrThrottled
 
 // breakerThreshold is how many answers in a row may fail to arrive (or to
 // end within the read bound) before the remaining scenarios are not run: a
@@ -114,7 +127,7 @@ type Config struct {
 	// the cases of one scenario; 0 means 1.
 	InFlight int
 	// Throttle bounds the waits for a throttling target; a bound left
-	// zero is DefaultThrottle's.
+	// zero is client.DefaultThrottle's.
 	Throttle Throttle
 	// Notice receives a line for the console when the run pauses for
 	// throttling (at most one each 10 s), already safe to print; nil: none.
@@ -182,12 +195,9 @@ type Suite struct {
 	// name caches whether the target refuses a reused name, likewise.
 	nameOnce sync.Once
 	nameSeen bool
-	// gate keeps the run's pace and its pauses for a throttling target;
-	// flight its bound on requests in flight, which connection faults
-	// lower; fresh sends a request again on a new connection.
-	gate   *gate
-	flight *flight
-	fresh  *http.Client
+	// client sends every request, within the run's pace and bound on
+	// requests in flight.
+	client *client.Client
 	// idSalt keeps each run's fresh ids apart from another run's with the
 	// same seed.
 	idSalt uint64
@@ -237,10 +247,9 @@ func New(cfg Config) (*Suite, error) {
 		secrets = append(secrets, vs...)
 	}
 	s.red = evidence.New(secrets...)
-	s.gate = newGate(cfg.Rate, cfg.Throttle, cfg.Notice)
-	s.gate.inFlight = cfg.InFlight
-	s.flight = newFlight(cfg.InFlight, cfg.Notice)
-	s.fresh = freshClient(cfg.Client)
+	s.client = client.New(cfg.Client, client.Config{
+		Rate: cfg.Rate, InFlight: cfg.InFlight, Throttle: cfg.Throttle, MaxBody: cfg.MaxBody, Notice: cfg.Notice, Redactor: s.red,
+	})
 	s.steps = s.stepDefs()
 	if err := s.loadShapes(); err != nil {
 		return nil, fmt.Errorf("read the request schema: %w", err)
@@ -434,7 +443,7 @@ func (s *Suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 		return ctx, st.skipFor(ErrInterrupted, "not run: "+NotRunInterrupted)
 	}
 	if s.tripped.Load() {
-		if t := s.gate.stats(); t.Exceeded != "" {
+		if t := s.client.Throttling(); t.Exceeded != "" {
 			return ctx, st.skipFor(ErrThrottled, "not run: "+NotRunThrottled+" ("+t.Exceeded+")")
 		}
 		return ctx, st.skipFor(ErrSilent, fmt.Sprintf("not run: %s %d requests in a row", NotRunSilent, breakerThreshold))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/client"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec/rules"
@@ -259,7 +260,7 @@ func (r *Report) ThrottleLine() string {
 		s += fmt.Sprintf(", in %d pauses", t.Pauses)
 	}
 	if t.Slowest > 0 {
-		s += fmt.Sprintf("; its pace came down to %s", steps.PerSecond(t.Slowest))
+		s += fmt.Sprintf("; its pace came down to %s", client.PerSecond(t.Slowest))
 	}
 	if r.Rate > 0 {
 		s += fmt.Sprintf(" (--rate %g)", r.Rate)

@@ -1,4 +1,4 @@
-package steps
+package client
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package steps
+package client
 
 import (
 	"context"
@@ -187,8 +187,20 @@ type clock interface {
 
 type wallClock struct{}
 
-func (wallClock) Now() time.Time                                   { return time.Now() }
-func (wallClock) Sleep(ctx context.Context, d time.Duration) error { return sleep(ctx, d) }
+func (wallClock) Now() time.Time { return time.Now() }
+func (wallClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 func newGate(ceiling float64, bound Throttle, notice func(string)) *gate {
 	g := &gate{clock: wallClock{}, bound: bound.orDefault(), ceiling: ceiling, notice: notice}
