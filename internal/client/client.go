@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
-	"github.com/plantcheck/plantcheck/internal/judge"
 )
 
 // Config is how a Client paces and bounds one run's requests.
@@ -133,7 +132,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		resp, err := hc.Do(try)
 		if err != nil {
 			c.flight.leave(alone)
-			if kind := judge.FaultOf(err); kind != judge.NoFault && ctx.Err() == nil {
+			if kind := FaultOf(err); kind != NoFault && ctx.Err() == nil {
 				// Not a verdict yet: the run's load, or a keep-alive
 				// connection the target closed, may cause it (README,
 				// Connection faults, says why a retry is safe).

@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/plantcheck/plantcheck/internal/judge"
 )
 
 // answer is what a test target answers one request: a status, a
@@ -198,14 +196,14 @@ func TestDoConnectionFaults(t *testing.T) {
 		name     string
 		answers  []answer // nil: nothing listens
 		requests int      // the tries the target saw
-		fault    judge.Fault
+		fault    Fault
 		faults   Faults
 	}{
 		{name: "closed once, then answered", answers: []answer{{close: true}, {status: 200}}, requests: 2,
 			faults: Faults{Kinds: map[string]int{"closed with no answer": 1}, At: 8, Lowest: 4}},
-		{name: "closed on every try: judged", answers: []answer{{close: true}}, requests: FaultTries, fault: judge.Closed,
+		{name: "closed on every try: judged", answers: []answer{{close: true}}, requests: FaultTries, fault: Closed,
 			faults: Faults{Kinds: map[string]int{"closed with no answer": FaultTries}, At: 8, Lowest: 1, Judged: 1}},
-		{name: "refused on every try: judged", fault: judge.Refused,
+		{name: "refused on every try: judged", fault: Refused,
 			faults: Faults{Kinds: map[string]int{"refused": FaultTries}, At: 8, Lowest: 1, Judged: 1}},
 	}
 	for _, tt := range tests {
@@ -221,12 +219,12 @@ func TestDoConnectionFaults(t *testing.T) {
 			c, _ := testClient(hc, Config{InFlight: 8, MaxBody: 1 << 20, Notice: func(l string) { lines = append(lines, l) }})
 			status, _, err := post(c, url, "{}")
 			switch {
-			case tt.fault == judge.NoFault && (err != nil || status != 200):
+			case tt.fault == NoFault && (err != nil || status != 200):
 				t.Errorf("got %d, err %v; want 200", status, err)
-			case tt.fault != judge.NoFault && (judge.FaultOf(err) != tt.fault || !strings.Contains(err.Error(), "(3 tries, the last on a fresh connection with no other request in flight)")):
+			case tt.fault != NoFault && (FaultOf(err) != tt.fault || !strings.Contains(err.Error(), "(3 tries, the last on a fresh connection with no other request in flight)")):
 				t.Errorf("err %v, want the fault %s after %d tries", err, tt.fault, FaultTries)
 			}
-			if tt.fault == judge.Refused && !errors.Is(err, syscall.ECONNREFUSED) {
+			if tt.fault == Refused && !errors.Is(err, syscall.ECONNREFUSED) {
 				t.Errorf("err %v, want ECONNREFUSED", err)
 			}
 			if tg != nil && len(tg.sent()) != tt.requests {

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/plantcheck/plantcheck/internal/judge"
 )
 
 // FaultTries is how many times one request is sent when its connection is
@@ -172,7 +170,7 @@ func (f *flight) answered(t uint64) {
 // closed lowers the bound too: each such close makes the next request open
 // a new connection, and a small listen backlog drops new connections met
 // at once (each dropped one waits out TCP's 1 s retransmission).
-func (f *flight) faulted(t uint64, kind judge.Fault, reused, last bool) {
+func (f *flight) faulted(t uint64, kind Fault, reused, last bool) {
 	f.mu.Lock()
 	if last {
 		f.seen.Judged++
@@ -200,7 +198,7 @@ func (f *flight) faulted(t uint64, kind judge.Fault, reused, last bool) {
 		if now := f.clock.Now(); f.notice != nil && (f.told.IsZero() || now.Sub(f.told) >= tellEvery) {
 			f.told = now
 			line = fmt.Sprintf("the target %s a connection at %d in flight: plantcheck sends the request again on a fresh connection, at most %d in flight now",
-				map[judge.Fault]string{judge.Refused: "refused", judge.Reset: "reset", judge.Closed: "closed"}[kind], was, f.limit)
+				map[Fault]string{Refused: "refused", Reset: "reset", Closed: "closed"}[kind], was, f.limit)
 		}
 	}
 	f.mu.Unlock()
