@@ -46,7 +46,7 @@ const (
 	NotRunThrottled   = "the target throttled the run past plantcheck's bound"
 )
 
-// The kinds of a skip (Result.Skip), with ErrThrottled, for errors.Is:
+// The kinds of a skip (Result.Skip), with client.ErrThrottled, for errors.Is:
 // why a scenario was not judged, whatever its note says.
 var (
 	ErrInterrupted = errors.New(NotRunInterrupted)
@@ -63,22 +63,13 @@ var (
 )
 
 // Throttling reports the throttling the run met.
-func (s *Suite) Throttling() Throttling { return s.client.Throttling() }
+func (s *Suite) Throttling() client.Throttling { return s.client.Throttling() }
 
 // Faults reports the connection faults the run met.
-func (s *Suite) Faults() Faults { return s.client.Faults() }
+func (s *Suite) Faults() client.Faults { return s.client.Faults() }
 
-// What a run reads of its client through the suite (package client holds
-// them).
-type (
-	Throttle   = client.Throttle
-	Throttling = client.Throttling
-	Faults     = client.Faults
-)
-
-// ErrThrottled means the target throttled the run past the bounds it waits
-// within (client.ErrThrottled).
-var ErrThrottled = client.ErrThrottled
+// Throttle is client.Throttle, which internal/config reads.
+type Throttle = client.Throttle
 
 // breakerThreshold is how many answers in a row may fail to arrive (or to
 // end within the read bound) before the remaining scenarios are not run: a
@@ -120,18 +111,12 @@ type Config struct {
 	// Without names checks to leave out (Removable), to prove that each
 	// is needed; a run for a verdict leaves none out.
 	Without []string
-	// Rate is the most requests a second the run sends (0: no limit): the
-	// ceiling of the pace, which throttling lowers.
-	Rate float64
-	// InFlight bounds the requests in flight at once, across scenarios and
-	// the cases of one scenario; 0 means 1.
+	// Rate, InFlight (0 means 1), Throttle and Notice pace and bound the
+	// run's requests, as client.Config says.
+	Rate     float64
 	InFlight int
-	// Throttle bounds the waits for a throttling target; a bound left
-	// zero is client.DefaultThrottle's.
 	Throttle Throttle
-	// Notice receives a line for the console when the run pauses for
-	// throttling (at most one each 10 s), already safe to print; nil: none.
-	Notice func(line string)
+	Notice   func(line string)
 	// CurlFlags are the connection's settings a curl reproduction needs
 	// (--cacert FILE, --cert FILE --key FILE, --proxy URL), shell-quoted.
 	CurlFlags []string
@@ -444,7 +429,7 @@ func (s *Suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 	}
 	if s.tripped.Load() {
 		if t := s.client.Throttling(); t.Exceeded != "" {
-			return ctx, st.skipFor(ErrThrottled, "not run: "+NotRunThrottled+" ("+t.Exceeded+")")
+			return ctx, st.skipFor(client.ErrThrottled, "not run: "+NotRunThrottled+" ("+t.Exceeded+")")
 		}
 		return ctx, st.skipFor(ErrSilent, fmt.Sprintf("not run: %s %d requests in a row", NotRunSilent, breakerThreshold))
 	}

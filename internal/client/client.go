@@ -38,9 +38,9 @@ type Config struct {
 	// request goes again: one that does not come whole within it is
 	// handed to the caller, as any answer is.
 	MaxBody int64
-	// Notice receives a line for the console when the run pauses for
-	// throttling or lowers its bound for a fault (at most one each 10 s);
-	// nil: none.
+	// Notice receives a line for the console, already safe to print, when
+	// the run pauses for throttling or lowers its bound for a fault (at
+	// most one each 10 s); nil: none.
 	Notice func(line string)
 	// Redactor hides secrets in a Retry-After a Notice line quotes; nil:
 	// none.

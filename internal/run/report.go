@@ -59,9 +59,9 @@ type Report struct {
 	// Rate is the run's bound on requests a second (0: none); Throttling
 	// what it met of throttling.
 	Rate       float64
-	Throttling steps.Throttling
+	Throttling client.Throttling
 	// Faults is what the run met of connection faults.
-	Faults steps.Faults
+	Faults client.Faults
 	// rerunFlags are the flags a rerun needs (Config.rerunFlags).
 	rerunFlags []string
 
@@ -221,7 +221,7 @@ func skipWhy(s steps.Result) string {
 		return "the target stopped answering"
 	case errors.Is(s.Skip, steps.ErrInterrupted):
 		return "interrupted"
-	case errors.Is(s.Skip, steps.ErrThrottled):
+	case errors.Is(s.Skip, client.ErrThrottled):
 		return "throttled"
 	case errors.Is(s.Skip, steps.ErrNotApplicable):
 		// A reason of the scenario's own, in plantcheck's words (a token
