@@ -35,8 +35,8 @@ type Config struct {
 	// zero is DefaultThrottle's.
 	Throttle Throttle
 	// MaxBody bounds the body of a throttling answer read before the
-	// request goes again: one that does not come whole within it is
-	// handed to the caller, as any answer is.
+	// request goes again (0 means 1 MiB): one that does not come whole
+	// within it is handed to the caller, as any answer is.
 	MaxBody int64
 	// Notice receives a line for the console, already safe to print, when
 	// the run pauses for throttling or lowers its bound for a fault (at
@@ -63,6 +63,9 @@ func New(hc *http.Client, cfg Config) *Client {
 	c := &Client{hc: hc, fresh: freshClient(hc), maxBody: cfg.MaxBody, red: cfg.Redactor}
 	if c.red == nil {
 		c.red = evidence.New()
+	}
+	if c.maxBody <= 0 {
+		c.maxBody = 1 << 20
 	}
 	c.gate = newGate(cfg.Rate, cfg.Throttle, cfg.Notice)
 	c.gate.inFlight = cfg.InFlight
@@ -109,7 +112,8 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		try := req
 		if attempt > 0 {
 			if try = again(req); try == nil {
-				return nil, fmt.Errorf("send %s %s again: its body cannot be read again (no GetBody)", req.Method, req.URL.Redacted())
+				// The URL is not said: its query may carry the token.
+				return nil, fmt.Errorf("send the request again: its body cannot be read again (no GetBody)")
 			}
 		}
 		hc, alone := c.hc, faults == FaultTries-1
