@@ -50,74 +50,16 @@ func (s *Suite) send(ctx context.Context, st *state) (*Sent, error) {
 func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	body := r.body()
 	cred := s.credentialOfRequest(r)
-	ct := "application/json"
-	if r.contentType != "" {
-		ct = r.contentType
-	}
-	if r.noCT {
-		ct = ""
-	}
-	// target is where the request goes; shown, what the evidence says it
-	// went to (the token, when the query carries it, as tokenMark).
-	target, shown := s.plantsURL, s.plantsURL
-	if r.tokenIn == tokenInQuery {
-		sep := "?"
-		if strings.Contains(target, "?") {
-			sep = "&"
-		}
-		target += sep + url.QueryEscape(r.tokenName) + "=" + s.cfg.Token // a token a query need not escape
-		shown += sep + url.QueryEscape(r.tokenName) + "=" + tokenMark
+	// The exchange is timed from its last try: the run's pauses are not
+	// the target's.
+	var start time.Time
+	req, shown, err := s.newRequest(client.WithTry(ctx, func() { start = time.Now() }), r, body, cred.value)
+	if err != nil {
+		return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
 	}
 	token := ""
 	if r.tokenIn != "" {
 		token = s.cfg.Token
-	}
-	accept := "application/json"
-	if r.accept != nil {
-		accept = *r.accept
-	}
-	var start time.Time
-	req, err := http.NewRequestWithContext(client.WithTry(ctx, func() { start = time.Now() }), http.MethodPost, target, bytes.NewReader(body))
-	if err != nil {
-		return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
-	}
-	if r.chunked {
-		// A reader of unknown length: net/http sends the body in chunks,
-		// without a Content-Length.
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(io.MultiReader(bytes.NewReader(body))), nil }
-		req.Body, _ = req.GetBody()
-		req.ContentLength = 0
-	}
-	if cred.value != "" {
-		req.Header.Set("Authorization", cred.value)
-	}
-	if ct != "" {
-		req.Header.Set("Content-Type", ct)
-	}
-	if accept != "" {
-		req.Header.Set("Accept", accept)
-	}
-	// An empty User-Agent is sent as none (net/http then adds none of its
-	// own).
-	ua := "plantcheck"
-	if r.noUA {
-		ua = ""
-	}
-	req.Header.Set("User-Agent", ua)
-	for name, vs := range s.cfg.Headers {
-		req.Header[http.CanonicalHeaderKey(name)] = vs
-	}
-	for _, c := range r.cookies {
-		req.AddCookie(c)
-	}
-	if r.padding > 0 {
-		req.Header.Set(PaddingHeader, strings.Repeat("x", r.padding))
-	}
-	if r.idempotencyKey != "" {
-		req.Header.Set("Idempotency-Key", r.idempotencyKey)
-	}
-	if name, prefix, ok := tokenHeader(r.tokenIn, r.tokenName); ok {
-		req.Header.Set(name, prefix+s.cfg.Token)
 	}
 	x := &Sent{
 		Exchange: exchange.Exchange{
@@ -170,6 +112,76 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	x.Violations = x.judged.ResponseViolations
 	s.scrub(x)
 	return x, nil
+}
+
+// newRequest builds the HTTP request r stands for, its body body and its
+// Authorization auth, and says where the evidence shows it went (the
+// token, when the query carries it, as tokenMark).
+func (s *Suite) newRequest(ctx context.Context, r *request, body []byte, auth string) (req *http.Request, shown string, err error) {
+	ct := "application/json"
+	if r.contentType != "" {
+		ct = r.contentType
+	}
+	if r.noCT {
+		ct = ""
+	}
+	target := s.plantsURL
+	shown = target
+	if r.tokenIn == tokenInQuery {
+		sep := "?"
+		if strings.Contains(target, "?") {
+			sep = "&"
+		}
+		target += sep + url.QueryEscape(r.tokenName) + "=" + s.cfg.Token // a token a query need not escape
+		shown += sep + url.QueryEscape(r.tokenName) + "=" + tokenMark
+	}
+	accept := "application/json"
+	if r.accept != nil {
+		accept = *r.accept
+	}
+	req, err = http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		return nil, "", err
+	}
+	if r.chunked {
+		// A reader of unknown length: net/http sends the body in chunks,
+		// without a Content-Length.
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(io.MultiReader(bytes.NewReader(body))), nil }
+		req.Body, _ = req.GetBody()
+		req.ContentLength = 0
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	// An empty User-Agent is sent as none (net/http then adds none of its
+	// own).
+	ua := "plantcheck"
+	if r.noUA {
+		ua = ""
+	}
+	req.Header.Set("User-Agent", ua)
+	for name, vs := range s.cfg.Headers {
+		req.Header[http.CanonicalHeaderKey(name)] = vs
+	}
+	for _, c := range r.cookies {
+		req.AddCookie(c)
+	}
+	if r.padding > 0 {
+		req.Header.Set(PaddingHeader, strings.Repeat("x", r.padding))
+	}
+	if r.idempotencyKey != "" {
+		req.Header.Set("Idempotency-Key", r.idempotencyKey)
+	}
+	if name, prefix, ok := tokenHeader(r.tokenIn, r.tokenName); ok {
+		req.Header.Set(name, prefix+s.cfg.Token)
+	}
+	return req, shown, nil
 }
 
 // bounds are the limits the suite puts on an answer, which the judge names
