@@ -176,10 +176,10 @@ type epoch struct {
 
 func (e epoch) share() float64 { return float64(e.throttled) / float64(max(e.n, 1)) }
 
-// clock is the gate's time: the wall clock in a run; in a test, a clock
-// that moves only when the gate sleeps, so that what the gate measures
-// (time paused, the span a pace is judged on) does not move with the
-// machine's load.
+// clock is the client's time (the gate's, and the flight's notices): the
+// wall clock in a run; in a test, a clock that moves only when the gate
+// sleeps, so that what the gate measures (time paused, the span a pace is
+// judged on) does not move with the machine's load.
 type clock interface {
 	Now() time.Time
 	Sleep(ctx context.Context, d time.Duration) error
