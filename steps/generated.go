@@ -92,7 +92,7 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 	xs := make([]*Sent, len(st.cases))
 	errs := make([]error, len(st.cases))
 	var wg sync.WaitGroup
-	started := make(chan struct{}, s.flight.ceiling) // no more goroutines than may be in flight
+	started := make(chan struct{}, s.client.InFlight()) // no more goroutines than may be in flight
 	for i, c := range st.cases {
 		started <- struct{}{}
 		if s.tripped.Load() {

@@ -9,14 +9,13 @@ import (
 	"maps"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/client"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/judge"
@@ -47,89 +46,22 @@ func (s *Suite) send(ctx context.Context, st *state) (*Sent, error) {
 	return s.sendRequest(ctx, &st.req)
 }
 
-// sendRequest sends r and keeps the exchange. It keeps the run's bound on
-// requests in flight and passes the run's gate (its pace, and its pauses),
-// and waits out throttling: a 429, or a 503 with Retry-After, is the
-// infrastructure speaking, not the service, so it pauses the whole run
-// for the wait it asks for and the same request is sent again, within the
-// bounds of Throttle; past them the run is incomplete.
+// sendRequest sends r through the run's client (package client: its pace,
+// its pauses for a throttling target, its bound on requests in flight and
+// its retries of a connection that died) and keeps the exchange.
 func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	body := r.body()
 	cred := s.credentialOfRequest(r)
-	ct := "application/json"
-	if r.contentType != "" {
-		ct = r.contentType
-	}
-	if r.noCT {
-		ct = ""
-	}
-	// target is where the request goes; shown, what the evidence says it
-	// went to (the token, when the query carries it, as tokenMark).
-	target, shown := s.plantsURL, s.plantsURL
-	if r.tokenIn == tokenInQuery {
-		sep := "?"
-		if strings.Contains(target, "?") {
-			sep = "&"
-		}
-		target += sep + url.QueryEscape(r.tokenName) + "=" + s.cfg.Token // a token a query need not escape
-		shown += sep + url.QueryEscape(r.tokenName) + "=" + tokenMark
+	// The exchange is timed from its last try: the run's pauses are not
+	// the target's.
+	var start time.Time
+	req, shown, err := s.newRequest(client.WithTry(ctx, func() { start = time.Now() }), r, body, cred.value)
+	if err != nil {
+		return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
 	}
 	token := ""
 	if r.tokenIn != "" {
 		token = s.cfg.Token
-	}
-	accept := "application/json"
-	if r.accept != nil {
-		accept = *r.accept
-	}
-	build := func() (*http.Request, error) {
-		var reader io.Reader = bytes.NewReader(body)
-		if r.chunked {
-			// A reader of unknown length: net/http sends the body in
-			// chunks, without a Content-Length.
-			reader = io.MultiReader(bytes.NewReader(body))
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, reader)
-		if err != nil {
-			return nil, err
-		}
-		if cred.value != "" {
-			req.Header.Set("Authorization", cred.value)
-		}
-		if ct != "" {
-			req.Header.Set("Content-Type", ct)
-		}
-		if accept != "" {
-			req.Header.Set("Accept", accept)
-		}
-		// An empty User-Agent is sent as none (net/http then adds none
-		// of its own).
-		ua := "plantcheck"
-		if r.noUA {
-			ua = ""
-		}
-		req.Header.Set("User-Agent", ua)
-		for name, vs := range s.cfg.Headers {
-			req.Header[http.CanonicalHeaderKey(name)] = vs
-		}
-		for _, c := range r.cookies {
-			req.AddCookie(c)
-		}
-		if r.padding > 0 {
-			req.Header.Set(PaddingHeader, strings.Repeat("x", r.padding))
-		}
-		if r.idempotencyKey != "" {
-			req.Header.Set("Idempotency-Key", r.idempotencyKey)
-		}
-		if name, prefix, ok := tokenHeader(r.tokenIn, r.tokenName); ok {
-			req.Header.Set(name, prefix+s.cfg.Token)
-		}
-		return req, nil
-	}
-
-	req, err := build()
-	if err != nil {
-		return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
 	}
 	x := &Sent{
 		Exchange: exchange.Exchange{
@@ -141,76 +73,17 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	if cred.desc != "" || cred.shell != "" {
 		x.Auth = &exchange.Credential{Desc: cred.desc, Shell: cred.shell}
 	}
-	var resp *http.Response
-	var start time.Time
-	// faults counts the tries of this request whose connection was
-	// refused, reset or closed before any byte of an answer: the next try
-	// goes on a fresh connection, and the last one alone.
-	faults := 0
-	for attempt := 0; ; attempt++ {
-		if attempt > 0 {
-			if req, err = build(); err != nil {
-				return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
-			}
-		}
-		x.Status, x.RespHeader, x.RespBody = 0, nil, nil
-		client, alone := s.cfg.Client, faults == FaultTries-1
-		if faults > 0 {
-			client = s.fresh
-		}
-		var reused atomic.Bool
-		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
-			GotConn: func(c httptrace.GotConnInfo) { reused.Store(c.Reused) },
-		}))
-		ticket := s.flight.enter(alone)
-		sent, gerr := s.gate.wait(ctx)
-		if gerr != nil {
-			s.flight.leave(alone)
-			if errors.Is(gerr, ErrThrottled) {
-				return nil, &HarnessError{gerr}
-			}
-			return nil, &HarnessError{fmt.Errorf("the run was cancelled: %w", gerr)}
-		}
-		start = time.Now()
-		resp, err = client.Do(req)
-		if err == nil {
-			x.Status, x.RespHeader = resp.StatusCode, resp.Header
-			x.RespBody, err = readBounded(resp.Body, resp.ContentLength, s.cfg.MaxBody)
-			resp.Body.Close()
-		}
-		x.Duration = time.Since(start)
-		s.flight.leave(alone)
-		if err != nil && x.Status == 0 && ctx.Err() == nil {
-			if kind := judge.FaultOf(err); kind != judge.NoFault {
-				// Not a verdict yet: the run's load, or a keep-alive
-				// connection the target closed, may cause it (README,
-				// Connection faults, says why a retry is safe).
-				faults++
-				s.flight.faulted(ticket, kind, reused.Load(), faults == FaultTries)
-				if faults < FaultTries {
-					continue
-				}
-				err = fmt.Errorf("%w (%d tries, the last on a fresh connection with no other request in flight)", err, FaultTries)
-			}
-		}
-		if err != nil {
-			break
-		}
-		s.flight.answered(ticket)
-		wait, throttled := throttleWait(x.Status, x.RespHeader, attempt, time.Now())
-		if !throttled {
-			s.gate.accepted(sent)
-			break
-		}
-		asked := ""
-		if v := x.RespHeader.Get("Retry-After"); v != "" {
-			asked = s.red.Safe(v, 64)
-		}
-		if herr := s.gate.throttled(sent, x.Status, wait, attempt, asked); herr != nil {
-			s.tripped.Store(true)
-			return nil, &HarnessError{herr}
-		}
+	resp, err := s.client.Do(req)
+	if errors.Is(err, client.ErrThrottled) {
+		s.tripped.Store(true)
+		return nil, &HarnessError{err}
 	}
+	if err == nil {
+		x.Status, x.RespHeader = resp.StatusCode, resp.Header
+		x.RespBody, err = readBounded(resp.Body, resp.ContentLength, s.cfg.MaxBody)
+		resp.Body.Close()
+	}
+	x.Duration = time.Since(start)
 	if err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) || isNotFound(err) {
 			return nil, &HarnessError{fmt.Errorf("%w: %s", ErrUnreachable, s.redact(err.Error()))}
@@ -248,6 +121,76 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	x.Violations = x.judged.ResponseViolations
 	s.scrub(x)
 	return x, nil
+}
+
+// newRequest builds the HTTP request r stands for, its body body and its
+// Authorization auth, and says where the evidence shows it went (the
+// token, when the query carries it, as tokenMark).
+func (s *Suite) newRequest(ctx context.Context, r *request, body []byte, auth string) (req *http.Request, shown string, err error) {
+	ct := "application/json"
+	if r.contentType != "" {
+		ct = r.contentType
+	}
+	if r.noCT {
+		ct = ""
+	}
+	target := s.plantsURL
+	shown = target
+	if r.tokenIn == tokenInQuery {
+		sep := "?"
+		if strings.Contains(target, "?") {
+			sep = "&"
+		}
+		target += sep + url.QueryEscape(r.tokenName) + "=" + s.cfg.Token // a token a query need not escape
+		shown += sep + url.QueryEscape(r.tokenName) + "=" + tokenMark
+	}
+	accept := "application/json"
+	if r.accept != nil {
+		accept = *r.accept
+	}
+	req, err = http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		return nil, "", err
+	}
+	if r.chunked {
+		// A reader of unknown length: net/http sends the body in chunks,
+		// without a Content-Length.
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(io.MultiReader(bytes.NewReader(body))), nil }
+		req.Body, _ = req.GetBody()
+		req.ContentLength = 0
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	// An empty User-Agent is sent as none (net/http then adds none of its
+	// own).
+	ua := "plantcheck"
+	if r.noUA {
+		ua = ""
+	}
+	req.Header.Set("User-Agent", ua)
+	for name, vs := range s.cfg.Headers {
+		req.Header[http.CanonicalHeaderKey(name)] = vs
+	}
+	for _, c := range r.cookies {
+		req.AddCookie(c)
+	}
+	if r.padding > 0 {
+		req.Header.Set(PaddingHeader, strings.Repeat("x", r.padding))
+	}
+	if r.idempotencyKey != "" {
+		req.Header.Set("Idempotency-Key", r.idempotencyKey)
+	}
+	if name, prefix, ok := tokenHeader(r.tokenIn, r.tokenName); ok {
+		req.Header.Set(name, prefix+s.cfg.Token)
+	}
+	return req, shown, nil
 }
 
 // bounds are the limits the suite puts on an answer, which the judge names
@@ -316,20 +259,6 @@ func (s *Suite) mayBeStored(ctx context.Context, r *request, x *Sent) string {
 // earlier run may have stored this one.
 const UnsureReusedID = "inconclusive: this scenario's id is fixed, the target refuses an id it has stored, " +
 	"and an earlier run may have stored this one"
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 // Bounds of the evidence kept of one response: the steps judge the
 // response as sent, then only this outlives the scenario.

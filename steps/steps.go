@@ -26,6 +26,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/plantcheck/plantcheck/internal/client"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/generate"
 	"github.com/plantcheck/plantcheck/internal/judge"
@@ -45,7 +46,7 @@ const (
 	NotRunThrottled   = "the target throttled the run past plantcheck's bound"
 )
 
-// The kinds of a skip (Result.Skip), with ErrThrottled, for errors.Is:
+// The kinds of a skip (Result.Skip), with client.ErrThrottled, for errors.Is:
 // why a scenario was not judged, whatever its note says.
 var (
 	ErrInterrupted = errors.New(NotRunInterrupted)
@@ -62,10 +63,13 @@ var (
 )
 
 // Throttling reports the throttling the run met.
-func (s *Suite) Throttling() Throttling { return s.gate.stats() }
+func (s *Suite) Throttling() client.Throttling { return s.client.Throttling() }
 
 // Faults reports the connection faults the run met.
-func (s *Suite) Faults() Faults { return s.flight.stats() }
+func (s *Suite) Faults() client.Faults { return s.client.Faults() }
+
+// Throttle is client.Throttle, which internal/config reads.
+type Throttle = client.Throttle
 
 // breakerThreshold is how many answers in a row may fail to arrive (or to
 // end within the read bound) before the remaining scenarios are not run: a
@@ -107,18 +111,12 @@ type Config struct {
 	// Without names checks to leave out (Removable), to prove that each
 	// is needed; a run for a verdict leaves none out.
 	Without []string
-	// Rate is the most requests a second the run sends (0: no limit): the
-	// ceiling of the pace, which throttling lowers.
-	Rate float64
-	// InFlight bounds the requests in flight at once, across scenarios and
-	// the cases of one scenario; 0 means 1.
+	// Rate, InFlight (0 means 1), Throttle and Notice pace and bound the
+	// run's requests, as client.Config says.
+	Rate     float64
 	InFlight int
-	// Throttle bounds the waits for a throttling target; a bound left
-	// zero is DefaultThrottle's.
 	Throttle Throttle
-	// Notice receives a line for the console when the run pauses for
-	// throttling (at most one each 10 s), already safe to print; nil: none.
-	Notice func(line string)
+	Notice   func(line string)
 	// CurlFlags are the connection's settings a curl reproduction needs
 	// (--cacert FILE, --cert FILE --key FILE, --proxy URL), shell-quoted.
 	CurlFlags []string
@@ -185,12 +183,9 @@ type Suite struct {
 	// name caches whether the target refuses a reused name, likewise.
 	nameOnce sync.Once
 	nameSeen bool
-	// gate keeps the run's pace and its pauses for a throttling target;
-	// flight its bound on requests in flight, which connection faults
-	// lower; fresh sends a request again on a new connection.
-	gate   *gate
-	flight *flight
-	fresh  *http.Client
+	// client sends every request, within the run's pace and bound on
+	// requests in flight.
+	client *client.Client
 	// idSalt keeps each run's fresh ids apart from another run's with the
 	// same seed.
 	idSalt uint64
@@ -240,10 +235,9 @@ func New(cfg Config) (*Suite, error) {
 		secrets = append(secrets, vs...)
 	}
 	s.red = evidence.New(secrets...)
-	s.gate = newGate(cfg.Rate, cfg.Throttle, cfg.Notice)
-	s.gate.inFlight = cfg.InFlight
-	s.flight = newFlight(cfg.InFlight, cfg.Notice)
-	s.fresh = freshClient(cfg.Client)
+	s.client = client.New(cfg.Client, client.Config{
+		Rate: cfg.Rate, InFlight: cfg.InFlight, Throttle: cfg.Throttle, MaxBody: cfg.MaxBody, Notice: cfg.Notice, Redactor: s.red,
+	})
 	s.steps = s.stepDefs()
 	if err := s.loadShapes(); err != nil {
 		return nil, fmt.Errorf("read the request schema: %w", err)
@@ -467,8 +461,8 @@ func (s *Suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 		return ctx, st.skipFor(ErrInterrupted, "not run: "+NotRunInterrupted)
 	}
 	if s.tripped.Load() {
-		if t := s.gate.stats(); t.Exceeded != "" {
-			return ctx, st.skipFor(ErrThrottled, "not run: "+NotRunThrottled+" ("+t.Exceeded+")")
+		if t := s.client.Throttling(); t.Exceeded != "" {
+			return ctx, st.skipFor(client.ErrThrottled, "not run: "+NotRunThrottled+" ("+t.Exceeded+")")
 		}
 		return ctx, st.skipFor(ErrSilent, fmt.Sprintf("not run: %s %d requests in a row", NotRunSilent, breakerThreshold))
 	}

@@ -4,15 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"mime"
 	"net"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/client"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -226,45 +225,18 @@ func Answered(err error, status int, limit time.Duration, maxBody int64) (rules.
 }
 
 // Fault is how a connection failed before any byte of its answer came:
-// what a retry on a fresh connection may cure, and what a failure names.
-type Fault int
+// package client, which sends such a request again, decides it.
+type Fault = client.Fault
 
 const (
-	NoFault Fault = iota
-	Refused       // the connection was refused
-	Reset         // the target reset the connection
-	Closed        // the target closed the connection with no answer
+	NoFault = client.NoFault
+	Refused = client.Refused
+	Reset   = client.Reset
+	Closed  = client.Closed
 )
 
-func (f Fault) String() string {
-	return [...]string{"not a connection fault", "refused", "reset", "closed with no answer"}[f]
-}
-
-// FaultOf says which connection fault err is, from an exchange that got no
-// status line (NoFault for anything else: a time limit, a name that does
-// not resolve, TLS).
-func FaultOf(err error) Fault {
-	var ne net.Error
-	switch {
-	case err == nil, errors.As(err, &ne) && ne.Timeout():
-		return NoFault
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return Refused
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED):
-		return Reset
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE),
-		// net/http keeps this sentinel unexported (golang/go#19943): a
-		// keep-alive connection the target closed as the request went.
-		strings.HasSuffix(err.Error(), "http: server closed idle connection"),
-		// net/http closes its side of a kept-alive connection when it reads
-		// the target's close while it still writes the request (a body of a
-		// megabyte on a connection closed after a 400): the write then
-		// fails on a closed connection.
-		errors.Is(err, net.ErrClosed):
-		return Closed
-	}
-	return NoFault
-}
+// FaultOf says which connection fault err is (client.FaultOf).
+func FaultOf(err error) Fault { return client.FaultOf(err) }
 
 // The texts of net/http's errors for an answer whose Content-Length it
 // cannot frame by (net/http/transfer.go, fixLength: plain fmt.Errorf, with

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/client"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec/rules"
@@ -58,9 +59,9 @@ type Report struct {
 	// Rate is the run's bound on requests a second (0: none); Throttling
 	// what it met of throttling.
 	Rate       float64
-	Throttling steps.Throttling
+	Throttling client.Throttling
 	// Faults is what the run met of connection faults.
-	Faults steps.Faults
+	Faults client.Faults
 	// rerunFlags are the flags a rerun needs (Config.rerunFlags).
 	rerunFlags []string
 
@@ -227,7 +228,7 @@ func skipWhy(s steps.Result) string {
 		return "the target stopped answering"
 	case errors.Is(s.Skip, steps.ErrInterrupted):
 		return "interrupted"
-	case errors.Is(s.Skip, steps.ErrThrottled):
+	case errors.Is(s.Skip, client.ErrThrottled):
 		return "throttled"
 	case errors.Is(s.Skip, steps.ErrNotApplicable):
 		// A reason of the scenario's own, in plantcheck's words (a token
@@ -266,7 +267,7 @@ func (r *Report) ThrottleLine() string {
 		s += fmt.Sprintf(", in %d pauses", t.Pauses)
 	}
 	if t.Slowest > 0 {
-		s += fmt.Sprintf("; its pace came down to %s", steps.PerSecond(t.Slowest))
+		s += fmt.Sprintf("; its pace came down to %s", client.PerSecond(t.Slowest))
 	}
 	if r.Rate > 0 {
 		s += fmt.Sprintf(" (--rate %g)", r.Rate)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/client"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec/rules"
@@ -24,7 +25,7 @@ func TestReportSkipKinds(t *testing.T) {
 	}{
 		{"silent", steps.ErrSilent, "not run: " + steps.NotRunSilent + " 3 requests in a row", "the target stopped answering", false},
 		{"interrupted", steps.ErrInterrupted, "not run: " + steps.NotRunInterrupted, "interrupted", false},
-		{"throttled", fmt.Errorf("%w (5 pauses)", steps.ErrThrottled), "not run: " + steps.NotRunThrottled, "throttled", false},
+		{"throttled", fmt.Errorf("%w (5 pauses)", client.ErrThrottled), "not run: " + steps.NotRunThrottled, "throttled", false},
 		{"inconclusive", steps.ErrInconclusive, "inconclusive: the id may be stored", "inconclusive: the id may be stored", false},
 		{"inconclusive, a note in other words", steps.ErrInconclusive, "the id may be stored", "inconclusive: the id may be stored", false},
 		{"a reason of its own", steps.ErrNotApplicable, "not run: the token is too short", "not run: the token is too short", false},

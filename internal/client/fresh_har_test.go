@@ -1,4 +1,4 @@
-package steps
+package client
 
 import (
 	"net/http"
@@ -12,6 +12,7 @@ import (
 // (connection faults) goes through a recorder too, around a transport
 // that keeps no connection alive.
 func TestFreshClientKeepsTheRecorder(t *testing.T) {
+	t.Parallel()
 	base := &http.Transport{}
 	c := &http.Client{Transport: &har.Transport{Base: base}}
 	fresh := freshClient(c)

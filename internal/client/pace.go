@@ -1,4 +1,4 @@
-package steps
+package client
 
 import (
 	"context"
@@ -176,10 +176,10 @@ type epoch struct {
 
 func (e epoch) share() float64 { return float64(e.throttled) / float64(max(e.n, 1)) }
 
-// clock is the gate's time: the wall clock in a run; in a test, a clock
-// that moves only when the gate sleeps, so that what the gate measures
-// (time paused, the span a pace is judged on) does not move with the
-// machine's load.
+// clock is the client's time (the gate's, and the flight's notices): the
+// wall clock in a run; in a test, a clock that moves only when the gate
+// sleeps, so that what the gate measures (time paused, the span a pace is
+// judged on) does not move with the machine's load.
 type clock interface {
 	Now() time.Time
 	Sleep(ctx context.Context, d time.Duration) error
@@ -187,8 +187,20 @@ type clock interface {
 
 type wallClock struct{}
 
-func (wallClock) Now() time.Time                                   { return time.Now() }
-func (wallClock) Sleep(ctx context.Context, d time.Duration) error { return sleep(ctx, d) }
+func (wallClock) Now() time.Time { return time.Now() }
+func (wallClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 func newGate(ceiling float64, bound Throttle, notice func(string)) *gate {
 	g := &gate{clock: wallClock{}, bound: bound.orDefault(), ceiling: ceiling, notice: notice}

@@ -1,4 +1,4 @@
-package steps
+package client
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 )
 
 func TestThrottleWait(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name      string
@@ -35,6 +36,7 @@ func TestThrottleWait(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			h := http.Header{}
 			if tt.after != "" {
 				h.Set("Retry-After", tt.after)
@@ -103,6 +105,7 @@ func sendAll(t *testing.T, g *gate, n int) []time.Time {
 // for the longest wait asked, and no request passes the gate before it
 // reopens.
 func TestGatePauseIsShared(t *testing.T) {
+	t.Parallel()
 	g, clk := testGate(0, fast, nil)
 	sent := sendAll(t, g, 8)
 	before := clk.Now()
@@ -128,6 +131,7 @@ func TestGatePauseIsShared(t *testing.T) {
 // TestGateReopensNeverSooner: a throttling answer moves the reopening
 // forward, never back, and the time paused grows by what it adds.
 func TestGateReopensNeverSooner(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		waits []time.Duration // asked at once, in this order
@@ -139,6 +143,7 @@ func TestGateReopensNeverSooner(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			g, clk := testGate(0, fast, nil)
 			sent := sendAll(t, g, len(tt.waits))
 			start := clk.Now()
@@ -170,6 +175,7 @@ func TestGateReopensNeverSooner(t *testing.T) {
 // two throttling answers at a pace); accepted answers raise it slowly,
 // never past the ceiling.
 func TestGatePace(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		ceiling float64
@@ -236,6 +242,7 @@ func TestGatePace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			g, clk := testGate(tt.ceiling, Throttle{MinPace: 2}, nil)
 			now := clk.Now()
 			tt.setup(g, now)
@@ -263,6 +270,7 @@ func TestGatePace(t *testing.T) {
 // answers throttled at once count once; past it the run stops, and every
 // request at the gate with it.
 func TestGateBoundIsWallClock(t *testing.T) {
+	t.Parallel()
 	g, _ := testGate(0, Throttle{MaxPaused: 500 * time.Millisecond, MinPace: 10000}, nil)
 	sent := sendAll(t, g, 10)
 	for _, at := range sent {
@@ -286,6 +294,7 @@ func TestGateBoundIsWallClock(t *testing.T) {
 // TestGateOtherBounds: one wait too long, or one request throttled too
 // many times in a row, ends the run too.
 func TestGateOtherBounds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		wait    time.Duration
@@ -297,6 +306,7 @@ func TestGateOtherBounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			g := newGate(0, Throttle{MaxWait: 10 * time.Second, MaxRetries: 3, MinPace: 10000}, nil)
 			err := g.throttled(time.Now(), http.StatusTooManyRequests, tt.wait, tt.attempt, "")
 			if !errors.Is(err, ErrThrottled) || !strings.Contains(err.Error(), tt.want) {
@@ -309,6 +319,7 @@ func TestGateOtherBounds(t *testing.T) {
 // TestGateNamesThePattern: at the bound, the reason says what the
 // throttling was: whatever the pace, still at the floor, or neither.
 func TestGateNamesThePattern(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		ceiling float64
@@ -346,6 +357,7 @@ func TestGateNamesThePattern(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			g := newGate(tt.ceiling, Throttle{MaxPaused: time.Minute}, nil)
 			tt.setup(g)
 			if got := g.pastBound(); !strings.HasPrefix(got, "the run would be paused more than 1m0s in all") || !strings.Contains(got, tt.want) {
@@ -359,6 +371,7 @@ func TestGateNamesThePattern(t *testing.T) {
 // each tellEvery, the next line counting those not told; the pattern is
 // told once.
 func TestGateTells(t *testing.T) {
+	t.Parallel()
 	var lines []string
 	g, _ := testGate(0, Throttle{MinPace: 1000}, func(l string) { lines = append(lines, l) })
 	pause := func(asked string, wait time.Duration) {

@@ -1,15 +1,12 @@
-package steps
+package client
 
 import (
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/plantcheck/plantcheck/internal/judge"
 )
 
 // FaultTries is how many times one request is sent when its connection is
@@ -41,6 +38,7 @@ type flight struct {
 	seen    Faults
 	// notice receives a line for the console; nil: none.
 	notice func(string)
+	clock  clock
 	told   time.Time
 }
 
@@ -110,7 +108,7 @@ func plural(n int, noun string) string {
 }
 
 func newFlight(ceiling int, notice func(string)) *flight {
-	f := &flight{ceiling: max(ceiling, 1), notice: notice}
+	f := &flight{ceiling: max(ceiling, 1), notice: notice, clock: wallClock{}}
 	f.limit = f.ceiling
 	f.cond.L = &f.mu
 	return f
@@ -172,7 +170,7 @@ func (f *flight) answered(t uint64) {
 // closed lowers the bound too: each such close makes the next request open
 // a new connection, and a small listen backlog drops new connections met
 // at once (each dropped one waits out TCP's 1 s retransmission).
-func (f *flight) faulted(t uint64, kind judge.Fault, reused, last bool) {
+func (f *flight) faulted(t uint64, kind Fault, reused, last bool) {
 	f.mu.Lock()
 	if last {
 		f.seen.Judged++
@@ -197,10 +195,10 @@ func (f *flight) faulted(t uint64, kind judge.Fault, reused, last bool) {
 		if f.seen.Lowest == 0 || f.limit < f.seen.Lowest {
 			f.seen.Lowest = f.limit
 		}
-		if now := time.Now(); f.notice != nil && (f.told.IsZero() || now.Sub(f.told) >= tellEvery) {
+		if now := f.clock.Now(); f.notice != nil && (f.told.IsZero() || now.Sub(f.told) >= tellEvery) {
 			f.told = now
 			line = fmt.Sprintf("the target %s a connection at %d in flight: plantcheck sends the request again on a fresh connection, at most %d in flight now",
-				map[judge.Fault]string{judge.Refused: "refused", judge.Reset: "reset", judge.Closed: "closed"}[kind], was, f.limit)
+				map[Fault]string{Refused: "refused", Reset: "reset", Closed: "closed"}[kind], was, f.limit)
 		}
 	}
 	f.mu.Unlock()
@@ -216,34 +214,4 @@ func (f *flight) stats() Faults {
 	out := f.seen
 	out.Kinds = maps.Clone(f.seen.Kinds)
 	return out
-}
-
-// freshClient is c with a transport that opens a new connection for each
-// request and keeps the user's TLS and proxy settings. A transport that is
-// not an *http.Transport is kept as it is: it cannot be told to.
-func freshClient(c *http.Client) *http.Client {
-	rt := c.Transport
-	if rt == nil {
-		rt = http.DefaultTransport
-	}
-	// A recorder (package har's, --har) wraps the transport: the fresh
-	// connections are recorded too.
-	if rec, ok := rt.(interface {
-		Unwrap() http.RoundTripper
-		Rewrap(http.RoundTripper) http.RoundTripper
-	}); ok {
-		inner := freshClient(&http.Client{Transport: rec.Unwrap()})
-		fresh := *c
-		fresh.Transport = rec.Rewrap(inner.Transport)
-		return &fresh
-	}
-	tr, ok := rt.(*http.Transport)
-	if !ok {
-		return c
-	}
-	tr = tr.Clone()
-	tr.DisableKeepAlives = true
-	fresh := *c
-	fresh.Transport = tr
-	return &fresh
 }

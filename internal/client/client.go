@@ -1,0 +1,273 @@
+// Package client is how a run sends its requests: a Client wraps the
+// run's *http.Client (its transport, TLS, proxy and time limit of one try)
+// with what a run owes the target's infrastructure, as
+// golang.org/x/time/rate wraps a caller and http.Transport a connection. It
+// keeps the run's pace, which throttling lowers; it waits out throttling (a
+// 429, or a 503 with Retry-After) and sends the request again, within the
+// bounds of Throttle; it keeps the run's bound on requests in flight, which
+// connection faults lower; and it sends a request whose connection died
+// before any answer again on a fresh connection, the last time alone.
+// net/http frames every message; the client decides only when a request
+// goes, and whether it goes again.
+package client
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
+	"time"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+)
+
+// Config is how a Client paces and bounds one run's requests.
+type Config struct {
+	// Rate is the most requests a second (0: no limit): the ceiling of
+	// the pace, which throttling lowers.
+	Rate float64
+	// InFlight bounds the requests in flight at once; 0 means 1.
+	InFlight int
+	// Throttle bounds the waits for a throttling target; a bound left
+	// zero is DefaultThrottle's.
+	Throttle Throttle
+	// MaxBody bounds the body of a throttling answer read before the
+	// request goes again (0 means 1 MiB): one that does not come whole
+	// within it is handed to the caller, as any answer is.
+	MaxBody int64
+	// Notice receives a line for the console, already safe to print, when
+	// the run pauses for throttling or lowers its bound for a fault (at
+	// most one each 10 s); nil: none.
+	Notice func(line string)
+	// Redactor hides secrets in a Retry-After a Notice line quotes; nil:
+	// none.
+	Redactor *evidence.Redactor
+}
+
+// Client sends requests through an *http.Client within the run's pace and
+// bound on requests in flight. It is safe for concurrent use.
+type Client struct {
+	hc, fresh *http.Client
+	gate      *gate
+	flight    *flight
+	maxBody   int64
+	red       *evidence.Redactor
+}
+
+// New returns a Client that sends through hc, and through a copy of hc
+// that opens a new connection for each request when a connection died.
+func New(hc *http.Client, cfg Config) *Client {
+	c := &Client{hc: hc, fresh: freshClient(hc), maxBody: cfg.MaxBody, red: cfg.Redactor}
+	if c.red == nil {
+		c.red = evidence.New()
+	}
+	if c.maxBody <= 0 {
+		c.maxBody = 1 << 20
+	}
+	c.gate = newGate(cfg.Rate, cfg.Throttle, cfg.Notice)
+	c.gate.inFlight = cfg.InFlight
+	c.flight = newFlight(cfg.InFlight, cfg.Notice)
+	return c
+}
+
+// Throttling reports the throttling the run met.
+func (c *Client) Throttling() Throttling { return c.gate.stats() }
+
+// Faults reports the connection faults the run met.
+func (c *Client) Faults() Faults { return c.flight.stats() }
+
+// InFlight is the most requests the client ever has in flight at once.
+func (c *Client) InFlight() int { return c.flight.ceiling }
+
+type tryKey struct{}
+
+// WithTry returns ctx carrying f, which Do calls as each try of a request
+// leaves the gate for the transport: an exchange timed from the last call
+// is timed without the run's pauses, which are not the target's.
+func WithTry(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, tryKey{}, f)
+}
+
+// Do sends req and returns its answer, as http.Client.Do does. It waits
+// for room in flight and for the gate; a throttling answer pauses the run
+// and req goes again, as does a request whose connection was refused,
+// reset or closed before any answer (FaultTries in all). A request with a
+// body goes again only when it has GetBody, as in net/http.
+//
+// The answer's body holds the request's room in flight until it is
+// closed; read to its end, it counts as an answer accepted. Do returns
+// ErrThrottled once the run is past the bounds of Throttle, and the
+// context's error when it is done before the request went.
+func (c *Client) Do(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	onTry, _ := ctx.Value(tryKey{}).(func())
+	// faults counts the tries whose connection was refused, reset or
+	// closed before any byte of an answer: the next try goes on a fresh
+	// connection, and the last one alone.
+	faults := 0
+	for attempt := 0; ; attempt++ {
+		try := req
+		if attempt > 0 {
+			if try = again(req); try == nil {
+				// The URL is not said: its query may carry the token.
+				return nil, fmt.Errorf("send the request again: its body cannot be read again (no GetBody)")
+			}
+		}
+		hc, alone := c.hc, faults == FaultTries-1
+		if faults > 0 {
+			hc = c.fresh
+		}
+		var reused atomic.Bool
+		try = try.WithContext(httptrace.WithClientTrace(try.Context(), &httptrace.ClientTrace{
+			GotConn: func(c httptrace.GotConnInfo) { reused.Store(c.Reused) },
+		}))
+		ticket := c.flight.enter(alone)
+		sent, err := c.gate.wait(ctx)
+		if err != nil {
+			c.flight.leave(alone)
+			return nil, err
+		}
+		if onTry != nil {
+			onTry()
+		}
+		resp, err := hc.Do(try)
+		if err != nil {
+			c.flight.leave(alone)
+			if kind := FaultOf(err); kind != NoFault && ctx.Err() == nil {
+				// Not a verdict yet: the run's load, or a keep-alive
+				// connection the target closed, may cause it (README,
+				// Connection faults, says why a retry is safe).
+				faults++
+				c.flight.faulted(ticket, kind, reused.Load(), faults == FaultTries)
+				if faults < FaultTries {
+					continue
+				}
+				err = fmt.Errorf("%w (%d tries, the last on a fresh connection with no other request in flight)", err, FaultTries)
+			}
+			return nil, err
+		}
+		held := &body{ReadCloser: resp.Body, c: c, ticket: ticket, sent: sent, alone: alone}
+		wait, throttled := throttleWait(resp.StatusCode, resp.Header, attempt, c.gate.clock.Now())
+		if !throttled {
+			resp.Body = held
+			return resp, nil
+		}
+		// A throttling answer is read whole before the request goes
+		// again; one whose body does not come whole is the caller's to
+		// judge, as any such answer.
+		b, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+		if err != nil || int64(len(b)) > c.maxBody {
+			rest := io.Reader(resp.Body)
+			if err != nil {
+				rest = errReader{err}
+			}
+			held.ReadCloser, held.throttling = readCloser{io.MultiReader(bytes.NewReader(b), rest), resp.Body}, true
+			resp.Body = held
+			return resp, nil
+		}
+		resp.Body.Close()
+		c.flight.leave(alone)
+		c.flight.answered(ticket)
+		asked := ""
+		if v := resp.Header.Get("Retry-After"); v != "" {
+			asked = c.red.Safe(v, 64)
+		}
+		if err := c.gate.throttled(sent, resp.StatusCode, wait, attempt, asked); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// again is a copy of req to send again, its body read anew (nil: it
+// cannot be).
+func again(req *http.Request) *http.Request {
+	r := req.Clone(req.Context())
+	if req.Body == nil || req.Body == http.NoBody {
+		return r
+	}
+	if req.GetBody == nil {
+		return nil
+	}
+	b, err := req.GetBody()
+	if err != nil {
+		return nil
+	}
+	r.Body = b
+	return r
+}
+
+// body is an answer's body that holds its request's room in flight until
+// it is closed, as http.Transport holds its connection; read to its end,
+// the answer is accepted (the pace and the bound on requests in flight
+// rise). One goroutine reads and closes it, as with any answer's body.
+type body struct {
+	io.ReadCloser
+	c          *Client
+	ticket     uint64
+	sent       time.Time
+	alone      bool
+	throttling bool // a throttling answer, never accepted
+	ended      bool
+	closed     bool
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.ended && !b.throttling {
+		b.ended = true
+		b.c.flight.answered(b.ticket)
+		b.c.gate.accepted(b.sent)
+	}
+	return n, err
+}
+
+func (b *body) Close() error {
+	err := b.ReadCloser.Close()
+	if !b.closed {
+		b.closed = true
+		b.c.flight.leave(b.alone)
+	}
+	return err
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// freshClient is c with a transport that opens a new connection for each
+// request and keeps the user's TLS and proxy settings. A transport that is
+// not an *http.Transport is kept as it is: it cannot be told to.
+func freshClient(c *http.Client) *http.Client {
+	rt := c.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	// A recorder (package har's, --har) wraps the transport: the fresh
+	// connections are recorded too.
+	if rec, ok := rt.(interface {
+		Unwrap() http.RoundTripper
+		Rewrap(http.RoundTripper) http.RoundTripper
+	}); ok {
+		inner := freshClient(&http.Client{Transport: rec.Unwrap()})
+		fresh := *c
+		fresh.Transport = rec.Rewrap(inner.Transport)
+		return &fresh
+	}
+	tr, ok := rt.(*http.Transport)
+	if !ok {
+		return c
+	}
+	tr = tr.Clone()
+	tr.DisableKeepAlives = true
+	fresh := *c
+	fresh.Transport = tr
+	return &fresh
+}

@@ -1,0 +1,55 @@
+package client
+
+import "testing"
+
+// TestFlightBound: a connection fault of a request sent at the current
+// bound halves it (those sent before the cut are counted, not cut for
+// again), never below one; each run of as many answers as the bound, with
+// no fault, raises it by one, up to the ceiling.
+func TestFlightBound(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		ceiling int
+		// ops, in order: 'f' a fault of the next request entered, 'F' of
+		// a request entered before the last cut, 'a' an answer to the next
+		// request entered.
+		ops    string
+		limit  int
+		faults Faults
+	}{
+		{"a fault halves the bound", 16, "f", 8, Faults{Kinds: map[string]int{"reset": 1}, At: 16, Lowest: 8}},
+		{"a fault sent before the cut is not cut for", 16, "fF", 8, Faults{Kinds: map[string]int{"reset": 2}, At: 16, Lowest: 8}},
+		{"each fault at the new bound halves it again", 16, "fff", 2, Faults{Kinds: map[string]int{"reset": 3}, At: 16, Lowest: 2}},
+		{"never below one", 2, "fff", 1, Faults{Kinds: map[string]int{"reset": 3}, At: 2, Lowest: 1}},
+		{"answers as many as the bound raise it by one", 4, "faa", 3, Faults{Kinds: map[string]int{"reset": 1}, At: 4, Lowest: 2}},
+		{"up to the ceiling", 4, "faaaaaaaaa", 4, Faults{Kinds: map[string]int{"reset": 1}, At: 4, Lowest: 2}},
+		{"an answer at the ceiling changes nothing", 4, "aaaa", 4, Faults{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFlight(tt.ceiling, nil)
+			var before uint64 // a request entered before the last cut
+			for _, op := range tt.ops {
+				ticket := f.enter(false)
+				f.leave(false)
+				switch op {
+				case 'f':
+					before = ticket
+					f.faulted(ticket, Reset, false, false)
+				case 'F':
+					f.faulted(before, Reset, false, false)
+				case 'a':
+					f.answered(ticket)
+				}
+			}
+			if f.limit != tt.limit {
+				t.Errorf("the bound is %d, want %d", f.limit, tt.limit)
+			}
+			if got := f.stats(); got.Summary() != tt.faults.Summary() || got.Lowest != tt.faults.Lowest {
+				t.Errorf("faults %+v, want %+v", got, tt.faults)
+			}
+		})
+	}
+}
