@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/har"
 	"github.com/plantcheck/plantcheck/internal/proxy"
 	"github.com/plantcheck/plantcheck/internal/run"
@@ -81,7 +82,11 @@ func TestJudgeReachesTheProxysVerdict(t *testing.T) {
 			served := make(chan error, 1)
 			go func() { served <- proxy.Serve(ctx, ln, h, 2*time.Second, 0, nil) }()
 			base := "http://" + ln.Addr().String()
-			_, err = run.Run(t.Context(), run.Config{BaseURL: base, Token: token, Timeout: 5 * time.Second, Output: io.Discard, Seed: 1, HAR: runHAR})
+			cfg, err := config.Run{BaseURL: base, Token: token, Timeout: 5 * time.Second, Seed: 1, HAR: runHAR}.Complete()
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = run.Run(t.Context(), run.Config(cfg), run.Options{Output: io.Discard})
 			cancel()
 			<-served
 			if _, werr := w.Close(); werr != nil {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/testcert"
 	"github.com/plantcheck/plantcheck/reference"
 )
@@ -152,7 +153,7 @@ func TestProxyCannotRun(t *testing.T) {
 // nothing was judged, exit 0.
 func TestProxyUpstreamFromTheEnvironment(t *testing.T) {
 	upstream := target(t, "")
-	_, stop := startProxyCmd(t, map[string]string{envUpstream: upstream}, "--addr", "127.0.0.1:0")
+	_, stop := startProxyCmd(t, map[string]string{config.EnvUpstream: upstream}, "--addr", "127.0.0.1:0")
 	code, out, errOut := stop()
 	if code != 0 || !strings.Contains(out, "VERDICT: NOTHING JUDGED") || !strings.Contains(errOut, "forwarding to "+upstream) {
 		t.Errorf("exit %d\n%s\n%s", code, out, errOut)

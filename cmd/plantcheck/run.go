@@ -38,7 +38,6 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	for _, w := range warnings {
 		fmt.Fprintf(c.stderr, "plantcheck run: %s\n", w)
 	}
-	cfg.Output = c.stdout
 	if cfg.Reference {
 		url, token, stop, err := reference.StartLoopback()
 		if err != nil {
@@ -48,7 +47,7 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		defer stop()
 		cfg.BaseURL, cfg.Token = url, token
 	}
-	rep, err := run.Run(ctx, run.Config(cfg))
+	rep, err := run.Run(ctx, run.Config(cfg), run.Options{Output: c.stdout, Getenv: c.getenv})
 	if rep != nil {
 		rep.WriteVerdict(c.stdout)
 	}

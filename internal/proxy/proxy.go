@@ -67,6 +67,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/har"
 	"github.com/plantcheck/plantcheck/spec"
 )
@@ -74,13 +75,13 @@ import (
 // Defaults of Config.
 const (
 	// DefaultMaxJudge bounds the bytes of each body kept for judging.
-	DefaultMaxJudge = 1 << 20
+	DefaultMaxJudge = config.DefaultMaxJudge
 	// DefaultMaxJudgeTotal bounds the bytes kept of all the bodies in
 	// flight at once.
 	DefaultMaxJudgeTotal = 256 << 20
 	// DefaultTimeout bounds the connection to the upstream and the wait
 	// for its answer's header section.
-	DefaultTimeout = 10 * time.Second
+	DefaultTimeout = config.ProxyTimeout
 	// DefaultMaxFailures is how many failures of each rule are kept as
 	// evidence; the rest are counted.
 	DefaultMaxFailures = 5

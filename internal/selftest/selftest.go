@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/run"
 	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
 	"github.com/plantcheck/plantcheck/reference"
@@ -133,9 +134,11 @@ func runReference(ctx context.Context, cfg Config) (*run.Report, error) {
 		return nil, err
 	}
 	defer stop()
-	return run.Run(ctx, run.Config{
-		BaseURL: url, Token: token, Reference: true, Tags: cfg.Tags, Output: io.Discard, Without: cfg.Without,
-	})
+	rc, err := config.Run{BaseURL: url, Token: token, Reference: true, Tags: cfg.Tags, Without: cfg.Without}.Complete()
+	if err != nil {
+		return nil, err
+	}
+	return run.Run(ctx, run.Config(rc), run.Options{Output: io.Discard})
 }
 
 // runMutant serves one mutant on a loopback port and runs the suite
@@ -161,14 +164,16 @@ func runMutant(ctx context.Context, m mutants.Mutant, cfg Config) Row {
 	}
 	defer stop()
 
-	rc := run.Config{
-		BaseURL: url, Token: token, Tags: cfg.Tags,
-		Output: io.Discard, Concurrency: 4, Without: cfg.Without,
-	}
+	rc := config.Run{BaseURL: url, Token: token, Tags: cfg.Tags, Concurrency: 4, Without: cfg.Without}
 	if m.Slow {
 		rc.Timeout = cfg.Timeout
 	}
-	rep, err := run.Run(ctx, rc)
+	rc, err = rc.Complete()
+	if err != nil {
+		row.Err = err
+		return row
+	}
+	rep, err := run.Run(ctx, run.Config(rc), run.Options{Output: io.Discard})
 	row.Duration = time.Since(start)
 	if err != nil {
 		row.Err = err

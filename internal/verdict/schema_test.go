@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/proxy"
 	"github.com/plantcheck/plantcheck/internal/run"
 	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
@@ -63,9 +64,11 @@ func throughProxy(t *testing.T, upstream, token, runDir, proxyDir string) {
 	ctx, cancel := context.WithCancel(t.Context())
 	served := make(chan error, 1)
 	go func() { served <- proxy.Serve(ctx, ln, h, 5*time.Second, 0, nil) }()
-	_, err = run.Run(t.Context(), run.Config{
-		BaseURL: "http://" + ln.Addr().String(), Token: token, Output: io.Discard, ReportDir: runDir, Seed: 3,
-	})
+	cfg, err := config.Run{BaseURL: "http://" + ln.Addr().String(), Token: token, ReportDir: runDir, Seed: 3}.Complete()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = run.Run(t.Context(), run.Config(cfg), run.Options{Output: io.Discard})
 	cancel()
 	if serr := <-served; serr != nil && !errors.Is(serr, proxy.ErrCut) {
 		t.Fatalf("Serve: %v", serr)
