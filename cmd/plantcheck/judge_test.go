@@ -246,7 +246,7 @@ func TestHARFlags(t *testing.T) {
 	dir := t.TempDir()
 	proxyHAR, runHAR := filepath.Join(dir, "proxy.har"), filepath.Join(dir, "run.har")
 	base, stop := startProxyCmd(t, nil, "--addr", "127.0.0.1:0", "--upstream", upstream, "--har", proxyHAR)
-	runCode, _, runErr := invoke(t, map[string]string{envToken: canary}, "run", "--base-url", base, "--har", runHAR)
+	runCode, _, runErr := invoke(t, map[string]string{config.EnvToken: canary}, "run", "--base-url", base, "--har", runHAR)
 	code, out, errOut := stop()
 	if runCode != 1 || code != 1 {
 		t.Fatalf("run exit %d, proxy exit %d; want 1, 1\n%s%s%s", runCode, code, runErr, out, errOut)

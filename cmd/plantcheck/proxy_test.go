@@ -84,7 +84,7 @@ func TestProxyCertifiesTheSuitesTraffic(t *testing.T) {
 			upstream := target(t, tc.mutant)
 			reports := t.TempDir()
 			base, stop := startProxyCmd(t, nil, "--addr", "127.0.0.1:0", "--upstream", upstream, "--report-dir", reports)
-			runCode, runOut, runErr := invoke(t, map[string]string{envToken: canary}, "run", "--base-url", base)
+			runCode, runOut, runErr := invoke(t, map[string]string{config.EnvToken: canary}, "run", "--base-url", base)
 			code, out, errOut := stop()
 			if runCode != tc.wantCode {
 				t.Errorf("run through the proxy: exit %d, want %d\n%s\n%s", runCode, tc.wantCode, runOut, runErr)

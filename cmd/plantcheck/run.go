@@ -10,13 +10,6 @@ import (
 	"github.com/plantcheck/plantcheck/reference"
 )
 
-// Environment variables read by run (and, for the token, serve). A flag
-// given on the command line wins over its variable.
-const (
-	envBaseURL = config.EnvBaseURL
-	envToken   = config.EnvToken
-)
-
 func cmdRun(ctx context.Context, c cli, args []string) int {
 	fs := newFlagSet(c, "run", "[flags]",
 		"Certify a Plant Store implementation: run every rule of the spec against it and\n"+
