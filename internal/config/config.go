@@ -1,8 +1,11 @@
-// Package config reads plantcheck's configuration, from the command line,
-// the environment and a config file (in that order of precedence, then
-// the defaults), and validates it: the one place where a setting's range
-// and rules are written. run and proxy alike take a Run or a Proxy from
-// here; the packages below them take it as validated.
+// Package config reads plantcheck's configuration, every command's, from
+// the command line, the environment and a config file (in that order of
+// precedence, then the defaults), and validates it: the one place where a
+// flag is defined and a setting's range and rules are written. It holds
+// plain settings and imports no package of the engine (the engines read
+// its constants); run, proxy and judge take a Run, a Proxy or a Judge
+// from here as validated, with what the process lends them (a writer,
+// the environment) in their own options.
 package config
 
 import (
