@@ -70,7 +70,7 @@ func TestJudgeReachesTheProxysVerdict(t *testing.T) {
 				t.Fatal(err)
 			}
 			u, _ := url.Parse(up)
-			h, err := proxy.New(proxy.Config{Upstream: u, Timeout: 5 * time.Second, HAR: w})
+			h, err := proxy.New(proxy.Config{Upstream: u, MaxJudge: proxy.DefaultMaxJudge, Timeout: 5 * time.Second, HAR: w})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -60,7 +60,7 @@ func TestProxyMutantsTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		u, _ := url.Parse(up)
-		h, err := proxy.New(proxy.Config{Upstream: u, Timeout: 3 * time.Second})
+		h, err := proxy.New(proxy.Config{Upstream: u, MaxJudge: proxy.DefaultMaxJudge, Timeout: 3 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

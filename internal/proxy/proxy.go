@@ -111,16 +111,16 @@ type Config struct {
 	Upstream *url.URL
 	// Validator judges requests and responses; nil means spec.Default().
 	Validator *spec.Validator
-	// MaxJudge bounds the bytes of each body kept for judging; 0 means
-	// DefaultMaxJudge. A longer body is forwarded whole, and what needs it
-	// is not judged.
+	// MaxJudge bounds the bytes of each body kept for judging, positive
+	// (config.Proxy's, validated: New fills in neither it nor Timeout). A
+	// longer body is forwarded whole, and what needs it is not judged.
 	MaxJudge int64
 	// MaxJudgeTotal bounds the bytes kept of every body in flight; 0 means
 	// DefaultMaxJudgeTotal.
 	MaxJudgeTotal int64
 	// Timeout bounds the connection to the upstream and the wait for the
 	// header section of its answer (a body may then stream for as long as
-	// it lasts); 0 means DefaultTimeout. It is the default transport's.
+	// it lasts), positive. It is the default transport's.
 	Timeout time.Duration
 	// TLS configures the connections to an https upstream (certificate
 	// authorities to trust, a client certificate); nil means the system's
@@ -217,16 +217,10 @@ func New(cfg Config) (*Handler, error) {
 		}
 		h.validator = v
 	}
-	if h.maxJudge <= 0 {
-		h.maxJudge = DefaultMaxJudge
-	}
 	if h.maxTotal <= 0 {
 		h.maxTotal = DefaultMaxJudgeTotal
 	}
 	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
 	if h.transport == nil {
 		h.transport = NewTransport(timeout, cfg.TLS)
 	}
