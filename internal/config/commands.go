@@ -51,7 +51,7 @@ func (f *ServeFlags) Resolve(env Env) (Serve, error) {
 		cfg.Token = env.Getenv(EnvToken)
 	}
 	if cfg.MaxBody <= 0 {
-		return Serve{}, errorf("--max-body must be positive")
+		return Serve{}, Errorf("--max-body must be positive")
 	}
 	return cfg, nil
 }
@@ -134,7 +134,7 @@ func (d Diff) Validate() error {
 	case "text", "markdown", "json":
 		return nil
 	}
-	return errorf("--format %q: text, markdown or json", evidence.Text(d.Format))
+	return Errorf("--format %q: text, markdown or json", evidence.Text(d.Format))
 }
 
 // Compare is plantcheck compare's configuration.
@@ -158,7 +158,7 @@ func (c Compare) Validate() error {
 	case "markdown", "json":
 		return nil
 	}
-	return errorf("--format %q: markdown or json", evidence.Text(c.Format))
+	return Errorf("--format %q: markdown or json", evidence.Text(c.Format))
 }
 
 // Docs is plantcheck docs' configuration.
@@ -177,7 +177,7 @@ func DefineDocs(fs *flag.FlagSet) *Docs {
 // Validate checks that a folder is named.
 func (d Docs) Validate() error {
 	if d.Out == "" {
-		return errorf("--out is required")
+		return Errorf("--out is required")
 	}
 	return nil
 }

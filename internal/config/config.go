@@ -83,8 +83,6 @@ func (e configError) Is(target error) bool { return target == ErrConfig }
 // that their errors are configuration errors too.
 func Errorf(format string, a ...any) error { return configError(fmt.Sprintf(format, a...)) }
 
-func errorf(format string, a ...any) error { return Errorf(format, a...) }
-
 // headerName is what an extra header's name may be: letters, digits and
 // hyphens (a reproduction writes it into a shell word).
 var headerName = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
@@ -207,49 +205,49 @@ func (r Run) Complete() (Run, error) {
 func (r *Run) Validate() error {
 	switch {
 	case r.Timeout <= 0:
-		return errorf("--timeout %s: it must be more than 0 (such as 2s or 500ms)", r.Timeout)
+		return Errorf("--timeout %s: it must be more than 0 (such as 2s or 500ms)", r.Timeout)
 	case r.Concurrency < 1 || r.Concurrency > MaxConcurrency:
-		return errorf("--concurrency %d: it must be between 1 and %d", r.Concurrency, MaxConcurrency)
+		return Errorf("--concurrency %d: it must be between 1 and %d", r.Concurrency, MaxConcurrency)
 	case r.Examples < 1 || r.Examples > MaxExamples:
-		return errorf("--examples %d: it must be between 1 and %d", r.Examples, MaxExamples)
+		return Errorf("--examples %d: it must be between 1 and %d", r.Examples, MaxExamples)
 	case r.Rate < 0:
-		return errorf("--rate %g: it must be more than 0 (or 0, no limit)", r.Rate)
+		return Errorf("--rate %g: it must be more than 0 (or 0, no limit)", r.Rate)
 	}
 	switch r.Format {
 	case "pretty", "progress":
 	default:
-		return errorf("--format: unknown format %q (pretty or progress)", r.Format)
+		return Errorf("--format: unknown format %q (pretty or progress)", r.Format)
 	}
 	for _, w := range r.Without {
 		if !slices.Contains(Removable, w) {
-			return errorf("no check %q to leave out (%s)", w, strings.Join(Removable, ", "))
+			return Errorf("no check %q to leave out (%s)", w, strings.Join(Removable, ", "))
 		}
 	}
 	for name := range r.Headers {
 		if !headerName.MatchString(name) {
-			return errorf("the header name %q: letters, digits and hyphens only", name)
+			return Errorf("the header name %q: letters, digits and hyphens only", name)
 		}
 		if slices.ContainsFunc(ReservedHeaders, func(h string) bool { return strings.EqualFold(h, name) }) {
-			return errorf("--header %s: the scenarios set this header themselves (%s cannot be given)", name, strings.Join(ReservedHeaders, ", "))
+			return Errorf("--header %s: the scenarios set this header themselves (%s cannot be given)", name, strings.Join(ReservedHeaders, ", "))
 		}
 	}
 	if r.Proxy != "" {
 		u, err := url.Parse(r.Proxy)
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") {
-			return errorf("the proxy %s is not an http, https or socks5 URL", redactURL(r.Proxy, u, err))
+			return Errorf("the proxy %s is not an http, https or socks5 URL", redactURL(r.Proxy, u, err))
 		}
 	}
 	if r.BaseURL == "" && r.Reference {
 		return nil // the caller starts the reference server
 	}
 	if r.BaseURL == "" {
-		return errorf("no target: a base URL is required")
+		return Errorf("no target: a base URL is required")
 	}
 	if err := checkURL("the base URL", r.BaseURL); err != nil {
 		return err
 	}
 	if r.Token == "" {
-		return errorf("a target needs its bearer token (--token or %s)", EnvToken)
+		return Errorf("a target needs its bearer token (--token or %s)", EnvToken)
 	}
 	return nil
 }
@@ -260,9 +258,9 @@ func checkURL(what, s string) error {
 	u, err := url.Parse(s)
 	switch {
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return errorf("%s %s is not an http or https URL with a host", what, redactURL(s, u, err))
+		return Errorf("%s %s is not an http or https URL with a host", what, redactURL(s, u, err))
 	case u.RawQuery != "" || u.Fragment != "":
-		return errorf("%s %s: a query or fragment is not allowed", what, redactURL(s, u, err))
+		return Errorf("%s %s: a query or fragment is not allowed", what, redactURL(s, u, err))
 	}
 	return nil
 }

@@ -33,19 +33,19 @@ type Judge struct {
 func (j *Judge) Validate() error {
 	switch {
 	case len(j.Files) == 0:
-		return errorf("no recording: give one or more HAR files")
+		return Errorf("no recording: give one or more HAR files")
 	case j.MaxJudge <= 0:
-		return errorf("--max-judge must be positive")
+		return Errorf("--max-judge must be positive")
 	case j.MaxFile <= 0:
-		return errorf("--max-file must be positive")
+		return Errorf("--max-file must be positive")
 	}
 	if j.BaseText != "" {
 		u, err := url.Parse(j.BaseText)
 		switch {
 		case err != nil || u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https":
-			return errorf("--base-url: give an http or https URL (https://plants.example.com/v1), or a base path (/v1)")
+			return Errorf("--base-url: give an http or https URL (https://plants.example.com/v1), or a base path (/v1)")
 		case u.User != nil || u.RawQuery != "" || u.Fragment != "":
-			return errorf("--base-url: the URL must not carry credentials, a query or a fragment")
+			return Errorf("--base-url: the URL must not carry credentials, a query or a fragment")
 		}
 		j.Base = u
 	}

@@ -63,23 +63,23 @@ type Proxy struct {
 func (p *Proxy) Validate() error {
 	switch {
 	case p.UpstreamText == "":
-		return errorf("no upstream: give --upstream URL (or %s)", EnvUpstream)
+		return Errorf("no upstream: give --upstream URL (or %s)", EnvUpstream)
 	case p.Timeout <= 0:
-		return errorf("--timeout must be positive")
+		return Errorf("--timeout must be positive")
 	case p.MaxJudge <= 0:
-		return errorf("--max-judge must be positive")
+		return Errorf("--max-judge must be positive")
 	case p.ReportEvery < 0:
-		return errorf("--report-every must not be negative")
+		return Errorf("--report-every must not be negative")
 	case p.Progress < 0:
-		return errorf("--progress must not be negative")
+		return Errorf("--progress must not be negative")
 	}
 	// The URL is not quoted: it may carry credentials.
 	u, err := url.Parse(p.UpstreamText)
 	switch {
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return errorf("--upstream: the upstream must be an http or https URL with a host")
+		return Errorf("--upstream: the upstream must be an http or https URL with a host")
 	case u.User != nil || u.RawQuery != "" || u.Fragment != "":
-		return errorf("--upstream: the upstream URL must not carry credentials, a query or a fragment")
+		return Errorf("--upstream: the upstream URL must not carry credentials, a query or a fragment")
 	}
 	p.Upstream = u
 	return nil

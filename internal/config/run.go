@@ -119,7 +119,7 @@ func (f *RunFlags) Resolve(env Env) (Run, []string, error) {
 		cfg.Color = true
 	case "never":
 	default:
-		return Run{}, nil, errorf("--color %q: it is auto, always or never", f.color)
+		return Run{}, nil, Errorf("--color %q: it is auto, always or never", f.color)
 	}
 	if cfg.Format == "" {
 		// progress on a terminal too: pretty prints every scenario, a few

@@ -25,7 +25,8 @@ import (
 
 // Streams are what plantcheck proxy and judge touch of the process: the
 // verdict (and an event log of "-") goes to Stdout, what the proxy says
-// while it runs to Stderr.
+// while it runs to Stderr; Getenv reads GOGC and GOMEMLIMIT, which win
+// over the proxy's own tuning of the collector.
 type Streams struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
