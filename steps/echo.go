@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -22,11 +23,11 @@ const (
 	// WithoutMustEcho judges the echo under the scenario's own rule, at
 	// its level, as plantcheck did before: a SHOULD scenario then hides a
 	// MUST breach.
-	WithoutMustEcho = "must-echo"
+	WithoutMustEcho = config.WithoutMustEcho
 )
 
 // Removable lists the checks Config.Without may name.
-var Removable = []string{WithoutMustEcho}
+var Removable = config.Removable
 
 // echoRule is the rule an echo failure counts toward: its own (CREATE-NAME,
 // CREATE-TAG, CREATE-NO-TAG), or "" (the scenario's) with the check removed.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/generate"
 	"github.com/plantcheck/plantcheck/internal/judge"
@@ -17,7 +18,7 @@ import (
 
 // DefaultExamples is how many valid bodies of each kind a generated
 // scenario sends when Config.Examples is 0.
-const DefaultExamples = 25
+const DefaultExamples = config.DefaultExamples
 
 // shrinkBudget bounds the requests spent shrinking one failing case.
 const shrinkBudget = 24

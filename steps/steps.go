@@ -27,6 +27,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/plantcheck/plantcheck/internal/client"
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/generate"
 	"github.com/plantcheck/plantcheck/internal/judge"
@@ -125,7 +126,7 @@ type Config struct {
 }
 
 // MaxExamples bounds Config.Examples.
-const MaxExamples = 10000
+const MaxExamples = config.MaxExamples
 
 // Result is how one scenario ended and the evidence for it.
 type Result struct {
@@ -247,11 +248,11 @@ func New(cfg Config) (*Suite, error) {
 
 // ReservedHeaders are the headers scenarios set or leave out on purpose:
 // an extra header may not name one.
-var ReservedHeaders = []string{"Authorization", "Content-Type", "Accept", "Content-Length", "Transfer-Encoding", "Host", PaddingHeader}
+var ReservedHeaders = config.ReservedHeaders
 
 // PaddingHeader is the header that makes a request's header long
 // (HEADER-SIZE): a name no service gives a meaning.
-const PaddingHeader = "X-Plantcheck-Padding"
+const PaddingHeader = config.PaddingHeader
 
 // HeaderVar names the environment variable a reproduction reads an extra
 // header's value from: PLANTCHECK_HEADER_X_API_KEY for X-Api-Key.

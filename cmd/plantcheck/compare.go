@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
@@ -23,8 +24,7 @@ func cmdCompare(_ context.Context, c cli, args []string) int {
 			"a badge of each implementation.\n\n"+
 			"Exit status: 0 written, 2 when a file cannot be read, does not follow the schema,\n"+
 			"or the verdicts judge by different specs. It is a table, not a gate.")
-	out := fs.String("out", "", "write compare.html, compare.md, compare.json and the badges into this folder (created if missing)")
-	format := fs.String("format", "markdown", "without --out, what to print: markdown or json")
+	cfg := config.DefineCompare(fs)
 	if code, ok := parseFlags(c, fs, args); !ok {
 		return code
 	}
@@ -32,10 +32,8 @@ func cmdCompare(_ context.Context, c cli, args []string) int {
 		fmt.Fprintf(c.stderr, "plantcheck compare: "+format+"\n", a...)
 		return exitCannotRun
 	}
-	switch *format {
-	case "markdown", "json":
-	default:
-		return fail("--format %q: markdown or json", evidence.Text(*format))
+	if err := cfg.Validate(); err != nil {
+		return fail("%v", err)
 	}
 	if fs.NArg() == 0 {
 		return fail("no summary.json named: give one of each implementation (NAME=FILE to name it), or several runs of each")
@@ -57,8 +55,8 @@ func cmdCompare(_ context.Context, c cli, args []string) int {
 			name = file
 		}
 		x := verdict.CompareInput{Name: name, File: file, Verdict: v}
-		if *out != "" {
-			x.Report = verdict.ReportBeside(file, *out)
+		if cfg.Out != "" {
+			x.Report = verdict.ReportBeside(file, cfg.Out)
 		}
 		in = append(in, x)
 	}
@@ -66,15 +64,15 @@ func cmdCompare(_ context.Context, c cli, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if *out != "" {
-		if err := cmp.WriteFiles(*out); err != nil {
+	if cfg.Out != "" {
+		if err := cmp.WriteFiles(cfg.Out); err != nil {
 			return fail("%v", err)
 		}
 		fmt.Fprintf(c.stdout, "plantcheck compare: %d implementations, %d rules: %s, %s, %s and %d badges in %s\n",
-			len(cmp.Implementations), len(cmp.Rules), verdict.CompareHTML, verdict.CompareMD, verdict.CompareJSON, len(cmp.Implementations), evidence.Text(*out))
+			len(cmp.Implementations), len(cmp.Rules), verdict.CompareHTML, verdict.CompareMD, verdict.CompareJSON, len(cmp.Implementations), evidence.Text(cfg.Out))
 		return exitOK
 	}
-	if *format == "json" {
+	if cfg.Format == "json" {
 		err = cmp.WriteJSON(c.stdout)
 	} else {
 		err = cmp.WriteMarkdown(c.stdout, verdict.Quoted)

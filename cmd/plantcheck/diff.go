@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
@@ -18,8 +19,7 @@ func cmdDiff(_ context.Context, c cli, args []string) int {
 			"Exit status: 1 on a regression (a MUST rule, or with --strict a SHOULD rule,\n"+
 			"newly failing, failing in a new way, or newly not judged), 0 otherwise, 2 when a\n"+
 			"file cannot be read, does not follow the schema, or the two cannot be compared.")
-	format := fs.String("format", "text", "output: text (the console), markdown (a pull request) or json (tools)")
-	strict := fs.Bool("strict", false, "a SHOULD rule's regression fails the diff too")
+	cfg := config.DefineDiff(fs)
 	if code, ok := parseFlags(c, fs, args); !ok {
 		return code
 	}
@@ -27,10 +27,8 @@ func cmdDiff(_ context.Context, c cli, args []string) int {
 		fmt.Fprintf(c.stderr, "plantcheck diff: "+format+"\n", a...)
 		return exitCannotRun
 	}
-	switch *format {
-	case "text", "markdown", "json":
-	default:
-		return fail("--format %q: text, markdown or json", evidence.Text(*format))
+	if err := cfg.Validate(); err != nil {
+		return fail("%v", err)
 	}
 	if fs.NArg() != 2 {
 		return fail("give two summary.json files, the old and the new (%d given)", fs.NArg())
@@ -43,11 +41,11 @@ func cmdDiff(_ context.Context, c cli, args []string) int {
 		}
 		vs[i] = v
 	}
-	d, err := verdict.Compare(vs[0], vs[1], fs.Arg(0), fs.Arg(1), *strict)
+	d, err := verdict.Compare(vs[0], vs[1], fs.Arg(0), fs.Arg(1), cfg.Strict)
 	if err != nil {
 		return fail("%v", err)
 	}
-	switch *format {
+	switch cfg.Format {
 	case "markdown":
 		err = d.WriteMarkdown(c.stdout, verdict.Quoted)
 	case "json":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/docgen"
 )
 
@@ -13,16 +14,16 @@ func cmdDocs(ctx context.Context, c cli, args []string) int {
 			"document, then the features rule by rule, each rule with its level, its source in\n"+
 			"the spec and an example exchange made by running the suite against the bundled\n"+
 			"reference: "+docgen.MarkdownFile+" and "+docgen.HTMLFile+" (self-contained, no JavaScript).")
-	out := fs.String("out", "", "folder to write the documentation into (created if missing)")
+	cfg := config.DefineDocs(fs)
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
-	if *out == "" {
-		fmt.Fprintln(c.stderr, "plantcheck docs: --out is required")
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(c.stderr, "plantcheck docs: %v\n", err)
 		fs.Usage()
 		return exitCannotRun
 	}
-	paths, err := docgen.Write(ctx, *out)
+	paths, err := docgen.Write(ctx, cfg.Out)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck docs: %v\n", err)
 		return exitFailed

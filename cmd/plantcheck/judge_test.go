@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/har"
 	"github.com/plantcheck/plantcheck/internal/proxy"
 	"github.com/plantcheck/plantcheck/internal/run"
@@ -69,7 +70,7 @@ func TestJudgeReachesTheProxysVerdict(t *testing.T) {
 				t.Fatal(err)
 			}
 			u, _ := url.Parse(up)
-			h, err := proxy.New(proxy.Config{Upstream: u, Timeout: 5 * time.Second, HAR: w})
+			h, err := proxy.New(proxy.Config{Upstream: u, MaxJudge: proxy.DefaultMaxJudge, Timeout: 5 * time.Second, HAR: w})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +82,11 @@ func TestJudgeReachesTheProxysVerdict(t *testing.T) {
 			served := make(chan error, 1)
 			go func() { served <- proxy.Serve(ctx, ln, h, 2*time.Second, 0, nil) }()
 			base := "http://" + ln.Addr().String()
-			_, err = run.Run(t.Context(), run.Config{BaseURL: base, Token: token, Timeout: 5 * time.Second, Output: io.Discard, Seed: 1, HAR: runHAR})
+			cfg, err := config.Run{BaseURL: base, Token: token, Timeout: 5 * time.Second, Seed: 1, HAR: runHAR}.Complete()
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = run.Run(t.Context(), run.Config(cfg), run.Options{Output: io.Discard})
 			cancel()
 			<-served
 			if _, werr := w.Close(); werr != nil {
@@ -241,7 +246,7 @@ func TestHARFlags(t *testing.T) {
 	dir := t.TempDir()
 	proxyHAR, runHAR := filepath.Join(dir, "proxy.har"), filepath.Join(dir, "run.har")
 	base, stop := startProxyCmd(t, nil, "--addr", "127.0.0.1:0", "--upstream", upstream, "--har", proxyHAR)
-	runCode, _, runErr := invoke(t, map[string]string{envToken: canary}, "run", "--base-url", base, "--har", runHAR)
+	runCode, _, runErr := invoke(t, map[string]string{config.EnvToken: canary}, "run", "--base-url", base, "--har", runHAR)
 	code, out, errOut := stop()
 	if runCode != 1 || code != 1 {
 		t.Fatalf("run exit %d, proxy exit %d; want 1, 1\n%s%s%s", runCode, code, runErr, out, errOut)

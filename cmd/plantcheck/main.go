@@ -126,19 +126,9 @@ func dispatch(ctx context.Context, c cli, args []string) int {
 	return exitCannotRun
 }
 
-// lookup returns the environment variable k and whether it is set, even
-// empty.
-func (c cli) lookup(k string) (string, bool) {
-	if c.lookupEnv != nil {
-		return c.lookupEnv(k)
-	}
-	v := c.getenv(k)
-	return v, v != ""
-}
-
 // env is what the configuration reads of c.
 func (c cli) env() config.Env {
-	return config.Env{Getenv: c.getenv, Lookup: c.lookup, IsTerminal: c.isTerminal}
+	return config.Env{Getenv: c.getenv, Lookup: c.lookupEnv, IsTerminal: c.isTerminal}
 }
 
 func usage(w io.Writer) {

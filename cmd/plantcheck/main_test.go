@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/spec"
@@ -120,9 +121,9 @@ func TestCommands(t *testing.T) {
 		{name: "run tags selecting nothing", args: []string{"run", "--tags", "@must && @open"}, wantCode: 2, wantStderr: []string{`selects no scenario`}},
 		{name: "run an unknown tag", args: []string{"run", "--tags", "@NO-SUCH-RULE"}, wantCode: 2, wantStderr: []string{`no scenario has the tag @NO-SUCH-RULE`}},
 		{name: "run unreachable", args: []string{"run", "--base-url", "http://127.0.0.1:1", "--token", canary}, wantCode: 2, wantStderr: []string{`cannot be reached`, `connection refused`}},
-		{name: "run a dead HTTP_PROXY and a loopback target", env: map[string]string{"HTTP_PROXY": "http://127.0.0.1:1", envToken: canary}, args: []string{"run", "--base-url", good, "--tags", "@CREATE-200"}, wantCode: 0,
+		{name: "run a dead HTTP_PROXY and a loopback target", env: map[string]string{"HTTP_PROXY": "http://127.0.0.1:1", config.EnvToken: canary}, args: []string{"run", "--base-url", good, "--tags", "@CREATE-200"}, wantCode: 0,
 			wantStdout: []string{`(?m)^proxy:  none \(HTTP_PROXY is set, but Go never proxies a loopback target such as 127\.0\.0\.1 or localhost\)$`, `VERDICT: CONFORMANT to the rules that ran`}},
-		{name: "run a dead HTTP_PROXY and a named target", env: map[string]string{"HTTP_PROXY": "http://127.0.0.1:1", envToken: canary}, args: []string{"run", "--base-url", "http://plants.test/"}, wantCode: 2,
+		{name: "run a dead HTTP_PROXY and a named target", env: map[string]string{"HTTP_PROXY": "http://127.0.0.1:1", config.EnvToken: canary}, args: []string{"run", "--base-url", "http://plants.test/"}, wantCode: 2,
 			wantStderr: []string{`cannot be reached: the proxy 127\.0\.0\.1:1 \(from HTTP_PROXY\): .*connection refused`}},
 		{name: "run the bundled reference", args: []string{"run", "--tags", "@must"}, wantCode: 0,
 			wantStdout: []string{`(?m)^target: the bundled reference server \(in-process, http://127\.0\.0\.1:\d+/plants\)$`, `CREATE-200 +MUST +pass`,
@@ -132,15 +133,15 @@ func TestCommands(t *testing.T) {
 		{name: "run an empty --base-url", args: []string{"run", "--base-url", ""}, wantCode: 2,
 			wantStderr: []string{`--base-url is empty: give your server's base URL .*leave --base-url out to certify the bundled reference server`}},
 		{name: "run a blank --base-url", args: []string{"run", "--base-url= "}, wantCode: 2, wantStderr: []string{`--base-url is empty`}},
-		{name: "run an empty PLANTCHECK_BASE_URL", env: map[string]string{envBaseURL: ""}, args: []string{"run"}, wantCode: 2,
+		{name: "run an empty PLANTCHECK_BASE_URL", env: map[string]string{config.EnvBaseURL: ""}, args: []string{"run"}, wantCode: 2,
 			wantStderr: []string{`PLANTCHECK_BASE_URL is set but empty .*unset PLANTCHECK_BASE_URL to certify the bundled reference server`}},
-		{name: "run an empty PLANTCHECK_BASE_URL and a token", env: map[string]string{envBaseURL: "", envToken: canary}, args: []string{"run"}, wantCode: 2,
+		{name: "run an empty PLANTCHECK_BASE_URL and a token", env: map[string]string{config.EnvBaseURL: "", config.EnvToken: canary}, args: []string{"run"}, wantCode: 2,
 			wantStderr: []string{`PLANTCHECK_BASE_URL is set but empty`}},
-		{name: "run an empty PLANTCHECK_BASE_URL beside a --base-url", env: map[string]string{envBaseURL: "", envToken: canary}, args: []string{"run", "--base-url", good, "--tags", "@AUTH-UNKNOWN"}, wantCode: 0,
+		{name: "run an empty PLANTCHECK_BASE_URL beside a --base-url", env: map[string]string{config.EnvBaseURL: "", config.EnvToken: canary}, args: []string{"run", "--base-url", good, "--tags", "@AUTH-UNKNOWN"}, wantCode: 0,
 			wantStdout: []string{`VERDICT: CONFORMANT to the rules that ran`}},
-		{name: "run PLANTCHECK_TOKEN and no target", env: map[string]string{envToken: canary}, args: []string{"run"}, wantCode: 2,
+		{name: "run PLANTCHECK_TOKEN and no target", env: map[string]string{config.EnvToken: canary}, args: []string{"run"}, wantCode: 2,
 			wantStderr: []string{`PLANTCHECK_TOKEN given, but no target: pass --base-url .*unset PLANTCHECK_TOKEN`}},
-		{name: "run an empty PLANTCHECK_TOKEN and no target", env: map[string]string{envToken: ""}, args: []string{"run"}, wantCode: 2,
+		{name: "run an empty PLANTCHECK_TOKEN and no target", env: map[string]string{config.EnvToken: ""}, args: []string{"run"}, wantCode: 2,
 			wantStderr: []string{`PLANTCHECK_TOKEN given, but no target`}},
 		{name: "run --token and no target", args: []string{"run", "--token", canary}, wantCode: 2, wantStderr: []string{`--token given, but no target.*leave out --token`}},
 		{name: "run --token-file and no target", args: []string{"run", "--token-file", tokenFile}, wantCode: 2, wantStderr: []string{`--token-file given, but no target`}},
@@ -154,17 +155,17 @@ func TestCommands(t *testing.T) {
 		{name: "run a config file's empty base-url", args: []string{"run", "--config", emptyURL}, wantCode: 2, wantStderr: []string{`the config file .*empty-url\.yaml gives an empty base-url`}},
 		{name: "run --require-target and no target", args: []string{"run", "--require-target"}, wantCode: 2,
 			wantStderr: []string{`no target: --require-target refuses to certify the bundled reference server`, `certify-reference: true`}},
-		{name: "run --require-target and a target", env: map[string]string{envBaseURL: good, envToken: canary}, args: []string{"run", "--require-target", "--tags", "@AUTH-UNKNOWN"}, wantCode: 0,
+		{name: "run --require-target and a target", env: map[string]string{config.EnvBaseURL: good, config.EnvToken: canary}, args: []string{"run", "--require-target", "--tags", "@AUTH-UNKNOWN"}, wantCode: 0,
 			wantStdout: []string{`VERDICT: CONFORMANT to the rules that ran`}},
-		{name: "run a target from the environment", env: map[string]string{envBaseURL: good, envToken: canary}, args: []string{"run"}, wantCode: 0,
+		{name: "run a target from the environment", env: map[string]string{config.EnvBaseURL: good, config.EnvToken: canary}, args: []string{"run"}, wantCode: 0,
 			wantStdout: []string{regexp.QuoteMeta(good + "/plants"), `AUTH-UNKNOWN +MUST +pass`, `VERDICT: CONFORMANT: every MUST rule passed`}},
-		{name: "flags win over the environment", env: map[string]string{envBaseURL: "http://127.0.0.1:1", envToken: "not-it"}, args: []string{"run", "--base-url", good, "--token", canary, "--tags", "@AUTH-UNKNOWN"}, wantCode: 0,
+		{name: "flags win over the environment", env: map[string]string{config.EnvBaseURL: "http://127.0.0.1:1", config.EnvToken: "not-it"}, args: []string{"run", "--base-url", good, "--token", canary, "--tags", "@AUTH-UNKNOWN"}, wantCode: 0,
 			wantStdout: []string{`VERDICT: CONFORMANT to the rules that ran`}},
 		{name: "run with a short token", args: []string{"run", "--base-url", shortToken, "--token", "e"}, wantCode: 0,
 			wantStdout: []string{`VERDICT: CONFORMANT: every MUST rule passed`}, wantStderr: []string{`the token is shorter than 8 characters`}},
-		{name: "run a broken target", env: map[string]string{envToken: canary}, args: []string{"run", "--base-url", broken, "--format", "pretty"}, wantCode: 1,
+		{name: "run a broken target", env: map[string]string{config.EnvToken: canary}, args: []string{"run", "--base-url", broken, "--format", "pretty"}, wantCode: 1,
 			wantStdout: []string{`(?m)^  CREATE-TAG \(MUST\), [1-9]\d* failures?: expected tag`, `(?m)^   reproduce: +curl `, `VERDICT: NON-CONFORMANT`}},
-		{name: "run a broken target, verbose", env: map[string]string{envToken: canary}, args: []string{"run", "--base-url", broken, "--verbose", "--tags", "@CREATE-TAG"}, wantCode: 1,
+		{name: "run a broken target, verbose", env: map[string]string{config.EnvToken: canary}, args: []string{"run", "--base-url", broken, "--verbose", "--tags", "@CREATE-TAG"}, wantCode: 1,
 			wantStdout: []string{`CREATE-TAG +MUST +FAIL`, `VERDICT: NON-CONFORMANT`}},
 		{name: "selftest list", args: []string{"selftest", "--list"}, wantCode: 0, wantStdout: []string{`(?m)^silent +never answers`, `(?m)^drop-tag .* CREATE-TAG$`}},
 		{name: "selftest unknown mutant", args: []string{"selftest", "--mutant", "nope"}, wantCode: 2, wantStderr: []string{`no mutant "nope"`}},
@@ -261,7 +262,7 @@ func TestServe(t *testing.T) {
 		wantToken *regexp.Regexp // how the token shows on stderr; nil: never
 		logged    bool           // --log: one line a request
 	}{
-		{name: "token from the environment", env: map[string]string{envToken: canary}, args: []string{"serve", "--addr", "127.0.0.1:0", "--log"}, logged: true},
+		{name: "token from the environment", env: map[string]string{config.EnvToken: canary}, args: []string{"serve", "--addr", "127.0.0.1:0", "--log"}, logged: true},
 		{name: "token from the flag", args: []string{"serve", "--addr", "127.0.0.1:0", "--token", canary}},
 		{name: "random token", args: []string{"serve", "--addr", "127.0.0.1:0", "--log"}, wantToken: regexp.MustCompile(`export PLANTCHECK_TOKEN=(\S+)`), logged: true},
 	}
@@ -301,7 +302,7 @@ func TestServe(t *testing.T) {
 			}
 
 			for i := range 2 {
-				code, stdout, stderr := invoke(t, map[string]string{envToken: token}, "run", "--base-url", base)
+				code, stdout, stderr := invoke(t, map[string]string{config.EnvToken: token}, "run", "--base-url", base)
 				if code != 0 {
 					t.Errorf("run %d against serve: exit %d\n%s\n%s", i+1, code, stdout, stderr)
 				}
@@ -359,7 +360,7 @@ func TestTokenNeverWritten(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			for _, format := range []string{"pretty", "progress"} {
-				code, stdout, stderr := invoke(t, map[string]string{envToken: canary},
+				code, stdout, stderr := invoke(t, map[string]string{config.EnvToken: canary},
 					"run", "--base-url", tt.base, "--format", format, "--report-dir", dir, "--timeout", "2s")
 				if code != tt.wantCode {
 					t.Errorf("%s: exit %d, want %d\n%s", format, code, tt.wantCode, stderr)
@@ -460,7 +461,7 @@ func TestColor(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			env := map[string]string{envToken: canary, "NO_COLOR": tt.noColor}
+			env := map[string]string{config.EnvToken: canary, "NO_COLOR": tt.noColor}
 			c := cli{stdout: &out, stderr: &errOut, getenv: func(k string) string { return env[k] }, isTerminal: tt.terminal}
 			args := []string{"run", "--base-url", good, "--tags", "@CREATE-TAG", "--format", "progress"}
 			if tt.flag != "" {

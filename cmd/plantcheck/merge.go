@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
@@ -17,9 +18,7 @@ func cmdMerge(_ context.Context, c cli, args []string) int {
 			"and, with --report-dir, writes the same five reports.\n\n"+
 			"Exit status: as 'plantcheck proxy' for the combined traffic: 0, 1, or 2 (also when\n"+
 			"a file cannot be read, does not follow the schema, or is not a proxy's).")
-	reportDir := fs.String("report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, summary-short.md, report.html, badge.svg, junit.xml")
-	strict := fs.Bool("strict", false, "a failed SHOULD rule fails the verdict too")
-	strictClients := fs.Bool("strict-clients", false, "a client request that breaks the document fails the verdict too (exit 1)")
+	cfg := config.DefineMerge(fs)
 	if code, ok := parseFlags(c, fs, args); !ok {
 		return code
 	}
@@ -38,15 +37,15 @@ func cmdMerge(_ context.Context, c cli, args []string) int {
 		}
 		vs = append(vs, v)
 	}
-	m, err := verdict.Merge(vs, *strict, *strictClients)
+	m, err := verdict.Merge(vs, cfg.Strict, cfg.StrictClients)
 	if err != nil {
 		return fail("%v (the files, in order: %s)", err, evidence.Text(fmt.Sprint(fs.Args())))
 	}
 	if err := m.WriteText(c.stdout); err != nil {
 		return fail("write the verdict: %v", err)
 	}
-	if *reportDir != "" {
-		if err := m.WriteFiles(*reportDir); err != nil {
+	if cfg.ReportDir != "" {
+		if err := m.WriteFiles(cfg.ReportDir); err != nil {
 			return fail("%v", err)
 		}
 	}

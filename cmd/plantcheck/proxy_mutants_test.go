@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/proxy"
 	"github.com/plantcheck/plantcheck/internal/run"
 	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
@@ -59,7 +60,7 @@ func TestProxyMutantsTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		u, _ := url.Parse(up)
-		h, err := proxy.New(proxy.Config{Upstream: u, Timeout: 3 * time.Second})
+		h, err := proxy.New(proxy.Config{Upstream: u, MaxJudge: proxy.DefaultMaxJudge, Timeout: 3 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,8 +71,11 @@ func TestProxyMutantsTable(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		served := make(chan error, 1)
 		go func() { served <- proxy.Serve(ctx, ln, h, 2*time.Second, 0, nil) }()
-		rep, err := run.Run(t.Context(), run.Config{BaseURL: "http://" + ln.Addr().String(), Token: token,
-			Timeout: 5 * time.Second, Output: io.Discard, Seed: 1})
+		cfg, err := config.Run{BaseURL: "http://" + ln.Addr().String(), Token: token, Timeout: 5 * time.Second, Seed: 1}.Complete()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := run.Run(t.Context(), run.Config(cfg), run.Options{Output: io.Discard})
 		cancel()
 		<-served
 		stopUp()

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/testcert"
 	"github.com/plantcheck/plantcheck/reference"
 )
@@ -83,7 +84,7 @@ func TestProxyCertifiesTheSuitesTraffic(t *testing.T) {
 			upstream := target(t, tc.mutant)
 			reports := t.TempDir()
 			base, stop := startProxyCmd(t, nil, "--addr", "127.0.0.1:0", "--upstream", upstream, "--report-dir", reports)
-			runCode, runOut, runErr := invoke(t, map[string]string{envToken: canary}, "run", "--base-url", base)
+			runCode, runOut, runErr := invoke(t, map[string]string{config.EnvToken: canary}, "run", "--base-url", base)
 			code, out, errOut := stop()
 			if runCode != tc.wantCode {
 				t.Errorf("run through the proxy: exit %d, want %d\n%s\n%s", runCode, tc.wantCode, runOut, runErr)
@@ -152,7 +153,7 @@ func TestProxyCannotRun(t *testing.T) {
 // nothing was judged, exit 0.
 func TestProxyUpstreamFromTheEnvironment(t *testing.T) {
 	upstream := target(t, "")
-	_, stop := startProxyCmd(t, map[string]string{envUpstream: upstream}, "--addr", "127.0.0.1:0")
+	_, stop := startProxyCmd(t, map[string]string{config.EnvUpstream: upstream}, "--addr", "127.0.0.1:0")
 	code, out, errOut := stop()
 	if code != 0 || !strings.Contains(out, "VERDICT: NOTHING JUDGED") || !strings.Contains(errOut, "forwarding to "+upstream) {
 		t.Errorf("exit %d\n%s\n%s", code, out, errOut)

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
@@ -16,8 +17,7 @@ func cmdRules(_ context.Context, c cli, args []string) int {
 		"Print the catalog of the spec's rules that the suite checks: each rule's ID, level,\n"+
 			"the part of the spec it comes from, and the scenarios that encode it. Rerun one\n"+
 			"rule with: plantcheck run --tags '@RULE-ID'.")
-	asJSON := fs.Bool("json", false, "print the catalog and its scenarios as JSON")
-	verbose := fs.Bool("v", false, "list each rule's scenarios and requirement")
+	cfg := config.DefineRules(fs)
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
@@ -30,7 +30,7 @@ func cmdRules(_ context.Context, c cli, args []string) int {
 	for _, s := range scs {
 		byRule[s.Rule()] = append(byRule[s.Rule()], s)
 	}
-	if *asJSON {
+	if cfg.JSON {
 		type entry struct {
 			rules.Rule
 			Scenarios []features.Scenario `json:"scenarios"`
@@ -49,12 +49,12 @@ func cmdRules(_ context.Context, c cli, args []string) int {
 	}
 	counts := map[rules.Level]int{}
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
-	if !*verbose {
+	if !cfg.Verbose {
 		fmt.Fprintln(tw, "RULE\tLEVEL\tSOURCE\tSCENARIOS")
 	}
 	for _, r := range rules.Catalog {
 		counts[r.Level]++
-		if !*verbose {
+		if !cfg.Verbose {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.ID, strings.ToUpper(string(r.Level)), r.Source, len(byRule[r.ID]))
 			continue
 		}

@@ -10,13 +10,6 @@ import (
 	"github.com/plantcheck/plantcheck/reference"
 )
 
-// Environment variables read by run (and, for the token, serve). A flag
-// given on the command line wins over its variable.
-const (
-	envBaseURL = config.EnvBaseURL
-	envToken   = config.EnvToken
-)
-
 func cmdRun(ctx context.Context, c cli, args []string) int {
 	fs := newFlagSet(c, "run", "[flags]",
 		"Certify a Plant Store implementation: run every rule of the spec against it and\n"+
@@ -28,36 +21,30 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		return code
 	}
 	cfg, warnings, err := flags.Resolve(c.env())
-	if err != nil {
-		fmt.Fprintf(c.stderr, "plantcheck run: %v\n", err)
-		if errors.Is(err, config.ErrConfig) {
-			fmt.Fprintln(c.stderr, "Run 'plantcheck run -h' for the flags.")
-		}
-		return exitCannotRun
-	}
 	for _, w := range warnings {
 		fmt.Fprintf(c.stderr, "plantcheck run: %s\n", w)
 	}
-	cfg.Output = c.stdout
-	if cfg.Reference {
-		url, token, stop, err := reference.StartLoopback()
-		if err != nil {
-			fmt.Fprintf(c.stderr, "plantcheck run: start the reference server: %v\n", err)
-			return exitCannotRun
+	if err == nil && cfg.Reference {
+		var stop func()
+		if cfg.BaseURL, cfg.Token, stop, err = reference.StartLoopback(); err != nil {
+			err = fmt.Errorf("start the reference server: %w", err)
+		} else {
+			defer stop()
 		}
-		defer stop()
-		cfg.BaseURL, cfg.Token = url, token
 	}
-	rep, err := run.Run(ctx, run.Config(cfg))
-	if rep != nil {
-		rep.WriteVerdict(c.stdout)
-	}
-	if err != nil {
-		fmt.Fprintf(c.stderr, "plantcheck run: %v\n", err)
-		if errors.Is(err, run.ErrConfig) {
-			fmt.Fprintln(c.stderr, "Run 'plantcheck run -h' for the flags.")
+	if err == nil {
+		var rep *run.Report
+		rep, err = run.Run(ctx, run.Config(cfg), run.Options{Output: c.stdout, Getenv: c.getenv})
+		if rep != nil {
+			rep.WriteVerdict(c.stdout)
 		}
-		return exitCannotRun
+		if err == nil {
+			return rep.ExitCode()
+		}
 	}
-	return rep.ExitCode()
+	fmt.Fprintf(c.stderr, "plantcheck run: %v\n", err)
+	if errors.Is(err, config.ErrConfig) {
+		fmt.Fprintln(c.stderr, "Run 'plantcheck run -h' for the flags.")
+	}
+	return exitCannotRun
 }

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/selftest"
 	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
 	"github.com/plantcheck/plantcheck/spec/rules"
-	"github.com/plantcheck/plantcheck/steps"
 )
 
 func cmdSelftest(ctx context.Context, c cli, args []string) int {
@@ -17,19 +17,16 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 			"and against every mutant (the reference with one deliberate defect), each of\n"+
 			"which must fail on a rule it breaks. Prints the table and the mutation score.\n\n"+
 			"Exit status: 0 the reference passes and every mutant is caught, 1 otherwise.")
-	only := fs.String("mutant", "", "run only these mutants (names, comma-separated)")
-	list := fs.Bool("list", false, "list the mutants and the rules each breaks, and run nothing")
-	parallel := fs.Int("parallel", 2, "runs at once")
-	tags := fs.String("tags", "", "restrict every run to some rules (a godog tag expression)")
-	without := fs.String("without", "", "leave these checks out of every run, to see what they catch ("+strings.Join(steps.Removable, ", ")+")")
+	flags := config.DefineSelftest(fs)
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
+	cfg := flags.Resolve()
 	tuneGC(c.getenv)
 	ms := mutants.All
-	if *only != "" {
+	if cfg.Mutants != nil {
 		ms = nil
-		for _, name := range strings.Split(*only, ",") {
+		for _, name := range cfg.Mutants {
 			m, ok := mutants.Lookup(strings.TrimSpace(name))
 			if !ok {
 				fmt.Fprintf(c.stderr, "plantcheck selftest: no mutant %q (see --list)\n", name)
@@ -38,17 +35,13 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 			ms = append(ms, m)
 		}
 	}
-	if *list {
+	if cfg.List {
 		for _, m := range ms {
 			fmt.Fprintf(c.stdout, "%-26s %-70s %s\n", m.Name, m.Defect, rules.JoinIDs(m.Rules, " "))
 		}
 		return exitOK
 	}
-	var leaveOut []string
-	if *without != "" {
-		leaveOut = strings.Split(*without, ",")
-	}
-	res, err := selftest.Run(ctx, selftest.Config{Mutants: ms, Tags: *tags, Parallel: *parallel, Without: leaveOut})
+	res, err := selftest.Run(ctx, selftest.Config{Mutants: ms, Tags: cfg.Tags, Parallel: cfg.Parallel, Without: cfg.Without})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck selftest: %v\n", err)
 		return exitCannotRun

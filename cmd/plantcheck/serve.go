@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
 	"github.com/plantcheck/plantcheck/reference"
 )
@@ -24,43 +24,35 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 		"Serve the bundled reference Plant Store server, the plainest honest\n"+
 			"implementation of the spec, until SIGINT or SIGTERM (then requests in flight\n"+
 			"finish). With --log, one line per request goes to stderr: never a token or a body.\n\n"+
-			"The token is --token, else "+envToken+", else a random one printed once on stderr.")
-	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
-	token := fs.String("token", "", "the bearer token clients must present (env "+envToken+")")
-	maxBody := fs.Int64("max-body", 1<<20, "largest request body accepted, in bytes")
-	logRequests := fs.Bool("log", false, "log one line per request to stderr (method, path, status, duration; never a token or a body)")
-	mutant := fs.String("mutant", "", "serve a deliberately broken variant instead (see 'plantcheck selftest --list'), to see what a failure report looks like; several, comma-separated, make a server with several mistakes")
+			"The token is --token, else "+config.EnvToken+", else a random one printed once on stderr.")
+	flags := config.DefineServe(fs)
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "token" })
-	if !set {
-		*token = c.getenv(envToken)
-	}
-	generated := *token == ""
-	if generated {
-		*token = rand.Text()
-	}
-	if *maxBody <= 0 {
-		fmt.Fprintln(c.stderr, "plantcheck serve: --max-body must be positive")
+	cfg, err := flags.Resolve(c.env())
+	if err != nil {
+		fmt.Fprintf(c.stderr, "plantcheck serve: %v\n", err)
 		return exitCannotRun
+	}
+	generated := cfg.Token == ""
+	if generated {
+		cfg.Token = rand.Text()
 	}
 
 	// Warnings and errors always; the request lines (level info) only with
 	// --log, and then only do they cost anything per request.
 	level := slog.LevelWarn
-	if *logRequests {
+	if cfg.Log {
 		level = slog.LevelInfo
 	}
 	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
-	srv, err := reference.New(reference.Config{Token: *token, MaxBodyBytes: *maxBody, Logger: log})
+	srv, err := reference.New(reference.Config{Token: cfg.Token, MaxBodyBytes: cfg.MaxBody, Logger: log})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck serve: %v\n", err)
 		return exitCannotRun
 	}
 	var h http.Handler = srv
-	for name := range strings.SplitSeq(*mutant, ",") {
+	for name := range strings.SplitSeq(cfg.Mutant, ",") {
 		if name = strings.TrimSpace(name); name == "" {
 			continue
 		}
@@ -70,13 +62,13 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 			return exitCannotRun
 		}
 		// Each mutant wraps the server so far: their defects add up.
-		h = m.Wrap(h, *token)
+		h = m.Wrap(h, cfg.Token)
 		fmt.Fprintf(c.stderr, "plantcheck serve: BROKEN ON PURPOSE: this server %s\n", m.Defect)
 	}
 	hs := srv.HTTPServer()
 	hs.Handler = h
 	// Listen before serving, so that a bad or busy address fails at once.
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck serve: %v\n", err)
 		return exitCannotRun
@@ -86,10 +78,10 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 	if generated {
 		// The one place plantcheck shows a token, once: one it made up
 		// itself, which the user needs in order to call the server at all.
-		fmt.Fprintf(c.stderr, "plantcheck serve: no token given; made one up. Clients send it as Authorization: Bearer $%s, with\n", envToken)
-		fmt.Fprintf(c.stderr, "  export %s=%s\n", envToken, *token)
+		fmt.Fprintf(c.stderr, "plantcheck serve: no token given; made one up. Clients send it as Authorization: Bearer $%s, with\n", config.EnvToken)
+		fmt.Fprintf(c.stderr, "  export %s=%s\n", config.EnvToken, cfg.Token)
 	}
-	fmt.Fprintf(c.stderr, "plantcheck serve: certify it with: plantcheck run --base-url %s (token in $%s)\n", base, envToken)
+	fmt.Fprintf(c.stderr, "plantcheck serve: certify it with: plantcheck run --base-url %s (token in $%s)\n", base, config.EnvToken)
 	if err := reference.Serve(ctx, ln, hs, shutdownGrace); err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck serve: %v\n", err)
 		return exitFailed

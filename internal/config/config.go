@@ -1,28 +1,23 @@
-// Package config reads plantcheck's configuration, from the command line,
-// the environment and a config file (in that order of precedence, then
-// the defaults), and validates it: the one place where a setting's range
-// and rules are written. run and proxy alike take a Run or a Proxy from
-// here; the packages below them take it as validated.
+// Package config reads plantcheck's configuration, every command's, from
+// the command line, the environment and a config file (in that order of
+// precedence, then the defaults), and validates it: the one place where a
+// flag is defined and a setting's range and rules are written. It holds
+// plain settings and imports no package of the engine (the engines read
+// its constants); run, proxy and judge take a Run, a Proxy or a Judge
+// from here as validated, with what the process lends them (a writer,
+// the environment) in their own options.
 package config
 
 import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/cucumber/godog"
-
-	"github.com/plantcheck/plantcheck/features"
-	"github.com/plantcheck/plantcheck/internal/verdict"
-	"github.com/plantcheck/plantcheck/steps"
 )
 
 // Environment variables read beside the flags. A flag given on the command
@@ -45,10 +40,32 @@ const (
 	// not depend on what else runs: at 50 ms a request, one at a time took
 	// 14 s and this takes about a second (README, Performance).
 	DefaultConcurrency = 16
-	// DefaultExamples and MaxExamples are the steps' own.
-	DefaultExamples = steps.DefaultExamples
-	MaxExamples     = steps.MaxExamples
+	// DefaultExamples is how many valid bodies of each kind a generated
+	// scenario sends; MaxExamples bounds it. The steps read both here.
+	DefaultExamples = 25
+	MaxExamples     = 10000
 )
+
+// The checks a run can be made without (Run.Without), to prove that each
+// is needed: with one removed, the self-test shows a broken server that
+// then passes. The steps read these names here.
+const (
+	// WithoutMustEcho judges the echo under the scenario's own rule, at
+	// its level, as plantcheck did before: a SHOULD scenario then hides a
+	// MUST breach.
+	WithoutMustEcho = "must-echo"
+)
+
+// Removable lists the checks Run.Without may name.
+var Removable = []string{WithoutMustEcho}
+
+// PaddingHeader is the header that makes a request's header long
+// (HEADER-SIZE): a name no service gives a meaning.
+const PaddingHeader = "X-Plantcheck-Padding"
+
+// ReservedHeaders are the headers scenarios set or leave out on purpose:
+// an extra header (--header) may not name one.
+var ReservedHeaders = []string{"Authorization", "Content-Type", "Accept", "Content-Length", "Transfer-Encoding", "Host", PaddingHeader}
 
 // ErrConfig is what every error of a configuration is (errors.Is): the run
 // could not be made as configured (exit status 2).
@@ -61,7 +78,10 @@ type configError string
 func (e configError) Error() string        { return string(e) }
 func (e configError) Is(target error) bool { return target == ErrConfig }
 
-func errorf(format string, a ...any) error { return configError(fmt.Sprintf(format, a...)) }
+// Errorf returns an ErrConfig whose text is the message formatted: the
+// engine's own checks of a configuration at start (run's tags) use it, so
+// that their errors are configuration errors too.
+func Errorf(format string, a ...any) error { return configError(fmt.Sprintf(format, a...)) }
 
 // headerName is what an extra header's name may be: letters, digits and
 // hyphens (a reproduction writes it into a shell word).
@@ -76,7 +96,8 @@ type Run struct {
 	Token string
 	// Timeout is the time limit of one exchange; 0 means DefaultTimeout.
 	Timeout time.Duration
-	// Tags is a godog tag expression selecting scenarios ("" runs all).
+	// Tags is a godog tag expression selecting scenarios ("" runs all);
+	// the run checks it against the features at start.
 	Tags string
 	// Strict makes a failed SHOULD rule fail the run.
 	Strict bool
@@ -110,8 +131,6 @@ type Run struct {
 	// HTTP_PROXY, HTTPS_PROXY and NO_PROXY as net/http does (a loopback
 	// target never through a proxy). The verdict says which it was.
 	Proxy string
-	// Getenv reads the proxy variables; nil means os.Getenv.
-	Getenv func(string) string
 	// Headers are sent on every request; their values are secrets.
 	Headers http.Header
 	// Examples is how many valid bodies each generated scenario sends; 0
@@ -120,19 +139,11 @@ type Run struct {
 	// AllStrings sends every string of the catalog of hostile strings,
 	// not one of each category.
 	AllStrings bool
-	// Without names checks to leave out (steps.Removable), to prove that
+	// Without names checks to leave out (Removable), to prove that
 	// each is needed; never for a verdict.
 	Without []string
-	// Throttle bounds the waits for a throttling target; a bound left zero
-	// is steps.DefaultThrottle's.
-	Throttle steps.Throttle
 	// Seed makes fresh ids reproducible; 0 draws one.
 	Seed uint64
-	// IDSalt is steps.Config's: 0 (every run's) draws one, so that two runs
-	// with one seed send different ids; no flag sets it.
-	IDSalt uint64
-	// Output receives the console report; nil means os.Stdout.
-	Output io.Writer
 	// Reference says the target is the bundled reference server (the
 	// verdict says so, and a reproduction needs no --base-url). With
 	// Reference and no BaseURL, the configuration is valid: the caller
@@ -147,20 +158,16 @@ type Run struct {
 	// names it, and the reproductions say how to set PLANTCHECK_TOKEN
 	// from it. "" when unknown.
 	TokenFrom string
-	// BaselineFile is the summary.json given as --baseline; Baseline the
-	// verdict read from it (verdict.LoadBaseline), whose known failures
-	// do not fail the exit status.
+	// BaselineFile is the summary.json given as --baseline, an earlier
+	// verdict whose known failures do not fail the exit status (the run
+	// reads it at start).
 	BaselineFile string
-	Baseline     *verdict.Baseline
-	// Godog, when set, adjusts godog's options before the run (a test sets
-	// TestingT there, to run each scenario as a subtest).
-	Godog func(*godog.Options)
 }
 
 // Defaults fills each setting left zero that has a default: a library
-// caller's Run need only name its target. The command line's flags
-// carry the defaults already, so that a zero given there is refused by
-// Validate, never silently replaced.
+// caller's Run need only name its target (then Validate it, or call
+// Complete). The command line's flags carry the defaults already, so that
+// a zero given there is refused by Validate, never silently replaced.
 func (r *Run) Defaults() {
 	if r.Timeout == 0 {
 		r.Timeout = DefaultTimeout
@@ -174,9 +181,6 @@ func (r *Run) Defaults() {
 	if r.Format == "" {
 		r.Format = "progress"
 	}
-	if r.Output == nil {
-		r.Output = os.Stdout
-	}
 	if r.Seed == 0 {
 		var b [8]byte
 		rand.Read(b[:])
@@ -187,62 +191,63 @@ func (r *Run) Defaults() {
 	}
 }
 
+// Complete fills r's defaults and validates it: for a library caller
+// (selftest, docgen, a test) what Resolve is for the command line. The
+// run takes a Run completed and fills and checks nothing again.
+func (r Run) Complete() (Run, error) {
+	r.Defaults()
+	return r, r.Validate()
+}
+
 // Validate checks every setting against its range and rules, and returns
 // the first it breaks (an ErrConfig). It is the one check: the packages
 // that take a Run do not check it again.
 func (r *Run) Validate() error {
 	switch {
 	case r.Timeout <= 0:
-		return errorf("--timeout %s: it must be more than 0 (such as 2s or 500ms)", r.Timeout)
+		return Errorf("--timeout %s: it must be more than 0 (such as 2s or 500ms)", r.Timeout)
 	case r.Concurrency < 1 || r.Concurrency > MaxConcurrency:
-		return errorf("--concurrency %d: it must be between 1 and %d", r.Concurrency, MaxConcurrency)
+		return Errorf("--concurrency %d: it must be between 1 and %d", r.Concurrency, MaxConcurrency)
 	case r.Examples < 1 || r.Examples > MaxExamples:
-		return errorf("--examples %d: it must be between 1 and %d", r.Examples, MaxExamples)
+		return Errorf("--examples %d: it must be between 1 and %d", r.Examples, MaxExamples)
 	case r.Rate < 0:
-		return errorf("--rate %g: it must be more than 0 (or 0, no limit)", r.Rate)
+		return Errorf("--rate %g: it must be more than 0 (or 0, no limit)", r.Rate)
 	}
 	switch r.Format {
 	case "pretty", "progress":
 	default:
-		return errorf("--format: unknown format %q (pretty or progress)", r.Format)
-	}
-	filter, err := features.ParseTags(r.Tags)
-	if err != nil {
-		return errorf("--tags: %v", err)
-	}
-	if scs, err := features.Scenarios(); err == nil && len(filter.Select(scs)) == 0 {
-		return errorf("--tags %q selects no scenario", r.Tags)
+		return Errorf("--format: unknown format %q (pretty or progress)", r.Format)
 	}
 	for _, w := range r.Without {
-		if !slices.Contains(steps.Removable, w) {
-			return errorf("no check %q to leave out (%s)", w, strings.Join(steps.Removable, ", "))
+		if !slices.Contains(Removable, w) {
+			return Errorf("no check %q to leave out (%s)", w, strings.Join(Removable, ", "))
 		}
 	}
 	for name := range r.Headers {
 		if !headerName.MatchString(name) {
-			return errorf("the header name %q: letters, digits and hyphens only", name)
+			return Errorf("the header name %q: letters, digits and hyphens only", name)
 		}
-		if slices.ContainsFunc(steps.ReservedHeaders, func(h string) bool { return strings.EqualFold(h, name) }) {
-			return errorf("--header %s: the scenarios set this header themselves (%s cannot be given)", name, strings.Join(steps.ReservedHeaders, ", "))
+		if slices.ContainsFunc(ReservedHeaders, func(h string) bool { return strings.EqualFold(h, name) }) {
+			return Errorf("--header %s: the scenarios set this header themselves (%s cannot be given)", name, strings.Join(ReservedHeaders, ", "))
 		}
 	}
 	if r.Proxy != "" {
 		u, err := url.Parse(r.Proxy)
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5") {
-			return errorf("the proxy %s is not an http, https or socks5 URL", redactURL(r.Proxy, u, err))
+			return Errorf("the proxy %s is not an http, https or socks5 URL", redactURL(r.Proxy, u, err))
 		}
 	}
 	if r.BaseURL == "" && r.Reference {
 		return nil // the caller starts the reference server
 	}
 	if r.BaseURL == "" {
-		return errorf("no target: a base URL is required")
+		return Errorf("no target: a base URL is required")
 	}
 	if err := checkURL("the base URL", r.BaseURL); err != nil {
 		return err
 	}
 	if r.Token == "" {
-		return errorf("a target needs its bearer token (--token or %s)", EnvToken)
+		return Errorf("a target needs its bearer token (--token or %s)", EnvToken)
 	}
 	return nil
 }
@@ -253,9 +258,9 @@ func checkURL(what, s string) error {
 	u, err := url.Parse(s)
 	switch {
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return errorf("%s %s is not an http or https URL with a host", what, redactURL(s, u, err))
+		return Errorf("%s %s is not an http or https URL with a host", what, redactURL(s, u, err))
 	case u.RawQuery != "" || u.Fragment != "":
-		return errorf("%s %s: a query or fragment is not allowed", what, redactURL(s, u, err))
+		return Errorf("%s %s: a query or fragment is not allowed", what, redactURL(s, u, err))
 	}
 	return nil
 }

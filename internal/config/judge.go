@@ -3,10 +3,11 @@ package config
 import (
 	"flag"
 	"net/url"
-
-	"github.com/plantcheck/plantcheck/internal/har"
-	"github.com/plantcheck/plantcheck/internal/proxy"
 )
+
+// MaxFile bounds the bytes of a HAR file read (judge --max-file): a larger
+// one is refused. Package har reads it here.
+const MaxFile = 256 << 20
 
 // Judge is the configuration of plantcheck judge: recorded traffic
 // judged as the proxy judges live traffic.
@@ -32,19 +33,19 @@ type Judge struct {
 func (j *Judge) Validate() error {
 	switch {
 	case len(j.Files) == 0:
-		return errorf("no recording: give one or more HAR files")
+		return Errorf("no recording: give one or more HAR files")
 	case j.MaxJudge <= 0:
-		return errorf("--max-judge must be positive")
+		return Errorf("--max-judge must be positive")
 	case j.MaxFile <= 0:
-		return errorf("--max-file must be positive")
+		return Errorf("--max-file must be positive")
 	}
 	if j.BaseText != "" {
 		u, err := url.Parse(j.BaseText)
 		switch {
 		case err != nil || u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https":
-			return errorf("--base-url: give an http or https URL (https://plants.example.com/v1), or a base path (/v1)")
+			return Errorf("--base-url: give an http or https URL (https://plants.example.com/v1), or a base path (/v1)")
 		case u.User != nil || u.RawQuery != "" || u.Fragment != "":
-			return errorf("--base-url: the URL must not carry credentials, a query or a fragment")
+			return Errorf("--base-url: the URL must not carry credentials, a query or a fragment")
 		}
 		j.Base = u
 	}
@@ -65,8 +66,8 @@ func DefineJudge(fs *flag.FlagSet) *JudgeFlags {
 	fs.StringVar(&j.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, summary-short.md, report.html, badge.svg, junit.xml")
 	fs.BoolVar(&j.Strict, "strict", false, "a failed SHOULD rule fails the verdict too")
 	fs.BoolVar(&j.StrictClients, "strict-clients", false, "a client request that breaks the document fails the verdict too (exit 1)")
-	fs.Int64Var(&j.MaxJudge, "max-judge", proxy.DefaultMaxJudge, "bytes of each body judged; a longer body is not judged")
-	fs.Int64Var(&j.MaxFile, "max-file", har.MaxFile, "bytes of each file read at most; a larger file is refused")
+	fs.Int64Var(&j.MaxJudge, "max-judge", DefaultMaxJudge, "bytes of each body judged; a longer body is not judged")
+	fs.Int64Var(&j.MaxFile, "max-file", MaxFile, "bytes of each file read at most; a larger file is refused")
 	fs.BoolVar(&j.AuthStripped, "auth-stripped", false, "the recorder stripped the Authorization headers (Chrome's sanitized export): read a request without one as carrying a Bearer credential, and say so")
 	return f
 }

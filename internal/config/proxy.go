@@ -4,13 +4,15 @@ import (
 	"flag"
 	"net/url"
 	"time"
-
-	"github.com/plantcheck/plantcheck/internal/proxy"
-	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
-// The defaults of the proxy's own settings.
+// The defaults of the proxy's own settings (package proxy reads them here).
 const (
+	// ProxyTimeout bounds the connection to the upstream and the wait for
+	// its answer's header section.
+	ProxyTimeout = 10 * time.Second
+	// DefaultMaxJudge bounds the bytes of each body kept for judging.
+	DefaultMaxJudge = 1 << 20
 	// ProxyProgress is how often the proxy says how many exchanges it has
 	// seen.
 	ProxyProgress = 5 * time.Second
@@ -52,9 +54,8 @@ type Proxy struct {
 	HAR string
 	// ConfigFile is the config file the settings came from, if any.
 	ConfigFile string
-	// BaselineFile is --baseline; Baseline the verdict read from it.
+	// BaselineFile is --baseline, which the proxy reads at start.
 	BaselineFile string
-	Baseline     *verdict.Baseline
 }
 
 // Validate checks every setting of the proxy against its range and rules,
@@ -62,23 +63,23 @@ type Proxy struct {
 func (p *Proxy) Validate() error {
 	switch {
 	case p.UpstreamText == "":
-		return errorf("no upstream: give --upstream URL (or %s)", EnvUpstream)
+		return Errorf("no upstream: give --upstream URL (or %s)", EnvUpstream)
 	case p.Timeout <= 0:
-		return errorf("--timeout must be positive")
+		return Errorf("--timeout must be positive")
 	case p.MaxJudge <= 0:
-		return errorf("--max-judge must be positive")
+		return Errorf("--max-judge must be positive")
 	case p.ReportEvery < 0:
-		return errorf("--report-every must not be negative")
+		return Errorf("--report-every must not be negative")
 	case p.Progress < 0:
-		return errorf("--progress must not be negative")
+		return Errorf("--progress must not be negative")
 	}
 	// The URL is not quoted: it may carry credentials.
 	u, err := url.Parse(p.UpstreamText)
 	switch {
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return errorf("--upstream: the upstream must be an http or https URL with a host")
+		return Errorf("--upstream: the upstream must be an http or https URL with a host")
 	case u.User != nil || u.RawQuery != "" || u.Fragment != "":
-		return errorf("--upstream: the upstream URL must not carry credentials, a query or a fragment")
+		return Errorf("--upstream: the upstream URL must not carry credentials, a query or a fragment")
 	}
 	p.Upstream = u
 	return nil
@@ -103,10 +104,10 @@ func DefineProxy(fs *flag.FlagSet) *ProxyFlags {
 	fs.StringVar(&p.CACert, "ca-cert", "", "PEM file of certificate authorities to trust for an https upstream, beside the system's")
 	fs.StringVar(&p.Cert, "cert", "", "PEM file of a client certificate, for an https upstream that asks for one (with --key)")
 	fs.StringVar(&p.Key, "key", "", "PEM file of the client certificate's private key (with --cert)")
-	fs.DurationVar(&p.Timeout, "timeout", proxy.DefaultTimeout, "time limit to connect to the upstream and for it to begin its answer")
+	fs.DurationVar(&p.Timeout, "timeout", ProxyTimeout, "time limit to connect to the upstream and for it to begin its answer")
 	fs.BoolVar(&p.StrictClients, "strict-clients", false, "a client request that breaks the document fails the verdict too (exit 1)")
 	fs.BoolVar(&p.Strict, "strict", false, "a failed SHOULD rule fails the verdict too")
-	fs.Int64Var(&p.MaxJudge, "max-judge", proxy.DefaultMaxJudge, "bytes of each body kept for judging; a longer body is forwarded whole and not judged")
+	fs.Int64Var(&p.MaxJudge, "max-judge", DefaultMaxJudge, "bytes of each body kept for judging; a longer body is forwarded whole and not judged")
 	fs.DurationVar(&p.Progress, "progress", ProxyProgress, "how often a progress line goes to stderr (0: never)")
 	fs.StringVar(&p.AdminAddr, "admin-addr", "", "serve /healthz, /readyz and /metrics (Prometheus) on this address (host:port), apart from --addr")
 	fs.DurationVar(&p.ReportEvery, "report-every", ProxyReportEvery, "with --report-dir, rewrite the reports (atomically) this often while running, and at exit (0: only at exit)")
@@ -135,10 +136,6 @@ func (f *ProxyFlags) Resolve(env Env) (Proxy, error) {
 		cfg.UpstreamText = v
 	}
 	if err := cfg.Validate(); err != nil {
-		return Proxy{}, err
-	}
-	var err error
-	if cfg.Baseline, err = loadBaseline(cfg.BaselineFile, verdict.Proxy); err != nil {
 		return Proxy{}, err
 	}
 	return cfg, nil

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
-	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
 // ShortToken is the length under which a token is likely to occur in
@@ -120,7 +119,7 @@ func (f *RunFlags) Resolve(env Env) (Run, []string, error) {
 		cfg.Color = true
 	case "never":
 	default:
-		return Run{}, nil, errorf("--color %q: it is auto, always or never", f.color)
+		return Run{}, nil, Errorf("--color %q: it is auto, always or never", f.color)
 	}
 	if cfg.Format == "" {
 		// progress on a terminal too: pretty prints every scenario, a few
@@ -128,7 +127,6 @@ func (f *RunFlags) Resolve(env Env) (Run, []string, error) {
 		// its top, which leads with what to fix.
 		cfg.Format = "progress"
 	}
-	cfg.Getenv = env.Getenv
 	cfg.Reference = strings.TrimSpace(cfg.BaseURL) == ""
 	if cfg.Reference {
 		cfg.BaseURL = ""
@@ -136,9 +134,7 @@ func (f *RunFlags) Resolve(env Env) (Run, []string, error) {
 	if err := cfg.Validate(); err != nil {
 		return Run{}, nil, err
 	}
-	if cfg.Baseline, err = loadBaseline(cfg.BaselineFile, verdict.Run); err != nil {
-		return Run{}, nil, err
-	}
+	cfg.Defaults() // the seed: every other default the flags carry
 	var warnings []string
 	if n := len(cfg.Token); n > 0 && n < ShortToken {
 		warnings = append(warnings, fmt.Sprintf("the token is shorter than %d characters: it is hidden wherever it occurs in the evidence, which it may garble (the verdict is taken on the answers as sent)", ShortToken))
@@ -148,19 +144,6 @@ func (f *RunFlags) Resolve(env Env) (Run, []string, error) {
 
 // baselineUsage is --baseline's help, the same for run and proxy.
 const baselineUsage = "a summary.json of an earlier verdict of this plantcheck whose failures are known: exit 1 only on a failure it does not hold (a rule newly failing, a new scenario or a new kind of evidence); the reports still show every failure, the known ones marked, and name the rules fixed since"
-
-// loadBaseline reads --baseline's file ("" none): an error says why it is
-// refused, and is a configuration error (exit status 2).
-func loadBaseline(file string, driver verdict.Driver) (*verdict.Baseline, error) {
-	if file == "" {
-		return nil, nil
-	}
-	b, err := verdict.LoadBaseline(file, driver)
-	if err != nil {
-		return nil, errorf("--baseline: %v", err)
-	}
-	return b, nil
-}
 
 // token reads the token from where it was given, and says where in
 // cfg.TokenFrom.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/run"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/spec/rules"
@@ -62,10 +63,14 @@ func Examples(ctx context.Context) (map[ExampleKey]Example, error) {
 		return nil, err
 	}
 	defer stop()
-	rep, err := run.Run(ctx, run.Config{
-		BaseURL: base, Token: exampleToken, Seed: exampleSeed, IDSalt: exampleSalt,
-		Concurrency: 1, Examples: exampleBodies, Output: io.Discard, Reference: true,
-	})
+	cfg, err := config.Run{
+		BaseURL: base, Token: exampleToken, Seed: exampleSeed,
+		Concurrency: 1, Examples: exampleBodies, Reference: true,
+	}.Complete()
+	if err != nil {
+		return nil, err
+	}
+	rep, err := run.Run(ctx, run.Config(cfg), run.Options{Output: io.Discard, IDSalt: exampleSalt})
 	if err != nil {
 		return nil, fmt.Errorf("run the suite against the reference: %w", err)
 	}

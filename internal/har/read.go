@@ -12,12 +12,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/plantcheck/plantcheck/internal/config"
 )
 
 // MaxFile bounds the bytes of a HAR file read: a larger one is refused
 // (ErrTooLarge). Entries are decoded one at a time, so memory holds one
 // entry, not the file.
-const MaxFile = 256 << 20
+const MaxFile = config.MaxFile
 
 // ErrNotHAR: the file is not a HAR file (not JSON, or no log.entries).
 var ErrNotHAR = errors.New("not a HAR file")

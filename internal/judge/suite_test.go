@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/run"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/spec/rules"
@@ -26,7 +27,11 @@ func TestClassifierNamesEveryScenariosRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(stop)
-	rep, err := run.Run(context.Background(), run.Config{BaseURL: url, Token: token, Reference: true, Output: io.Discard, Seed: 1})
+	cfg, err := config.Run{BaseURL: url, Token: token, Reference: true, Seed: 1}.Complete()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := run.Run(context.Background(), run.Config(cfg), run.Options{Output: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

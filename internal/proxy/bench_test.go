@@ -73,7 +73,7 @@ func BenchmarkProxyExchange(b *testing.B) {
 // cost beyond forwarding: a valid create answered 200, and a create
 // without credentials answered 400.
 func BenchmarkJudge(b *testing.B) {
-	h, err := New(Config{Upstream: mustURL("http://127.0.0.1:1")})
+	h, err := New(Config{Upstream: mustURL("http://127.0.0.1:1"), MaxJudge: DefaultMaxJudge, Timeout: DefaultTimeout})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func BenchmarkWriteHAR(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer w.Close()
-	h, err := New(Config{Upstream: mustURL("http://127.0.0.1:1"), HAR: w})
+	h, err := New(Config{Upstream: mustURL("http://127.0.0.1:1"), MaxJudge: DefaultMaxJudge, Timeout: DefaultTimeout, HAR: w})
 	if err != nil {
 		b.Fatal(err)
 	}

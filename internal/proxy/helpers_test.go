@@ -33,7 +33,7 @@ func startProxy(t testing.TB, upstream string, mod func(*Config)) *running {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Upstream: u}
+	cfg := Config{Upstream: u, MaxJudge: DefaultMaxJudge, Timeout: DefaultTimeout}
 	if mod != nil {
 		mod(&cfg)
 	}

@@ -67,6 +67,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/har"
 	"github.com/plantcheck/plantcheck/spec"
 )
@@ -74,13 +75,13 @@ import (
 // Defaults of Config.
 const (
 	// DefaultMaxJudge bounds the bytes of each body kept for judging.
-	DefaultMaxJudge = 1 << 20
+	DefaultMaxJudge = config.DefaultMaxJudge
 	// DefaultMaxJudgeTotal bounds the bytes kept of all the bodies in
 	// flight at once.
 	DefaultMaxJudgeTotal = 256 << 20
 	// DefaultTimeout bounds the connection to the upstream and the wait
 	// for its answer's header section.
-	DefaultTimeout = 10 * time.Second
+	DefaultTimeout = config.ProxyTimeout
 	// DefaultMaxFailures is how many failures of each rule are kept as
 	// evidence; the rest are counted.
 	DefaultMaxFailures = 5
@@ -110,16 +111,16 @@ type Config struct {
 	Upstream *url.URL
 	// Validator judges requests and responses; nil means spec.Default().
 	Validator *spec.Validator
-	// MaxJudge bounds the bytes of each body kept for judging; 0 means
-	// DefaultMaxJudge. A longer body is forwarded whole, and what needs it
-	// is not judged.
+	// MaxJudge bounds the bytes of each body kept for judging, positive
+	// (config.Proxy's, validated: New fills in neither it nor Timeout). A
+	// longer body is forwarded whole, and what needs it is not judged.
 	MaxJudge int64
 	// MaxJudgeTotal bounds the bytes kept of every body in flight; 0 means
 	// DefaultMaxJudgeTotal.
 	MaxJudgeTotal int64
 	// Timeout bounds the connection to the upstream and the wait for the
 	// header section of its answer (a body may then stream for as long as
-	// it lasts); 0 means DefaultTimeout. It is the default transport's.
+	// it lasts), positive. It is the default transport's.
 	Timeout time.Duration
 	// TLS configures the connections to an https upstream (certificate
 	// authorities to trust, a client certificate); nil means the system's
@@ -216,16 +217,10 @@ func New(cfg Config) (*Handler, error) {
 		}
 		h.validator = v
 	}
-	if h.maxJudge <= 0 {
-		h.maxJudge = DefaultMaxJudge
-	}
 	if h.maxTotal <= 0 {
 		h.maxTotal = DefaultMaxJudgeTotal
 	}
 	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
 	if h.transport == nil {
 		h.transport = NewTransport(timeout, cfg.TLS)
 	}

@@ -35,7 +35,7 @@ type RecordingConfig struct {
 	// Validator judges; nil means spec.Default().
 	Validator *spec.Validator
 	// MaxJudge bounds the bytes of each body judged, as the proxy's
-	// --max-judge; 0 means DefaultMaxJudge.
+	// --max-judge: positive (config.Judge's, validated).
 	MaxJudge    int64
 	MaxFailures int
 	// AuthStripped: the recorder stripped the Authorization headers (as
@@ -75,7 +75,8 @@ func NewRecording(cfg RecordingConfig) (*Recording, error) {
 		}
 		r.path = strings.TrimSuffix(cfg.Base.Path, "/")
 	}
-	h, err := New(Config{Upstream: up, Validator: cfg.Validator, MaxJudge: cfg.MaxJudge, MaxFailures: cfg.MaxFailures})
+	// No exchange is forwarded: the timeout is only the one the verdict states.
+	h, err := New(Config{Upstream: up, Validator: cfg.Validator, MaxJudge: cfg.MaxJudge, MaxFailures: cfg.MaxFailures, Timeout: DefaultTimeout})
 	if err != nil {
 		return nil, err
 	}

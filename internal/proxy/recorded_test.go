@@ -47,6 +47,9 @@ func judgeEntries(t *testing.T, cfg RecordingConfig, es ...har.Entry) *verdict.V
 		t.Fatal(err)
 	}
 	cfg.Source = "test"
+	if cfg.MaxJudge == 0 {
+		cfg.MaxJudge = DefaultMaxJudge
+	}
 	rec, err := NewRecording(cfg)
 	if err != nil {
 		t.Fatal(err)

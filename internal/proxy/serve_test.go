@@ -47,7 +47,7 @@ func TestServe(t *testing.T) {
 	}))
 	var mu sync.Mutex
 	var seen []Seen
-	h, err := New(Config{Upstream: mustURL(base), OnExchange: func(x Seen) {
+	h, err := New(Config{Upstream: mustURL(base), MaxJudge: DefaultMaxJudge, Timeout: DefaultTimeout, OnExchange: func(x Seen) {
 		mu.Lock()
 		seen = append(seen, x)
 		mu.Unlock()
@@ -76,7 +76,7 @@ func TestServe(t *testing.T) {
 
 	// An exchange that never ends, through a second proxy of the same
 	// Handler's kind: its upstream streams for ever.
-	h2, _ := New(Config{Upstream: mustURL(endless)})
+	h2, _ := New(Config{Upstream: mustURL(endless), MaxJudge: DefaultMaxJudge, Timeout: DefaultTimeout})
 	ln2, _ := net.Listen("tcp", "127.0.0.1:0")
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	done2 := make(chan error, 1)

@@ -26,7 +26,7 @@ func BenchmarkRunReference(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Reference: true, Output: io.Discard})
+		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Reference: true}, Options{Output: io.Discard})
 		stop()
 		if err != nil {
 			b.Fatal(err)
@@ -97,7 +97,7 @@ func BenchmarkOverheadPerExchange(b *testing.B) {
 	measure := func(examples int) (run, bare time.Duration, n int) {
 		reqs = reqs[:0]
 		start := time.Now()
-		rep, err := Run(context.Background(), Config{BaseURL: target, Token: token, Output: io.Discard, Examples: examples})
+		rep, err := runWith(context.Background(), Config{BaseURL: target, Token: token, Examples: examples}, Options{Output: io.Discard})
 		if err != nil || rep.ExitCode() != 0 {
 			b.Fatalf("run: %v", err)
 		}

@@ -27,7 +27,7 @@ import (
 // server in-process, each scenario a subtest, strict.
 func TestReferenceConforms(t *testing.T) {
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), withReference(t, Config{Godog: func(o *godog.Options) { o.TestingT = t }, Output: &out}))
+	rep, err := runWith(context.Background(), withReference(t, Config{}), Options{Godog: func(o *godog.Options) { o.TestingT = t }, Output: &out})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -60,7 +60,7 @@ func TestTokensThatOccurInHonestAnswers(t *testing.T) {
 			srv := httptest.NewServer(ref)
 			defer srv.Close()
 			var out bytes.Buffer
-			rep, err := Run(context.Background(), Config{BaseURL: srv.URL, Token: token, Output: &out, Strict: true})
+			rep, err := runWith(context.Background(), Config{BaseURL: srv.URL, Token: token, Strict: true}, Options{Output: &out})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -123,9 +123,8 @@ func TestRunCannotRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.cfg.Output = io.Discard
 			start := time.Now()
-			_, err := Run(context.Background(), tt.cfg)
+			_, err := runWith(context.Background(), tt.cfg, Options{Output: io.Discard})
 			if !errors.Is(err, tt.want) {
 				t.Errorf("Run() error = %v, want %v", err, tt.want)
 			}
@@ -137,7 +136,7 @@ func TestRunCannotRun(t *testing.T) {
 }
 
 func TestPartialRunByTags(t *testing.T) {
-	rep, err := Run(context.Background(), withReference(t, Config{Tags: "@AUTH-MISSING", Output: io.Discard}))
+	rep, err := runWith(context.Background(), withReference(t, Config{Tags: "@AUTH-MISSING"}), Options{Output: io.Discard})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -172,7 +171,7 @@ func TestPartialRunByTags(t *testing.T) {
 
 // TestEveryRuleHasAScenario keeps the catalog and the features in step.
 func TestEveryRuleHasAScenario(t *testing.T) {
-	rep, err := Run(context.Background(), withReference(t, Config{Output: io.Discard}))
+	rep, err := runWith(context.Background(), withReference(t, Config{}), Options{Output: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +195,7 @@ func TestEveryRuleHasAScenario(t *testing.T) {
 func TestFailureEvidence(t *testing.T) {
 	m, _ := mutants.Lookup("drop-tag")
 	url, token := startTarget(t, m.Wrap)
-	rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: io.Discard, Timeout: 5 * time.Second, Tags: "@CREATE-TAG"})
+	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Timeout: 5 * time.Second, Tags: "@CREATE-TAG"}, Options{Output: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

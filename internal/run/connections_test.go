@@ -150,7 +150,7 @@ func TestConnectionFaultsAreNotVerdicts(t *testing.T) {
 					tags = "" // and one whole run
 				}
 				var out bytes.Buffer
-				rep, err := Run(context.Background(), Config{BaseURL: base, Token: token, Output: &out, Tags: tags})
+				rep, err := runWith(context.Background(), Config{BaseURL: base, Token: token, Tags: tags}, Options{Output: &out})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -192,8 +192,8 @@ func TestAWorkerThatDiesIsJudged(t *testing.T) {
 			judged := func(t *testing.T, cfg Config) *Report {
 				t.Helper()
 				var out bytes.Buffer
-				cfg.BaseURL, cfg.Token, cfg.Output = base, token, &out
-				rep, err := Run(context.Background(), cfg)
+				cfg.BaseURL, cfg.Token = base, token
+				rep, err := runWith(context.Background(), cfg, Options{Output: &out})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -282,7 +282,7 @@ func TestAPythonPlantStore(t *testing.T) {
 			for i := range 10 {
 				var out bytes.Buffer
 				start := time.Now()
-				rep, err := Run(context.Background(), Config{BaseURL: base, Token: token, Output: &out})
+				rep, err := runWith(context.Background(), Config{BaseURL: base, Token: token}, Options{Output: &out})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -55,7 +55,7 @@ func TestAGatewayKeyHeader(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			var console strings.Builder
-			rep, err := Run(context.Background(), Config{BaseURL: base, Token: token, Headers: tt.headers, Output: &console, ReportDir: dir, Tags: "@area-create,@area-auth"})
+			rep, err := runWith(context.Background(), Config{BaseURL: base, Token: token, Headers: tt.headers, ReportDir: dir, Tags: "@area-create,@area-auth"}, Options{Output: &console})
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("err = %v, want %v", err, tt.wantErr)
@@ -81,7 +81,7 @@ func TestAGatewayKeyHeader(t *testing.T) {
 	}
 	// A failure's reproduction names the variable, never the value.
 	var out strings.Builder
-	rep, err := Run(context.Background(), Config{BaseURL: base, Token: token + "-wrong", Headers: http.Header{"X-Api-Key": {key}}, Output: &out, Tags: "@CREATE-200"})
+	rep, err := runWith(context.Background(), Config{BaseURL: base, Token: token + "-wrong", Headers: http.Header{"X-Api-Key": {key}}, Tags: "@CREATE-200"}, Options{Output: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,14 +118,14 @@ func TestThroughAProxy(t *testing.T) {
 		rp := httputil.NewSingleHostReverseProxy(innerURL)
 		rp.ServeHTTP(w, r)
 	})
-	rep, err := Run(context.Background(), Config{BaseURL: "http://plants.internal.test/", Token: token, Proxy: proxy, Output: &strings.Builder{}, Tags: "@area-create"})
+	rep, err := runWith(context.Background(), Config{BaseURL: "http://plants.internal.test/", Token: token, Proxy: proxy, Tags: "@area-create"}, Options{Output: &strings.Builder{}})
 	if err != nil {
 		t.Fatalf("Run through the proxy: %v", err)
 	}
 	if rep.ExitCode() != 0 || seen.Load() == 0 {
 		t.Errorf("exit %d, %d requests through the proxy; want 0 and some", rep.ExitCode(), seen.Load())
 	}
-	if _, err := Run(context.Background(), Config{BaseURL: "http://plants.internal.test/", Token: token, Proxy: "http://127.0.0.1:1", Output: &strings.Builder{}}); !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "proxy") {
+	if _, err := runWith(context.Background(), Config{BaseURL: "http://plants.internal.test/", Token: token, Proxy: "http://127.0.0.1:1"}, Options{Output: &strings.Builder{}}); !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "proxy") {
 		t.Errorf("an unreachable proxy: %v, want ErrUnreachable naming the proxy", err)
 	}
 }
@@ -138,18 +138,18 @@ func TestMutualTLS(t *testing.T) {
 	certs := testcert.New(t, t.TempDir())
 	url, caFile, certFile, keyFile := certs.Serve(t, ref), certs.CAFile, certs.CertFile, certs.KeyFile
 
-	_, err := Run(context.Background(), Config{BaseURL: url, Token: token, CACert: caFile, Output: &strings.Builder{}})
+	_, err := runWith(context.Background(), Config{BaseURL: url, Token: token, CACert: caFile}, Options{Output: &strings.Builder{}})
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "--cert") {
 		t.Errorf("without a client certificate: %v, want ErrUnreachable naming --cert", err)
 	}
-	rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, CACert: caFile, Cert: certFile, Key: keyFile, Output: &strings.Builder{}, Tags: "@area-create"})
+	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, CACert: caFile, Cert: certFile, Key: keyFile, Tags: "@area-create"}, Options{Output: &strings.Builder{}})
 	if err != nil {
 		t.Fatalf("with a client certificate: %v", err)
 	}
 	if rep.ExitCode() != 0 {
 		t.Errorf("exit %d with a client certificate, want 0", rep.ExitCode())
 	}
-	if _, err := Run(context.Background(), Config{BaseURL: url, Token: token, Cert: certFile, Output: &strings.Builder{}}); !errors.Is(err, ErrConfig) {
+	if _, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Cert: certFile}, Options{Output: &strings.Builder{}}); !errors.Is(err, ErrConfig) {
 		t.Errorf("--cert without --key: %v, want ErrConfig", err)
 	}
 }
@@ -228,7 +228,7 @@ func TestSchemeMixUps(t *testing.T) {
 		{"http:// to a plain server", plain.URL, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rep, err := Run(context.Background(), Config{BaseURL: c.base, Token: token, Output: &strings.Builder{}, Tags: "@area-create"})
+			rep, err := runWith(context.Background(), Config{BaseURL: c.base, Token: token, Tags: "@area-create"}, Options{Output: &strings.Builder{}})
 			if c.want == "" {
 				if err != nil || rep.ExitCode() != 0 {
 					t.Fatalf("a plain server over http://: %v", err)
@@ -255,7 +255,7 @@ func TestShortTokenSaidOnce(t *testing.T) {
 	srv := httptest.NewServer(ref)
 	t.Cleanup(srv.Close)
 	var out strings.Builder
-	rep, err := Run(context.Background(), Config{BaseURL: srv.URL, Token: token, Output: &out, Format: "progress", Tags: "@AUTH-NEAR-MISS"})
+	rep, err := runWith(context.Background(), Config{BaseURL: srv.URL, Token: token, Format: "progress", Tags: "@AUTH-NEAR-MISS"}, Options{Output: &out})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func BenchmarkDistantServer(b *testing.B) {
 			b.Run(fmt.Sprintf("delay=%dms/concurrency=%d", ms, conc), func(b *testing.B) {
 				url, token := startTarget(b, delayed(time.Duration(ms)*time.Millisecond))
 				for b.Loop() {
-					rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: io.Discard, Concurrency: conc})
+					rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Concurrency: conc}, Options{Output: io.Discard})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -58,7 +58,7 @@ func TestVerdictDoesNotDependOnConcurrency(t *testing.T) {
 			var want map[rules.RuleID]string
 			for _, conc := range []int{1, 4, 16} {
 				url, token := startTarget(t, mutantWrap(name))
-				rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: io.Discard, Concurrency: conc, Seed: 4242})
+				rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Concurrency: conc, Seed: 4242}, Options{Output: io.Discard})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -82,11 +82,11 @@ func TestReportFiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "reports", "nested")
-			tt.cfg.ReportDir, tt.cfg.Output = dir, io.Discard
+			tt.cfg.ReportDir = dir
 			if tt.cfg.BaseURL == "" {
 				tt.cfg = withReference(t, tt.cfg)
 			}
-			rep, err := Run(context.Background(), tt.cfg)
+			rep, err := runWith(context.Background(), tt.cfg, Options{Output: io.Discard})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}

@@ -30,7 +30,7 @@ func TestBrokenFramingIsAnAnswer(t *testing.T) {
 	}
 	srv := httptest.NewServer(m.Wrap(ref, token))
 	defer srv.Close()
-	rep, err := Run(context.Background(), Config{BaseURL: srv.URL, Token: token, Output: io.Discard, Tags: "@area-auth,@area-responses"})
+	rep, err := runWith(context.Background(), Config{BaseURL: srv.URL, Token: token, Tags: "@area-auth,@area-responses"}, Options{Output: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

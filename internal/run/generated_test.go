@@ -38,7 +38,7 @@ func TestGeneratedScenariosCatchBrokenValueHandling(t *testing.T) {
 				t.Fatalf("no mutant %s", tt.mutant)
 			}
 			url, token := startTarget(t, m.Wrap)
-			rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Tags: "@area-generated", Output: io.Discard, Seed: 99})
+			rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Tags: "@area-generated", Seed: 99}, Options{Output: io.Discard})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +74,7 @@ func TestGeneratedScenariosCatchBrokenValueHandling(t *testing.T) {
 // with many seeds against the reference server.
 func TestGeneratedPassTheReferenceForManySeeds(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
-		rep, err := Run(context.Background(), withReference(t, Config{Tags: "@area-generated", Output: io.Discard, Seed: seed, Examples: 40}))
+		rep, err := runWith(context.Background(), withReference(t, Config{Tags: "@area-generated", Seed: seed, Examples: 40}), Options{Output: io.Discard})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,11 +132,12 @@ func TestSameSeedSameRequests(t *testing.T) {
 	}
 	run := func(seed uint64, salt ...uint64) []string {
 		url, token, bodies := recorder(t)
-		cfg := Config{BaseURL: url, Token: token, Output: io.Discard, Seed: seed}
+		cfg := Config{BaseURL: url, Token: token, Seed: seed}
+		opts := Options{Output: io.Discard}
 		if len(salt) > 0 {
-			cfg.IDSalt = salt[0]
+			opts.IDSalt = salt[0]
 		}
-		rep, err := Run(context.Background(), cfg)
+		rep, err := runWith(context.Background(), cfg, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

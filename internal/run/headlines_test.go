@@ -64,7 +64,7 @@ func TestHeadlinesNameTheRealCause(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			url, token := startTarget(t, tt.wrap)
 			var out bytes.Buffer
-			rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Timeout: 5 * time.Second, Output: &out})
+			rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Timeout: 5 * time.Second}, Options{Output: &out})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +149,7 @@ func TestProgressCountsToTheTotal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.tags, func(t *testing.T) {
 			var out bytes.Buffer
-			rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: &out, Format: "progress", Tags: tt.tags})
+			rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Format: "progress", Tags: tt.tags}, Options{Output: &out})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -39,8 +39,8 @@ func TestNoPassWithoutAnAnswer(t *testing.T) {
 	silent := rawTarget(t, func(c net.Conn) { io.Copy(io.Discard, c) })
 	dir := t.TempDir()
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), Config{BaseURL: silent, Token: "tok-silent-0123456789", Timeout: 300 * time.Millisecond,
-		Tags: "@area-auth", Output: &out, ReportDir: dir})
+	rep, err := runWith(context.Background(), Config{BaseURL: silent, Token: "tok-silent-0123456789", Timeout: 300 * time.Millisecond,
+		Tags: "@area-auth", ReportDir: dir}, Options{Output: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,13 +84,12 @@ func TestNoPassWithoutAnAnswer(t *testing.T) {
 // "inconclusive", in a note of each scenario, and after the counts).
 func TestPartlyJudgedRule(t *testing.T) {
 	url, token := startTarget(t, nil)
-	cfg := Config{BaseURL: url, Token: token, Tags: "@BODY-ID-RANGE", Output: io.Discard}
-	if _, err := Run(context.Background(), cfg); err != nil {
+	cfg := Config{BaseURL: url, Token: token, Tags: "@BODY-ID-RANGE"}
+	if _, err := runWith(context.Background(), cfg, Options{Output: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	cfg.Output = &out
-	rep, err := Run(context.Background(), cfg)
+	rep, err := runWith(context.Background(), cfg, Options{Output: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +126,7 @@ func TestLikelyCause(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			rep, err := Run(context.Background(), Config{BaseURL: tt.base, Token: tt.token, TokenFrom: tt.from, Output: &out, Tags: "@area-create,@area-auth"})
+			rep, err := runWith(context.Background(), Config{BaseURL: tt.base, Token: tt.token, TokenFrom: tt.from, Tags: "@area-create,@area-auth"}, Options{Output: &out})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,24 +157,33 @@ func TestLikelyCause(t *testing.T) {
 
 // TestReportsOnEveryExit: a run that cannot be made still writes
 // summary.json, summary.md and junit.xml with the reason, so that a CI job
-// that shows them shows why.
+// that shows them shows why. A configuration refused before the run (its
+// tags at start; a missing token by config, as the command line refuses
+// it) writes nothing.
 func TestReportsOnEveryExit(t *testing.T) {
 	closed := closedPort(t)
 	tests := []struct {
 		name   string
 		cfg    Config
-		reason string
+		reason string // "": refused before the run, nothing written
 	}{
 		{"unreachable", Config{BaseURL: closed, Token: "tok-0123456789"}, "cannot be reached"},
-		{"bad tags", Config{BaseURL: closed, Token: "tok-0123456789", Tags: "@must &&"}, "empty term"},
-		{"no token", Config{BaseURL: closed}, "bearer token"},
+		{"a CA file that cannot be read", Config{BaseURL: closed, Token: "tok-0123456789", CACert: "no-such-ca.pem"}, "no-such-ca.pem"},
+		{"bad tags", Config{BaseURL: closed, Token: "tok-0123456789", Tags: "@must &&"}, ""},
+		{"no token", Config{BaseURL: closed}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "report")
-			tt.cfg.ReportDir, tt.cfg.Output = dir, io.Discard
-			if _, err := Run(context.Background(), tt.cfg); err == nil {
+			tt.cfg.ReportDir = dir
+			if _, err := runWith(context.Background(), tt.cfg, Options{Output: io.Discard}); err == nil {
 				t.Fatal("the run was made")
+			}
+			if tt.reason == "" {
+				if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+					t.Fatalf("a configuration refused before the run wrote %s (%v)", dir, err)
+				}
+				return
 			}
 			var s verdict.Verdict
 			b, err := os.ReadFile(filepath.Join(dir, SummaryJSON))
@@ -213,8 +221,8 @@ func TestCompleteReproductions(t *testing.T) {
 	for _, format := range []string{"progress", "pretty"} {
 		t.Run(format, func(t *testing.T) {
 			var out bytes.Buffer
-			cfg := Config{BaseURL: url, Token: token, Output: &out, Format: format, Tags: "@CREATE-TAG", Seed: 777, Examples: 3, Timeout: 4 * time.Second}
-			rep, err := Run(context.Background(), cfg)
+			cfg := Config{BaseURL: url, Token: token, Format: format, Tags: "@CREATE-TAG", Seed: 777, Examples: 3, Timeout: 4 * time.Second}
+			rep, err := runWith(context.Background(), cfg, Options{Output: &out})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -266,7 +274,7 @@ func TestBadTagExpressions(t *testing.T) {
 	for _, tags := range []string{"@must &&", "(@must", "@must || @should", ",@must", "@AUTH-MISING", "@must and not @open"} {
 		t.Run(tags, func(t *testing.T) {
 			var out bytes.Buffer
-			_, err := Run(context.Background(), Config{BaseURL: "http://127.0.0.1:9", Token: "tok-0123456789", Tags: tags, Output: &out})
+			_, err := runWith(context.Background(), Config{BaseURL: "http://127.0.0.1:9", Token: "tok-0123456789", Tags: tags}, Options{Output: &out})
 			if !errors.Is(err, ErrConfig) {
 				t.Errorf("error %v, want a configuration error", err)
 			}

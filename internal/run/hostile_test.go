@@ -264,9 +264,8 @@ func TestHostileTargets(t *testing.T) {
 			if tt.timeout != 0 {
 				limit = tt.timeout
 			}
-			rep, err := Run(context.Background(), Config{
-				BaseURL: base, Token: hostileToken, Timeout: limit, CACert: tt.caCert, Output: &out, Concurrency: 2,
-			})
+			rep, err := runWith(context.Background(), Config{
+				BaseURL: base, Token: hostileToken, Timeout: limit, CACert: tt.caCert, Concurrency: 2}, Options{Output: &out})
 			took := time.Since(start)
 			t.Logf("ended in %s", took.Round(time.Millisecond))
 			// maxTime is a bound against a hang, not a measure of speed:

@@ -120,7 +120,7 @@ func TestNoFormOfTheTokenLeaks(t *testing.T) {
 
 			dir := t.TempDir()
 			var console strings.Builder
-			rep, err := Run(context.Background(), Config{BaseURL: base, Token: canaryToken, Headers: tt.headers, Output: &console, ReportDir: dir, Tags: "@area-create,@area-auth"})
+			rep, err := runWith(context.Background(), Config{BaseURL: base, Token: canaryToken, Headers: tt.headers, ReportDir: dir, Tags: "@area-create,@area-auth"}, Options{Output: &console})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,7 +168,7 @@ func TestTheConsoleShowsText(t *testing.T) {
 		}
 	})
 	var console strings.Builder
-	rep, err := Run(context.Background(), Config{BaseURL: base, Token: hostileToken, Output: &console, Tags: "@area-create"})
+	rep, err := runWith(context.Background(), Config{BaseURL: base, Token: hostileToken, Tags: "@area-create"}, Options{Output: &console})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestHugeHeadersAreBounded(t *testing.T) {
 			dir := t.TempDir()
 			var console strings.Builder
 			start := time.Now()
-			rep, err := Run(context.Background(), Config{BaseURL: base, Token: hostileToken, Timeout: 2 * time.Second, Output: &console, ReportDir: dir})
+			rep, err := runWith(context.Background(), Config{BaseURL: base, Token: hostileToken, Timeout: 2 * time.Second, ReportDir: dir}, Options{Output: &console})
 			took := time.Since(start)
 			if err != nil {
 				t.Fatal(err)
@@ -289,7 +289,7 @@ func TestAnInterruptedRunReportsIt(t *testing.T) {
 	dir := t.TempDir()
 	var console strings.Builder
 	start := time.Now()
-	rep, err := Run(ctx, Config{BaseURL: base, Token: hostileToken, Timeout: 10 * time.Minute, Output: &console, ReportDir: dir})
+	rep, err := runWith(ctx, Config{BaseURL: base, Token: hostileToken, Timeout: 10 * time.Minute, ReportDir: dir}, Options{Output: &console})
 	took := time.Since(start)
 	if err != nil {
 		t.Fatal(err)

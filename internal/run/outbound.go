@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 
 	"golang.org/x/net/http/httpproxy"
@@ -60,14 +59,10 @@ func firstSet(getenv func(string) string, names []string) (string, string) {
 // net/http applies them; the environment is read as net/http reads it
 // (http.ProxyFromEnvironment itself reads it once a process, which a
 // library caller or a test that sets it later would not see).
-func (cfg *Config) route(base *url.URL) (route, error) {
+func (cfg *Config) route(base *url.URL, getenv func(string) string) (route, error) {
 	if cfg.Proxy != "" {
 		u, _ := url.Parse(cfg.Proxy) // config.Run.Validate has checked it
 		return route{proxy: http.ProxyURL(u), via: u, from: "--proxy", says: config.RedactedURL(u) + " (from --proxy)"}, nil
-	}
-	getenv := cfg.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
 	}
 	var env httpproxy.Config
 	_, env.HTTPProxy = firstSet(getenv, proxyVars["http"])

@@ -30,7 +30,7 @@ func routeFor(t *testing.T, cfg Config, base string) route {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := cfg.route(u)
+	rt, err := cfg.route(u, os.Getenv)
 	if err != nil {
 		t.Fatalf("route to %s: %v", base, err)
 	}
@@ -115,7 +115,7 @@ func TestProxyRoute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := Config{Proxy: tt.proxy, Getenv: func(k string) string { return tt.env[k] }}
+			cfg := Config{Proxy: tt.proxy}
 			u, _ := url.Parse(tt.base)
 			var rt route
 			var err error
@@ -127,7 +127,7 @@ func TestProxyRoute(t *testing.T) {
 				(*config.Run)(&full).Defaults()
 				err = (*config.Run)(&full).Validate()
 			} else {
-				rt, err = cfg.route(u)
+				rt, err = cfg.route(u, func(k string) string { return tt.env[k] })
 			}
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) || strings.Contains(err.Error(), "s3cret") {
@@ -252,7 +252,7 @@ func TestProxyInTheVerdict(t *testing.T) {
 			before := seen.Load()
 			dir := t.TempDir()
 			var console strings.Builder
-			rep, err := Run(context.Background(), Config{BaseURL: tt.base, Token: token, Output: &console, ReportDir: dir, Tags: "@CREATE-200"})
+			rep, err := runWith(context.Background(), Config{BaseURL: tt.base, Token: token, ReportDir: dir, Tags: "@CREATE-200"}, Options{Output: &console})
 			if tt.unreached {
 				if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "the proxy "+dead+" (from HTTP_PROXY)") {
 					t.Fatalf("err = %v; want ErrUnreachable (exit 2) naming the proxy and HTTP_PROXY", err)

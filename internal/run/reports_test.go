@@ -21,11 +21,11 @@ func runReports(t *testing.T, cfg Config) (console, dir string) {
 	t.Helper()
 	var out bytes.Buffer
 	dir = t.TempDir()
-	cfg.ReportDir, cfg.Output = dir, &out
+	cfg.ReportDir = dir
 	if cfg.BaseURL == "" {
 		cfg = withReference(t, cfg)
 	}
-	rep, err := Run(context.Background(), cfg)
+	rep, err := runWith(context.Background(), cfg, Options{Output: &out})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/internal/tlsconf"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/steps"
 )
@@ -70,18 +71,47 @@ var (
 	ErrReport = errors.New("the reports could not be written")
 )
 
-// Config is one run's configuration: the CLI reads it (config.Run) from
-// flags, the environment and a config file, validated; a library caller
-// names its target and Run fills the rest with the defaults.
+// Config is one run's configuration, as config completes it (Resolve for
+// the command line, Complete for a library caller): its defaults filled and
+// validated. Run fills and checks none of it again.
 type Config config.Run
+
+// Options are what a run is given beside its configuration: the process's
+// streams and environment, and the engine's own knobs that no user sets.
+type Options struct {
+	// Output receives the console report; nil means os.Stdout.
+	Output io.Writer
+	// Getenv reads the proxy variables; nil means os.Getenv.
+	Getenv func(string) string
+	// Godog, when set, adjusts godog's options before the run (a test sets
+	// TestingT there, to run each scenario as a subtest).
+	Godog func(*godog.Options)
+	// Throttle bounds the waits for a throttling target; a bound left zero
+	// is steps.DefaultThrottle's.
+	Throttle steps.Throttle
+	// IDSalt is steps.Config's: 0 (every run's) draws one, so that two runs
+	// with one seed send different ids.
+	IDSalt uint64
+}
 
 // Run runs the suite and returns its report. An error means the run could
 // not be made (ErrConfig, ErrUnreachable); a target that breaks rules is not
 // an error but a report whose Conformant is false. With a report folder,
 // a run that could not be made still writes summary.json, summary.md and
-// junit.xml there, saying why, so that a CI job shows the reason.
-func Run(ctx context.Context, cfg Config) (*Report, error) {
-	rep, err := run(ctx, &cfg)
+// junit.xml there, saying why, so that a CI job shows the reason; a
+// configuration refused at start (its tags, its baseline) writes nothing.
+func Run(ctx context.Context, cfg Config, opts Options) (*Report, error) {
+	baseline, err := start(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Output == nil {
+		opts.Output = os.Stdout
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	rep, err := run(ctx, &cfg, opts, baseline)
 	if err != nil && rep == nil && cfg.ReportDir != "" {
 		if werr := WriteCannotRun(cfg.ReportDir, cfg.BaseURL, err); werr != nil {
 			return nil, fmt.Errorf("%w (and the reports could not be written: %v)", err, werr)
@@ -90,11 +120,28 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	return rep, err
 }
 
-func run(ctx context.Context, cfg *Config) (*Report, error) {
-	(*config.Run)(cfg).Defaults()
-	if err := (*config.Run)(cfg).Validate(); err != nil {
-		return nil, err
+// start checks what only the engine can of a configuration (the tags
+// against the features) and reads the baseline it names: errors of the
+// configuration (ErrConfig), as Resolve's are.
+func start(cfg Config) (*verdict.Baseline, error) {
+	filter, err := features.ParseTags(cfg.Tags)
+	if err != nil {
+		return nil, config.Errorf("--tags: %v", err)
 	}
+	if scs, err := features.Scenarios(); err == nil && len(filter.Select(scs)) == 0 {
+		return nil, config.Errorf("--tags %q selects no scenario", cfg.Tags)
+	}
+	if cfg.BaselineFile == "" {
+		return nil, nil
+	}
+	b, err := verdict.LoadBaseline(cfg.BaselineFile, verdict.Run)
+	if err != nil {
+		return nil, config.Errorf("--baseline: %v", err)
+	}
+	return b, nil
+}
+
+func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Baseline) (*Report, error) {
 	v, err := spec.Default()
 	if err != nil {
 		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
@@ -105,7 +152,7 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 		Reference: cfg.Reference, ConfigFile: cfg.ConfigFile, Rate: cfg.Rate,
 		TokenFrom: cfg.TokenFrom,
 		Color:     cfg.Color,
-		Baseline:  cfg.Baseline,
+		Baseline:  baseline,
 		Verbose:   cfg.Verbose,
 	}
 	tlsConf, err := cfg.tlsConfig()
@@ -113,7 +160,7 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 		return nil, err
 	}
 	base, _ := url.Parse(cfg.BaseURL) // Validate has parsed it
-	rt, err := cfg.route(base)
+	rt, err := cfg.route(base, opts.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -130,14 +177,14 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 		return nil, err
 	}
 	defer closeHAR()
-	notes, suite, forget := noticesFor(cfg.Output)
+	notes, suite, forget := noticesFor(opts.Output)
 	defer forget()
 	notes.total = selected(cfg.Tags)
 	var mu sync.Mutex
 	st, err := steps.New(steps.Config{
-		BaseURL: cfg.BaseURL, Token: cfg.Token, Client: client, Validator: v, Seed: cfg.Seed, IDSalt: cfg.IDSalt, Examples: cfg.Examples,
+		BaseURL: cfg.BaseURL, Token: cfg.Token, Client: client, Validator: v, Seed: cfg.Seed, IDSalt: opts.IDSalt, Examples: cfg.Examples,
 		AllStrings: cfg.AllStrings, Without: cfg.Without, Headers: cfg.Headers, CurlFlags: cfg.curlFlags(rt),
-		Rate: cfg.Rate, InFlight: cfg.Concurrency, Throttle: cfg.Throttle, Notice: notes.notice,
+		Rate: cfg.Rate, InFlight: cfg.Concurrency, Throttle: opts.Throttle, Notice: notes.notice,
 		OnScenario: func(r steps.Result) {
 			mu.Lock()
 			rep.Scenarios = append(rep.Scenarios, r)
@@ -156,9 +203,9 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 		}
 		format += ",cucumber:" + filepath.Join(cfg.ReportDir, "cucumber.json")
 	}
-	opts := &godog.Options{
+	gopts := &godog.Options{
 		Format:         format,
-		Output:         cfg.Output,
+		Output:         opts.Output,
 		FS:             features.FS,
 		Paths:          features.Paths(),
 		Tags:           cfg.Tags,
@@ -167,11 +214,11 @@ func run(ctx context.Context, cfg *Config) (*Report, error) {
 		NoColors:       true,
 		DefaultContext: ctx,
 	}
-	if cfg.Godog != nil {
-		cfg.Godog(opts)
+	if opts.Godog != nil {
+		opts.Godog(gopts)
 	}
 	rep.Started = time.Now()
-	status := godog.TestSuite{Name: suite, TestSuiteInitializer: st.InitializeSuite, Options: opts}.Run()
+	status := godog.TestSuite{Name: suite, TestSuiteInitializer: st.InitializeSuite, Options: gopts}.Run()
 	rep.Ended = time.Now()
 	rep.Interrupted = ctx.Err() != nil
 	rep.Throttling = st.Throttling()

@@ -124,7 +124,7 @@ func TestConsoleFitsAScreenOrTwo(t *testing.T) {
 	defer srv.Close()
 	var out bytes.Buffer
 	dir := t.TempDir()
-	rep, err := Run(context.Background(), Config{BaseURL: srv.URL, Token: token, Timeout: 5 * time.Second, Output: &out, ReportDir: dir})
+	rep, err := runWith(context.Background(), Config{BaseURL: srv.URL, Token: token, Timeout: 5 * time.Second, ReportDir: dir}, Options{Output: &out})
 	if err != nil {
 		t.Fatal(err)
 	}

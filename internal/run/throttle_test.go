@@ -127,7 +127,7 @@ func TestRateLimitedGatewayIsCertified(t *testing.T) {
 			url, token := startTargetWith(t, "t0ken-"+strings.Repeat("Rate-limited_gateway-", 4), limiter(tt.allow, tt.retryAfter))
 			var out bytes.Buffer
 			start := time.Now()
-			rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: &out})
+			rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token}, Options{Output: &out})
 			took := time.Since(start)
 			if err != nil {
 				t.Fatal(err)
@@ -192,7 +192,7 @@ func TestThrottlingIsWaitedOut(t *testing.T) {
 	// load would have brought the run to: the time paused is then the
 	// Retry-Afters' (1s, and 1s for the three at once), give or take.
 	bound := steps.Throttle{MinPace: 1000}
-	rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: &out, ReportDir: dir, Throttle: bound})
+	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, ReportDir: dir}, Options{Output: &out, Throttle: bound})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestThrottlingWhateverThePace(t *testing.T) {
 		return http.StatusTooManyRequests, "1"
 	}))
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: &out, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}})
+	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token}, Options{Output: &out, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestThrottlingOneAtATime(t *testing.T) {
 				}
 				return http.StatusTooManyRequests, after
 			}))
-			rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: io.Discard, Concurrency: 1, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}})
+			rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Concurrency: 1}, Options{Output: io.Discard, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -368,7 +368,7 @@ func TestThrottlingPastTheBound(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			url, token := startTarget(t, throttling(tt.throttle))
-			rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: io.Discard, Throttle: tt.bound})
+			rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token}, Options{Output: io.Discard, Throttle: tt.bound})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -405,7 +405,7 @@ func TestRate(t *testing.T) {
 	})
 	const rate = 40
 	start := time.Now()
-	rep, err := Run(context.Background(), Config{BaseURL: url, Token: token, Output: io.Discard, Rate: rate, Concurrency: 16, Tags: "@area-auth"})
+	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Rate: rate, Concurrency: 16, Tags: "@area-auth"}, Options{Output: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -147,7 +147,7 @@ func passesTwice(t *testing.T, h http.Handler, prefix, token string) {
 	defer srv.Close()
 	for run := 1; run <= 2; run++ {
 		var out bytes.Buffer
-		rep, err := Run(context.Background(), Config{BaseURL: srv.URL + prefix, Token: token, Output: &out, Strict: true})
+		rep, err := runWith(context.Background(), Config{BaseURL: srv.URL + prefix, Token: token, Strict: true}, Options{Output: &out})
 		if err != nil {
 			t.Fatalf("run %d: Run: %v", run, err)
 		}
@@ -194,7 +194,7 @@ func TestSchemeCaseRefusedIsConformant(t *testing.T) {
 	}))
 	defer srv.Close()
 	for _, strict := range []bool{false, true} {
-		rep, err := Run(context.Background(), Config{BaseURL: srv.URL, Token: token, Output: io.Discard, Strict: strict})
+		rep, err := runWith(context.Background(), Config{BaseURL: srv.URL, Token: token, Strict: strict}, Options{Output: io.Discard})
 		if err != nil {
 			t.Fatal(err)
 		}

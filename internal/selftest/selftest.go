@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/run"
 	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
 	"github.com/plantcheck/plantcheck/reference"
@@ -154,9 +155,11 @@ func runReference(ctx context.Context, cfg Config) (*run.Report, []string, error
 		return nil, nil, err
 	}
 	defer done()
-	rep, err := run.Run(ctx, run.Config{
-		BaseURL: url, Token: token, Reference: true, Tags: cfg.Tags, Output: io.Discard, Without: cfg.Without, HAR: file,
-	})
+	rc, err := config.Run{BaseURL: url, Token: token, Reference: true, Tags: cfg.Tags, Without: cfg.Without, HAR: file}.Complete()
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := run.Run(ctx, run.Config(rc), run.Options{Output: io.Discard})
 	if err != nil {
 		return rep, nil, err
 	}
@@ -193,14 +196,16 @@ func runMutant(ctx context.Context, m mutants.Mutant, cfg Config) Row {
 		return row
 	}
 	defer done()
-	rc := run.Config{
-		BaseURL: url, Token: token, Tags: cfg.Tags,
-		Output: io.Discard, Concurrency: 4, Without: cfg.Without, HAR: file,
-	}
+	rc := config.Run{BaseURL: url, Token: token, Tags: cfg.Tags, Concurrency: 4, Without: cfg.Without, HAR: file}
 	if m.Slow {
 		rc.Timeout = cfg.Timeout
 	}
-	rep, err := run.Run(ctx, rc)
+	rc, err = rc.Complete()
+	if err != nil {
+		row.Err = err
+		return row
+	}
+	rep, err := run.Run(ctx, run.Config(rc), run.Options{Output: io.Discard})
 	if err == nil {
 		row.Disagree, err = disagreements(file, rep.Rules)
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/proxy"
 	"github.com/plantcheck/plantcheck/internal/run"
 	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
@@ -52,7 +53,7 @@ func startUpstream(t *testing.T, mutant string) (string, string) {
 func throughProxy(t *testing.T, upstream, token, runDir, proxyDir string) {
 	t.Helper()
 	u, _ := url.Parse(upstream)
-	h, err := proxy.New(proxy.Config{Upstream: u, Timeout: 5 * time.Second})
+	h, err := proxy.New(proxy.Config{Upstream: u, MaxJudge: proxy.DefaultMaxJudge, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,9 +64,11 @@ func throughProxy(t *testing.T, upstream, token, runDir, proxyDir string) {
 	ctx, cancel := context.WithCancel(t.Context())
 	served := make(chan error, 1)
 	go func() { served <- proxy.Serve(ctx, ln, h, 5*time.Second, 0, nil) }()
-	_, err = run.Run(t.Context(), run.Config{
-		BaseURL: "http://" + ln.Addr().String(), Token: token, Output: io.Discard, ReportDir: runDir, Seed: 3,
-	})
+	cfg, err := config.Run{BaseURL: "http://" + ln.Addr().String(), Token: token, ReportDir: runDir, Seed: 3}.Complete()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = run.Run(t.Context(), run.Config(cfg), run.Options{Output: io.Discard})
 	cancel()
 	if serr := <-served; serr != nil && !errors.Is(serr, proxy.ErrCut) {
 		t.Fatalf("Serve: %v", serr)
@@ -88,7 +91,7 @@ func deadUpstream(t *testing.T, dir string) {
 	}
 	stop()
 	u, _ := url.Parse(closed)
-	h, err := proxy.New(proxy.Config{Upstream: u, Timeout: 2 * time.Second})
+	h, err := proxy.New(proxy.Config{Upstream: u, MaxJudge: proxy.DefaultMaxJudge, Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,196 @@
+package config
+
+import (
+	"flag"
+	"strings"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+)
+
+// The settings of the commands beside run, proxy and judge: each is
+// defined on its flag set here, and read by the command once it has parsed.
+
+// Serve is plantcheck serve's configuration.
+type Serve struct {
+	Addr string
+	// Token is the bearer token clients must present: --token, else
+	// PLANTCHECK_TOKEN; "" when neither is given (serve makes one up).
+	Token   string
+	MaxBody int64
+	Log     bool
+	// Mutant names the deliberately broken variants to serve instead,
+	// comma-separated.
+	Mutant string
+}
+
+// ServeFlags are serve's flags on a flag set.
+type ServeFlags struct {
+	fs  *flag.FlagSet
+	cfg Serve
+}
+
+// DefineServe defines serve's flags on fs.
+func DefineServe(fs *flag.FlagSet) *ServeFlags {
+	f := &ServeFlags{fs: fs}
+	s := &f.cfg
+	fs.StringVar(&s.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
+	fs.StringVar(&s.Token, "token", "", "the bearer token clients must present (env "+EnvToken+")")
+	fs.Int64Var(&s.MaxBody, "max-body", 1<<20, "largest request body accepted, in bytes")
+	fs.BoolVar(&s.Log, "log", false, "log one line per request to stderr (method, path, status, duration; never a token or a body)")
+	fs.StringVar(&s.Mutant, "mutant", "", "serve a deliberately broken variant instead (see 'plantcheck selftest --list'), to see what a failure report looks like; several, comma-separated, make a server with several mistakes")
+	return f
+}
+
+// Resolve reads the token from the environment when --token is not given,
+// and validates the settings.
+func (f *ServeFlags) Resolve(env Env) (Serve, error) {
+	cfg := f.cfg
+	set := false
+	f.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == "token" })
+	if !set {
+		cfg.Token = env.Getenv(EnvToken)
+	}
+	if cfg.MaxBody <= 0 {
+		return Serve{}, Errorf("--max-body must be positive")
+	}
+	return cfg, nil
+}
+
+// Selftest is plantcheck selftest's configuration.
+type Selftest struct {
+	// Mutants are the mutants to run ("" all), as given: names, not
+	// yet looked up.
+	Mutants []string
+	List    bool
+	// Parallel is how many runs go at once.
+	Parallel int
+	Tags     string
+	// Without names checks to leave out of every run (Removable).
+	Without []string
+}
+
+// SelftestFlags are selftest's flags on a flag set.
+type SelftestFlags struct {
+	cfg           Selftest
+	only, without string
+}
+
+// DefineSelftest defines selftest's flags on fs.
+func DefineSelftest(fs *flag.FlagSet) *SelftestFlags {
+	f := &SelftestFlags{}
+	fs.StringVar(&f.only, "mutant", "", "run only these mutants (names, comma-separated)")
+	fs.BoolVar(&f.cfg.List, "list", false, "list the mutants and the rules each breaks, and run nothing")
+	fs.IntVar(&f.cfg.Parallel, "parallel", 2, "runs at once")
+	fs.StringVar(&f.cfg.Tags, "tags", "", "restrict every run to some rules (a godog tag expression)")
+	fs.StringVar(&f.without, "without", "", "leave these checks out of every run, to see what they catch ("+strings.Join(Removable, ", ")+")")
+	return f
+}
+
+// Resolve splits the lists of names given.
+func (f *SelftestFlags) Resolve() Selftest {
+	cfg := f.cfg
+	if f.only != "" {
+		cfg.Mutants = strings.Split(f.only, ",")
+	}
+	if f.without != "" {
+		cfg.Without = strings.Split(f.without, ",")
+	}
+	return cfg
+}
+
+// Merge is plantcheck merge's configuration.
+type Merge struct {
+	ReportDir             string
+	Strict, StrictClients bool
+}
+
+// DefineMerge defines merge's flags on fs, into the Merge returned.
+func DefineMerge(fs *flag.FlagSet) *Merge {
+	m := &Merge{}
+	fs.StringVar(&m.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, summary-short.md, report.html, badge.svg, junit.xml")
+	fs.BoolVar(&m.Strict, "strict", false, "a failed SHOULD rule fails the verdict too")
+	fs.BoolVar(&m.StrictClients, "strict-clients", false, "a client request that breaks the document fails the verdict too (exit 1)")
+	return m
+}
+
+// Diff is plantcheck diff's configuration.
+type Diff struct {
+	// Format is text, markdown or json.
+	Format string
+	Strict bool
+}
+
+// DefineDiff defines diff's flags on fs, into the Diff returned.
+func DefineDiff(fs *flag.FlagSet) *Diff {
+	d := &Diff{}
+	fs.StringVar(&d.Format, "format", "text", "output: text (the console), markdown (a pull request) or json (tools)")
+	fs.BoolVar(&d.Strict, "strict", false, "a SHOULD rule's regression fails the diff too")
+	return d
+}
+
+// Validate checks the format.
+func (d Diff) Validate() error {
+	switch d.Format {
+	case "text", "markdown", "json":
+		return nil
+	}
+	return Errorf("--format %q: text, markdown or json", evidence.Text(d.Format))
+}
+
+// Compare is plantcheck compare's configuration.
+type Compare struct {
+	// Out, when set, receives the table's files; else Format (markdown
+	// or json) is printed.
+	Out, Format string
+}
+
+// DefineCompare defines compare's flags on fs, into the Compare returned.
+func DefineCompare(fs *flag.FlagSet) *Compare {
+	c := &Compare{}
+	fs.StringVar(&c.Out, "out", "", "write compare.html, compare.md, compare.json and the badges into this folder (created if missing)")
+	fs.StringVar(&c.Format, "format", "markdown", "without --out, what to print: markdown or json")
+	return c
+}
+
+// Validate checks the format.
+func (c Compare) Validate() error {
+	switch c.Format {
+	case "markdown", "json":
+		return nil
+	}
+	return Errorf("--format %q: markdown or json", evidence.Text(c.Format))
+}
+
+// Docs is plantcheck docs' configuration.
+type Docs struct {
+	// Out is the folder the documentation is written into.
+	Out string
+}
+
+// DefineDocs defines docs' flags on fs, into the Docs returned.
+func DefineDocs(fs *flag.FlagSet) *Docs {
+	d := &Docs{}
+	fs.StringVar(&d.Out, "out", "", "folder to write the documentation into (created if missing)")
+	return d
+}
+
+// Validate checks that a folder is named.
+func (d Docs) Validate() error {
+	if d.Out == "" {
+		return Errorf("--out is required")
+	}
+	return nil
+}
+
+// Rules is plantcheck rules' configuration.
+type Rules struct {
+	JSON, Verbose bool
+}
+
+// DefineRules defines rules' flags on fs, into the Rules returned.
+func DefineRules(fs *flag.FlagSet) *Rules {
+	r := &Rules{}
+	fs.BoolVar(&r.JSON, "json", false, "print the catalog and its scenarios as JSON")
+	fs.BoolVar(&r.Verbose, "v", false, "list each rule's scenarios and requirement")
+	return r
+}

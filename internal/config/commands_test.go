@@ -1,0 +1,92 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestServeResolve: serve's token is --token, else PLANTCHECK_TOKEN (""
+// when neither: serve makes one up); a body bound must be positive.
+func TestServeResolve(t *testing.T) {
+	t.Parallel()
+	env := envOf(map[string]string{EnvToken: "env-token"})
+	for _, tt := range []struct {
+		name      string
+		args      []string
+		env       Env
+		wantToken string
+		wantErr   string
+	}{
+		{"the flag wins", []string{"--token", "flag-token"}, env, "flag-token", ""},
+		{"the variable", nil, env, "env-token", ""},
+		{"neither", nil, envOf(nil), "", ""},
+		{"a flag given empty", []string{"--token", ""}, env, "", ""},
+		{"no body", []string{"--max-body", "0"}, env, "", "--max-body must be positive"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			f := DefineServe(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := f.Resolve(tt.env)
+			switch {
+			case tt.wantErr != "" && (!errors.Is(err, ErrConfig) || err.Error() != tt.wantErr):
+				t.Fatalf("Resolve: %v, want %q", err, tt.wantErr)
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("Resolve: %v", err)
+			case tt.wantErr == "" && cfg.Token != tt.wantToken:
+				t.Errorf("token %q, want %q", cfg.Token, tt.wantToken)
+			}
+		})
+	}
+}
+
+// TestSelftestResolve: the lists of names are split as given.
+func TestSelftestResolve(t *testing.T) {
+	t.Parallel()
+	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
+	f := DefineSelftest(fs)
+	if err := fs.Parse([]string{"--mutant", "a, b", "--without", WithoutMustEcho, "--parallel", "3"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := f.Resolve()
+	if !slices.Equal(cfg.Mutants, []string{"a", " b"}) || !slices.Equal(cfg.Without, []string{WithoutMustEcho}) || cfg.Parallel != 3 {
+		t.Errorf("Resolve: %+v", cfg)
+	}
+	if none := DefineSelftest(flag.NewFlagSet("selftest", flag.ContinueOnError)).Resolve(); none.Mutants != nil || none.Without != nil || none.Parallel != 2 {
+		t.Errorf("the defaults: %+v", none)
+	}
+}
+
+// TestFormats: diff, compare and docs refuse what they cannot write, and
+// quote it escaped.
+func TestFormats(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string // "" valid
+	}{
+		{"diff text", Diff{Format: "text"}.Validate(), ""},
+		{"diff json", Diff{Format: "json"}.Validate(), ""},
+		{"diff html", Diff{Format: "html"}.Validate(), `--format "html": text, markdown or json`},
+		{"diff escaped", Diff{Format: "\x1b[31m"}.Validate(), `\x1b`},
+		{"compare markdown", Compare{Format: "markdown"}.Validate(), ""},
+		{"compare text", Compare{Format: "text"}.Validate(), `--format "text": markdown or json`},
+		{"docs", Docs{Out: "out"}.Validate(), ""},
+		{"docs without a folder", Docs{}.Validate(), "--out is required"},
+	} {
+		switch {
+		case tt.want == "" && tt.err != nil:
+			t.Errorf("%s: %v", tt.name, tt.err)
+		case tt.want != "" && (!errors.Is(tt.err, ErrConfig) || !strings.Contains(tt.err.Error(), tt.want)):
+			t.Errorf("%s: %v, want %q", tt.name, tt.err, tt.want)
+		}
+	}
+}
