@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/history"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
@@ -37,13 +38,13 @@ func cmdDiff(_ context.Context, c cli, args []string) int {
 	}
 	var vs [2]*verdict.Verdict
 	for i, name := range fs.Args() {
-		v, err := verdict.ReadFile(name)
+		v, err := history.ReadFile(name)
 		if err != nil {
 			return fail("%s: %v", evidence.Text(name), err)
 		}
 		vs[i] = v
 	}
-	d, err := verdict.Compare(vs[0], vs[1], fs.Arg(0), fs.Arg(1), *strict)
+	d, err := history.Compare(vs[0], vs[1], fs.Arg(0), fs.Arg(1), *strict)
 	if err != nil {
 		return fail("%v", err)
 	}

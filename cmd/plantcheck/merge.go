@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/history"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
@@ -38,7 +39,7 @@ func cmdMerge(_ context.Context, c cli, args []string) int {
 		}
 		vs = append(vs, v)
 	}
-	m, err := verdict.Merge(vs, *strict, *strictClients)
+	m, err := history.Merge(vs, *strict, *strictClients)
 	if err != nil {
 		return fail("%v (the files, in order: %s)", err, evidence.Text(fmt.Sprint(fs.Args())))
 	}
@@ -53,9 +54,9 @@ func cmdMerge(_ context.Context, c cli, args []string) int {
 	return m.ExitCode
 }
 
-// readVerdict reads one proxy's summary.json (verdict.ReadFile).
+// readVerdict reads one proxy's summary.json (history.ReadFile).
 func readVerdict(name string) (*verdict.Verdict, error) {
-	v, err := verdict.ReadFile(name)
+	v, err := history.ReadFile(name)
 	if err != nil {
 		return nil, err
 	}

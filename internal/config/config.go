@@ -148,7 +148,7 @@ type Run struct {
 	// from it. "" when unknown.
 	TokenFrom string
 	// BaselineFile is the summary.json given as --baseline; Baseline the
-	// verdict read from it (verdict.LoadBaseline), whose known failures
+	// verdict read from it (history.LoadBaseline), whose known failures
 	// do not fail the exit status.
 	BaselineFile string
 	Baseline     *verdict.Baseline

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/history"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
@@ -155,7 +156,7 @@ func loadBaseline(file string, driver verdict.Driver) (*verdict.Baseline, error)
 	if file == "" {
 		return nil, nil
 	}
-	b, err := verdict.LoadBaseline(file, driver)
+	b, err := history.LoadBaseline(file, driver)
 	if err != nil {
 		return nil, errorf("--baseline: %v", err)
 	}

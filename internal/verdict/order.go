@@ -122,5 +122,5 @@ func failureOrder(a, b Block) int {
 	if c := levelRank(a.Level) - levelRank(b.Level); c != 0 {
 		return c
 	}
-	return catalogIndex(a.Rule) - catalogIndex(b.Rule)
+	return CatalogIndex(a.Rule) - CatalogIndex(b.Rule)
 }

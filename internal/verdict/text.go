@@ -743,7 +743,8 @@ func levelRank(l rules.Level) int {
 	return 2
 }
 
-func catalogIndex(id rules.RuleID) int {
+// CatalogIndex is a rule's place in the catalog (past its end: not in it).
+func CatalogIndex(id rules.RuleID) int {
 	for i, r := range rules.Catalog {
 		if r.ID == id {
 			return i

@@ -7,6 +7,8 @@
 // junit.xml and badge.svg. Every string in a Verdict that came from a
 // target or a client is already redacted, bounded and escaped by the
 // driver (package evidence); the writers quote it for their format.
+// Verdicts written before (a baseline, diff, compare, merge) are package
+// history's.
 package verdict
 
 import (
@@ -104,7 +106,7 @@ type Verdict struct {
 	// against (--baseline); absent without one.
 	Baseline *BaselineResult `json:"baseline,omitempty"`
 
-	// Base is the baseline the driver gives (LoadBaseline): Finish marks
+	// Base is the baseline the driver gives (history.LoadBaseline): Finish marks
 	// the failures it knows and decides the exit status against it; not
 	// part of summary.json (Baseline says what came of it).
 	Base *Baseline `json:"-"`
@@ -284,7 +286,7 @@ type Evidence struct {
 	// from; the console's matter, not summary.json's.
 	Status    int    `json:"-"`
 	MediaType string `json:"-"`
-	// Known: the baseline holds a failure of this kind (FailureKey).
+	// Known: the baseline holds a failure of this kind (Baseline.Holds).
 	Known bool `json:"known,omitempty"`
 }
 
