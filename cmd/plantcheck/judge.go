@@ -12,6 +12,7 @@ import (
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/har"
 	"github.com/plantcheck/plantcheck/internal/proxy"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
 func cmdJudge(_ context.Context, c cli, args []string) int {
@@ -61,7 +62,7 @@ func cmdJudge(_ context.Context, c cli, args []string) int {
 		return fail("%v: nothing to judge", proxy.ErrNothingRecorded)
 	}
 	v := rec.Verdict(proxy.Options{Strict: cfg.Strict, StrictClients: cfg.StrictClients})
-	if err := v.WriteText(c.stdout); err != nil {
+	if err := v.WriteText(c.stdout, verdict.TextOptions{}); err != nil {
 		return fail("write the verdict: %v", err)
 	}
 	if cfg.ReportDir != "" {

@@ -43,7 +43,7 @@ func cmdMerge(_ context.Context, c cli, args []string) int {
 	if err != nil {
 		return fail("%v (the files, in order: %s)", err, evidence.Text(fmt.Sprint(fs.Args())))
 	}
-	if err := m.WriteText(c.stdout); err != nil {
+	if err := m.WriteText(c.stdout, verdict.TextOptions{}); err != nil {
 		return fail("write the verdict: %v", err)
 	}
 	if *reportDir != "" {

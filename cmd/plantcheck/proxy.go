@@ -11,6 +11,7 @@ import (
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/proxy"
 	"github.com/plantcheck/plantcheck/internal/tlsconf"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
 // envUpstream is read by proxy when --upstream is not given.
@@ -133,7 +134,7 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 	if n, err := h.EventsErr(); err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck proxy: warning: the event log stopped after %d events: %v\n", n, err)
 	}
-	if err := v.WriteText(c.stdout); err != nil {
+	if err := v.WriteText(c.stdout, verdict.TextOptions{}); err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck proxy: write the verdict: %v\n", err)
 		return exitCannotRun
 	}

@@ -121,7 +121,7 @@ func TestFailureOrder(t *testing.T) {
 				t.Errorf("the scenario points at block %d, %q", got, v.Failures[got-1].Heading)
 			}
 			var out strings.Builder
-			v.WriteFailures(&out)
+			v.WriteFailures(&out, TextOptions{})
 			got := out.String()
 			if i, j, k := strings.Index(got, "1) json"), strings.Index(got, "2) auth"), strings.Index(got, "7) should"); !(i >= 0 && i < j && j < k) {
 				t.Errorf("blocks out of order (1 BODY-JSON, 2 AUTH-MISSING, then 7 the SHOULD rule):\n%s", got)
@@ -141,7 +141,7 @@ func TestFailureOrder(t *testing.T) {
 			}
 			v.Failures = v.Failures[:1]
 			out.Reset()
-			v.WriteFailures(&out)
+			v.WriteFailures(&out, TextOptions{})
 			if got := out.String(); !strings.Contains(got, "Failures (1 scenario):") || strings.Contains(got, "Shown:") {
 				t.Errorf("one block:\n%s", got)
 			}
@@ -167,7 +167,7 @@ func TestConsoleCutsLongValues(t *testing.T) {
 			v := &Verdict{Driver: Run, Reference: true, ReportDir: tt.dir, Failures: []Block{b}}
 			v.Finish()
 			var out strings.Builder
-			v.WriteFailures(&out)
+			v.WriteFailures(&out, TextOptions{})
 			for _, l := range strings.Split(out.String(), "\n") {
 				if len(l) > consoleLine+200 {
 					t.Errorf("a console line of %d bytes", len(l))
@@ -204,8 +204,7 @@ func TestOpenRuleNeverFails(t *testing.T) {
 				t.Errorf("result %q, want %q", got, tt.want)
 			}
 			var out strings.Builder
-			v.Verbose = true // the whole table (the brief console lists a broken rule under To fix)
-			v.WriteText(&out)
+			v.WriteText(&out, TextOptions{Verbose: true}) // the whole table (the brief console lists a broken rule under To fix)
 			if row := tableRow(out.String(), rules.OpenReusedID); !strings.Contains(row, tt.want) {
 				t.Errorf("table row %q, want %q", row, tt.want)
 			}
@@ -245,7 +244,7 @@ func TestNotRunIsExplained(t *testing.T) {
 				}}
 			v.Finish()
 			var out strings.Builder
-			v.WriteText(&out)
+			v.WriteText(&out, TextOptions{})
 			if want := "not run: 1 scenario of AUTH-NEAR-MISS: " + why; !strings.Contains(out.String(), want) {
 				t.Errorf("no %q:\n%s", want, out.String())
 			}
@@ -260,7 +259,7 @@ func TestNotRunIsExplained(t *testing.T) {
 	}
 	v.Finish()
 	var out strings.Builder
-	v.WriteText(&out)
+	v.WriteText(&out, TextOptions{})
 	if want := fmt.Sprintf("not run: %d scenarios of %d rules: throttled\n", len(rules.Catalog), len(rules.Catalog)); !strings.Contains(out.String(), want) {
 		t.Errorf("no %q:\n%s", want, out.String())
 	}

@@ -17,19 +17,36 @@ import (
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
+// TextOptions are the console's display choices: the verdict's writers
+// take them, the verdict never holds them.
+type TextOptions struct {
+	// Color: print in colour (a terminal, and NO_COLOR not set).
+	Color bool
+	// Verbose: print every failure block whole, with its curl command,
+	// and the whole rule table, as the reports do; else lead with what to
+	// fix and show the first failure of each rule (run --verbose).
+	Verbose bool
+}
+
+// console is a verdict printed for a console with its display choices.
+type console struct {
+	*Verdict
+	TextOptions
+}
+
 // WriteText prints the verdict for a console: what was judged, every rule
 // with its level and outcome, the notes, each failure with its evidence,
 // the counts and, last, the verdict's line. Nothing a target sent can
 // stand on a line of its own (package evidence escapes every line break),
 // so the verdict is the last line.
-func (v *Verdict) WriteText(w io.Writer) error {
+func (v *Verdict) WriteText(w io.Writer, o TextOptions) error {
 	var b strings.Builder
-	v.writeText(&b)
+	(&console{v, o}).writeText(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func (v *Verdict) writeText(w *strings.Builder) {
+func (v *console) writeText(w *strings.Builder) {
 	fmt.Fprintf(w, "\nplantcheck verdict: %s %s\n", v.Spec.Title, v.Spec.Version)
 	target := v.Target
 	switch v.Driver {
@@ -112,7 +129,7 @@ func (v *Verdict) writeText(w *strings.Builder) {
 		fmt.Fprintln(w, strings.Join(notes, "\n"))
 	}
 
-	v.WriteFailures(w)
+	v.writeFailures(w)
 	v.writeClients(w)
 
 	c := v.Counts
@@ -144,7 +161,7 @@ func (v *Verdict) writeText(w *strings.Builder) {
 	case v.truth() != 0 || v.ExitCode != 0:
 		style = red
 	}
-	fmt.Fprintf(w, "%s\n", v.paint(style, "VERDICT: "+v.Verdict))
+	fmt.Fprintf(w, "%s\n", v.paint(style, "VERDICT: "+v.Verdict.Verdict))
 }
 
 // writeTable prints the rule table: every rule with its level and
@@ -152,7 +169,7 @@ func (v *Verdict) writeText(w *strings.Builder) {
 // simply pass, and the others named on a line, so that what to fix stays
 // on the first screen. A failed rule's row is red, a rule not judged
 // yellow.
-func (v *Verdict) writeTable(w *strings.Builder, brief bool) {
+func (v *console) writeTable(w *strings.Builder, brief bool) {
 	var tb strings.Builder
 	tw := tabwriter.NewWriter(&tb, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "RULE\tLEVEL\tRESULT\t%s\tREQUIREMENT\n", strings.ToUpper(v.countedBy()))
@@ -456,7 +473,9 @@ func chooseFirsts(blocks []Block, show func(rules.RuleID) bool) firsts {
 // its requirement, expected and actual, the exchange and the rerun, and a
 // count of the rest, which the reports keep whole (it points at them only
 // when they were written). A failure shown once is not shown again.
-func (v *Verdict) WriteFailures(w io.Writer) {
+func (v *Verdict) WriteFailures(w io.Writer, o TextOptions) { (&console{v, o}).writeFailures(w) }
+
+func (v *console) writeFailures(w io.Writer) {
 	server := v.serverBlocks()
 	if len(server) == 0 {
 		return
@@ -485,7 +504,7 @@ func (v *Verdict) WriteFailures(w io.Writer) {
 // writeFirsts prints the first failure of each rule and kind of answer
 // (chooseFirsts): the rules that decide the verdict, or, when none of
 // them failed, every rule broken.
-func (v *Verdict) writeFirsts(w io.Writer, server []Block) {
+func (v *console) writeFirsts(w io.Writer, server []Block) {
 	decides := false
 	for _, r := range v.Rules {
 		if r.Outcome == Fail && v.decides(r) {
@@ -914,7 +933,7 @@ const screenWidth = 100
 
 // fit cuts a value to the rest of a line of the screen (compact), or to
 // consoleLine bytes a line.
-func (v *Verdict) fit(st *blockStyle, s string) string {
+func (v *console) fit(st *blockStyle, s string) string {
 	if !st.compact {
 		return v.cut(s)
 	}
@@ -925,7 +944,7 @@ func (v *Verdict) fit(st *blockStyle, s string) string {
 // fit2 is fit with two lines of the screen: a request or a response, whose
 // body is what tells; a request's URL is its path, the target being said
 // at the top.
-func (v *Verdict) fit2(st *blockStyle, s string) string {
+func (v *console) fit2(st *blockStyle, s string) string {
 	if !st.compact {
 		return v.cut(s)
 	}
@@ -940,7 +959,7 @@ func (v *Verdict) fit2(st *blockStyle, s string) string {
 
 // writeBlock prints one failure block, numbered n, its long values cut:
 // the pieces of evidence of only (all: nil; -1 is the block's error).
-func (v *Verdict) writeBlock(w io.Writer, n int, b Block, only []int, st *blockStyle) {
+func (v *console) writeBlock(w io.Writer, n int, b Block, only []int, st *blockStyle) {
 	pick := func(j int) bool { return only == nil || slices.Contains(only, j) }
 	heading := v.cut(b.Title())
 	if st.compact && only != nil && b.Scenario != "" {
@@ -1016,7 +1035,7 @@ func (v *Verdict) writeBlock(w io.Writer, n int, b Block, only []int, st *blockS
 // writeEvidence prints one piece of evidence of block n; an exchange the
 // evidence before it in the block showed (prev) is named, not printed
 // again.
-func (v *Verdict) writeEvidence(w io.Writer, n int, b Block, e, prev Evidence, st *blockStyle) {
+func (v *console) writeEvidence(w io.Writer, n int, b Block, e, prev Evidence, st *blockStyle) {
 	if e.Rule != b.Rule && e.Rule != "" {
 		req := e.Requirement
 		if !v.Verbose {
@@ -1122,7 +1141,7 @@ func thousands(n int) string {
 	return s
 }
 
-// ANSI styles of the console, used only when Color is set.
+// ANSI styles of the console, used only with Color.
 const (
 	bold   = "1"
 	red    = "31"
@@ -1131,7 +1150,7 @@ const (
 )
 
 // paint styles s for a terminal when the verdict is printed in colour.
-func (v *Verdict) paint(style, s string) string {
+func (v *console) paint(style, s string) string {
 	if !v.Color {
 		return s
 	}
@@ -1141,7 +1160,7 @@ func (v *Verdict) paint(style, s string) string {
 // writeClients prints what client requests broke (proxy): a count by the
 // rule their refusal exercises, and one example of each (the clients'
 // requests are not the verdict's matter, and the reports keep more).
-func (v *Verdict) writeClients(w io.Writer) {
+func (v *console) writeClients(w io.Writer) {
 	if v.Counts.ClientViolations == 0 {
 		return
 	}

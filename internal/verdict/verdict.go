@@ -117,14 +117,6 @@ type Verdict struct {
 	// TokenFrom says where run's token came from, for the note on the
 	// reproductions (Config.Token says it in summary.json).
 	TokenFrom string `json:"-"`
-	// Color: the console's verdict is printed in colour (a terminal, and
-	// NO_COLOR not set); not part of summary.json.
-	Color bool `json:"-"`
-	// Verbose: the console prints every failure block whole, with its
-	// curl command, and the whole rule table, as the reports do; else
-	// it leads with what to fix and shows the first failure of each rule
-	// (run --verbose); not part of summary.json.
-	Verbose bool `json:"-"`
 }
 
 // Config is the configuration the verdict was made with; the token is

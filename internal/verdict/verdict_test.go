@@ -215,9 +215,8 @@ func TestConsoleResultIsShort(t *testing.T) {
 		}
 		v.Finish()
 		// --verbose: every rule a row of the table.
-		v.Verbose = true
 		var b strings.Builder
-		if err := v.WriteText(&b); err != nil {
+		if err := v.WriteText(&b, TextOptions{Verbose: true}); err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range v.Rules {
@@ -233,9 +232,8 @@ func TestConsoleResultIsShort(t *testing.T) {
 		// the rules that simply passed are counted; a rule not judged, or
 		// judged in part, is named once with its reason; the rest are
 		// rows of the table.
-		v.Verbose = false
 		b.Reset()
-		if err := v.WriteText(&b); err != nil {
+		if err := v.WriteText(&b, TextOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		console := b.String()
@@ -282,7 +280,7 @@ func TestReferenceNamedInEveryReport(t *testing.T) {
 		t.Errorf("Verdict = %q, want it to name %s", v.Verdict, ReferenceTarget)
 	}
 	var text strings.Builder
-	if err := v.WriteText(&text); err != nil {
+	if err := v.WriteText(&text, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
