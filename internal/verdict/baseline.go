@@ -9,16 +9,12 @@ import (
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-// A baseline is an earlier verdict (its summary.json) whose failures are
-// known: with one, run and proxy exit 1 only when a rule that decides the
-// verdict fails in a way the baseline does not hold. The baseline changes
-// the exit status, never the truth of the report: the verdict still says
-// non-conformant, every failure is still shown, the known ones marked.
-
-// Baseline is what a verdict is decided against (--baseline): package
-// history reads an earlier verdict into one (history.LoadBaseline); Finish
-// marks the failures it holds and decides the exit status against it. It
-// is not changed once made, and may be shared.
+// Baseline is an earlier verdict whose failures are known (--baseline;
+// history.LoadBaseline reads one): Finish marks the failures it holds, and
+// run and proxy exit 1 only when a rule that decides the verdict fails in
+// a way it does not hold. It changes the exit status, never the truth of
+// the report: every failure is still shown, the known ones marked. It is
+// not changed once made, and may be shared.
 type Baseline struct {
 	// File is its summary.json as given (escaped), Plantcheck the version
 	// that wrote it, Compared what of the two versions was compared.
@@ -26,8 +22,7 @@ type Baseline struct {
 	// Holds reports whether it holds a failure of the kind of e, a piece
 	// of evidence of block b.
 	Holds func(b Block, e Evidence) bool
-	// Failing are the rules it found broken, NotJudged those it did not
-	// judge.
+	// Failing are the rules it found broken, NotJudged those it did not.
 	Failing, NotJudged map[rules.RuleID]bool
 }
 
