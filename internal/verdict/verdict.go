@@ -514,7 +514,7 @@ func (v *Verdict) Word(r Rule) string {
 		if r.Level == rules.Open {
 			word = "noted"
 		}
-		if v.Driver == Run && r.Judged < int64(r.Scenarios) && r.NotJudgedBecause != "" {
+		if v.partlyJudged(r) {
 			word += fmt.Sprintf(" (%d of %d judged: %s)", r.Judged, r.Scenarios, r.NotJudgedBecause)
 		}
 		return word
