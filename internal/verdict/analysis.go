@@ -34,7 +34,11 @@ type Analysis struct {
 
 // Analyze works out v's analysis: a verdict's writer calls it once.
 func Analyze(v *Verdict) Analysis {
-	a := Analysis{Server: v.serverBlocks()}
+	var a Analysis
+	server, _ := v.FailureOrder()
+	for _, i := range server {
+		a.Server = append(a.Server, v.Failures[i])
+	}
 	decides := slices.ContainsFunc(v.Rules, func(r Rule) bool { return r.Outcome == Fail && v.decides(r) })
 	// The rules that decide the verdict show their first failures; when
 	// none of them failed, every rule broken.
@@ -241,21 +245,6 @@ func (v *Verdict) fixList(server []Block, f firsts) []string {
 		out = append(out, line)
 	}
 	return out
-}
-
-// serverBlocks are the service's failure blocks in the order the console
-// and the reports give them: the rules that decide the verdict first
-// (MUST, then SHOULD, then the rest), each level in catalog order, the
-// blocks of one rule in the order they were found.
-func (v *Verdict) serverBlocks() []Block {
-	var server []Block
-	for _, b := range v.Failures {
-		if b.Side != "client" {
-			server = append(server, b)
-		}
-	}
-	slices.SortStableFunc(server, failureOrder)
-	return server
 }
 
 // minCommon is how many failure blocks a common cause needs; fewer are

@@ -189,7 +189,7 @@ func TestExchangeOnce(t *testing.T) {
 }
 
 // TestOneOrder: the reports give the blocks in the console's order
-// (serverBlocks) with the console's numbers.
+// (Analysis.Server) with the console's numbers.
 func TestOneOrder(t *testing.T) {
 	t.Parallel()
 	v := &Verdict{Driver: Run, Reference: true}
