@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/history"
 	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/reference"
@@ -72,7 +73,7 @@ func runOn(t *testing.T, muts []string, more ...string) (int, string, string) {
 
 func summaryOf(t *testing.T, dir string) *verdict.Verdict {
 	t.Helper()
-	v, err := verdict.ReadFile(filepath.Join(dir, verdict.SummaryJSON))
+	v, err := history.ReadFile(filepath.Join(dir, verdict.SummaryJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,15 +181,15 @@ func TestBaselineDiffCompareOnRealRuns(t *testing.T) {
 		if code != 1 {
 			t.Fatalf("diff exit %d, want 1 (a regression): %s", code, errOut)
 		}
-		var d verdict.Diff
+		var d history.Diff
 		if err := json.Unmarshal([]byte(out), &d); err != nil {
 			t.Fatal(err)
 		}
-		i := slices.IndexFunc(d.Rules, func(c verdict.Change) bool { return c.Rule == "AUTH-MISSING" })
-		if i < 0 || d.Rules[i].Change != verdict.NewlyFailing || !d.Rules[i].Regression {
+		i := slices.IndexFunc(d.Rules, func(c history.Change) bool { return c.Rule == "AUTH-MISSING" })
+		if i < 0 || d.Rules[i].Change != history.NewlyFailing || !d.Rules[i].Regression {
 			t.Fatalf("AUTH-MISSING not named newly failing: %+v", d.Rules)
 		}
-		if !slices.ContainsFunc(d.Scenarios, func(c verdict.Change) bool { return c.Rule == "AUTH-MISSING" && c.Change == verdict.NewlyFailing }) {
+		if !slices.ContainsFunc(d.Scenarios, func(c history.Change) bool { return c.Rule == "AUTH-MISSING" && c.Change == history.NewlyFailing }) {
 			t.Errorf("no AUTH-MISSING scenario named newly failing")
 		}
 		code, out, _ = plantcheck(t, "diff", bothSummary, baseline)
@@ -208,16 +209,16 @@ func TestBaselineDiffCompareOnRealRuns(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("compare exit %d: %s", code, errOut)
 		}
-		b, err := os.ReadFile(filepath.Join(out, verdict.CompareJSON))
+		b, err := os.ReadFile(filepath.Join(out, history.CompareJSON))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var c verdict.Comparison
+		var c history.Comparison
 		if err := json.Unmarshal(b, &c); err != nil {
 			t.Fatal(err)
 		}
-		cell := func(id rules.RuleID, impl int) verdict.Cell {
-			i := slices.IndexFunc(c.Rules, func(r verdict.Row) bool { return r.ID == id })
+		cell := func(id rules.RuleID, impl int) history.Cell {
+			i := slices.IndexFunc(c.Rules, func(r history.Row) bool { return r.ID == id })
 			if i < 0 {
 				t.Fatalf("no row %s", id)
 			}
@@ -228,9 +229,9 @@ func TestBaselineDiffCompareOnRealRuns(t *testing.T) {
 			impl int
 			want string
 		}{
-			{"CREATE-NAME", 0, verdict.CellPass}, {"CREATE-NAME", 1, verdict.CellFail}, {"CREATE-NAME", 2, verdict.CellFail},
-			{"AUTH-MISSING", 0, verdict.CellPass}, {"AUTH-MISSING", 1, verdict.CellPass}, {"AUTH-MISSING", 2, verdict.CellFail},
-			{"OPEN-REUSED-ID", 0, verdict.CellNoted},
+			{"CREATE-NAME", 0, history.CellPass}, {"CREATE-NAME", 1, history.CellFail}, {"CREATE-NAME", 2, history.CellFail},
+			{"AUTH-MISSING", 0, history.CellPass}, {"AUTH-MISSING", 1, history.CellPass}, {"AUTH-MISSING", 2, history.CellFail},
+			{"OPEN-REUSED-ID", 0, history.CellNoted},
 		} {
 			if got := cell(tc.id, tc.impl); got.Result != tc.want {
 				t.Errorf("%s of %s: %q, want %q", tc.id, c.Implementations[tc.impl].Name, got.Result, tc.want)
@@ -239,7 +240,7 @@ func TestBaselineDiffCompareOnRealRuns(t *testing.T) {
 		if l := cell("AUTH-MISSING", 2).Link; !strings.HasSuffix(l, "report.html#failure-"+itoa(cell("AUTH-MISSING", 2).Failure)) {
 			t.Errorf("the failing cell links to %q, not to its block in the report", l)
 		}
-		page, _ := os.ReadFile(filepath.Join(out, verdict.CompareHTML))
+		page, _ := os.ReadFile(filepath.Join(out, history.CompareHTML))
 		if strings.Contains(string(page), "<script") || !strings.Contains(string(page), `id="rule-AUTH-MISSING"`) {
 			t.Errorf("the page has a script, or no row for AUTH-MISSING")
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/history"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
@@ -38,13 +39,13 @@ func cmdCompare(_ context.Context, c cli, args []string) int {
 	if fs.NArg() == 0 {
 		return fail("no summary.json named: give one of each implementation (NAME=FILE to name it), or several runs of each")
 	}
-	var in []verdict.CompareInput
+	var in []history.CompareInput
 	for _, arg := range fs.Args() {
 		name, file := "", arg
 		if n, f, ok := strings.Cut(arg, "="); ok && n != "" && f != "" && !exists(arg) {
 			name, file = n, f
 		}
-		v, err := verdict.ReadFile(file)
+		v, err := history.ReadFile(file)
 		if err != nil {
 			return fail("%s: %v", evidence.Text(file), err)
 		}
@@ -54,13 +55,13 @@ func cmdCompare(_ context.Context, c cli, args []string) int {
 		if name == "" {
 			name = file
 		}
-		x := verdict.CompareInput{Name: name, File: file, Verdict: v}
+		x := history.CompareInput{Name: name, File: file, Verdict: v}
 		if cfg.Out != "" {
-			x.Report = verdict.ReportBeside(file, cfg.Out)
+			x.Report = history.ReportBeside(file, cfg.Out)
 		}
 		in = append(in, x)
 	}
-	cmp, err := verdict.CompareAll(in)
+	cmp, err := history.CompareAll(in)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -69,7 +70,7 @@ func cmdCompare(_ context.Context, c cli, args []string) int {
 			return fail("%v", err)
 		}
 		fmt.Fprintf(c.stdout, "plantcheck compare: %d implementations, %d rules: %s, %s, %s and %d badges in %s\n",
-			len(cmp.Implementations), len(cmp.Rules), verdict.CompareHTML, verdict.CompareMD, verdict.CompareJSON, len(cmp.Implementations), evidence.Text(cfg.Out))
+			len(cmp.Implementations), len(cmp.Rules), history.CompareHTML, history.CompareMD, history.CompareJSON, len(cmp.Implementations), evidence.Text(cfg.Out))
 		return exitOK
 	}
 	if cfg.Format == "json" {

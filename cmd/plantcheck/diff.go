@@ -6,6 +6,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/history"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
@@ -35,13 +36,13 @@ func cmdDiff(_ context.Context, c cli, args []string) int {
 	}
 	var vs [2]*verdict.Verdict
 	for i, name := range fs.Args() {
-		v, err := verdict.ReadFile(name)
+		v, err := history.ReadFile(name)
 		if err != nil {
 			return fail("%s: %v", evidence.Text(name), err)
 		}
 		vs[i] = v
 	}
-	d, err := verdict.Compare(vs[0], vs[1], fs.Arg(0), fs.Arg(1), cfg.Strict)
+	d, err := history.Compare(vs[0], vs[1], fs.Arg(0), fs.Arg(1), cfg.Strict)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/history"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
@@ -37,11 +38,11 @@ func cmdMerge(_ context.Context, c cli, args []string) int {
 		}
 		vs = append(vs, v)
 	}
-	m, err := verdict.Merge(vs, cfg.Strict, cfg.StrictClients)
+	m, err := history.Merge(vs, cfg.Strict, cfg.StrictClients)
 	if err != nil {
 		return fail("%v (the files, in order: %s)", err, evidence.Text(fmt.Sprint(fs.Args())))
 	}
-	if err := m.WriteText(c.stdout); err != nil {
+	if err := m.WriteText(c.stdout, verdict.TextOptions{}); err != nil {
 		return fail("write the verdict: %v", err)
 	}
 	if cfg.ReportDir != "" {
@@ -52,9 +53,9 @@ func cmdMerge(_ context.Context, c cli, args []string) int {
 	return m.ExitCode
 }
 
-// readVerdict reads one proxy's summary.json (verdict.ReadFile).
+// readVerdict reads one proxy's summary.json (history.ReadFile).
 func readVerdict(name string) (*verdict.Verdict, error) {
-	v, err := verdict.ReadFile(name)
+	v, err := history.ReadFile(name)
 	if err != nil {
 		return nil, err
 	}

@@ -184,7 +184,7 @@ func failedRules(v *verdict.Verdict) []string {
 func text(t testing.TB, v *verdict.Verdict) string {
 	t.Helper()
 	var b strings.Builder
-	if err := v.WriteText(&b); err != nil {
+	if err := v.WriteText(&b, verdict.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()

@@ -19,6 +19,7 @@ import (
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/har"
+	"github.com/plantcheck/plantcheck/internal/history"
 	"github.com/plantcheck/plantcheck/internal/tlsconf"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
@@ -55,7 +56,7 @@ func Run(ctx context.Context, cfg config.Proxy, s Streams) (*verdict.Verdict, er
 	say := func(format string, a ...any) { fmt.Fprintf(s.Stderr, "plantcheck proxy: "+format+"\n", a...) }
 	opts := Options{Strict: cfg.Strict, StrictClients: cfg.StrictClients}
 	if cfg.BaselineFile != "" {
-		b, err := verdict.LoadBaseline(cfg.BaselineFile, verdict.Proxy)
+		b, err := history.LoadBaseline(cfg.BaselineFile, verdict.Proxy)
 		if err != nil {
 			return nil, config.Errorf("--baseline: %v", err)
 		}
@@ -137,7 +138,7 @@ func Run(ctx context.Context, cfg config.Proxy, s Streams) (*verdict.Verdict, er
 // write writes the verdict to the console, and the reports into dir ("":
 // none).
 func write(v *verdict.Verdict, stdout io.Writer, dir string) error {
-	if err := v.WriteText(stdout); err != nil {
+	if err := v.WriteText(stdout, verdict.TextOptions{}); err != nil {
 		return fmt.Errorf("write the verdict: %v", err)
 	}
 	if dir != "" {

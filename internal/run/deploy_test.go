@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/testcert"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/reference"
 )
 
@@ -260,7 +261,7 @@ func TestShortTokenSaidOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var text strings.Builder
-	if err := rep.Model().WriteText(&text); err != nil {
+	if err := rep.Model().WriteText(&text, verdict.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(text.String(), "fewer than the 72"); n != 1 || rep.ExitCode() != 0 {

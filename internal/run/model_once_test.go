@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/plantcheck/plantcheck/internal/judge"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec/rules"
 	"github.com/plantcheck/plantcheck/steps"
 )
@@ -27,7 +28,8 @@ func TestModelOnce(t *testing.T) {
 	if got, want := r.ExitCode(), 1; got != want || r.Model() != v {
 		t.Errorf("exit %d (the same verdict: %v), want %d", got, r.Model() == v, want)
 	}
-	if v.Color {
+	var plain bytes.Buffer
+	if v.WriteText(&plain, verdict.TextOptions{}); bytes.Contains(plain.Bytes(), []byte("\x1b[")) {
 		t.Errorf("the console's colour reached the verdict the files are written from")
 	}
 	if !bytes.Contains(out.Bytes(), []byte("\x1b[")) {

@@ -307,7 +307,7 @@ func TestProxyLeftOutOfTheProxysVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	var text strings.Builder
-	v.WriteText(&text)
+	v.WriteText(&text, verdict.TextOptions{})
 	files := outputs(t, text.String(), dir)
 	if err := verdict.CheckSummary([]byte(files[SummaryJSON])); err != nil || !strings.Contains(files[SummaryJSON], `"proxy": ""`) {
 		t.Errorf("the proxy's summary.json: %v; want config.proxy empty", err)

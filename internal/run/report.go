@@ -107,17 +107,15 @@ func (r *Report) VerdictLine() string { return r.Model().Verdict }
 // outcome.
 func (r *Report) Status() string { return r.Model().Status }
 
-// WriteVerdict prints the verdict (verdict.WriteText), in colour when the
-// run asked for it (a copy of the verdict, so that no file is coloured).
+// WriteVerdict prints the verdict (verdict.WriteText), in colour and
+// whole when the run asked for it.
 func (r *Report) WriteVerdict(w io.Writer) {
-	v := *r.Model()
-	v.Color, v.Verbose = r.Color, r.Verbose
-	v.WriteText(w)
+	r.Model().WriteText(w, verdict.TextOptions{Color: r.Color, Verbose: r.Verbose})
 }
 
 // WriteFailures prints each failed scenario with its evidence and how to
 // reproduce it (verdict.WriteFailures).
-func (r *Report) WriteFailures(w io.Writer) { r.Model().WriteFailures(w) }
+func (r *Report) WriteFailures(w io.Writer) { r.Model().WriteFailures(w, verdict.TextOptions{}) }
 
 // WriteFiles writes the report files into dir (verdict.WriteFiles).
 func (r *Report) WriteFiles(dir string) error { return r.Model().WriteFiles(dir) }

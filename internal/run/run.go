@@ -29,6 +29,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/config"
+	"github.com/plantcheck/plantcheck/internal/history"
 	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/internal/tlsconf"
 	"github.com/plantcheck/plantcheck/internal/verdict"
@@ -134,7 +135,7 @@ func start(cfg Config) (*verdict.Baseline, error) {
 	if cfg.BaselineFile == "" {
 		return nil, nil
 	}
-	b, err := verdict.LoadBaseline(cfg.BaselineFile, verdict.Run)
+	b, err := history.LoadBaseline(cfg.BaselineFile, verdict.Run)
 	if err != nil {
 		return nil, config.Errorf("--baseline: %v", err)
 	}

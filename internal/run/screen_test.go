@@ -196,8 +196,7 @@ func TestConsoleFitsAScreenOrTwo(t *testing.T) {
 	}
 	var verbose bytes.Buffer
 	full := rep.Model()
-	full.Verbose = true
-	full.WriteText(&verbose)
+	full.WriteText(&verbose, verdict.TextOptions{Verbose: true})
 	if got, want := strings.Count(verbose.String(), "\n   rerun:       "), len(full.Failures); got != want {
 		t.Errorf("--verbose prints %d blocks, want every one (%d)", got, want)
 	}

@@ -32,6 +32,7 @@ func errorRecordWithout(id rules.RuleID, member string) Block {
 // undocumented, and never for answers the document has (validation gaps
 // answered 200 with a Plant record share nothing one fix mends).
 func TestCommonCause(t *testing.T) {
+	t.Parallel()
 	rep := func(n int, b Block) []Block {
 		out := make([]Block, n)
 		for i := range out {
@@ -91,6 +92,7 @@ func TestCommonCause(t *testing.T) {
 // first failure of each rule, and says how many more each rule had; it
 // points at summary.md and report.html only when they were written.
 func TestFailureOrder(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, dir string
 		want      []string
@@ -121,7 +123,7 @@ func TestFailureOrder(t *testing.T) {
 				t.Errorf("the scenario points at block %d, %q", got, v.Failures[got-1].Heading)
 			}
 			var out strings.Builder
-			v.WriteFailures(&out)
+			v.WriteFailures(&out, TextOptions{})
 			got := out.String()
 			if i, j, k := strings.Index(got, "1) json"), strings.Index(got, "2) auth"), strings.Index(got, "7) should"); !(i >= 0 && i < j && j < k) {
 				t.Errorf("blocks out of order (1 BODY-JSON, 2 AUTH-MISSING, then 7 the SHOULD rule):\n%s", got)
@@ -141,7 +143,7 @@ func TestFailureOrder(t *testing.T) {
 			}
 			v.Failures = v.Failures[:1]
 			out.Reset()
-			v.WriteFailures(&out)
+			v.WriteFailures(&out, TextOptions{})
 			if got := out.String(); !strings.Contains(got, "Failures (1 scenario):") || strings.Contains(got, "Shown:") {
 				t.Errorf("one block:\n%s", got)
 			}
@@ -152,6 +154,7 @@ func TestFailureOrder(t *testing.T) {
 // TestConsoleCutsLongValues: a value longer than a console line is cut on
 // the console, saying its size, and kept whole in the verdict.
 func TestConsoleCutsLongValues(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("ab", 3440) // a 6,880-byte generated name
 	tests := []struct {
 		name, dir, where string
@@ -167,7 +170,7 @@ func TestConsoleCutsLongValues(t *testing.T) {
 			v := &Verdict{Driver: Run, Reference: true, ReportDir: tt.dir, Failures: []Block{b}}
 			v.Finish()
 			var out strings.Builder
-			v.WriteFailures(&out)
+			v.WriteFailures(&out, TextOptions{})
 			for _, l := range strings.Split(out.String(), "\n") {
 				if len(l) > consoleLine+200 {
 					t.Errorf("a console line of %d bytes", len(l))
@@ -186,6 +189,7 @@ func TestConsoleCutsLongValues(t *testing.T) {
 // TestOpenRuleNeverFails: the rule table shows an open rule's outcome as
 // noted, whatever its scenarios met; never FAIL.
 func TestOpenRuleNeverFails(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		level   rules.Level
@@ -204,8 +208,7 @@ func TestOpenRuleNeverFails(t *testing.T) {
 				t.Errorf("result %q, want %q", got, tt.want)
 			}
 			var out strings.Builder
-			v.Verbose = true // the whole table (the brief console lists a broken rule under To fix)
-			v.WriteText(&out)
+			v.WriteText(&out, TextOptions{Verbose: true}) // the whole table (the brief console lists a broken rule under To fix)
 			if row := tableRow(out.String(), rules.OpenReusedID); !strings.Contains(row, tt.want) {
 				t.Errorf("table row %q, want %q", row, tt.want)
 			}
@@ -227,6 +230,7 @@ func tableRow(console string, id rules.RuleID) string {
 // why, on the run it is met, even when their rule failed otherwise (the
 // list of rules not judged leaves such a rule out).
 func TestNotRunIsExplained(t *testing.T) {
+	t.Parallel()
 	why := "the issued token has 15 bytes, fewer than the 72 that bcrypt reads: give a token of 72 bytes or more to run it"
 	tests := []struct {
 		name    string
@@ -245,7 +249,7 @@ func TestNotRunIsExplained(t *testing.T) {
 				}}
 			v.Finish()
 			var out strings.Builder
-			v.WriteText(&out)
+			v.WriteText(&out, TextOptions{})
 			if want := "not run: 1 scenario of AUTH-NEAR-MISS: " + why; !strings.Contains(out.String(), want) {
 				t.Errorf("no %q:\n%s", want, out.String())
 			}
@@ -260,7 +264,7 @@ func TestNotRunIsExplained(t *testing.T) {
 	}
 	v.Finish()
 	var out strings.Builder
-	v.WriteText(&out)
+	v.WriteText(&out, TextOptions{})
 	if want := fmt.Sprintf("not run: %d scenarios of %d rules: throttled\n", len(rules.Catalog), len(rules.Catalog)); !strings.Contains(out.String(), want) {
 		t.Errorf("no %q:\n%s", want, out.String())
 	}

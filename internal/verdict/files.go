@@ -119,9 +119,9 @@ func prose(s string) template.HTML {
 	return template.HTML(b.String())
 }
 
-// badge is a small SVG badge: the spec, the plantcheck that judged, and
-// the verdict's standing.
-func (v *Verdict) badge() []byte {
+// Badge is badge.svg: the spec, the plantcheck that judged, and the
+// verdict's standing.
+func (v *Verdict) Badge() []byte {
 	left := v.Spec.Title + " " + v.Spec.Version + " (plantcheck " + v.suiteVersion() + ")"
 	if v.Driver == Proxy {
 		left += " traffic"
@@ -201,23 +201,23 @@ func (v *Verdict) WriteFiles(dir string) error {
 		{SummaryMD, []byte(mdquote.Clean(md.String()))},
 		{SummaryShortMD, []byte(mdquote.Clean(short.String()))},
 		{ReportHTML, []byte(mdquote.Clean(html.String()))},
-		{BadgeSVG, []byte(mdquote.Clean(string(v.badge())))},
+		{BadgeSVG, []byte(mdquote.Clean(string(v.Badge())))},
 		{JUnitXML, junit.Bytes()},
 	}
 	var errs []error
 	for _, f := range files {
-		if err := writeAtomic(dir, f.name, f.data); err != nil {
+		if err := WriteAtomic(dir, f.name, f.data); err != nil {
 			errs = append(errs, fmt.Errorf("write %s: %w", f.name, err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// writeAtomic writes a file whole or not at all: into a temporary file in
+// WriteAtomic writes a file whole or not at all: into a temporary file in
 // the same folder, synced, then renamed over the old one, so that a reader
 // (or a proxy killed mid-write) never sees a torn report, only the last
 // one written whole.
-func writeAtomic(dir, name string, data []byte) error {
+func WriteAtomic(dir, name string, data []byte) error {
 	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
 	if err != nil {
 		return err

@@ -31,8 +31,8 @@ type ShownEvidence struct {
 // called on is read in the same order): the service's blocks first, the rules that decide the verdict
 // first (MUST, then SHOULD, then the rest), each level in catalog order,
 // the blocks of one rule in the order they were found; then the clients'
-// blocks in the order they were found. The console (serverBlocks) gives
-// the service's blocks in this order too; a test holds the two together.
+// blocks in the order they were found. Analysis.Server, which the console
+// reads, is the service's blocks in this order.
 func (v *Verdict) FailureOrder() (server, client []int) {
 	for i, b := range v.Failures {
 		if b.Side == "client" {
@@ -122,5 +122,5 @@ func failureOrder(a, b Block) int {
 	if c := levelRank(a.Level) - levelRank(b.Level); c != 0 {
 		return c
 	}
-	return catalogIndex(a.Rule) - catalogIndex(b.Rule)
+	return CatalogIndex(a.Rule) - CatalogIndex(b.Rule)
 }

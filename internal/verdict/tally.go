@@ -8,8 +8,9 @@ import (
 )
 
 // Tally is the one aggregation of results per rule: `run` counts its
-// scenarios into it, `proxy` its exchanges, Merge the verdicts it combines;
-// Rules then gives every rule of the catalog its outcome by one decision.
+// scenarios into it, `proxy` its exchanges, history.Merge the verdicts it
+// combines; Rules then gives every rule of the catalog its outcome by one
+// decision.
 // It is not safe for concurrent use.
 type Tally struct {
 	rules   []Rule

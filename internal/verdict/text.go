@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,19 +16,37 @@ import (
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
+// TextOptions are the console's display choices: the verdict's writers
+// take them, the verdict never holds them.
+type TextOptions struct {
+	// Color: print in colour (a terminal, and NO_COLOR not set).
+	Color bool
+	// Verbose: print every failure block whole, with its curl command,
+	// and the whole rule table, as the reports do; else lead with what to
+	// fix and show the first failure of each rule (run --verbose).
+	Verbose bool
+}
+
+// console is a verdict printed for a console with its display choices.
+type console struct {
+	*Verdict
+	TextOptions
+	a Analysis
+}
+
 // WriteText prints the verdict for a console: what was judged, every rule
 // with its level and outcome, the notes, each failure with its evidence,
 // the counts and, last, the verdict's line. Nothing a target sent can
 // stand on a line of its own (package evidence escapes every line break),
 // so the verdict is the last line.
-func (v *Verdict) WriteText(w io.Writer) error {
+func (v *Verdict) WriteText(w io.Writer, o TextOptions) error {
 	var b strings.Builder
-	v.writeText(&b)
+	(&console{v, o, Analyze(v)}).writeText(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func (v *Verdict) writeText(w *strings.Builder) {
+func (v *console) writeText(w *strings.Builder) {
 	fmt.Fprintf(w, "\nplantcheck verdict: %s %s\n", v.Spec.Title, v.Spec.Version)
 	target := v.Target
 	switch v.Driver {
@@ -56,12 +73,12 @@ func (v *Verdict) writeText(w *strings.Builder) {
 			fmt.Fprintf(w, "  not judged in %s: %s\n", plural(c.N, "exchange"), c.Reason)
 		}
 	}
-	fix := v.fixList()
+	fix := v.a.Fix
 	brief := len(fix) > 0 && !v.Verbose
 	if len(fix) > 0 {
 		// What to fix leads: a line a rule broken, the first failure's
 		// essence, and the block below (or in the reports) that shows it.
-		fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("To fix: %s broken (blocks numbered as in every report):", plural(int64(v.brokenCount()), "rule"))))
+		fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("To fix: %s broken (blocks numbered as in every report):", plural(int64(v.a.Broken), "rule"))))
 		for _, l := range fix {
 			fmt.Fprintf(w, "  %s\n", v.paint(red, l))
 		}
@@ -112,7 +129,7 @@ func (v *Verdict) writeText(w *strings.Builder) {
 		fmt.Fprintln(w, strings.Join(notes, "\n"))
 	}
 
-	v.WriteFailures(w)
+	v.writeFailures(w)
 	v.writeClients(w)
 
 	c := v.Counts
@@ -144,7 +161,7 @@ func (v *Verdict) writeText(w *strings.Builder) {
 	case v.truth() != 0 || v.ExitCode != 0:
 		style = red
 	}
-	fmt.Fprintf(w, "%s\n", v.paint(style, "VERDICT: "+v.Verdict))
+	fmt.Fprintf(w, "%s\n", v.paint(style, "VERDICT: "+v.Verdict.Verdict))
 }
 
 // writeTable prints the rule table: every rule with its level and
@@ -152,7 +169,7 @@ func (v *Verdict) writeText(w *strings.Builder) {
 // simply pass, and the others named on a line, so that what to fix stays
 // on the first screen. A failed rule's row is red, a rule not judged
 // yellow.
-func (v *Verdict) writeTable(w *strings.Builder, brief bool) {
+func (v *console) writeTable(w *strings.Builder, brief bool) {
 	var tb strings.Builder
 	tw := tabwriter.NewWriter(&tb, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "RULE\tLEVEL\tRESULT\t%s\tREQUIREMENT\n", strings.ToUpper(v.countedBy()))
@@ -167,7 +184,7 @@ func (v *Verdict) writeTable(w *strings.Builder, brief bool) {
 			continue
 		}
 		rows = append(rows, r)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, upper(r.Level), v.shortWord(r), v.counted(r), truncate(r.Requirement, 70))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, upper(r.Level), v.shortWord(r), v.counted(r), cutRunes(r.Requirement, 70))
 	}
 	tw.Flush()
 	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
@@ -194,17 +211,6 @@ func (v *Verdict) writeTable(w *strings.Builder, brief bool) {
 	case len(passed) > 0:
 		fmt.Fprintf(w, "%s\n", wrap("Passed ("+strconv.Itoa(len(passed))+"): "+strings.Join(passed, ", "), 100, "  "))
 	}
-}
-
-// brokenCount counts the rules the list of what to fix names.
-func (v *Verdict) brokenCount() int {
-	n := 0
-	for _, r := range v.Rules {
-		if r.Outcome == Fail && r.Level != rules.Open {
-			n++
-		}
-	}
-	return n
 }
 
 // saidApart reports whether the brief console says a rule's outcome apart
@@ -355,11 +361,6 @@ func (v *Verdict) trafficLine() string {
 	return b.String()
 }
 
-// ConsoleKindsPerRule bounds the kinds of answer (a status and a media type) of one
-// rule whose first failure the console shows: a rule failed by 201s and by
-// 400s sent as text/plain is two mistakes, each with its block.
-const ConsoleKindsPerRule = 3
-
 // maxCurlBlocks: the console shows each block's curl command while it shows
 // at most this many blocks; past it, the rerun reproduces each failure on
 // the console and the reports keep the curl commands.
@@ -373,80 +374,6 @@ const consoleLine = 300
 // 100-column screen); the reports keep it whole.
 const consoleRequirement = 190
 
-// kind is what a failure's exchange came back with: a status and a media
-// type (0 and "": no answer).
-type kind struct {
-	status int
-	media  string
-}
-
-func (k kind) String() string {
-	switch {
-	case k.status == 0:
-		return "no answer"
-	case k.media == "":
-		return fmt.Sprintf("%d with no media type", k.status)
-	}
-	return fmt.Sprintf("%d %s", k.status, k.media)
-}
-
-// ruleKind is one rule failed with one kind of answer.
-type ruleKind struct {
-	rule rules.RuleID
-	kind kind
-}
-
-// firsts is the brief console's choice of the failures to show: the first
-// failure of each rule broken, and of each further kind of answer it was
-// broken with (up to ConsoleKindsPerRule), each in the block that holds it.
-type firsts struct {
-	// show are the evidence indices each block shows (by index in the
-	// blocks; -1: the block's error).
-	show map[int][]int
-	// shown are the rule-kinds each block shows first, in order.
-	shown map[int][]ruleKind
-	// count is every failure of each rule-kind.
-	count map[ruleKind]int
-	// kinds are each rule's kinds, in the order met, and first the block
-	// (its number) of each rule-kind.
-	kinds map[rules.RuleID][]kind
-	first map[ruleKind]int
-}
-
-// chooseFirsts reads the blocks (in the one order) for the first failure of
-// each rule and kind; a rule for which show is false is counted, never
-// shown.
-func chooseFirsts(blocks []Block, show func(rules.RuleID) bool) firsts {
-	f := firsts{show: map[int][]int{}, shown: map[int][]ruleKind{}, count: map[ruleKind]int{},
-		kinds: map[rules.RuleID][]kind{}, first: map[ruleKind]int{}}
-	meet := func(i, j int, rk ruleKind) {
-		f.count[rk]++
-		if _, ok := f.first[rk]; ok {
-			return
-		}
-		f.first[rk] = blockNumber(blocks[i], i)
-		f.kinds[rk.rule] = append(f.kinds[rk.rule], rk.kind)
-		if show(rk.rule) && len(f.kinds[rk.rule]) <= ConsoleKindsPerRule {
-			f.show[i] = append(f.show[i], j)
-			f.shown[i] = append(f.shown[i], rk)
-		}
-	}
-	for i, b := range blocks {
-		if len(b.Evidence) == 0 {
-			meet(i, -1, ruleKind{rule: b.Rule})
-			continue
-		}
-		for j, e := range b.Evidence {
-			id := e.Rule
-			if id == "" {
-				id = b.Rule
-			}
-			meet(i, j, ruleKind{id, kind{e.Status, e.MediaType}})
-		}
-	}
-	return f
-}
-
 // WriteFailures prints the service's failure blocks, in the one order of
 // the failures (OrderFailures), each under its number. When most failures
 // share one faulty answer it says so first. With Verbose it prints every
@@ -456,8 +383,12 @@ func chooseFirsts(blocks []Block, show func(rules.RuleID) bool) firsts {
 // its requirement, expected and actual, the exchange and the rerun, and a
 // count of the rest, which the reports keep whole (it points at them only
 // when they were written). A failure shown once is not shown again.
-func (v *Verdict) WriteFailures(w io.Writer) {
-	server := v.serverBlocks()
+func (v *Verdict) WriteFailures(w io.Writer, o TextOptions) {
+	(&console{v, o, Analyze(v)}).writeFailures(w)
+}
+
+func (v *console) writeFailures(w io.Writer) {
+	server := v.a.Server
 	if len(server) == 0 {
 		return
 	}
@@ -467,7 +398,7 @@ func (v *Verdict) WriteFailures(w io.Writer) {
 	default:
 		fmt.Fprintf(w, "\nFailures (%s):\n", plural(int64(len(server)), "scenario"))
 	}
-	if c, _ := CommonCause(server); c != "" {
+	if c := v.a.Cause; c != "" {
 		fmt.Fprintf(w, "\n%s %s\n", v.paint(yellow, "COMMON CAUSE:"), c)
 	}
 	if v.Verbose {
@@ -485,18 +416,8 @@ func (v *Verdict) WriteFailures(w io.Writer) {
 // writeFirsts prints the first failure of each rule and kind of answer
 // (chooseFirsts): the rules that decide the verdict, or, when none of
 // them failed, every rule broken.
-func (v *Verdict) writeFirsts(w io.Writer, server []Block) {
-	decides := false
-	for _, r := range v.Rules {
-		if r.Outcome == Fail && v.decides(r) {
-			decides = true
-		}
-	}
-	show := func(id rules.RuleID) bool {
-		r, ok := v.rule(id)
-		return !ok || !decides || v.decides(r)
-	}
-	f := chooseFirsts(server, show)
+func (v *console) writeFirsts(w io.Writer, server []Block) {
+	f := v.a.firsts
 	curl := len(f.show) <= maxCurlBlocks
 	st := &blockStyle{curl: curl, compact: !curl}
 	shown := 0
@@ -525,16 +446,10 @@ func (v *Verdict) writeFirsts(w io.Writer, server []Block) {
 			fmt.Fprintf(w, "   (%s)\n", strings.Join(more, ", "))
 		}
 	}
-	var also []string
-	for _, r := range v.Rules {
-		if r.Outcome == Fail && r.Level != rules.Open && !show(r.ID) {
-			also = append(also, string(r.ID))
-		}
-	}
 	if hidden := len(server) - shown; hidden > 0 || !curl {
 		what := fmt.Sprintf("\nShown: the first failure of each rule broken (%d of %s)", shown, plural(int64(len(server)), "block"))
-		if len(also) > 0 {
-			what = fmt.Sprintf("\nShown: the first failure of each MUST rule broken (%d of %s; the %s: under To fix)", shown, plural(int64(len(server)), "block"), plural(int64(len(also)), "SHOULD rule"))
+		if len(f.also) > 0 {
+			what = fmt.Sprintf("\nShown: the first failure of each MUST rule broken (%d of %s; the %s: under To fix)", shown, plural(int64(len(server)), "block"), plural(int64(len(f.also)), "SHOULD rule"))
 		}
 		fmt.Fprintf(w, "%s. %s\n", what, v.whereAll(!curl))
 	}
@@ -552,111 +467,6 @@ func (v *Verdict) whereAll(curl bool) string {
 		return "Every failure block" + with + " is in " + SummaryMD + " and " + ReportHTML + " in " + v.ReportDir + "."
 	}
 	return "No report was written: run again with --report-dir DIR to have every failure block" + with + " in " + SummaryMD + " and " + ReportHTML + ", or with --verbose."
-}
-
-// blockNumber is a block's number in the one order (its place, from 1,
-// for a verdict whose blocks were never numbered).
-func blockNumber(b Block, i int) int {
-	if b.Number > 0 {
-		return b.Number
-	}
-	return i + 1
-}
-
-// fixList is the console's list of what to fix: each rule that decides
-// the verdict, or a SHOULD rule, that failed, one line each, in the one
-// order of the failures, with the essence of its first failure and the
-// number of the block that shows it.
-func (v *Verdict) fixList() []string {
-	type found struct {
-		essence string
-		number  int
-	}
-	first := map[rules.RuleID]found{}
-	for i, b := range v.serverBlocks() {
-		for _, e := range b.Evidence {
-			id := e.Rule
-			if id == "" {
-				id = b.Rule
-			}
-			if _, ok := first[id]; !ok {
-				first[id] = found{"expected " + cutBytes(e.Expected, 60) + "; got " + cutBytes(e.Actual, 60), blockNumber(b, i)}
-			}
-		}
-		if _, ok := first[b.Rule]; !ok && b.Error != "" {
-			first[b.Rule] = found{"error: " + cutBytes(b.Error, 120), blockNumber(b, i)}
-		}
-	}
-	var failed []Rule
-	for _, r := range v.Rules {
-		if r.Outcome == Fail && r.Level != rules.Open {
-			failed = append(failed, r)
-		}
-	}
-	// MUST rules first (the one order), each level by its first block.
-	slices.SortStableFunc(failed, func(a, b Rule) int {
-		if c := levelRank(a.Level) - levelRank(b.Level); c != 0 {
-			return c
-		}
-		return first[a.ID].number - first[b.ID].number
-	})
-	// A rule broken with several kinds of answer is as many mistakes:
-	// each kind is named, with its count and its first block.
-	f := chooseFirsts(v.serverBlocks(), func(rules.RuleID) bool { return true })
-	// Rules of one level whose first failures read the same are one line:
-	// one mistake, met by several rules' scenarios.
-	type group struct {
-		ids    []string
-		level  rules.Level
-		n      int64
-		blocks []string
-	}
-	byEssence := map[string]*group{}
-	var out []string
-	for _, r := range failed {
-		fd, ok := first[r.ID]
-		if len(f.kinds[r.ID]) > 1 || !ok {
-			continue
-		}
-		key := string(r.Level) + "\x00" + fd.essence
-		g := byEssence[key]
-		if g == nil {
-			g = &group{level: r.Level}
-			byEssence[key] = g
-		}
-		g.ids = append(g.ids, string(r.ID))
-		g.n += r.Failures
-		g.blocks = append(g.blocks, strconv.Itoa(fd.number))
-	}
-	for _, r := range failed {
-		if fd, ok := first[r.ID]; ok && len(f.kinds[r.ID]) <= 1 {
-			g := byEssence[string(r.Level)+"\x00"+fd.essence]
-			if g.ids[0] != string(r.ID) {
-				continue // said on its group's line
-			}
-			if len(g.ids) > 1 {
-				out = append(out, fmt.Sprintf("%s (%s), %s: %s (blocks %s)", strings.Join(g.ids, ", "), upper(g.level), plural(g.n, "failure"), fd.essence, strings.Join(g.blocks, ", ")))
-				continue
-			}
-		}
-		line := fmt.Sprintf("%s (%s), %s", r.ID, upper(r.Level), plural(r.Failures, "failure"))
-		if ks := f.kinds[r.ID]; len(ks) > 1 {
-			var parts []string
-			for i, k := range ks {
-				rk := ruleKind{r.ID, k}
-				if i == ConsoleKindsPerRule {
-					parts = append(parts, fmt.Sprintf("%d more kinds", len(ks)-i))
-					break
-				}
-				parts = append(parts, fmt.Sprintf("%d answered %s (block %d)", f.count[rk], k, f.first[rk]))
-			}
-			line += ": " + strings.Join(parts, ", ")
-		} else if fd, ok := first[r.ID]; ok {
-			line += fmt.Sprintf(": %s (block %d)", fd.essence, fd.number)
-		}
-		out = append(out, line)
-	}
-	return out
 }
 
 // rule finds a rule of the verdict.
@@ -718,21 +528,6 @@ func (v *Verdict) ReproNote() string {
 	return note
 }
 
-// serverBlocks are the service's failure blocks in the order the console
-// and the reports give them: the rules that decide the verdict first
-// (MUST, then SHOULD, then the rest), each level in catalog order, the
-// blocks of one rule in the order they were found.
-func (v *Verdict) serverBlocks() []Block {
-	var server []Block
-	for _, b := range v.Failures {
-		if b.Side != "client" {
-			server = append(server, b)
-		}
-	}
-	slices.SortStableFunc(server, failureOrder)
-	return server
-}
-
 func levelRank(l rules.Level) int {
 	switch l {
 	case rules.Must:
@@ -743,156 +538,14 @@ func levelRank(l rules.Level) int {
 	return 2
 }
 
-func catalogIndex(id rules.RuleID) int {
+// CatalogIndex is a rule's place in the catalog (past its end: not in it).
+func CatalogIndex(id rules.RuleID) int {
 	for i, r := range rules.Catalog {
 		if r.ID == id {
 			return i
 		}
 	}
 	return len(rules.Catalog)
-}
-
-// minCommon is how many failure blocks a common cause needs; fewer are
-// read block by block.
-const minCommon = 3
-
-// answer is what a failure block's first answered exchange came back
-// with, and what is wrong with it in itself, whatever was sent: a status
-// the document does not have, a media type it does not have, or a body
-// that is not the document's record for its status (shape says how, when
-// the Error record's check said).
-type answer struct {
-	status    int
-	media     string
-	badStatus bool
-	badMedia  bool
-	badBody   bool
-	shape     string
-}
-
-// faulty: the answer breaks the document in itself, so that one fix of
-// the service (its error handler, its serializer) may mend every block
-// that shares it. An answer the document has (200 with a Plant record,
-// 400 with an Error record, as application/json) is no such cause: the
-// blocks that share it failed for what was sent, each its own way.
-func (a answer) faulty() bool { return a.badStatus || a.badMedia || a.badBody }
-
-// blockAnswer reads a block's first answered exchange (ok false: none
-// came).
-func blockAnswer(b Block) (answer, bool) {
-	for _, e := range b.Evidence {
-		if e.Status == 0 {
-			continue
-		}
-		a := answer{status: e.Status, media: e.MediaType}
-		a.badStatus = !rules.Documented(e.Status)
-		a.badMedia = e.MediaType != rules.DocumentedMedia
-		if !a.badStatus && !a.badMedia {
-			for _, f := range b.Evidence {
-				if f.Status != e.Status {
-					continue
-				}
-				switch f.Rule {
-				case rules.ErrorRecord:
-					a.badBody, a.shape = true, f.Actual
-				case rules.ResponseDocumented:
-					a.badBody = true
-				}
-			}
-		}
-		return a, true
-	}
-	return answer{}, false
-}
-
-// CommonCause names what most failure blocks' answers share, when what
-// they share breaks the document in itself: a status it does not have, a
-// media type it does not have, or a body that is not its record (an
-// Error record without its error, say), and the status the steps expected
-// where it was the same. It says nothing ("") when fewer than minCommon
-// blocks, or fewer than two in three, share one such answer: blocks whose
-// answers are the document's own (every one a 200 with a Plant record,
-// to invalid bodies of different kinds) share nothing one fix mends. It
-// returns the status too (0 with "").
-func CommonCause(blocks []Block) (string, int) {
-	count := map[answer]int{}
-	shapes := map[answer]map[string]bool{} // the shapes said of each answer's bodies
-	for _, b := range blocks {
-		if a, ok := blockAnswer(b); ok && a.faulty() {
-			shape := a.shape
-			a.shape = "" // blocks share an answer whatever their checks said of it
-			count[a]++
-			if shape != "" {
-				if shapes[a] == nil {
-					shapes[a] = map[string]bool{}
-				}
-				shapes[a][shape] = true
-			}
-		}
-	}
-	var top answer
-	for a, n := range count {
-		if n > count[top] || n == count[top] && (a.status < top.status || a.status == top.status && a.media < top.media) {
-			top = a
-		}
-	}
-	n := count[top]
-	if len(shapes[top]) == 1 {
-		for shape := range shapes[top] {
-			top.shape = shape // one shape, said wherever one was
-		}
-	}
-	if n < minCommon || 3*n < 2*len(blocks) {
-		return "", 0
-	}
-	media := top.media
-	if media == "" {
-		media = "no media type"
-	}
-	s := fmt.Sprintf("%d of %d failures came back with status %d %s (%s)", n, len(blocks), top.status, http.StatusText(top.status), media)
-	var why []string
-	if top.badStatus {
-		why = append(why, "a status the document does not have")
-	}
-	if top.badMedia && !top.badStatus { // an undocumented status has no media type of the document's
-		why = append(why, "a media type the document does not have (its answers are "+rules.DocumentedMedia+")")
-	}
-	if top.badBody {
-		record := "Plant record"
-		if top.status == http.StatusBadRequest {
-			record = "Error record"
-		}
-		body := "a body that is not the document's " + record
-		if top.shape != "" {
-			body += " (" + top.shape + ")"
-		}
-		why = append(why, body)
-	}
-	s += ", " + strings.Join(why, ", and ")
-	if want := expectedStatus(blocks, top.status); want != 0 && want != top.status {
-		s += fmt.Sprintf(", where %d was expected", want)
-	}
-	return s + ": fix that one answer first; most of the blocks below may then pass", top.status
-}
-
-// expectedStatus is the status the rules of the blocks answered with
-// status call for, when they all call for the same one: the rules of
-// refusals call for 400, those of acceptance for 200.
-func expectedStatus(blocks []Block, status int) int {
-	want := 0
-	for _, b := range blocks {
-		if len(b.Evidence) == 0 || b.Evidence[0].Status != status {
-			continue
-		}
-		switch e := rules.Expects(b.Rule); {
-		case e == 0:
-		case want != 0 && e != want:
-			return 0
-		default:
-			want = e
-		}
-	}
-	return want
 }
 
 // blockStyle is how the console prints failure blocks.
@@ -913,7 +566,7 @@ const screenWidth = 100
 
 // fit cuts a value to the rest of a line of the screen (compact), or to
 // consoleLine bytes a line.
-func (v *Verdict) fit(st *blockStyle, s string) string {
+func (v *console) fit(st *blockStyle, s string) string {
 	if !st.compact {
 		return v.cut(s)
 	}
@@ -924,7 +577,7 @@ func (v *Verdict) fit(st *blockStyle, s string) string {
 // fit2 is fit with two lines of the screen: a request or a response, whose
 // body is what tells; a request's URL is its path, the target being said
 // at the top.
-func (v *Verdict) fit2(st *blockStyle, s string) string {
+func (v *console) fit2(st *blockStyle, s string) string {
 	if !st.compact {
 		return v.cut(s)
 	}
@@ -939,7 +592,7 @@ func (v *Verdict) fit2(st *blockStyle, s string) string {
 
 // writeBlock prints one failure block, numbered n, its long values cut:
 // the pieces of evidence of only (all: nil; -1 is the block's error).
-func (v *Verdict) writeBlock(w io.Writer, n int, b Block, only []int, st *blockStyle) {
+func (v *console) writeBlock(w io.Writer, n int, b Block, only []int, st *blockStyle) {
 	pick := func(j int) bool { return only == nil || slices.Contains(only, j) }
 	heading := v.cut(b.Title())
 	if st.compact && only != nil && b.Scenario != "" {
@@ -1015,7 +668,7 @@ func (v *Verdict) writeBlock(w io.Writer, n int, b Block, only []int, st *blockS
 // writeEvidence prints one piece of evidence of block n; an exchange the
 // evidence before it in the block showed (prev) is named, not printed
 // again.
-func (v *Verdict) writeEvidence(w io.Writer, n int, b Block, e, prev Evidence, st *blockStyle) {
+func (v *console) writeEvidence(w io.Writer, n int, b Block, e, prev Evidence, st *blockStyle) {
 	if e.Rule != b.Rule && e.Rule != "" {
 		req := e.Requirement
 		if !v.Verbose {
@@ -1121,7 +774,7 @@ func thousands(n int) string {
 	return s
 }
 
-// ANSI styles of the console, used only when Color is set.
+// ANSI styles of the console, used only with Color.
 const (
 	bold   = "1"
 	red    = "31"
@@ -1130,7 +783,7 @@ const (
 )
 
 // paint styles s for a terminal when the verdict is printed in colour.
-func (v *Verdict) paint(style, s string) string {
+func (v *console) paint(style, s string) string {
 	if !v.Color {
 		return s
 	}
@@ -1140,7 +793,7 @@ func (v *Verdict) paint(style, s string) string {
 // writeClients prints what client requests broke (proxy): a count by the
 // rule their refusal exercises, and one example of each (the clients'
 // requests are not the verdict's matter, and the reports keep more).
-func (v *Verdict) writeClients(w io.Writer) {
+func (v *console) writeClients(w io.Writer) {
 	if v.Counts.ClientViolations == 0 {
 		return
 	}
@@ -1165,14 +818,6 @@ func (v *Verdict) writeClients(w io.Writer) {
 			fmt.Fprintf(w, "   (and %s more of %s; the reports keep up to %d)\n", plural(more, "request"), label(b.Rule), len(b.Evidence))
 		}
 	}
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 func indent(s, prefix string) string {

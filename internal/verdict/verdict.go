@@ -7,6 +7,8 @@
 // junit.xml and badge.svg. Every string in a Verdict that came from a
 // target or a client is already redacted, bounded and escaped by the
 // driver (package evidence); the writers quote it for their format.
+// Verdicts written before (a baseline, diff, compare, merge) are package
+// history's.
 package verdict
 
 import (
@@ -104,7 +106,7 @@ type Verdict struct {
 	// against (--baseline); absent without one.
 	Baseline *BaselineResult `json:"baseline,omitempty"`
 
-	// Base is the baseline the driver gives (LoadBaseline): Finish marks
+	// Base is the baseline the driver gives (history.LoadBaseline): Finish marks
 	// the failures it knows and decides the exit status against it; not
 	// part of summary.json (Baseline says what came of it).
 	Base *Baseline `json:"-"`
@@ -115,14 +117,6 @@ type Verdict struct {
 	// TokenFrom says where run's token came from, for the note on the
 	// reproductions (Config.Token says it in summary.json).
 	TokenFrom string `json:"-"`
-	// Color: the console's verdict is printed in colour (a terminal, and
-	// NO_COLOR not set); not part of summary.json.
-	Color bool `json:"-"`
-	// Verbose: the console prints every failure block whole, with its
-	// curl command, and the whole rule table, as the reports do; else
-	// it leads with what to fix and shows the first failure of each rule
-	// (run --verbose); not part of summary.json.
-	Verbose bool `json:"-"`
 }
 
 // Config is the configuration the verdict was made with; the token is
@@ -284,7 +278,7 @@ type Evidence struct {
 	// from; the console's matter, not summary.json's.
 	Status    int    `json:"-"`
 	MediaType string `json:"-"`
-	// Known: the baseline holds a failure of this kind (FailureKey).
+	// Known: the baseline holds a failure of this kind (Baseline.Holds).
 	Known bool `json:"known,omitempty"`
 }
 
@@ -520,7 +514,7 @@ func (v *Verdict) Word(r Rule) string {
 		if r.Level == rules.Open {
 			word = "noted"
 		}
-		if v.Driver == Run && r.Judged < int64(r.Scenarios) && r.NotJudgedBecause != "" {
+		if v.partlyJudged(r) {
 			word += fmt.Sprintf(" (%d of %d judged: %s)", r.Judged, r.Scenarios, r.NotJudgedBecause)
 		}
 		return word

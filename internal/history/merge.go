@@ -1,4 +1,4 @@
-package verdict
+package history
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
@@ -24,32 +25,32 @@ var ErrNotMergeable = errors.New("not a verdict of the same kind")
 // strictClients as the merge's own: an exit status is never copied. vs
 // come from summary.json files, which may have been edited: every string
 // is made fit to print again.
-func Merge(vs []*Verdict, strict, strictClients bool) (*Verdict, error) {
+func Merge(vs []*verdict.Verdict, strict, strictClients bool) (*verdict.Verdict, error) {
 	if len(vs) == 0 {
 		return nil, fmt.Errorf("%w: no verdict to merge", ErrNotMergeable)
 	}
 	first := vs[0]
 	for i, v := range vs {
 		switch {
-		case v.Driver != Proxy:
+		case v.Driver != verdict.Proxy:
 			return nil, fmt.Errorf("%w: verdict %d was written by %q, not by proxy (a run's verdict stands alone)", ErrNotMergeable, i+1, v.Driver)
 		case v.Spec.SHA256 != first.Spec.SHA256:
 			return nil, fmt.Errorf("%w: verdict %d judges by another document (sha256 %.12s…, the first %.12s…)", ErrNotMergeable, i+1, v.Spec.SHA256, first.Spec.SHA256)
 		}
 	}
-	m := &Verdict{Driver: Proxy, Plantcheck: first.Plantcheck, Spec: first.Spec, Features: first.Features, Scope: "traffic"}
-	m.Config = Config{Token: first.Config.Token, Timeout: first.Config.Timeout, MaxJudgeBytes: first.Config.MaxJudgeBytes,
+	m := &verdict.Verdict{Driver: verdict.Proxy, Plantcheck: first.Plantcheck, Spec: first.Spec, Features: first.Features, Scope: "traffic"}
+	m.Config = verdict.Config{Token: first.Config.Token, Timeout: first.Config.Timeout, MaxJudgeBytes: first.Config.MaxJudgeBytes,
 		Strict: strict, StrictClients: strictClients}
 	var targets []string
 	m.Counts.ProxyAnswers = map[string]int64{}
 	notJudged := map[string]int64{}
-	tally := NewTally()
+	tally := verdict.NewTally()
 	seen := map[rules.RuleID]bool{}
 	type blockKey struct {
 		side string
 		rule rules.RuleID
 	}
-	blocks := map[blockKey]*Block{}
+	blocks := map[blockKey]*verdict.Block{}
 	keep := map[blockKey]int{}
 	var order []blockKey
 	clients := map[rules.RuleID]int64{}
@@ -95,7 +96,7 @@ func Merge(vs []*Verdict, strict, strictClients bool) (*Verdict, error) {
 			k := blockKey{b.Side, b.Rule}
 			mb := blocks[k]
 			if mb == nil {
-				mb = &Block{Heading: evidence.Text(b.Heading), Rule: b.Rule, Level: b.Level, Side: b.Side, Outcome: Fail}
+				mb = &verdict.Block{Heading: evidence.Text(b.Heading), Rule: b.Rule, Level: b.Level, Side: b.Side, Outcome: verdict.Fail}
 				blocks[k] = mb
 				order = append(order, k)
 			}
@@ -107,8 +108,8 @@ func Merge(vs []*Verdict, strict, strictClients bool) (*Verdict, error) {
 	}
 	m.Target = strings.Join(targets, ", ")
 	m.Config.BaseURL = m.Target
-	m.Duration = Ms(m.Ended.Sub(m.Started))
-	byRule := map[rules.RuleID]Rule{}
+	m.Duration = verdict.Ms(m.Ended.Sub(m.Started))
+	byRule := map[rules.RuleID]verdict.Rule{}
 	for _, r := range tally.Rules() {
 		if seen[r.ID] {
 			m.Rules = append(m.Rules, r)
@@ -116,17 +117,17 @@ func Merge(vs []*Verdict, strict, strictClients bool) (*Verdict, error) {
 		}
 	}
 	for _, reason := range slices.Sorted(maps.Keys(notJudged)) {
-		m.NotJudgedInPart = append(m.NotJudgedInPart, Count{Reason: reason, N: notJudged[reason]})
+		m.NotJudgedInPart = append(m.NotJudgedInPart, verdict.Count{Reason: reason, N: notJudged[reason]})
 	}
 	for _, id := range slices.Sorted(maps.Keys(clients)) {
-		m.Client = append(m.Client, ClientGroup{Rule: id, Requests: clients[id]})
+		m.Client = append(m.Client, verdict.ClientGroup{Rule: id, Requests: clients[id]})
 	}
 	// Server blocks in the catalog's order, then the clients'.
 	slices.SortStableFunc(order, func(a, b blockKey) int {
 		if a.side != b.side {
 			return strings.Compare(b.side, a.side) // "server" before "client"
 		}
-		return catalogIndex(a.rule) - catalogIndex(b.rule)
+		return verdict.CatalogIndex(a.rule) - verdict.CatalogIndex(b.rule)
 	})
 	for _, k := range order {
 		b := blocks[k]
@@ -149,7 +150,7 @@ func Merge(vs []*Verdict, strict, strictClients bool) (*Verdict, error) {
 // safeEvidence is a piece of evidence read from a file, made fit to print
 // again: every line of every string escaped (a reproduction keeps its
 // lines).
-func safeEvidence(e Evidence) Evidence {
+func safeEvidence(e verdict.Evidence) verdict.Evidence {
 	lines := func(s string) string {
 		parts := strings.Split(s, "\n")
 		for i := range parts {

@@ -1,4 +1,4 @@
-package verdict
+package history
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
@@ -14,16 +15,17 @@ const hostileTarget = `http://x/</th><script>alert(1)</script>|![x](http://evil/
 
 // withScenarios gives a synthetic verdict a scenario for each failure, and
 // one that passes.
-func withScenarios(v *Verdict) *Verdict {
+func withScenarios(v *verdict.Verdict) *verdict.Verdict {
 	for i, b := range v.Failures {
-		v.Scenarios = append(v.Scenarios, Scenario{Name: b.Scenario, Rule: b.Rule, Level: b.Level, Outcome: Fail, Failure: i + 1})
+		v.Scenarios = append(v.Scenarios, verdict.Scenario{Name: b.Scenario, Rule: b.Rule, Level: b.Level, Outcome: verdict.Fail, Failure: i + 1})
 	}
-	v.Scenarios = append(v.Scenarios, Scenario{Name: "A valid request is answered with status 200 and a Plant record", Rule: "CREATE-200", Level: rules.Must, Outcome: Pass})
+	v.Scenarios = append(v.Scenarios, verdict.Scenario{Name: "A valid request is answered with status 200 and a Plant record", Rule: "CREATE-200", Level: rules.Must, Outcome: verdict.Pass})
 	v.Finish()
 	return v
 }
 
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	name := fail{"The Plant record carries the name that was sent", "CREATE-NAME", `name is "A": its letter case changed`}
 	auth := fail{"A request without an Authorization header is rejected with an Error record", "AUTH-MISSING", "status 200"}
 	should := fail{"A body whose id is zero is accepted", "BODY-ID-RANGE", "status 400"}
@@ -70,6 +72,7 @@ func TestDiff(t *testing.T) {
 }
 
 func TestDiffRefusesAndNotes(t *testing.T) {
+	t.Parallel()
 	old, other := synthetic(nil), synthetic(nil)
 	other.Spec.SHA256, other.Spec.Version = strings.Repeat("0", 64), "2.0.0"
 	if _, err := Compare(old, other, "old.json", "new.json", false); !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), "2.0.0") {
@@ -82,13 +85,14 @@ func TestDiffRefusesAndNotes(t *testing.T) {
 		t.Fatalf("another suite is compared, and said: %v %v", err, d.Notes)
 	}
 	var md bytes.Buffer
-	d.WriteMarkdown(&md, Quoted)
+	d.WriteMarkdown(&md, verdict.Quoted)
 	if out := outsideSpans(md.String()); strings.Contains(out, "<script>") || strings.Contains(out, "![x](") {
 		t.Errorf("the target went into the Markdown unquoted:\n%s", md.String())
 	}
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	name := fail{"The Plant record carries the name that was sent", "CREATE-NAME", `name is "A": its letter case changed`}
 	hostile := synthetic([]fail{name})
 	hostile.Finish()
@@ -119,7 +123,7 @@ func TestCompare(t *testing.T) {
 	if err := c.WriteHTML(&html); err != nil {
 		t.Fatal(err)
 	}
-	c.WriteMarkdown(&md, Quoted)
+	c.WriteMarkdown(&md, verdict.Quoted)
 	if strings.Contains(html.String(), "<script>") || !strings.Contains(html.String(), "&lt;script&gt;") {
 		t.Errorf("the target's name went into the page unescaped")
 	}

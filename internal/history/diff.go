@@ -1,4 +1,4 @@
-package verdict
+package history
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
@@ -34,17 +35,17 @@ const (
 
 // DiffSide is one of the two verdicts a diff compares.
 type DiffSide struct {
-	File       string  `json:"file"`
-	Driver     Driver  `json:"driver"`
-	Plantcheck string  `json:"plantcheck"`
-	Target     string  `json:"target"`
-	Status     string  `json:"status"`
-	ExitCode   int     `json:"exitCode"`
-	Started    string  `json:"started"`
-	Verdict    string  `json:"verdict"`
-	Features   string  `json:"featuresSha256"`
-	Seed       uint64  `json:"seed"`
-	Duration   float64 `json:"durationMs"`
+	File       string         `json:"file"`
+	Driver     verdict.Driver `json:"driver"`
+	Plantcheck string         `json:"plantcheck"`
+	Target     string         `json:"target"`
+	Status     string         `json:"status"`
+	ExitCode   int            `json:"exitCode"`
+	Started    string         `json:"started"`
+	Verdict    string         `json:"verdict"`
+	Features   string         `json:"featuresSha256"`
+	Seed       uint64         `json:"seed"`
+	Duration   float64        `json:"durationMs"`
 }
 
 // Change is a rule's or a scenario's change from the old verdict to the
@@ -55,11 +56,11 @@ type Change struct {
 	Level rules.Level  `json:"level"`
 	// Scenario and Where name the scenario (a scenario's change; "" for a
 	// rule's).
-	Scenario string  `json:"scenario,omitempty"`
-	Where    string  `json:"where,omitempty"`
-	Old      Outcome `json:"old"`
-	New      Outcome `json:"new"`
-	Change   string  `json:"change"`
+	Scenario string          `json:"scenario,omitempty"`
+	Where    string          `json:"where,omitempty"`
+	Old      verdict.Outcome `json:"old"`
+	New      verdict.Outcome `json:"new"`
+	Change   string          `json:"change"`
 	// Regression: the change fails the diff (exit 1).
 	Regression bool     `json:"regression"`
 	Added      []string `json:"added"`
@@ -84,7 +85,7 @@ type Diff struct {
 	ExitCode    int            `json:"exitCode"`
 }
 
-func side(v *Verdict, file string) DiffSide {
+func side(v *verdict.Verdict, file string) DiffSide {
 	s := DiffSide{File: evidence.Text(file), Driver: v.Driver, Plantcheck: evidence.Text(v.Plantcheck.Version), Target: evidence.Text(v.Target),
 		Status: evidence.Text(v.Status), ExitCode: v.ExitCode, Verdict: evidence.Text(v.Verdict), Features: evidence.Text(v.Features.SHA256),
 		Seed: v.Seed, Duration: v.Duration}
@@ -96,19 +97,21 @@ func side(v *Verdict, file string) DiffSide {
 
 // judgedOutcome folds an outcome to what a diff compares: pass, fail,
 // not judged (error, not judged) or skip (not run).
-func judgedOutcome(o Outcome) Outcome {
+func judgedOutcome(o verdict.Outcome) verdict.Outcome {
 	switch o {
-	case Pass, Fail, Skip:
+	case verdict.Pass, verdict.Fail, verdict.Skip:
 		return o
 	}
-	return NotJudged
+	return verdict.NotJudged
 }
 
 // kinds are the kinds of failure of a rule or scenario, as text:
 // "RULE: shape".
 type kinds map[string]bool
 
-func (k kinds) add(b Block, e Evidence) { k[string(e.Rule)+": "+evidence.Text(Kind(e))] = true }
+func (k kinds) add(b verdict.Block, e verdict.Evidence) {
+	k[string(e.Rule)+": "+evidence.Text(Kind(e))] = true
+}
 
 // Compare is the diff of old and new (read from oldFile and newFile): per
 // rule and per scenario, what is newly failing, fixed, still failing (and
@@ -119,7 +122,7 @@ func (k kinds) add(b Block, e Evidence) { k[string(e.Rule)+": "+evidence.Text(Ki
 // whose rule decides it, likewise. Verdicts judged by different documents
 // are refused (ErrNotComparable); another suite version, driver or target
 // is said in Notes.
-func Compare(old, new *Verdict, oldFile, newFile string, strict bool) (*Diff, error) {
+func Compare(old, new *verdict.Verdict, oldFile, newFile string, strict bool) (*Diff, error) {
 	if old.Spec.SHA256 != new.Spec.SHA256 {
 		return nil, fmt.Errorf("%w: %s judged by the spec %s %s (sha256 %.12s…), %s by %s %s (sha256 %.12s…): a rule's outcome means another thing under another document",
 			ErrNotComparable, evidence.Text(oldFile), evidence.Text(old.Spec.Title), evidence.Text(old.Spec.Version), evidence.Text(old.Spec.SHA256),
@@ -142,10 +145,10 @@ func Compare(old, new *Verdict, oldFile, newFile string, strict bool) (*Diff, er
 	decides := func(l rules.Level) bool { return l == rules.Must || strict && l == rules.Should }
 
 	// Rules, in the catalog's order (then any the catalog lacks).
-	ruleKinds := func(v *Verdict) map[rules.RuleID]kinds {
+	ruleKinds := func(v *verdict.Verdict) map[rules.RuleID]kinds {
 		out := map[rules.RuleID]kinds{}
 		for _, b := range v.Failures {
-			if b.Outcome != Fail || b.Side == "client" {
+			if b.Outcome != verdict.Fail || b.Side == "client" {
 				continue
 			}
 			for _, e := range b.Evidence {
@@ -159,7 +162,7 @@ func Compare(old, new *Verdict, oldFile, newFile string, strict bool) (*Diff, er
 		}
 		return out
 	}
-	oldRules, newRules := map[rules.RuleID]Rule{}, map[rules.RuleID]Rule{}
+	oldRules, newRules := map[rules.RuleID]verdict.Rule{}, map[rules.RuleID]verdict.Rule{}
 	var ids []rules.RuleID
 	for _, r := range old.Rules {
 		oldRules[r.ID] = r
@@ -171,7 +174,7 @@ func Compare(old, new *Verdict, oldFile, newFile string, strict bool) (*Diff, er
 			ids = append(ids, r.ID)
 		}
 	}
-	slices.SortStableFunc(ids, func(a, b rules.RuleID) int { return catalogIndex(a) - catalogIndex(b) })
+	slices.SortStableFunc(ids, func(a, b rules.RuleID) int { return verdict.CatalogIndex(a) - verdict.CatalogIndex(b) })
 	ok, nk := ruleKinds(old), ruleKinds(new)
 	for _, id := range ids {
 		o, n := oldRules[id], newRules[id]
@@ -181,10 +184,10 @@ func Compare(old, new *Verdict, oldFile, newFile string, strict bool) (*Diff, er
 		}
 		c := Change{Rule: id, Level: level, Old: judgedOutcome(o.Outcome), New: judgedOutcome(n.Outcome)}
 		if o.ID == "" {
-			c.Old = Skip
+			c.Old = verdict.Skip
 		}
 		if n.ID == "" {
-			c.New = Skip
+			c.New = verdict.Skip
 		}
 		if level == rules.Open {
 			// An open rule is noted, never failed.
@@ -204,12 +207,12 @@ func Compare(old, new *Verdict, oldFile, newFile string, strict bool) (*Diff, er
 
 	// Scenarios, by name (run), in the new verdict's order, then those
 	// gone.
-	if old.Driver == Run && new.Driver == Run {
+	if old.Driver == verdict.Run && new.Driver == verdict.Run {
 		type sc struct {
-			s Scenario
+			s verdict.Scenario
 			k kinds
 		}
-		index := func(v *Verdict) (map[string]sc, []string) {
+		index := func(v *verdict.Verdict) (map[string]sc, []string) {
 			m, order := map[string]sc{}, []string{}
 			for _, s := range v.Scenarios {
 				name := evidence.Text(s.Name)
@@ -236,14 +239,14 @@ func Compare(old, new *Verdict, oldFile, newFile string, strict bool) (*Diff, er
 			c := Change{Rule: n.s.Rule, Level: n.s.Level, Scenario: name, Where: evidence.Text(n.s.Where), Old: judgedOutcome(o.s.Outcome), New: judgedOutcome(n.s.Outcome), Failure: n.s.Failure}
 			c.Added, c.Gone = setDiff(n.k, o.k), setDiff(o.k, n.k)
 			switch {
-			case !had && c.New == Fail:
-				c.Old, c.Change = Skip, NewlyFailing
+			case !had && c.New == verdict.Fail:
+				c.Old, c.Change = verdict.Skip, NewlyFailing
 			case !had:
-				c.Old, c.Change = Skip, Appeared
+				c.Old, c.Change = verdict.Skip, Appeared
 			default:
 				c.Change = classify(c.Old, c.New, len(c.Added) > 0 || len(c.Gone) > 0)
 			}
-			if c.Change == "" || c.Change == Appeared && c.New == Skip {
+			if c.Change == "" || c.Change == Appeared && c.New == verdict.Skip {
 				continue
 			}
 			// A scenario fails the diff when the failure it newly shows is
@@ -259,7 +262,7 @@ func Compare(old, new *Verdict, oldFile, newFile string, strict bool) (*Diff, er
 				continue
 			}
 			o := om[name]
-			c := Change{Rule: o.s.Rule, Level: o.s.Level, Scenario: name, Where: evidence.Text(o.s.Where), Old: judgedOutcome(o.s.Outcome), New: Skip,
+			c := Change{Rule: o.s.Rule, Level: o.s.Level, Scenario: name, Where: evidence.Text(o.s.Where), Old: judgedOutcome(o.s.Outcome), New: verdict.Skip,
 				Change: Disappeared, Added: []string{}, Gone: setDiff(o.k, nil)}
 			d.add(&d.Scenarios, c)
 		}
@@ -290,29 +293,29 @@ func (d *Diff) add(list *[]Change, c Change) {
 	}
 }
 
-func openOutcome(o Outcome) Outcome {
-	if o == Pass || o == Fail {
+func openOutcome(o verdict.Outcome) verdict.Outcome {
+	if o == verdict.Pass || o == verdict.Fail {
 		return "noted"
 	}
 	return o
 }
 
 // classify names the change from old to new ("" for none worth saying).
-func classify(old, new Outcome, kindsChanged bool) string {
+func classify(old, new verdict.Outcome, kindsChanged bool) string {
 	switch {
-	case old == new && new == Fail && kindsChanged:
+	case old == new && new == verdict.Fail && kindsChanged:
 		return ChangedEvidence
-	case old == new && new == Fail:
+	case old == new && new == verdict.Fail:
 		return StillFailing
 	case old == new:
 		return ""
-	case new == Fail:
+	case new == verdict.Fail:
 		return NewlyFailing
-	case old == Fail && new == Pass:
+	case old == verdict.Fail && new == verdict.Pass:
 		return Fixed
-	case new == NotJudged || new == Skip && old != NotJudged:
+	case new == verdict.NotJudged || new == verdict.Skip && old != verdict.NotJudged:
 		return NewlyNotJudged
-	case new == Pass || new == "noted":
+	case new == verdict.Pass || new == "noted":
 		return NewlyJudged
 	}
 	return ""
@@ -424,7 +427,7 @@ func (d *Diff) WriteText(w io.Writer) error {
 
 // WriteMarkdown writes the diff for a pull request: everything read from
 // the files quoted with q.
-func (d *Diff) WriteMarkdown(w io.Writer, q Quote) error {
+func (d *Diff) WriteMarkdown(w io.Writer, q verdict.Quote) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# plantcheck diff\n\n**%s** (exit status %d)\n\n", d.summary(), d.ExitCode)
 	fmt.Fprintf(&b, "| | file | plantcheck | target | started | status |\n|---|---|---|---|---|---|\n")

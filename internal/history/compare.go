@@ -1,4 +1,4 @@
-package verdict
+package history
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/htmlpage"
 	"github.com/plantcheck/plantcheck/internal/mdquote"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
@@ -44,7 +45,7 @@ const (
 // from the page: a path relative to the page, or "").
 type CompareInput struct {
 	Name, File, Report string
-	Verdict            *Verdict
+	Verdict            *verdict.Verdict
 }
 
 // Implementation is one implementation of the comparison: its runs'
@@ -63,7 +64,7 @@ type Implementation struct {
 	Fail      int `json:"fail"`
 	NotJudged int `json:"notJudged"`
 	Unstable  int `json:"unstable"`
-	last      *Verdict
+	last      *verdict.Verdict
 }
 
 // Cell is one rule in the runs of one implementation.
@@ -182,18 +183,18 @@ func CompareAll(in []CompareInput) (*Comparison, error) {
 
 // cellOf is rule r's result in v, and the number of the first of v's
 // service's failure blocks that cites it (0: none).
-func cellOf(v *Verdict, r rules.Rule) (string, int) {
-	i := slices.IndexFunc(v.Rules, func(x Rule) bool { return x.ID == r.ID })
+func cellOf(v *verdict.Verdict, r rules.Rule) (string, int) {
+	i := slices.IndexFunc(v.Rules, func(x verdict.Rule) bool { return x.ID == r.ID })
 	if i < 0 {
 		return CellNotRun, 0
 	}
 	word := CellNotRun
 	switch v.Rules[i].Outcome {
-	case Pass:
+	case verdict.Pass:
 		word = CellPass
-	case Fail:
+	case verdict.Fail:
 		word = CellFail
-	case NotJudged, Error:
+	case verdict.NotJudged, verdict.Error:
 		word = CellNotJudged
 	}
 	if r.Level == rules.Open && (word == CellPass || word == CellFail) {
@@ -204,10 +205,10 @@ func cellOf(v *Verdict, r rules.Rule) (string, int) {
 	}
 	n := 0
 	for _, b := range v.Failures {
-		if b.Side == "client" || b.Outcome != Fail {
+		if b.Side == "client" || b.Outcome != verdict.Fail {
 			continue
 		}
-		cites := b.Rule == r.ID || slices.ContainsFunc(b.Evidence, func(e Evidence) bool { return e.Rule == r.ID })
+		cites := b.Rule == r.ID || slices.ContainsFunc(b.Evidence, func(e verdict.Evidence) bool { return e.Rule == r.ID })
 		if cites && b.Number > 0 && (n == 0 || b.Number < n) {
 			n = b.Number
 		}
@@ -302,7 +303,7 @@ func (c *Comparison) WriteHTML(w io.Writer) error {
 
 // WriteMarkdown writes the comparison as one Markdown table, every name
 // and link read from the files quoted with q.
-func (c *Comparison) WriteMarkdown(w io.Writer, q Quote) error {
+func (c *Comparison) WriteMarkdown(w io.Writer, q verdict.Quote) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s %s: %s compared\n\n", c.Spec.Title, c.Spec.Version, plural(int64(len(c.Implementations)), "implementation"))
 	for _, n := range c.Notes {
@@ -365,19 +366,19 @@ func (c *Comparison) WriteFiles(dir string) error {
 		write func(io.Writer) error
 	}{
 		{CompareHTML, &html, c.WriteHTML},
-		{CompareMD, &md, func(w io.Writer) error { return c.WriteMarkdown(w, Quoted) }},
+		{CompareMD, &md, func(w io.Writer) error { return c.WriteMarkdown(w, verdict.Quoted) }},
 		{CompareJSON, &js, c.WriteJSON},
 	} {
 		if err := f.write(f.buf); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", f.name, err))
 			continue
 		}
-		if err := writeAtomic(dir, f.name, f.buf.Bytes()); err != nil {
+		if err := verdict.WriteAtomic(dir, f.name, f.buf.Bytes()); err != nil {
 			errs = append(errs, fmt.Errorf("write %s: %w", f.name, err))
 		}
 	}
 	for _, im := range c.Implementations {
-		if err := writeAtomic(dir, im.Badge, []byte(mdquote.Clean(string(im.last.badge())))); err != nil {
+		if err := verdict.WriteAtomic(dir, im.Badge, []byte(mdquote.Clean(string(im.last.Badge())))); err != nil {
 			errs = append(errs, fmt.Errorf("write %s: %w", im.Badge, err))
 		}
 	}
@@ -387,7 +388,7 @@ func (c *Comparison) WriteFiles(dir string) error {
 // ReportBeside is the report.html written beside a summary.json, as a
 // path relative to dir (where the page goes), "" when there is none.
 func ReportBeside(summary, dir string) string {
-	rep := filepath.Join(filepath.Dir(summary), ReportHTML)
+	rep := filepath.Join(filepath.Dir(summary), verdict.ReportHTML)
 	if _, err := os.Stat(rep); err != nil {
 		return ""
 	}

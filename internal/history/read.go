@@ -1,12 +1,15 @@
-package verdict
+package history
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/verdict"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // MaxSummary bounds a summary.json plantcheck reads.
@@ -16,7 +19,7 @@ const MaxSummary = 64 << 20
 // schema (summary.schema.json), decoded. It is the one reader of the
 // verdicts plantcheck wrote before (merge, --baseline, diff, compare); an
 // error says why the file is refused, with nothing of it unescaped.
-func ReadFile(name string) (*Verdict, error) {
+func ReadFile(name string) (*verdict.Verdict, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -30,16 +33,27 @@ func ReadFile(name string) (*Verdict, error) {
 }
 
 // Read is ReadFile on a document already in memory.
-func Read(b []byte) (*Verdict, error) {
+func Read(b []byte) (*verdict.Verdict, error) {
 	if len(b) > MaxSummary {
 		return nil, fmt.Errorf("larger than %d MiB: not a summary.json", MaxSummary>>20)
 	}
-	if err := CheckSummary(b); err != nil {
+	if err := verdict.CheckSummary(b); err != nil {
 		return nil, fmt.Errorf("does not follow summary.schema.json: %s", evidence.Text(evidence.Cut(err.Error(), 1<<10)))
 	}
-	var v Verdict
+	var v verdict.Verdict
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, err
 	}
 	return &v, nil
 }
+
+// plural writes a count and a noun, made plural when the count is not 1.
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// upper is a level as the reports show it.
+func upper(l rules.Level) string { return strings.ToUpper(string(l)) }
