@@ -48,6 +48,7 @@ func synthetic(fails []fail, notJudged ...rules.RuleID) *Verdict {
 }
 
 func TestShape(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ a, b string }{
 		{`name is "MONSTERA": its letter case changed`, `name is "FICUS \" LYRATA": its letter case changed`},
 		{`status 200 with id 9223372036854775807`, `status 200 with id 12`},
@@ -75,6 +76,7 @@ func TestShape(t *testing.T) {
 // the verdict's status and sentence never read conformant while a MUST
 // rule fails.
 func TestBaselineGate(t *testing.T) {
+	t.Parallel()
 	caseChanged := fail{"The Plant record carries the name that was sent", "CREATE-NAME", `name is "MONSTERA": its letter case changed`}
 	base := synthetic([]fail{caseChanged}, "CREATE-TAG")
 	b, err := NewBaseline(base, "base.json", Run)
@@ -129,6 +131,7 @@ func (v *Verdict) badgeWord() string {
 // another release, other features; a devel build compares what it can
 // and says so.
 func TestBaselineRefused(t *testing.T) {
+	t.Parallel()
 	ok := func(v *Verdict) {}
 	for _, tc := range []struct {
 		name   string
@@ -171,6 +174,7 @@ func TestBaselineRefused(t *testing.T) {
 // TestReadRefusesWithTheReason: a file that does not follow the schema, or
 // is not JSON, is refused with the reason, as a baseline too.
 func TestReadRefusesWithTheReason(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, body, want string }{
 		{"missing.json", `{"driver":"run"}`, "does not follow summary.schema.json"},
@@ -194,6 +198,7 @@ func TestReadRefusesWithTheReason(t *testing.T) {
 // (and so its wording) is the draw's and the order's. Another status or
 // media type is another kind.
 func TestKind(t *testing.T) {
+	t.Parallel()
 	ok200 := `200 application/json, body "{\"name\":\"X\"}" (after 20ms)`
 	for _, tc := range []struct{ a, b Evidence }{
 		{Evidence{Actual: `name is "SANSEVIERIA": its letter case changed`, Response: ok200},

@@ -32,6 +32,7 @@ func errorRecordWithout(id rules.RuleID, member string) Block {
 // undocumented, and never for answers the document has (validation gaps
 // answered 200 with a Plant record share nothing one fix mends).
 func TestCommonCause(t *testing.T) {
+	t.Parallel()
 	rep := func(n int, b Block) []Block {
 		out := make([]Block, n)
 		for i := range out {
@@ -91,6 +92,7 @@ func TestCommonCause(t *testing.T) {
 // first failure of each rule, and says how many more each rule had; it
 // points at summary.md and report.html only when they were written.
 func TestFailureOrder(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, dir string
 		want      []string
@@ -152,6 +154,7 @@ func TestFailureOrder(t *testing.T) {
 // TestConsoleCutsLongValues: a value longer than a console line is cut on
 // the console, saying its size, and kept whole in the verdict.
 func TestConsoleCutsLongValues(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("ab", 3440) // a 6,880-byte generated name
 	tests := []struct {
 		name, dir, where string
@@ -186,6 +189,7 @@ func TestConsoleCutsLongValues(t *testing.T) {
 // TestOpenRuleNeverFails: the rule table shows an open rule's outcome as
 // noted, whatever its scenarios met; never FAIL.
 func TestOpenRuleNeverFails(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		level   rules.Level
@@ -227,6 +231,7 @@ func tableRow(console string, id rules.RuleID) string {
 // why, on the run it is met, even when their rule failed otherwise (the
 // list of rules not judged leaves such a rule out).
 func TestNotRunIsExplained(t *testing.T) {
+	t.Parallel()
 	why := "the issued token has 15 bytes, fewer than the 72 that bcrypt reads: give a token of 72 bytes or more to run it"
 	tests := []struct {
 		name    string

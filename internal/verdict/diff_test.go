@@ -24,6 +24,7 @@ func withScenarios(v *Verdict) *Verdict {
 }
 
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	name := fail{"The Plant record carries the name that was sent", "CREATE-NAME", `name is "A": its letter case changed`}
 	auth := fail{"A request without an Authorization header is rejected with an Error record", "AUTH-MISSING", "status 200"}
 	should := fail{"A body whose id is zero is accepted", "BODY-ID-RANGE", "status 400"}
@@ -70,6 +71,7 @@ func TestDiff(t *testing.T) {
 }
 
 func TestDiffRefusesAndNotes(t *testing.T) {
+	t.Parallel()
 	old, other := synthetic(nil), synthetic(nil)
 	other.Spec.SHA256, other.Spec.Version = strings.Repeat("0", 64), "2.0.0"
 	if _, err := Compare(old, other, "old.json", "new.json", false); !errors.Is(err, ErrNotComparable) || !strings.Contains(err.Error(), "2.0.0") {
@@ -89,6 +91,7 @@ func TestDiffRefusesAndNotes(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	name := fail{"The Plant record carries the name that was sent", "CREATE-NAME", `name is "A": its letter case changed`}
 	hostile := synthetic([]fail{name})
 	hostile.Finish()

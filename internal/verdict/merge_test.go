@@ -43,6 +43,7 @@ func proxyOf(exchanges, judged, failures int64, kept int, clients int64, started
 
 // TestMerge: merged verdicts are the sum of their traffic, decided anew.
 func TestMerge(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)
 	run := proxyOf(1, 1, 0, 0, 0, t0)
 	run.Driver = Run

@@ -45,6 +45,7 @@ func hostile(size, nRules, nBlocks, nEvidence int) *Verdict {
 // target sent, and still leads with the verdict, the failing rules and a
 // block; summary.md keeps the values whole.
 func TestShortSummaryBound(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ size, rules, blocks, evidence int }{
 		{10, 99, 5, 6},      // many short blocks
 		{1 << 10, 99, 5, 6}, // many blocks of a KiB
@@ -53,6 +54,7 @@ func TestShortSummaryBound(t *testing.T) {
 	} {
 		size := tc.size
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			t.Parallel()
 			v := hostile(size, tc.rules, tc.blocks, tc.evidence)
 			dir := t.TempDir()
 			if err := v.WriteFiles(dir); err != nil {
@@ -85,6 +87,7 @@ func TestShortSummaryBound(t *testing.T) {
 // TestShortSummaryUnbounded shows the bound can fail: the short summary's
 // blocks with values uncut would not fit.
 func TestShortSummaryUnbounded(t *testing.T) {
+	t.Parallel()
 	v := hostile(64<<10, 1, 1, 1)
 	var b bytes.Buffer
 	v.writeMarkdownBlock(&b, Quoted, v.shown()[0], 0)
@@ -100,6 +103,7 @@ func TestShortSummaryUnbounded(t *testing.T) {
 // fits and its rows are short (a Result cell that held the whole bcrypt
 // note made the page 2,721 px wide and a row 5,685 px tall).
 func TestRuleTableCellsShort(t *testing.T) {
+	t.Parallel()
 	long := "the token is shorter than the 72 bytes bcrypt reads: " + strings.Repeat("a long reason ", 40)
 	v := &Verdict{Driver: Run, Target: "http://t.example/plants"}
 	v.Stamp("Plant Store API", "1.0.0")
@@ -158,6 +162,7 @@ func TestRuleTableCellsShort(t *testing.T) {
 // TestExchangeOnce: a block whose pieces of evidence share one exchange
 // shows it once, in every report.
 func TestExchangeOnce(t *testing.T) {
+	t.Parallel()
 	v := &Verdict{Driver: Run, Target: "http://t.example/plants"}
 	v.Stamp("Plant Store API", "1.0.0")
 	e := Evidence{Rule: rules.Create200, Level: rules.Must, Expected: "200", Actual: "201", Request: "POST /plants ONE", Response: "201 RESP", Reproduce: "curl ONE"}
@@ -187,6 +192,7 @@ func TestExchangeOnce(t *testing.T) {
 // TestOneOrder: the reports give the blocks in the console's order
 // (serverBlocks) with the console's numbers.
 func TestOneOrder(t *testing.T) {
+	t.Parallel()
 	v := &Verdict{Driver: Run, Reference: true}
 	v.Stamp("Plant Store API", "1.0.0")
 	for i, id := range []rules.RuleID{rules.BodyNameAny, rules.AuthMissing, rules.BodyJSON, rules.AuthMissing, rules.Create200} {
@@ -231,6 +237,7 @@ func TestOneOrder(t *testing.T) {
 // not be made names the spec and says it judged nothing, never "the run
 // could be made", "conformant" or "incomplete".
 func TestWordingOnEveryExit(t *testing.T) {
+	t.Parallel()
 	cannot := &Verdict{Driver: Run, Target: "http://127.0.0.1:1"}
 	cannot.Stamp("", "")
 	for _, tc := range []struct {

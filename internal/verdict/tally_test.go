@@ -10,6 +10,7 @@ import (
 // TestTally: each rule's outcome follows from what was counted into it, by
 // one decision for run, proxy and merge alike.
 func TestTally(t *testing.T) {
+	t.Parallel()
 	id := rules.Catalog[0].ID
 	tests := []struct {
 		name    string
@@ -75,6 +76,7 @@ func TestTally(t *testing.T) {
 // TestTallyOnce: notes and finders are kept once each, in order, and a
 // rule outside the catalog is not counted anywhere.
 func TestTallyOnce(t *testing.T) {
+	t.Parallel()
 	id := rules.Catalog[0].ID
 	ta := NewTally()
 	for range 2 {

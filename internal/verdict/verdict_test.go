@@ -27,6 +27,7 @@ func standing(d Driver, o Outcome, c Counts, cfg Config) *Verdict {
 // run that could not judge a MUST rule, or a proxy that had traffic and
 // judged none of it, is 2; a proxy with no traffic claims nothing, 0.
 func TestDecide(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		v        *Verdict
@@ -64,6 +65,7 @@ func TestDecide(t *testing.T) {
 // badge and its heading on the page; a hostile title (the badge's only
 // text not of plantcheck's making) is escaped.
 func TestBadgeAndPage(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name         string
 		v            *Verdict
@@ -103,6 +105,7 @@ func TestBadgeAndPage(t *testing.T) {
 // TestProse: plantcheck's own text shows what it quotes in backticks as
 // code on a page, escaped, and an unpaired backtick as it is.
 func TestProse(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"noted by `plantcheck run`, never failed", "noted by <code>plantcheck run</code>, never failed"},
 		{"a <b> and `<i>`", "a &lt;b&gt; and <code>&lt;i&gt;</code>"},
@@ -119,6 +122,7 @@ func TestProse(t *testing.T) {
 // reproductions read, every one of them, and how to set the token's from
 // where it came; none when they read none, or for the bundled reference.
 func TestReproNote(t *testing.T) {
+	t.Parallel()
 	token := `curl -sS -H "Authorization: Bearer ${PLANTCHECK_TOKEN}" 'http://x/plants'`
 	both := token + ` -H "X-Api-Key: ${PLANTCHECK_HEADER_X_API_KEY}" -H "Cookie: ${PLANTCHECK_COOKIE}"`
 	for _, c := range []struct {
@@ -167,6 +171,7 @@ func TestReproNote(t *testing.T) {
 // token from the file it came from; report.html no longer says the curl
 // commands need PLANTCHECK_TOKEN alone.
 func TestReproNoteInTheReports(t *testing.T) {
+	t.Parallel()
 	v := standing(Run, Fail, Counts{}, Config{})
 	v.TokenFrom = "--token-file secrets/t.txt"
 	v.Failures = []Block{{Heading: "CREATE-200 (MUST) x", Rule: rules.Create200, Level: rules.Must, Side: "server", Outcome: Fail,
@@ -198,6 +203,7 @@ func TestReproNoteInTheReports(t *testing.T) {
 // count, whatever the rule's outcome and however long the reason it was
 // not judged (issue 26): the reasons follow the table.
 func TestConsoleResultIsShort(t *testing.T) {
+	t.Parallel()
 	const long = "the target stopped answering; stopped by another rule's failure; no answer"
 	short := regexp.MustCompile(`^(pass|noted|FAIL|ERROR|not judged|not run)( \(\d+(/\d+| of \d+)?\))?$`)
 	for _, d := range []Driver{Run, Proxy} {
@@ -272,6 +278,7 @@ func TestConsoleResultIsShort(t *testing.T) {
 // says so, and its badge is grey and says "bundled reference", so that
 // none of them reads as a certificate of the user's service.
 func TestReferenceNamedInEveryReport(t *testing.T) {
+	t.Parallel()
 	const url = "http://127.0.0.1:4321/plants"
 	v := standing(Run, Pass, Counts{Scenarios: 1, Passed: 1}, Config{})
 	v.OnReference(url)
@@ -320,6 +327,7 @@ func TestReferenceNamedInEveryReport(t *testing.T) {
 // the plantcheck that judged beside the spec's version; a version read
 // from a file (merge) is escaped and bounded on the badge.
 func TestReportsCarryVersions(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("9", 200)
 	for _, tc := range []struct {
 		name, version string
