@@ -143,6 +143,7 @@ func actionProblems(action, readme []byte) []string {
 }
 
 func TestActionFile(t *testing.T) {
+	t.Parallel()
 	action, err := os.ReadFile("../../action.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -158,6 +159,7 @@ func TestActionFile(t *testing.T) {
 
 // Each check of actionProblems catches the fault it is for.
 func TestActionProblems(t *testing.T) {
+	t.Parallel()
 	const good = `
 inputs:
   base-url: {description: the target}
@@ -281,6 +283,7 @@ func readAction(t *testing.T) actionFile {
 // input is expanded or run; a quote never closed is exit 2 without a run,
 // which the action's last step exits with.
 func TestActionArgs(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")
@@ -409,6 +412,7 @@ func TestActionArgs(t *testing.T) {
 // the reason, not a certificate of the bundled reference, unless
 // certify-reference is "true" or the args name the target.
 func TestActionTarget(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")

@@ -93,6 +93,8 @@ func lastLine(s string) string {
 // naming it); the reference's run names CREATE-NAME fixed. diff names the
 // flip both ways; compare's page and JSON show the matrix.
 func TestBaselineDiffCompareOnRealRuns(t *testing.T) {
+	// Not parallel: beside the other tests, CREATE-NAME read new against its
+	// own baseline in 2 runs of 3 (issue 40, item 8); alone, in none of 5.
 	if testing.Short() {
 		t.Skip("runs the whole suite four times")
 	}
@@ -258,6 +260,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // baseline holds, still saying non-conformant, and 1 against a baseline
 // of clean traffic.
 func TestProxyBaseline(t *testing.T) {
+	t.Parallel()
 	broken := proxySummary(t, `{"id":4,"name":"boom"}`)
 	clean := proxySummary(t, `{"id":5,"name":"Fern"}`)
 	for _, tc := range []struct {

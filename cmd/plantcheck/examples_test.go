@@ -257,6 +257,7 @@ func actionInputs(t *testing.T, root string) map[string]bool {
 }
 
 func TestWorkflowExamples(t *testing.T) {
+	t.Parallel()
 	const root = "../.."
 	inputs := actionInputs(t, root)
 	var files []string
@@ -312,6 +313,7 @@ func TestWorkflowExamples(t *testing.T) {
 // TestExampleConfig reads the example config file as plantcheck run reads
 // one: its keys are flags, its variables set.
 func TestExampleConfig(t *testing.T) {
+	t.Parallel()
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	f := config.DefineRun(fs)
@@ -333,6 +335,7 @@ func TestExampleConfig(t *testing.T) {
 // Each check of workflowProblems and exampleProblems catches the fault it
 // is for, and passes the example that keeps it.
 func TestWorkflowProblems(t *testing.T) {
+	t.Parallel()
 	const root = "../.."
 	inputs := map[string]bool{"base-url": true, "token": true, "args": true, "config": true}
 	const good = `
@@ -403,6 +406,7 @@ jobs:
 }
 
 func TestExampleProblems(t *testing.T) {
+	t.Parallel()
 	const root = "../.."
 	file, err := os.ReadFile(filepath.Join(root, "docs", "examples", "conformance.yml"))
 	if err != nil {

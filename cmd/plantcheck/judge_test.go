@@ -39,12 +39,14 @@ func failing(v *verdict.Verdict) []string {
 // reaches the live proxy's verdict (its exit status, its failing rules)
 // from either file, and no output holds the token.
 func TestJudgeReachesTheProxysVerdict(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ mutant, fails string }{
 		{"", ""},
 		{"anonymous-allowed", "AUTH-MISSING"},
 		{"accept-string-id", "BODY-ID-INTEGER"},
 	} {
 		t.Run(cmp.Or(tc.mutant, "reference"), func(t *testing.T) {
+			t.Parallel()
 			token := reference.RandomToken(40)
 			ref, err := reference.New(reference.Config{Token: token})
 			if err != nil {
@@ -136,6 +138,7 @@ func TestJudgeReachesTheProxysVerdict(t *testing.T) {
 // recordHar, scripts/record-har.sh) of fetch() calls in a page to the
 // reference and to the mutant anonymous-allowed.
 func TestJudgeRealRecorder(t *testing.T) {
+	t.Parallel()
 	const token = "test-token-8c1f2a9d4e7b3605"
 	for _, tc := range []struct {
 		name  string
@@ -195,6 +198,7 @@ func TestJudgeRealRecorder(t *testing.T) {
 // TestJudgeBadInput: a file judge cannot read as HAR is refused with the
 // reason, exit status 2, never a verdict.
 func TestJudgeBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
@@ -242,6 +246,7 @@ func TestJudgeBadInput(t *testing.T) {
 // and judge reaches the proxy's exit status and failing rule from each;
 // neither file holds the token.
 func TestHARFlags(t *testing.T) {
+	t.Parallel()
 	upstream := target(t, "upper-case-name")
 	dir := t.TempDir()
 	proxyHAR, runHAR := filepath.Join(dir, "proxy.har"), filepath.Join(dir, "run.har")

@@ -66,6 +66,7 @@ func targetWithToken(t *testing.T, mutant, token string) string {
 }
 
 func TestCommands(t *testing.T) {
+	t.Parallel()
 	good := target(t, "")
 	broken := target(t, "drop-tag")
 	shortToken := targetWithToken(t, "", "e")
@@ -210,6 +211,7 @@ func TestCommands(t *testing.T) {
 // TestHelpNamesRealTags: every tag the help names selects scenarios (it
 // once named @slow, which no scenario has).
 func TestHelpNamesRealTags(t *testing.T) {
+	t.Parallel()
 	_, _, help := invoke(t, nil, "run", "-h")
 	tags := regexp.MustCompile(`~?@[A-Za-z0-9-]+`).FindAllString(help, -1)
 	if len(tags) < 3 {
@@ -225,6 +227,7 @@ func TestHelpNamesRealTags(t *testing.T) {
 // TestBadTagsPrintNothingOfGodog: a bad expression stops before godog
 // runs, so nothing of godog's reaches the console.
 func TestBadTagsPrintNothingOfGodog(t *testing.T) {
+	t.Parallel()
 	for _, tags := range []string{"@must &&", "(@must", "@must || @open"} {
 		code, stdout, _ := invoke(t, nil, "run", "--tags", tags)
 		if code != exitCannotRun || stdout != "" {
@@ -234,6 +237,7 @@ func TestBadTagsPrintNothingOfGodog(t *testing.T) {
 }
 
 func TestSpecPrintsTheEmbeddedDocument(t *testing.T) {
+	t.Parallel()
 	_, stdout, _ := invoke(t, nil, "spec")
 	if !bytes.Equal([]byte(stdout), spec.Document()) {
 		t.Errorf("plantcheck spec printed %d bytes, not the %d of the embedded document", len(stdout), len(spec.Document()))
@@ -255,6 +259,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // TestServe starts serve on a free port, certifies it twice with run, and
 // stops it as SIGTERM would (by cancelling its context).
 func TestServe(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		env       map[string]string
@@ -268,6 +273,7 @@ func TestServe(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			pr, pw := io.Pipe()
 			var log bytes.Buffer
 			stderr := io.MultiWriter(pw, &lockedWriter{w: &log})
@@ -338,6 +344,7 @@ func TestServe(t *testing.T) {
 // passing target, failing ones, and one that echoes the token back in a
 // header and in its body, and searches everything the run printed or wrote.
 func TestTokenNeverWritten(t *testing.T) {
+	t.Parallel()
 	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		auth := r.Header.Get("Authorization")
 		w.Header().Set("Content-Type", "application/json")
@@ -358,6 +365,7 @@ func TestTokenNeverWritten(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			for _, format := range []string{"pretty", "progress"} {
 				code, stdout, stderr := invoke(t, map[string]string{config.EnvToken: canary},
@@ -422,6 +430,7 @@ func catalogCounts() (counts, error) {
 // is exit 2 with the error and a one-line hint, never the whole usage,
 // which would push the error off the screen; -h still prints the usage.
 func TestUsageErrorsAreShort(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range commands {
 		for _, args := range [][]string{{"--no-such-flag"}, {"--no-such-flag=1", "x"}} {
 			code, stdout, stderr := invoke(t, nil, append([]string{cmd.name}, args...)...)
@@ -442,6 +451,7 @@ func TestUsageErrorsAreShort(t *testing.T) {
 // set (https://no-color.org) or --color never; never in colour elsewhere
 // unless --color always; a --color of another word is exit 2.
 func TestColor(t *testing.T) {
+	t.Parallel()
 	good := target(t, "drop-tag")
 	tests := []struct {
 		name     string

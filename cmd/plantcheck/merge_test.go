@@ -30,6 +30,7 @@ func proxySummary(t *testing.T, bodies ...string) string {
 // the combined traffic's, the reports are written and follow the schema;
 // a file that is not a proxy's summary is exit 2, named.
 func TestMergeCommand(t *testing.T) {
+	t.Parallel()
 	good := proxySummary(t, `{"id":1,"name":"Fern"}`)
 	good2 := proxySummary(t, `{"id":2,"name":"Monstera"}`, `{"id":3,"name":"Ivy"}`)
 	broken := proxySummary(t, `{"id":4,"name":"boom"}`)

@@ -29,6 +29,7 @@ import (
 //
 // or, for some mutants, PLANTCHECK_PROXY_MUTANTS=name,name.
 func TestProxyMutantsTable(t *testing.T) {
+	t.Parallel()
 	only := os.Getenv("PLANTCHECK_PROXY_MUTANTS")
 	if only == "" {
 		t.Skip("set PLANTCHECK_PROXY_MUTANTS=1 to run it")

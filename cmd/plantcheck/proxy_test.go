@@ -65,6 +65,7 @@ func startProxyCmd(t *testing.T, env map[string]string, args ...string) (base st
 // verdict on the traffic agrees; against the mutant both fail it. The
 // token never shows in any output or report.
 func TestProxyCertifiesTheSuitesTraffic(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		mutant   string
 		wantCode int
@@ -81,6 +82,7 @@ func TestProxyCertifiesTheSuitesTraffic(t *testing.T) {
 			name = "reference"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			upstream := target(t, tc.mutant)
 			reports := t.TempDir()
 			base, stop := startProxyCmd(t, nil, "--addr", "127.0.0.1:0", "--upstream", upstream, "--report-dir", reports)
@@ -118,6 +120,7 @@ func TestProxyCertifiesTheSuitesTraffic(t *testing.T) {
 
 // TestProxyCannotRun: bad flags and addresses are exit 2, saying why.
 func TestProxyCannotRun(t *testing.T) {
+	t.Parallel()
 	busy := strings.TrimPrefix(target(t, ""), "http://")
 	notPEM := filepath.Join(t.TempDir(), "ca.pem")
 	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
@@ -152,6 +155,7 @@ func TestProxyCannotRun(t *testing.T) {
 // upstream when --upstream does not; with no traffic the verdict says
 // nothing was judged, exit 0.
 func TestProxyUpstreamFromTheEnvironment(t *testing.T) {
+	t.Parallel()
 	upstream := target(t, "")
 	_, stop := startProxyCmd(t, map[string]string{config.EnvUpstream: upstream}, "--addr", "127.0.0.1:0")
 	code, out, errOut := stop()
@@ -165,6 +169,7 @@ func TestProxyUpstreamFromTheEnvironment(t *testing.T) {
 // had traffic, and says so with exit 2, as run does when it can judge
 // nothing (issue 26). With no traffic at all it claims nothing: exit 0.
 func TestProxyUpstreamDownTheWholeTime(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		requests int
@@ -219,6 +224,7 @@ func closedURL(t *testing.T) string {
 // upstream on loopback that asks for a client certificate; without --cert
 // every exchange gets the proxy's own 502 and nothing is judged.
 func TestProxyHTTPSUpstream(t *testing.T) {
+	t.Parallel()
 	certs := testcert.New(t, t.TempDir())
 	ref, err := reference.New(reference.Config{Token: canary})
 	if err != nil {
@@ -261,6 +267,7 @@ func TestProxyHTTPSUpstream(t *testing.T) {
 // ones used (a busy address from the file fails as one on the command
 // line does).
 func TestProxyConfigFile(t *testing.T) {
+	t.Parallel()
 	busy := strings.TrimPrefix(target(t, ""), "http://")
 	dir := t.TempDir()
 	file := func(name, content string) string {

@@ -64,6 +64,7 @@ func release(files map[string][]byte, tag string, assets map[string][]byte, list
 // release without the runner's asset, or no release at all, falls back to
 // the build, with the version the build stamps.
 func TestActionRelease(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")
@@ -251,6 +252,7 @@ func TestActionRelease(t *testing.T) {
 // restores its caches or builds; each of those runs on the build path
 // only.
 func TestActionReleaseNeedsNoGo(t *testing.T) {
+	t.Parallel()
 	a := readAction(t)
 	build := 0
 	for i, s := range a.Runs.Steps {

@@ -77,6 +77,7 @@ func readSummary(dir string) (*verdict.Verdict, []byte, error) {
 // and finds on disk a summary.json that follows the schema and holds the
 // violation, and one event per failed judgement. The token is in no file.
 func TestSidecarKilledKeepsWhatItJudged(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs plantcheck as a process of its own")
 	}
@@ -206,6 +207,7 @@ func mustGlob(t *testing.T, pattern string) []string {
 // TestSidecarFlags: the sidecar's flags are checked before anything
 // starts.
 func TestSidecarFlags(t *testing.T) {
+	t.Parallel()
 	up, _ := boomUpstream(t)
 	for _, c := range []struct {
 		args []string

@@ -11,6 +11,7 @@ import (
 // and, where one is close, what they meant; every case is exit 2 but
 // --version.
 func TestUsageAsTyped(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	config := func(name, text string) string {
 		p := filepath.Join(dir, name)
@@ -84,6 +85,7 @@ func TestUsageAsTyped(t *testing.T) {
 // TestUndefinedFlagMessage pins the flag package's message that
 // undefinedFlag reads, which it exports no error type for.
 func TestUndefinedFlagMessage(t *testing.T) {
+	t.Parallel()
 	fs := newFlagSet(cli{stderr: nilWriter{}}, "x", "", "")
 	fs.SetOutput(nilWriter{})
 	err := fs.Parse([]string{"--nope"})
@@ -96,6 +98,7 @@ func TestUndefinedFlagMessage(t *testing.T) {
 }
 
 func TestSuggest(t *testing.T) {
+	t.Parallel()
 	names := []string{"base-url", "token", "token-file", "timeout", "tags", "key", "cert", "seed", "report-dir"}
 	for _, tt := range []struct{ in, want string }{
 		{"base-ur", "base-url"}, {"base_url", "base-url"}, {"baseurl", "base-url"}, {"BASE-URL", "base-url"},

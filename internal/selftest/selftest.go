@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -31,7 +32,9 @@ type Config struct {
 	Mutants []mutants.Mutant
 	// Tags restricts every run to some rules (a godog tag expression).
 	Tags string
-	// Parallel is how many runs go at once; 0 means 2.
+	// Parallel is how many runs go at once, the reference's among them;
+	// 0 means runtime.GOMAXPROCS: a run is mostly CPU (the suite, the
+	// judge and the server under test in one process).
 	Parallel int
 	// Without names checks to leave out of every run (steps.Removable):
 	// the mutants that then survive are those the checks catch.
@@ -111,34 +114,45 @@ func (r *Result) OK() bool {
 		r.Caught() == len(r.Rows) && r.Disagreements() == 0
 }
 
-// Run runs the self-test.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+// withDefaults is cfg with every zero setting given its default.
+func (cfg Config) withDefaults() Config {
 	if cfg.Mutants == nil {
 		cfg.Mutants = mutants.All
 	}
 	if cfg.Parallel <= 0 {
-		cfg.Parallel = 2
+		cfg.Parallel = runtime.GOMAXPROCS(0)
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 300 * time.Millisecond
 	}
-	res := &Result{Rows: make([]Row, len(cfg.Mutants))}
-	res.Reference, res.ReferenceDisagree, res.ReferenceErr = runReference(ctx, cfg)
-	if errors.Is(res.ReferenceErr, run.ErrConfig) {
-		return nil, res.ReferenceErr
-	}
+	return cfg
+}
 
+// Run runs the self-test. The reference and the mutants run at once, at
+// most cfg.Parallel at a time, each against its own server; the rows keep
+// the order of cfg.Mutants.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg = cfg.withDefaults()
+	res := &Result{Rows: make([]Row, len(cfg.Mutants))}
 	sem := make(chan struct{}, cfg.Parallel)
 	var wg sync.WaitGroup
+	sem <- struct{}{}
+	wg.Go(func() {
+		defer func() { <-sem }()
+		res.Reference, res.ReferenceDisagree, res.ReferenceErr = runReference(ctx, cfg)
+	})
 	for i, m := range cfg.Mutants {
-		wg.Add(1)
 		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
+		wg.Go(func() {
+			defer func() { <-sem }()
 			res.Rows[i] = runMutant(ctx, m, cfg)
-		}()
+		})
 	}
 	wg.Wait()
+	if errors.Is(res.ReferenceErr, run.ErrConfig) {
+		// The mutants' runs failed on the same configuration.
+		return nil, res.ReferenceErr
+	}
 	return res, ctx.Err()
 }
 

@@ -16,6 +16,7 @@ import (
 // every mutant fails on a rule it breaks (exit 1 when that rule is a MUST),
 // and every MUST rule of the catalog is the catching rule of some mutant.
 func TestEveryMutantIsCaught(t *testing.T) {
+	t.Parallel()
 	if n := len(mutants.All); n < 25 {
 		t.Errorf("%d mutants, want at least 25", n)
 	}
@@ -73,6 +74,7 @@ func TestEveryMutantIsCaught(t *testing.T) {
 // catches a mutant left out, the mutant survives, the score drops, and the
 // table names it as a gap.
 func TestSurvivorIsNamed(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, mutant, tags string
 		wantVerdict        Verdict
@@ -83,6 +85,7 @@ func TestSurvivorIsNamed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			m, ok := mutants.Lookup(tt.mutant)
 			if !ok {
 				t.Fatalf("no mutant %s", tt.mutant)
@@ -114,6 +117,7 @@ func TestSurvivorIsNamed(t *testing.T) {
 // reader takes, the suite's own habits varied), the self-test catches a
 // mutant with the check and lets it through without it.
 func TestEachNewCheckIsNeeded(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		check, mutant string
 		tags          string   // the scenarios run, with and without the check
@@ -137,26 +141,21 @@ func TestEachNewCheckIsNeeded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.check, func(t *testing.T) {
+			t.Parallel()
 			m, ok := mutants.Lookup(tt.mutant)
 			if !ok {
 				t.Fatalf("no mutant %s", tt.mutant)
 			}
-			with, err := Run(context.Background(), Config{Mutants: []mutants.Mutant{m}, Tags: tt.tags})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if row := with.Rows[0]; row.Verdict != Caught || row.ExitCode != 1 {
+			// The mutant's runs alone: TestEveryMutantIsCaught proves the
+			// reference passes.
+			if row := mutantRow(t, m, Config{Tags: tt.tags}); row.Verdict != Caught || row.ExitCode != 1 {
 				t.Errorf("with the check: %s, exit %d (failed %v), want caught and exit 1", row.Verdict, row.ExitCode, row.Failed)
 			}
 			tags := tt.tags
 			if tt.leftOut != "" {
 				tags = tt.leftOut
 			}
-			without, err := Run(context.Background(), Config{Mutants: []mutants.Mutant{m}, Tags: tags, Without: tt.without})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if row := without.Rows[0]; row.Verdict != Survived || row.ExitCode != 0 {
+			if row := mutantRow(t, m, Config{Tags: tags, Without: tt.without}); row.Verdict != Survived || row.ExitCode != 0 {
 				t.Errorf("without the check: %s, exit %d (failed %v), want it to survive with exit 0", row.Verdict, row.ExitCode, row.Failed)
 			}
 		})
@@ -168,6 +167,7 @@ func TestEachNewCheckIsNeeded(t *testing.T) {
 // level: exit 0, and 1 only under --strict; without the scenarios of
 // AUTH-SCHEME-CASE it passes unseen.
 func TestSchemeCaseIsShould(t *testing.T) {
+	t.Parallel()
 	m, ok := mutants.Lookup("bearer-case-sensitive")
 	if !ok {
 		t.Fatal("no mutant bearer-case-sensitive")
@@ -179,12 +179,19 @@ func TestSchemeCaseIsShould(t *testing.T) {
 		{"@area-auth", Caught},
 		{"@area-auth && ~@AUTH-SCHEME-CASE", Survived},
 	} {
-		res, err := Run(context.Background(), Config{Mutants: []mutants.Mutant{m}, Tags: tc.tags})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if row := res.Rows[0]; row.Verdict != tc.verdict || row.ExitCode != 0 {
+		if row := mutantRow(t, m, Config{Tags: tc.tags}); row.Verdict != tc.verdict || row.ExitCode != 0 {
 			t.Errorf("%s: %s, exit %d (failed %v), want %s and exit 0", tc.tags, row.Verdict, row.ExitCode, row.Failed, tc.verdict)
 		}
 	}
+}
+
+// mutantRow runs the suite against m alone, as Run does with cfg, and
+// fails the test when the run could not be made.
+func mutantRow(t *testing.T, m mutants.Mutant, cfg Config) Row {
+	t.Helper()
+	row := runMutant(t.Context(), m, cfg.withDefaults())
+	if row.Err != nil {
+		t.Fatal(row.Err)
+	}
+	return row
 }

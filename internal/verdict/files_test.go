@@ -14,6 +14,7 @@ import (
 // shipper: every read of summary.json is a whole document (one of the
 // verdicts written), and no temporary file is left behind.
 func TestReportsAreNeverTorn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	verdicts := []*Verdict{
 		standing(Proxy, Pass, Counts{Exchanges: 1}, Config{}),

@@ -54,6 +54,7 @@ func TestShortSummaryBound(t *testing.T) {
 	} {
 		size := tc.size
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			t.Parallel()
 			v := hostile(size, tc.rules, tc.blocks, tc.evidence)
 			dir := t.TempDir()
 			if err := v.WriteFiles(dir); err != nil {

@@ -130,6 +130,7 @@ func members(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 // wrote it. A run that could not be made and a proxy whose upstream was
 // down validate too.
 func TestSummaryFollowsTheSchema(t *testing.T) {
+	t.Parallel()
 	type doc struct {
 		name string
 		path string
@@ -213,6 +214,7 @@ func TestSummaryFollowsTheSchema(t *testing.T) {
 // with a member of its own, or with an outcome outside the vocabulary does
 // not validate.
 func TestSchemaRejects(t *testing.T) {
+	t.Parallel()
 	v := &verdict.Verdict{Driver: verdict.Proxy, Started: time.Unix(0, 0).UTC(), Ended: time.Unix(1, 0).UTC(), Scope: "traffic"}
 	v.Stamp("Plant Store API", "1.0.0")
 	v.Rules = []verdict.Rule{{ID: "CREATE-200", Level: "must", Outcome: verdict.Pass}}
