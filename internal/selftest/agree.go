@@ -2,10 +2,11 @@ package selftest
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
-	"github.com/plantcheck/plantcheck/internal/har"
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/proxy"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
@@ -15,35 +16,16 @@ import (
 // `pass` where the run gave `fail`, or the other way round. A rule traffic
 // cannot show may read "not judged" in the judgement of the recording.
 
-// maxRecording bounds the recording of one run read back.
-const maxRecording = 256 << 20
-
-// disagreements judges the recording of a run in file again, from its
-// traffic alone, and names each rule whose outcome there contradicts
-// the run's (pass against fail).
+// disagreements judges the recording of a run in file again, as
+// `plantcheck judge` does, from its traffic alone, and names each rule
+// whose outcome there contradicts the run's (pass against fail).
 func disagreements(file string, ran []verdict.Rule) ([]string, error) {
-	rec, err := proxy.NewRecording(proxy.RecordingConfig{Source: "the run's recording"})
+	v, err := proxy.JudgeFiles(config.Judge{Files: []string{file}, MaxJudge: config.DefaultMaxJudge, MaxFile: config.MaxFile}, io.Discard)
 	if err != nil {
-		return nil, err
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	err = har.Read(f, maxRecording, func(e har.Entry) error {
-		x, err := e.Exchange()
-		if err != nil {
-			return err
-		}
-		rec.Judge(x)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read the run's recording: %w", err)
+		return nil, fmt.Errorf("judge the run's recording: %w", err)
 	}
 	judged := map[string]verdict.Outcome{}
-	for _, r := range rec.Verdict(proxy.Options{}).Rules {
+	for _, r := range v.Rules {
 		judged[string(r.ID)] = r.Outcome
 	}
 	var out []string
