@@ -212,7 +212,7 @@ func (s *Suite) sender(ctx context.Context, r *request, cred credential) judge.S
 	}
 	switch {
 	case r.setup:
-	case acceptedUnder[rule.ID] || rule.Level == rules.Open:
+	case judge.AcceptedUnder(rule.ID) || rule.Level == rules.Open:
 		b.Accept = rule.ID
 	}
 	if r.caseOf != "" && r.caseOf != rules.GenInvalid {
@@ -222,15 +222,6 @@ func (s *Suite) sender(ctx context.Context, r *request, cred credential) judge.S
 		b.Refuse = rule.ID
 	}
 	return b
-}
-
-// acceptedUnder are the rules whose aspect is the acceptance of a valid
-// request (a refusal fails them): any other scenario's valid create is
-// CREATE-200's to accept.
-var acceptedUnder = map[rules.RuleID]bool{
-	rules.Create200: true, rules.BodyIDRange: true, rules.BodyNameAny: true, rules.BodyTagAny: true,
-	rules.BodyExtraFields: true, rules.GenValid: true, rules.GenBoundary: true,
-	rules.MediaRequestParams: true, rules.AuthSchemeCase: true,
 }
 
 // mayBeStored says why the refusal of a valid create may be due to what

@@ -16,6 +16,21 @@ type Rule struct {
 	// A rule with a check and a reason is shown in part (CREATE-200: the
 	// record of an accepted create, never why a valid create was refused).
 	NotFromTraffic string
+	// Accepts: the rule's aspect is the acceptance of the valid requests
+	// its scenarios send (a refusal fails it, not CREATE-200): the sender
+	// names it as their Intent.Accept.
+	Accepts bool
+}
+
+// AcceptedUnder reports whether a valid request that a scenario of rule
+// sends is accepted under that rule (Rule.Accepts), or under CREATE-200.
+func AcceptedUnder(rule rules.RuleID) bool {
+	for _, r := range Rules {
+		if r.ID == rule {
+			return r.Accepts
+		}
+	}
+	return false
 }
 
 // The reasons a rule cannot be judged from traffic.
@@ -35,7 +50,7 @@ var Rules = []Rule{
 	{ID: rules.ResponseTimely, check: responseTimely, NotFromTraffic: "a time limit is the suite's to set; an upstream that does not answer within --timeout gets the proxy's own 502, counted apart and never as the service's"},
 	{ID: rules.HeaderSize, check: headerSize},
 	{ID: rules.ErrorRecord, check: errorRecord},
-	{ID: rules.Create200, check: plantRecord, NotFromTraffic: whyRefusal},
+	{ID: rules.Create200, check: plantRecord, NotFromTraffic: whyRefusal, Accepts: true},
 	{ID: rules.CreateNoID, check: noID},
 	{ID: rules.CreateName, check: echoOf(rules.CreateName)},
 	{ID: rules.CreateTag, check: echoOf(rules.CreateTag)},
@@ -57,16 +72,16 @@ var Rules = []Rule{
 
 	// Read from the sender's Intent, which only `plantcheck run` knows.
 	{ID: rules.GenInvalid, NotFromTraffic: "it judges bodies the suite generates; the clients' refused bodies are judged under the rule of what they break"},
-	{ID: rules.BodyIDRange, NotFromTraffic: whyRefusal},
-	{ID: rules.BodyNameAny, NotFromTraffic: whyRefusal},
-	{ID: rules.BodyTagAny, NotFromTraffic: whyRefusal},
-	{ID: rules.BodyExtraFields, NotFromTraffic: whyRefusal},
-	{ID: rules.MediaRequestParams, NotFromTraffic: whyRefusal},
-	{ID: rules.GenValid, NotFromTraffic: whyGenValid},
-	{ID: rules.GenBoundary, NotFromTraffic: whyGenValid},
+	{ID: rules.BodyIDRange, NotFromTraffic: whyRefusal, Accepts: true},
+	{ID: rules.BodyNameAny, NotFromTraffic: whyRefusal, Accepts: true},
+	{ID: rules.BodyTagAny, NotFromTraffic: whyRefusal, Accepts: true},
+	{ID: rules.BodyExtraFields, NotFromTraffic: whyRefusal, Accepts: true},
+	{ID: rules.MediaRequestParams, NotFromTraffic: whyRefusal, Accepts: true},
+	{ID: rules.GenValid, NotFromTraffic: whyGenValid, Accepts: true},
+	{ID: rules.GenBoundary, NotFromTraffic: whyGenValid, Accepts: true},
 	{ID: rules.AuthNearMiss, NotFromTraffic: whyTokens},
 	{ID: rules.AuthUnknown, NotFromTraffic: whyTokens},
-	{ID: rules.AuthSchemeCase, NotFromTraffic: whyTokens},
+	{ID: rules.AuthSchemeCase, NotFromTraffic: whyTokens, Accepts: true},
 	{ID: rules.OpenReusedID, NotFromTraffic: whyOpen},
 	{ID: rules.OpenJSONReader, NotFromTraffic: whyOpen},
 	{ID: rules.OpenIntegralID, NotFromTraffic: whyOpen},
