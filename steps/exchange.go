@@ -47,13 +47,6 @@ type Sent struct {
 	Violations []spec.Violation
 }
 
-// result is the one judge's judgement of the exchange by a rule (a zero
-// Judgement, which passes, when it judged none by that rule).
-func (x *Sent) result(rule rules.RuleID) judge.Judgement {
-	j, _ := x.judgedBy(rule)
-	return j
-}
-
 // judgedBy is the one judge's judgement of the exchange by a rule, and
 // whether it judged the exchange by that rule at all.
 func (x *Sent) judgedBy(rule rules.RuleID) (judge.Judgement, bool) {

@@ -27,11 +27,6 @@ func (s *Suite) recordSteps() []stepPattern {
 	}
 }
 
-var statusMeaning = map[int]string{
-	http.StatusOK:         "a Plant record",
-	http.StatusBadRequest: "an Error record",
-}
-
 func (s *Suite) theResponseStatusIs(ctx context.Context, want int) error {
 	return s.statusIs(ctx, want, false)
 }
