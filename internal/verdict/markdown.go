@@ -58,8 +58,10 @@ func (q Quote) item(b *bytes.Buffer, marker, label, s string) {
 
 var mdMarks = map[Outcome]string{Pass: "✅", Fail: "❌", Error: "⚠️", Skip: "➖", NotJudged: "❔"}
 
-// mdTable escapes plantcheck's own text for a table cell.
-func mdTable(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// mdTable escapes plantcheck's own text for a table cell: its bars, and
+// its asterisks, which a media range (*/*) in a scenario's name would
+// otherwise turn into emphasis.
+var mdTable = strings.NewReplacer("|", `\|`, "*", `\*`).Replace
 
 // WriteMarkdown writes summary.md, quoting with q what may come from the
 // target, a client or the user (the URL, the tags). Plantcheck's own text
