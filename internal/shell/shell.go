@@ -102,8 +102,14 @@ func Runs(b []byte, limit int) ([]string, bool) {
 		}
 		return true
 	}
+	f := newRunFinder(b)
 	for i := 0; i < len(b); {
-		unit, n := repeated(b[i:])
+		if litLen+i-lit > limit {
+			// The text between runs is past the limit already: the text
+			// up to the next run (or the end) holds it all.
+			return nil, false
+		}
+		unit, n := f.at(i)
 		if n == 0 {
 			i++
 			continue
@@ -122,18 +128,66 @@ func Runs(b []byte, limit int) ([]string, bool) {
 	return cmds, true
 }
 
-// repeated finds the shortest text at the start of b that b repeats for
+// runFinder finds the runs of a text at places ever further on, each
+// byte compared once for each length of unit.
+type runFinder struct {
+	b []byte
+	// broken[p] is the first place j, at or after the last place asked
+	// about, where b[j] differs from b[j+p] (len(b)-p when none does):
+	// where a text repeated every p bytes breaks off.
+	broken [runUnit + 1]int
+}
+
+func newRunFinder(b []byte) *runFinder {
+	f := &runFinder{b: b}
+	for p := range f.broken {
+		f.broken[p] = -1
+	}
+	return f
+}
+
+// breaks is the first place j from i where b[j] differs from b[j+p]
+// (len(b)-p when none does).
+func breaks(b []byte, i, p int) int {
+	j := i
+	for j+p < len(b) && b[j] == b[j+p] {
+		// A long run is compared a block at a time, up to the block
+		// where it breaks off.
+		k := min(RunBytes, len(b)-p-j)
+		if !bytes.Equal(b[j:j+k], b[j+p:j+p+k]) {
+			for b[j] == b[j+p] {
+				j++
+			}
+			break
+		}
+		j += k
+	}
+	return j
+}
+
+// at finds the shortest text at b[i:] that b repeats from there for
 // RunBytes or more, whole times, and how many; 0 when there is none, or
 // when yes would not print it as it is (a line break, a leading "-").
-func repeated(b []byte) ([]byte, int) {
+// Each call's i is at least the last one's.
+func (f *runFinder) at(i int) ([]byte, int) {
+	b := f.b[i:]
 	for p := 1; p <= runUnit && 2*p <= len(b); p++ {
-		unit := b[:p]
-		n := 1
+		// p repeats for RunBytes or more when the first whole copies that
+		// reach RunBytes are all the same: when b up to there is b moved
+		// by p, up to where that breaks off.
+		reach := (RunBytes + p - 1) / p * p
+		if reach > len(b) {
+			continue
+		}
+		if f.broken[p] < i {
+			f.broken[p] = breaks(f.b, i, p)
+		}
+		if f.broken[p]-i < reach-p {
+			continue
+		}
+		unit, n := b[:p], reach/p
 		for (n+1)*p <= len(b) && bytes.Equal(b[n*p:(n+1)*p], unit) {
 			n++
-		}
-		if n*p < RunBytes {
-			continue
 		}
 		if unit[0] == '-' || bytes.IndexByte(unit, '\n') >= 0 || !Printable(unit) {
 			return nil, 0
