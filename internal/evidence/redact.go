@@ -57,6 +57,11 @@ type Redactor struct {
 	windows map[string]bool
 	firsts  map[rune]bool
 	lengths []int // the rune lengths of windows, longest first
+	// asciiFirsts are firsts below utf8.RuneSelf, read without a map;
+	// pairs has a bit for each window's first two runes (pairBit), which
+	// most places whose first rune is a window's fail.
+	asciiFirsts [utf8.RuneSelf]bool
+	pairs       [pairBits / 64]uint64
 	// short are the lengths (in runes) of the secrets shorter than
 	// window, matched only as whole tokens.
 	short map[int]bool
@@ -90,8 +95,17 @@ func New(secrets ...string) *Redactor {
 			r.short[n] = true
 		}
 		for i := 0; i+n <= len(low); i++ {
-			r.windows[string(low[i:i+n])] = true
+			key := string(low[i : i+n])
+			r.windows[key] = true
 			r.firsts[low[i]] = true
+			if low[i] < utf8.RuneSelf {
+				r.asciiFirsts[low[i]] = true
+			}
+			if first, size := utf8.DecodeRuneInString(key); size < len(key) {
+				second, _ := utf8.DecodeRuneInString(key[size:])
+				bit := pairBit(first, second)
+				r.pairs[bit/64] |= 1 << (bit % 64)
+			}
 		}
 		if !slices.Contains(r.lengths, n) {
 			r.lengths = append(r.lengths, n)
@@ -178,19 +192,44 @@ func (r *Redactor) find(s string) [][2]int {
 			at += i + len(enc)
 		}
 	}
-	canon, starts, ends := canonical(s)
-	for i := range canon {
-		if !r.firsts[canon[i]] {
+	canon, starts := canonical(s)
+	var key [utf8.UTFMax * window]byte
+	for i, c := range canon {
+		if c < utf8.RuneSelf && !r.asciiFirsts[c] || c >= utf8.RuneSelf && !r.firsts[c] {
 			continue
 		}
+		// The first two runes of a window of two or more, as its key
+		// writes them (a rune that is not one as U+FFFD).
+		pair := false
+		if i+1 < len(canon) {
+			second := canon[i+1]
+			if !utf8.ValidRune(second) {
+				second = utf8.RuneError
+			}
+			bit := pairBit(c, second)
+			pair = r.pairs[bit/64]&(1<<(bit%64)) != 0
+		}
 		for _, n := range r.lengths {
-			if i+n > len(canon) || !r.windows[string(canon[i:i+n])] {
+			if i+n > len(canon) || n > 1 && !pair {
+				continue
+			}
+			// The runes as a string converts them, into a buffer the
+			// lookup does not keep.
+			k := key[:0]
+			for _, w := range canon[i : i+n] {
+				k = utf8.AppendRune(k, w)
+			}
+			if !r.windows[string(k)] {
 				continue
 			}
 			if r.short[n] && (i > 0 && wordRune(canon[i-1]) || i+n < len(canon) && wordRune(canon[i+n])) {
 				continue // a short secret inside a longer word: not it
 			}
-			spans = append(spans, [2]int{starts[i], ends[i+n-1]})
+			end := len(s) // where the window's last rune ends
+			if i+n < len(starts) {
+				end = starts[i+n]
+			}
+			spans = append(spans, [2]int{starts[i], end})
 			break
 		}
 	}
@@ -208,6 +247,14 @@ func (r *Redactor) find(s string) [][2]int {
 		}
 	}
 	return merged
+}
+
+// pairBits is the size of Redactor.pairs, in bits.
+const pairBits = 1 << 12
+
+// pairBit is the bit of Redactor.pairs that stands for two runes.
+func pairBit(first, second rune) uint32 {
+	return (uint32(first)*0x9E3779B1 ^ uint32(second)*0x85EBCA77) >> 7 % pairBits
 }
 
 // wordRune reports whether r, next to a short secret, makes it part of a
@@ -242,19 +289,28 @@ func outsideMarkers(s string, spans [][2]int) [][2]int {
 }
 
 // canonical reads s as the runes it stands for: JSON escapes, URL escapes
-// and HTML character references decoded, letters lower-cased. starts and
-// ends give each rune's bytes in s.
-func canonical(s string) (runes []rune, starts, ends []int) {
+// and HTML character references decoded, letters lower-cased. starts gives
+// where each rune's bytes begin in s; they end where the next one's begin.
+func canonical(s string) (runes []rune, starts []int) {
 	// A rune takes a byte at least: one allocation each, not a doubling.
-	runes, starts, ends = make([]rune, 0, len(s)), make([]int, 0, len(s)), make([]int, 0, len(s))
+	runes, starts = make([]rune, 0, len(s)), make([]int, 0, len(s))
 	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf && c != '\\' && c != '%' && c != '&' {
+			// ASCII that begins no escape stands for itself.
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			runes = append(runes, rune(c))
+			starts = append(starts, i)
+			i++
+			continue
+		}
 		r, n := decodeOne(s[i:])
 		runes = append(runes, unicode.ToLower(r))
 		starts = append(starts, i)
-		ends = append(ends, i+n)
 		i += n
 	}
-	return runes, starts, ends
+	return runes, starts
 }
 
 // decodeOne reads the rune at the start of s and the bytes it takes.
