@@ -192,6 +192,84 @@ func (r *Redactor) find(s string) [][2]int {
 			at += i + len(enc)
 		}
 	}
+	if plainASCII(s) {
+		spans = r.findASCII(s, spans)
+	} else {
+		spans = r.findCanonical(s, spans)
+	}
+	spans = outsideMarkers(s, spans)
+	if len(spans) == 0 {
+		return nil
+	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	merged := spans[:1]
+	for _, sp := range spans[1:] {
+		if last := &merged[len(merged)-1]; sp[0] <= last[1] {
+			last[1] = max(last[1], sp[1])
+		} else {
+			merged = append(merged, sp)
+		}
+	}
+	return merged
+}
+
+// plainASCII reports whether s is ASCII that begins no escape: each byte
+// of it stands for itself, its canonical runes are its bytes lower-cased.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || c == '\\' || c == '%' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerASCII lower-cases an ASCII letter.
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// findASCII appends to spans the windows found in s, which is plainASCII:
+// findCanonical's search, on the bytes themselves.
+func (r *Redactor) findASCII(s string, spans [][2]int) [][2]int {
+	var key [window]byte
+	for i := 0; i < len(s); i++ {
+		c := lowerASCII(s[i])
+		if !r.asciiFirsts[c] {
+			continue
+		}
+		pair := false
+		if i+1 < len(s) {
+			bit := pairBit(rune(c), rune(lowerASCII(s[i+1])))
+			pair = r.pairs[bit/64]&(1<<(bit%64)) != 0
+		}
+		for _, n := range r.lengths {
+			if i+n > len(s) || n > 1 && !pair {
+				continue
+			}
+			k := key[:n]
+			for j := range k {
+				k[j] = lowerASCII(s[i+j])
+			}
+			if !r.windows[string(k)] {
+				continue
+			}
+			if r.short[n] && (i > 0 && wordRune(rune(lowerASCII(s[i-1]))) || i+n < len(s) && wordRune(rune(lowerASCII(s[i+n])))) {
+				continue // a short secret inside a longer word: not it
+			}
+			spans = append(spans, [2]int{i, i + n})
+			break
+		}
+	}
+	return spans
+}
+
+// findCanonical appends to spans the windows found in s read as its
+// canonical runes.
+func (r *Redactor) findCanonical(s string, spans [][2]int) [][2]int {
 	canon, starts := canonical(s)
 	var key [utf8.UTFMax * window]byte
 	for i, c := range canon {
@@ -233,20 +311,7 @@ func (r *Redactor) find(s string) [][2]int {
 			break
 		}
 	}
-	spans = outsideMarkers(s, spans)
-	if len(spans) == 0 {
-		return nil
-	}
-	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
-	merged := spans[:1]
-	for _, sp := range spans[1:] {
-		if last := &merged[len(merged)-1]; sp[0] <= last[1] {
-			last[1] = max(last[1], sp[1])
-		} else {
-			merged = append(merged, sp)
-		}
-	}
-	return merged
+	return spans
 }
 
 // pairBits is the size of Redactor.pairs, in bits.
