@@ -82,6 +82,9 @@ func (r *Report) build() *verdict.Verdict {
 	for i := range v.Rules {
 		v.Rules[i].Rerun = r.Rerun(v.Rules[i].ID)
 	}
+	// One exchange's evidence shown in several failures (the rules one
+	// answer broke) is rendered once.
+	shown := map[*steps.Sent]exchangeShown{}
 	for _, sc := range r.Scenarios {
 		where := FailedScenario{Result: sc}.Where()
 		out := verdict.Scenario{
@@ -92,7 +95,7 @@ func (r *Report) build() *verdict.Verdict {
 			out.Error = sc.Err.Error()
 		}
 		if sc.Outcome == steps.Failed || sc.Outcome == steps.Errored {
-			v.Failures = append(v.Failures, block(r, sc, where, out.Error))
+			v.Failures = append(v.Failures, block(r, sc, where, out.Error, shown))
 			out.Failure = len(v.Failures)
 		}
 		v.Scenarios = append(v.Scenarios, out)
@@ -105,9 +108,27 @@ func (r *Report) build() *verdict.Verdict {
 	return v
 }
 
+// exchangeShown is how the evidence shows one exchange: its request line,
+// its reproduction and its response line.
+type exchangeShown struct{ request, reproduce, response string }
+
+// show renders an exchange's evidence, once for each exchange of shown.
+func show(x *steps.Sent, shown map[*steps.Sent]exchangeShown) exchangeShown {
+	if s, ok := shown[x]; ok {
+		return s
+	}
+	s := exchangeShown{request: x.RequestLine(), reproduce: x.Curl()}
+	if x.Status != 0 {
+		s.response = x.ResponseLine()
+	}
+	shown[x] = s
+	return s
+}
+
 // block is a failed or erred scenario as a failure block: what it broke,
 // each failure's evidence and reproduction, and the command that reruns it.
-func block(r *Report, sc steps.Result, where, err string) verdict.Block {
+// shown holds the exchanges already rendered.
+func block(r *Report, sc steps.Result, where, err string, shown map[*steps.Sent]exchangeShown) verdict.Block {
 	b := verdict.Block{
 		Heading: Heading(sc), Rule: sc.Rule.ID, Level: sc.Rule.Level, Side: "server", Outcome: outcomes[sc.Outcome],
 		Scenario: sc.Name, Where: where, Error: err, Rerun: r.Rerun(sc.Rule.ID),
@@ -130,9 +151,10 @@ func block(r *Report, sc steps.Result, where, err string) verdict.Block {
 			Expected: f.Expected, Actual: f.Actual, Details: f.Details,
 		}
 		if x := f.Exchange; x != nil {
-			e.Request, e.Reproduce, e.Violations = x.RequestLine(), x.Curl(), x.Violations
+			s := show(x, shown)
+			e.Request, e.Reproduce, e.Violations = s.request, s.reproduce, x.Violations
 			if x.Status != 0 {
-				e.Response = x.ResponseLine()
+				e.Response = s.response
 				e.Status, e.MediaType = x.Status, mediaType(x.RespHeader.Get("Content-Type"))
 			}
 		}
