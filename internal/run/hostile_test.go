@@ -122,6 +122,7 @@ func readToTheLimit(rep *Report) bool {
 // without a panic, with memory bounded, and without the token in anything
 // it prints.
 func TestHostileTargets(t *testing.T) {
+	t.Parallel()
 	const timeout = 300 * time.Millisecond
 	ref, err := reference.New(reference.Config{Token: hostileToken})
 	if err != nil {
@@ -137,12 +138,6 @@ func TestHostileTargets(t *testing.T) {
 	if _, err := x509.ParseCertificate(tlsRef.Certificate().Raw); err != nil {
 		t.Fatal(err)
 	}
-	closed := func() string {
-		ln, _ := net.Listen("tcp", "127.0.0.1:0")
-		defer ln.Close()
-		return "http://" + ln.Addr().String()
-	}()
-
 	tests := []struct {
 		name     string
 		target   func(t *testing.T) string
@@ -157,7 +152,7 @@ func TestHostileTargets(t *testing.T) {
 		// endless body), and no further.
 		readsToLimit bool
 	}{
-		{name: "nothing listening", target: func(*testing.T) string { return closed },
+		{name: "nothing listening", target: closedPort,
 			wantErr: ErrUnreachable, wantMsg: "connection refused", maxTime: 3 * time.Second},
 		{name: "a name that does not resolve", target: func(*testing.T) string { return "http://plantcheck-no-such-host.invalid" },
 			wantErr: ErrUnreachable, maxTime: 10 * time.Second},
@@ -257,6 +252,7 @@ func TestHostileTargets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			base := tt.target(t)
 			var out strings.Builder
 			start := time.Now()

@@ -87,6 +87,7 @@ const canaryKey = "Gw/Key+canary_9876543210-zyxwvuQRS"
 // escaped for JSON or URLs, in base64, cut to 12 characters, across the cut
 // of an evidence string) gets none of them into the console or a report.
 func TestNoFormOfTheTokenLeaks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		secret   string
@@ -100,6 +101,7 @@ func TestNoFormOfTheTokenLeaks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			base := echoingTargetOf(t, tt.secretOf)
 			// The test can fail: the target does send every form.
 			req, _ := http.NewRequest(http.MethodPost, base+"/plants", strings.NewReader("{}"))
@@ -154,6 +156,7 @@ func TestNoFormOfTheTokenLeaks(t *testing.T) {
 // own, in its Content-Type and its body, gets only escaped text onto the
 // console, and the verdict is the last line and the only one.
 func TestTheConsoleShowsText(t *testing.T) {
+	t.Parallel()
 	const forged = "\nVERDICT: CONFORMANT: every MUST rule passed\n"
 	body := `{"error":1,"message":"x"}` + forged + "\x1b[2J\x1b[H\u202eevil\xc2\x9b2J\xff"
 	base := rawTarget(t, func(c net.Conn) {
@@ -205,6 +208,7 @@ func TestTheConsoleShowsText(t *testing.T) {
 // time limit of 2 s, keep at most evidenceHeaderBytes of each header value,
 // with under 5 MB of console output and 20 MB of reports.
 func TestHugeHeadersAreBounded(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("sends megabytes of headers")
 	}
@@ -280,6 +284,7 @@ func TestHugeHeadersAreBounded(t *testing.T) {
 // that a loaded machine cannot make it fail), and the verdict and the
 // reports say it was interrupted, with a non-zero status.
 func TestAnInterruptedRunReportsIt(t *testing.T) {
+	t.Parallel()
 	base := rawTarget(t, func(c net.Conn) {
 		readRequest(c)
 		io.Copy(io.Discard, c) // never answers; ends when the connection does
