@@ -204,7 +204,7 @@ func TestTheConsoleShowsText(t *testing.T) {
 
 // TestHugeHeadersAreBounded: targets that send a 9 MiB header on every
 // answer, a 1 MiB Content-Type, or a Content-Type just under the header
-// bound (which the validator quotes in its messages) end within 30 s at a
+// bound (which the validator quotes in its messages) end within 90 s at a
 // time limit of 2 s, keep at most evidenceHeaderBytes of each header value,
 // with under 5 MB of console output and 20 MB of reports.
 func TestHugeHeadersAreBounded(t *testing.T) {
@@ -256,9 +256,11 @@ func TestHugeHeadersAreBounded(t *testing.T) {
 				tt.name, took.Round(time.Millisecond), console.Len()>>10, reports>>10, rep.ExitCode())
 			// A bound against a hang, not a measure of speed: measured 4.2
 			// to 10.0 s under -race on a loaded two-core machine (3 runs
-			// each, 2026-11); 30 s is three times the slowest.
-			if took > 30*time.Second {
-				t.Errorf("the run took %s, want under 30 s", took)
+			// each, 2026-11); beside the package's other tests at a load
+			// average of 15 to 20 (2026-11-26), subtests (the run and its
+			// checks) of up to 22.7 s; 90 s is four times that.
+			if took > 90*time.Second {
+				t.Errorf("the run took %s, want under 90 s", took)
 			}
 			// What the run keeps of the headers, not a heap figure, which
 			// the collector and the machine's load move.
