@@ -21,6 +21,7 @@ import (
 // the token: these servers refuse every such request, but each reads the
 // header, or answers a request it has seen, otherwise than the reference.
 func TestConformantCredentialReaders(t *testing.T) {
+	t.Parallel()
 	const token = "variant-token-0123456789abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJKLMNOPQRSTUVWXYZ-0123"
 	variants := []struct {
 		name string
@@ -48,6 +49,7 @@ func TestConformantCredentialReaders(t *testing.T) {
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
 			ref, err := reference.New(reference.Config{Token: token})
 			if err != nil {
 				t.Fatal(err)

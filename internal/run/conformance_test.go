@@ -26,6 +26,7 @@ import (
 // TestReferenceConforms runs every feature against the bundled reference
 // server in-process, each scenario a subtest, strict.
 func TestReferenceConforms(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	rep, err := runWith(context.Background(), withReference(t, Config{}), Options{Godog: func(o *godog.Options) { o.TestingT = t }, Output: &out})
 	if err != nil {
@@ -51,8 +52,10 @@ func TestReferenceConforms(t *testing.T) {
 // sent, so a token that happens to occur in an honest answer (a letter of a
 // plant's name, a word of an error message) breaks no rule.
 func TestTokensThatOccurInHonestAnswers(t *testing.T) {
+	t.Parallel()
 	for _, token := range []string{"e", "a", "tag", "Monstera", "json", "id"} {
 		t.Run(token, func(t *testing.T) {
+			t.Parallel()
 			ref, err := reference.New(reference.Config{Token: token})
 			if err != nil {
 				t.Fatal(err)
@@ -106,6 +109,7 @@ func closedPort(t *testing.T) string {
 }
 
 func TestRunCannotRun(t *testing.T) {
+	t.Parallel()
 	closed := closedPort(t)
 	tests := []struct {
 		name string
@@ -136,6 +140,7 @@ func TestRunCannotRun(t *testing.T) {
 }
 
 func TestPartialRunByTags(t *testing.T) {
+	t.Parallel()
 	rep, err := runWith(context.Background(), withReference(t, Config{Tags: "@AUTH-MISSING"}), Options{Output: io.Discard})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -171,6 +176,7 @@ func TestPartialRunByTags(t *testing.T) {
 
 // TestEveryRuleHasAScenario keeps the catalog and the features in step.
 func TestEveryRuleHasAScenario(t *testing.T) {
+	t.Parallel()
 	rep, err := runWith(context.Background(), withReference(t, Config{}), Options{Output: io.Discard})
 	if err != nil {
 		t.Fatal(err)
@@ -193,6 +199,7 @@ func TestEveryRuleHasAScenario(t *testing.T) {
 // developer needs: the rule, the requirement, expected and actual, the
 // exchange, a curl command and the line that reruns the rule.
 func TestFailureEvidence(t *testing.T) {
+	t.Parallel()
 	m, _ := mutants.Lookup("drop-tag")
 	url, token := startTarget(t, m.Wrap)
 	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Timeout: 5 * time.Second, Tags: "@CREATE-TAG"}, Options{Output: io.Discard})

@@ -131,6 +131,7 @@ const busyTags = "@area-generated,@area-size,@area-auth"
 // TcpExtListenOverflows climbed by 9 to 37 a run and no run met a fault,
 // with retries or without: such a case passes whatever plantcheck does.
 func TestConnectionFaultsAreNotVerdicts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		wrap func(http.Handler, string) http.Handler
@@ -177,6 +178,7 @@ func TestConnectionFaultsAreNotVerdicts(t *testing.T) {
 // (closed, or reset), never a time limit; and the printed rerun line fails
 // the same way.
 func TestAWorkerThatDiesIsJudged(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		reset bool
@@ -187,6 +189,7 @@ func TestAWorkerThatDiesIsJudged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			h, token := referenceHandler(t)
 			base := backlogTarget(t, 5, diesOnLongNames(tt.reset)(h, token))
 			judged := func(t *testing.T, cfg Config) *Report {
@@ -253,6 +256,7 @@ func TestAWorkerThatDiesIsJudged(t *testing.T) {
 // default flags; and so does the same server closing the connection after
 // each 400 without Connection: close.
 func TestAPythonPlantStore(t *testing.T) {
+	t.Parallel()
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 is not on PATH: the Python Plant Store is not tried")
@@ -262,6 +266,7 @@ func TestAPythonPlantStore(t *testing.T) {
 	}
 	for _, args := range [][]string{nil, {"--close-after-400"}} {
 		t.Run(map[bool]string{true: "plain", false: "closing after each 400"}[args == nil], func(t *testing.T) {
+			t.Parallel()
 			token := "python-" + reference.RandomToken(20)
 			cmd := exec.Command(python, append([]string{filepath.Join("testdata", "plant_store.py"), token}, args...)...)
 			stdout, err := cmd.StdoutPipe()

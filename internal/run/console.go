@@ -23,6 +23,11 @@ import (
 const (
 	progressFormat = "plantcheck-progress"
 	prettyFormat   = "plantcheck-pretty"
+	// cucumberFormat is godog's cucumber formatter writing into the run's
+	// own buffered cucumber.json (notices.cucumber). Given "cucumber:PATH",
+	// godog writes the file through its colour filter, one write (a
+	// system call) a rune: seconds for the megabyte of a whole run.
+	cucumberFormat = "plantcheck-cucumber"
 )
 
 func init() {
@@ -31,6 +36,13 @@ func init() {
 	})
 	godog.Format(prettyFormat, "each scenario and its steps; the verdict follows", func(suite string, w io.Writer) formatters.Formatter {
 		return attach(suite, &console{out: w, pretty: true, open: map[string]*scenarioLines{}})
+	})
+	cucumber := godog.FindFmt("cucumber")
+	godog.Format(cucumberFormat, "godog's cucumber JSON, into the run's cucumber.json", func(suite string, w io.Writer) formatters.Formatter {
+		if v, ok := runNotices.Load(suite); ok && v.(*notices).cucumber != nil {
+			w = v.(*notices).cucumber
+		}
+		return cucumber(suite, w)
 	})
 }
 
@@ -46,6 +58,8 @@ type notices struct {
 	// total is the scenarios the run selected, which progress counts
 	// towards.
 	total int
+	// cucumber receives cucumberFormat's JSON (nil: no report folder).
+	cucumber io.Writer
 }
 
 var (

@@ -28,6 +28,7 @@ import (
 // back, is never printed or written, and the reproduction reads it from a
 // variable; a header the scenarios set cannot be given.
 func TestAGatewayKeyHeader(t *testing.T) {
+	t.Parallel()
 	const key = "gw-key-Zq81/abcdefghijklmnop"
 	ref, token := referenceHandler(t)
 	base := handlerTarget(t, func(w http.ResponseWriter, r *http.Request) {
@@ -105,6 +106,7 @@ func referenceHandler(t *testing.T) (http.Handler, string) {
 // TestThroughAProxy: a target whose name only the proxy resolves is
 // reached, the reachability check included, through --proxy.
 func TestThroughAProxy(t *testing.T) {
+	t.Parallel()
 	ref, token := referenceHandler(t)
 	inner := httptest.NewServer(ref)
 	t.Cleanup(inner.Close)
@@ -135,6 +137,7 @@ func TestThroughAProxy(t *testing.T) {
 // with --cert and --key; without them the run cannot be made (exit 2, not a
 // rule failure), and the message names the flags.
 func TestMutualTLS(t *testing.T) {
+	t.Parallel()
 	ref, token := referenceHandler(t)
 	certs := testcert.New(t, t.TempDir())
 	url, caFile, certFile, keyFile := certs.Serve(t, ref), certs.CAFile, certs.CertFile, certs.KeyFile
@@ -159,6 +162,7 @@ func TestMutualTLS(t *testing.T) {
 // beside the system's, not instead of them (a deployment behind a public
 // certificate and a private one both stay reachable).
 func TestCACertAddsToTheSystemRoots(t *testing.T) {
+	t.Parallel()
 	system, err := x509.SystemCertPool()
 	if err != nil || system.Equal(x509.NewCertPool()) {
 		t.Skip("this machine has no system certificate authorities")
@@ -192,6 +196,7 @@ func TestCACertAddsToTheSystemRoots(t *testing.T) {
 // with a 400, and one that only resets, as many front ends do); a plain
 // server is still run over http://.
 func TestSchemeMixUps(t *testing.T) {
+	t.Parallel()
 	ref, token := referenceHandler(t)
 	goTLS := httptest.NewTLSServer(ref)
 	t.Cleanup(goTLS.Close)
@@ -248,6 +253,7 @@ func TestSchemeMixUps(t *testing.T) {
 // console says once, with the reason, and which changes nothing else:
 // the run is still conformant.
 func TestShortTokenSaidOnce(t *testing.T) {
+	t.Parallel()
 	const token = "shorttoken123"
 	ref, err := reference.New(reference.Config{Token: token})
 	if err != nil {

@@ -52,9 +52,11 @@ func BenchmarkDistantServer(b *testing.B) {
 // its id towards 0, and BODY-ID-RANGE's id of 0; the second is
 // inconclusive, whichever it is.)
 func TestVerdictDoesNotDependOnConcurrency(t *testing.T) {
+	t.Parallel()
 	targets := []string{"", "drop-tag", "html-escape", "any-scheme", "token-bcrypt-72", "lenient-json", "crash-500"}
 	for _, name := range targets {
 		t.Run(cmpOr(name, "reference"), func(t *testing.T) {
+			t.Parallel()
 			var want map[rules.RuleID]string
 			for _, conc := range []int{1, 4, 16} {
 				url, token := startTarget(t, mutantWrap(name))

@@ -48,6 +48,7 @@ func dyingTarget(t *testing.T, token string) string {
 }
 
 func TestReportFiles(t *testing.T) {
+	t.Parallel()
 	scs, err := features.Scenarios()
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +82,7 @@ func TestReportFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "reports", "nested")
 			tt.cfg.ReportDir = dir
 			if tt.cfg.BaseURL == "" {

@@ -19,6 +19,7 @@ import (
 // read every time, fails RESPONSE-DOCUMENTED (a broken answer), never
 // RESPONSE-TIMELY (no answer), and the rules it left unjudged say why.
 func TestBrokenFramingIsAnAnswer(t *testing.T) {
+	t.Parallel()
 	const token = "framing-token-0123456789"
 	m, ok := mutants.Lookup("content-length-twice")
 	if !ok {

@@ -22,6 +22,7 @@ import (
 // scenarios against servers that each mishandle one class of value: each
 // fails, names the rule, and shows a shrunk example.
 func TestGeneratedScenariosCatchBrokenValueHandling(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		mutant string
 		rule   rules.RuleID
@@ -33,6 +34,7 @@ func TestGeneratedScenariosCatchBrokenValueHandling(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.mutant, func(t *testing.T) {
+			t.Parallel()
 			m, ok := mutants.Lookup(tt.mutant)
 			if !ok {
 				t.Fatalf("no mutant %s", tt.mutant)
@@ -73,6 +75,7 @@ func TestGeneratedScenariosCatchBrokenValueHandling(t *testing.T) {
 // TestGeneratedPassTheReferenceForManySeeds runs the generated scenarios
 // with many seeds against the reference server.
 func TestGeneratedPassTheReferenceForManySeeds(t *testing.T) {
+	t.Parallel()
 	for seed := uint64(1); seed <= 20; seed++ {
 		rep, err := runWith(context.Background(), withReference(t, Config{Tags: "@area-generated", Seed: seed, Examples: 40}), Options{Output: io.Discard})
 		if err != nil {
@@ -117,6 +120,7 @@ func recorder(t *testing.T) (url, token string, bodies func() []string) {
 // afresh in every run so that a rerun never meets an id its run stored
 // (unless the run fixes their salt).
 func TestSameSeedSameRequests(t *testing.T) {
+	t.Parallel()
 	freshIDs := regexp.MustCompile(`(:\s*)[-+]?(0x)?[0-9a-f]{3,}`)          // after any spelling of "id"
 	freshNames := regexp.MustCompile(`(Catalog tag test )[0-9a-z]+`)        // a tag case's name is drawn afresh too
 	formIDs := regexp.MustCompile(`((?:^| |&)id=|name="id"\r\n\r\n)[0-9]+`) // the id of a plant sent as a form

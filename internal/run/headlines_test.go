@@ -33,6 +33,7 @@ func mutantsWrap(names ...string) func(http.Handler, string) http.Handler {
 // type is not RESPONSE-MEDIA's failure; a setup's create answered 201 is
 // CREATE-200's failure, not the auth rule's or an open rule's.
 func TestHeadlinesNameTheRealCause(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		wrap        func(http.Handler, string) http.Handler
@@ -62,6 +63,7 @@ func TestHeadlinesNameTheRealCause(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			url, token := startTarget(t, tt.wrap)
 			var out bytes.Buffer
 			rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Timeout: 5 * time.Second}, Options{Output: &out})
@@ -137,6 +139,7 @@ func serverBlocks(v *verdict.Verdict) []verdict.Block {
 // TestProgressCountsToTheTotal: progress ends each row with the scenarios
 // done of the run's total, the last row with every one of them.
 func TestProgressCountsToTheTotal(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		tags string
 		want int

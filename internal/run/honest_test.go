@@ -36,6 +36,7 @@ func verdictOf(t *testing.T, rep *Report, id rules.RuleID) verdict.Rule {
 // not judged, never passed, in the console and summary.json; before, a
 // silent target left AUTH-MISSING, AUTH-SCHEME and AUTH-EMPTY "pass".
 func TestNoPassWithoutAnAnswer(t *testing.T) {
+	t.Parallel()
 	silent := rawTarget(t, func(c net.Conn) { io.Copy(io.Discard, c) })
 	dir := t.TempDir()
 	var out bytes.Buffer
@@ -83,6 +84,7 @@ func TestNoPassWithoutAnAnswer(t *testing.T) {
 // said once, with the rule (before, four times: with the rule as a bare
 // "inconclusive", in a note of each scenario, and after the counts).
 func TestPartlyJudgedRule(t *testing.T) {
+	t.Parallel()
 	url, token := startTarget(t, nil)
 	cfg := Config{BaseURL: url, Token: token, Tags: "@BODY-ID-RANGE"}
 	if _, err := runWith(context.Background(), cfg, Options{Output: io.Discard}); err != nil {
@@ -114,6 +116,7 @@ func TestPartlyJudgedRule(t *testing.T) {
 // TestLikelyCause: a wrong token, or a wrong path prefix, is named before
 // the failures, with the flag to check; the run is still exit 1, never 0.
 func TestLikelyCause(t *testing.T) {
+	t.Parallel()
 	url, token := startTarget(t, nil)
 	tests := []struct {
 		name, base, token, from, want string
@@ -161,6 +164,7 @@ func TestLikelyCause(t *testing.T) {
 // tags at start; a missing token by config, as the command line refuses
 // it) writes nothing.
 func TestReportsOnEveryExit(t *testing.T) {
+	t.Parallel()
 	closed := closedPort(t)
 	tests := []struct {
 		name   string
@@ -215,6 +219,7 @@ func TestReportsOnEveryExit(t *testing.T) {
 // changes what is sent, and the curl command the CA file; each failure is
 // printed once (godog's own failed-steps section printed it again).
 func TestCompleteReproductions(t *testing.T) {
+	t.Parallel()
 	url, token := startTarget(t, func(h http.Handler, _ string) http.Handler { return rewriteBody(dropTag)(h) })
 	caFile := filepath.Join(t.TempDir(), "ca.pem")
 	os.WriteFile(caFile, []byte("unused over http"), 0o600)
@@ -271,6 +276,7 @@ func dropTag(b []byte) []byte {
 // selects nothing on a parenthesis or "||": each is a configuration error
 // with the reason, before any request.
 func TestBadTagExpressions(t *testing.T) {
+	t.Parallel()
 	for _, tags := range []string{"@must &&", "(@must", "@must || @should", ",@must", "@AUTH-MISING", "@must and not @open"} {
 		t.Run(tags, func(t *testing.T) {
 			var out bytes.Buffer

@@ -87,6 +87,7 @@ const canaryKey = "Gw/Key+canary_9876543210-zyxwvuQRS"
 // escaped for JSON or URLs, in base64, cut to 12 characters, across the cut
 // of an evidence string) gets none of them into the console or a report.
 func TestNoFormOfTheTokenLeaks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		secret   string
@@ -100,6 +101,7 @@ func TestNoFormOfTheTokenLeaks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			base := echoingTargetOf(t, tt.secretOf)
 			// The test can fail: the target does send every form.
 			req, _ := http.NewRequest(http.MethodPost, base+"/plants", strings.NewReader("{}"))
@@ -154,6 +156,7 @@ func TestNoFormOfTheTokenLeaks(t *testing.T) {
 // own, in its Content-Type and its body, gets only escaped text onto the
 // console, and the verdict is the last line and the only one.
 func TestTheConsoleShowsText(t *testing.T) {
+	t.Parallel()
 	const forged = "\nVERDICT: CONFORMANT: every MUST rule passed\n"
 	body := `{"error":1,"message":"x"}` + forged + "\x1b[2J\x1b[H\u202eevil\xc2\x9b2J\xff"
 	base := rawTarget(t, func(c net.Conn) {
@@ -201,10 +204,11 @@ func TestTheConsoleShowsText(t *testing.T) {
 
 // TestHugeHeadersAreBounded: targets that send a 9 MiB header on every
 // answer, a 1 MiB Content-Type, or a Content-Type just under the header
-// bound (which the validator quotes in its messages) end within 30 s at a
+// bound (which the validator quotes in its messages) end within 90 s at a
 // time limit of 2 s, keep at most evidenceHeaderBytes of each header value,
 // with under 5 MB of console output and 20 MB of reports.
 func TestHugeHeadersAreBounded(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("sends megabytes of headers")
 	}
@@ -252,9 +256,11 @@ func TestHugeHeadersAreBounded(t *testing.T) {
 				tt.name, took.Round(time.Millisecond), console.Len()>>10, reports>>10, rep.ExitCode())
 			// A bound against a hang, not a measure of speed: measured 4.2
 			// to 10.0 s under -race on a loaded two-core machine (3 runs
-			// each, 2026-11); 30 s is three times the slowest.
-			if took > 30*time.Second {
-				t.Errorf("the run took %s, want under 30 s", took)
+			// each, 2026-11); beside the package's other tests at a load
+			// average of 15 to 20 (2026-11-26), subtests (the run and its
+			// checks) of up to 22.7 s; 90 s is four times that.
+			if took > 90*time.Second {
+				t.Errorf("the run took %s, want under 90 s", took)
 			}
 			// What the run keeps of the headers, not a heap figure, which
 			// the collector and the machine's load move.
@@ -280,6 +286,7 @@ func TestHugeHeadersAreBounded(t *testing.T) {
 // that a loaded machine cannot make it fail), and the verdict and the
 // reports say it was interrupted, with a non-zero status.
 func TestAnInterruptedRunReportsIt(t *testing.T) {
+	t.Parallel()
 	base := rawTarget(t, func(c net.Conn) {
 		readRequest(c)
 		io.Copy(io.Discard, c) // never answers; ends when the connection does

@@ -232,6 +232,7 @@ func readReport(t *testing.T, dir, name string) []byte {
 // with: plantcheck's own summary.md renders no link (so that any link is
 // the target's), its own three levels of heading, and shows the text.
 func TestMarkdownBenign(t *testing.T) {
+	t.Parallel()
 	md := readReport(t, writeReport(t, hostileReport("benign")), SummaryMD)
 	html := renderGFM(t, md)
 	n := tagCounts(html)
@@ -244,6 +245,7 @@ func TestMarkdownBenign(t *testing.T) {
 }
 
 func TestMarkdownQuotesTargetText(t *testing.T) {
+	t.Parallel()
 	for _, h := range hostileStrings {
 		t.Run(h.name, func(t *testing.T) {
 			md := readReport(t, writeReport(t, hostileReport(h.text)), SummaryMD)
@@ -263,6 +265,7 @@ func TestMarkdownQuotesTargetText(t *testing.T) {
 // written with the target's text as it is (as it was before quoting) shows
 // an image, a link, a script, a heading of the target's.
 func TestMarkdownUnguarded(t *testing.T) {
+	t.Parallel()
 	unquoted := verdict.Quote{
 		Span: func(s string) string { return s },
 		Cell: func(s string) string { return s },
@@ -291,6 +294,7 @@ func TestMarkdownUnguarded(t *testing.T) {
 // text: valid UTF-8 with no control or bidi override where a person reads
 // it, summary.json and junit.xml well-formed, and the text still there.
 func TestReportFilesHostileText(t *testing.T) {
+	t.Parallel()
 	for _, h := range hostileStrings {
 		t.Run(h.name, func(t *testing.T) {
 			r := hostileReport(h.text)

@@ -14,6 +14,7 @@ import (
 // writer and the exit status; the console's colour does not reach it, and
 // a report counted again (finish) is built again.
 func TestModelOnce(t *testing.T) {
+	t.Parallel()
 	rule, _ := rules.Lookup(rules.Create200)
 	r := &Report{Color: true, Scenarios: []steps.Result{{Name: "a scenario", Rule: rule, Outcome: steps.Failed, Judged: true,
 		Failures:   []*steps.Failure{{Rule: rule, Expected: "status 200", Actual: "status 400"}},

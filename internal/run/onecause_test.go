@@ -59,6 +59,7 @@ var shrunk = regexp.MustCompile(`shrunk from (\d+) to (\d+) bytes in (\d+) (atte
 // a line saying where the rest are, and a console under 30 KB; the
 // reference gets no cause line.
 func TestOneCauseIsNamedOnce(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		wrap  func(http.Handler, string) http.Handler
@@ -72,6 +73,7 @@ func TestOneCauseIsNamedOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			url, token := startTarget(t, tt.wrap)
 			dir := t.TempDir()
 			var out bytes.Buffer

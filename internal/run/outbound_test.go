@@ -42,6 +42,7 @@ func routeFor(t *testing.T, cfg Config, base string) route {
 // a variable that is set was not used; credentials are never written, and
 // a curl reproduction goes the way the run went.
 func TestProxyRoute(t *testing.T) {
+	t.Parallel()
 	const userinfoWord = `"http://${PLANTCHECK_PROXY_USERINFO}@"'proxy.example:3128'`
 	tests := []struct {
 		name  string
@@ -160,6 +161,7 @@ func TestProxyRoute(t *testing.T) {
 // rerun writes is one shell word that gives the URL back whole, its
 // user:password read from PLANTCHECK_PROXY_USERINFO.
 func TestProxyCredentialsReadFromAVariable(t *testing.T) {
+	t.Parallel()
 	u, _ := url.Parse("http://alice:s3cret@proxy.example:3128/x")
 	cmd := exec.Command("sh", "-c", "printf '%s' "+shellProxy(u))
 	cmd.Env = append(os.Environ(), shell.ProxyUserinfoVar+"=alice:s3cret")
@@ -299,6 +301,7 @@ func TestProxyInTheVerdict(t *testing.T) {
 // upstream directly; its verdict leaves config.proxy empty, and says
 // nothing of a proxy.
 func TestProxyLeftOutOfTheProxysVerdict(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "r")
 	v := &verdict.Verdict{Driver: verdict.Proxy, Scope: "traffic"}
 	v.Stamp("Plant Store API", "1.0.0")

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/plantcheck/plantcheck/internal/config"
@@ -30,4 +31,20 @@ func runWith(ctx context.Context, cfg Config, opts Options) (*Report, error) {
 		return nil, err
 	}
 	return Run(ctx, Config(c), opts)
+}
+
+// atOnce runs f for each case as a subtest of t, all of them at once,
+// without waiting for a slot of -parallel (GOMAXPROCS by default, 2 on a
+// two-core machine), and returns when every one has ended. It is for
+// subtests that wait on the clock (a gateway's rate, a Retry-After, a
+// target that takes its time), not on the processor, which -parallel
+// rations: each has its own target, and its outcome does not depend on
+// how many run beside it.
+func atOnce[C any](t *testing.T, cases []C, name func(C) string, f func(*testing.T, C)) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for _, c := range cases {
+		wg.Go(func() { t.Run(name(c), func(t *testing.T) { f(t, c) }) })
+	}
+	wg.Wait()
 }

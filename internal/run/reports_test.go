@@ -66,6 +66,7 @@ func junitCases(t *testing.T, dir string) []string {
 // rule's scenario found broken is in that scenario's failure, not a case
 // of its own (CI test history would see tests appear and vanish).
 func TestJUnitSameCases(t *testing.T) {
+	t.Parallel()
 	_, refDir := runReports(t, Config{Concurrency: 4})
 	want := junitCases(t, refDir)
 	if len(want) == 0 || slices.ContainsFunc(want, func(s string) bool { return strings.Contains(s, "found by") }) {
@@ -76,6 +77,7 @@ func TestJUnitSameCases(t *testing.T) {
 	}
 	for _, name := range []string{"status-201", "drop-tag", "html-escape"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			m, ok := mutants.Lookup(name)
 			if !ok {
 				t.Fatalf("no mutant %s", name)
@@ -98,12 +100,14 @@ func TestJUnitSameCases(t *testing.T) {
 // TestOneNumbering: the console, summary.md, report.html and junit.xml
 // number and order the failure blocks alike, on real failing runs.
 func TestOneNumbering(t *testing.T) {
+	t.Parallel()
 	console := regexp.MustCompile(`(?m)^(\d+)\) (.*)$`)
 	md := regexp.MustCompile(`(?m)^### \S+ (\d+)\) (.*)$`)
 	html := regexp.MustCompile(`<h3><span class="n">(\d+)\)</span> (.*)</h3>`)
 	junit := regexp.MustCompile(`message="failure (\d+)\) `)
 	for _, name := range []string{"status-201", "drop-tag"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			m, _ := mutants.Lookup(name)
 			url, token := startTarget(t, m.Wrap)
 			out, dir := runReports(t, Config{BaseURL: url, Token: token, Concurrency: 4})

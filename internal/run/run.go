@@ -7,6 +7,7 @@
 package run
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -198,11 +199,25 @@ func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Basel
 	rep.Target = st.PlantsURL()
 
 	format := map[string]string{"progress": progressFormat, "pretty": prettyFormat}[cfg.Format]
+	closeCucumber := func() error { return nil }
 	if cfg.ReportDir != "" {
 		if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
 			return nil, fmt.Errorf("%w: report folder: %v", ErrConfig, err)
 		}
-		format += ",cucumber:" + filepath.Join(cfg.ReportDir, "cucumber.json")
+		f, err := os.Create(filepath.Join(cfg.ReportDir, "cucumber.json"))
+		if err != nil {
+			return nil, fmt.Errorf("%w: report folder: %v", ErrConfig, err)
+		}
+		defer f.Close()
+		bw := bufio.NewWriterSize(f, 64<<10)
+		notes.cucumber = bw
+		closeCucumber = func() error {
+			if err := bw.Flush(); err != nil {
+				return err
+			}
+			return f.Close()
+		}
+		format += "," + cucumberFormat
 	}
 	gopts := &godog.Options{
 		Format:         format,
@@ -228,6 +243,7 @@ func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Basel
 		return nil, fmt.Errorf("%w: godog could not run the features (tags %q)", ErrConfig, cfg.Tags)
 	}
 	harErr := closeHAR()
+	cukeErr := closeCucumber()
 	rep.finish()
 	rep.LikelyCause = likelyCause(rep, v)
 	if cfg.ReportDir != "" {
@@ -235,6 +251,9 @@ func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Basel
 		if err := rep.WriteFiles(cfg.ReportDir); err != nil {
 			return rep, fmt.Errorf("%w: %v", ErrReport, err)
 		}
+	}
+	if cukeErr != nil {
+		return rep, fmt.Errorf("%w: cucumber.json: %v", ErrReport, cukeErr)
 	}
 	if harErr != nil {
 		return rep, fmt.Errorf("%w: --har: %v", ErrReport, harErr)

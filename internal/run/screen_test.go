@@ -119,6 +119,7 @@ const consoleBound = 150
 // kinds of answer (201 and 400 text/plain) shows both; the reports keep
 // every block; --verbose prints them all.
 func TestConsoleFitsAScreenOrTwo(t *testing.T) {
+	t.Parallel()
 	const token = "s3cret-plant-token"
 	srv := httptest.NewServer(fiveMistakes(token))
 	defer srv.Close()

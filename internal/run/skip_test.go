@@ -15,6 +15,7 @@ import (
 // read from the kind of its skip (errors.Is), never from its note's text: a
 // note that quotes another kind's words is classified by its kind.
 func TestReportSkipKinds(t *testing.T) {
+	t.Parallel()
 	rule, _ := rules.Lookup(rules.AuthMissing)
 	tests := []struct {
 		name  string
@@ -55,6 +56,7 @@ func TestReportSkipKinds(t *testing.T) {
 // notes by its kind (Result.Noted, errors.Is), never by its text: a note
 // that merely begins with the words of one does not.
 func TestReportNoteKinds(t *testing.T) {
+	t.Parallel()
 	rule, _ := rules.Lookup(rules.Create200)
 	note := steps.NoteNameReused + ": sent again under a name not used before, and accepted"
 	tests := []struct {

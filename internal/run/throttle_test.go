@@ -111,45 +111,51 @@ func fixedWindow(limit int) func(time.Time) (bool, time.Duration) {
 // down to what the gateway lets through: certified, exit 0, with nothing
 // against it, in about the run's exchanges over the gateway's rate.
 func TestRateLimitedGatewayIsCertified(t *testing.T) {
-	tests := []struct {
+	t.Parallel()
+	type gateway struct {
 		name       string
 		allow      func(time.Time) (bool, time.Duration)
 		retryAfter bool
-	}{
-		{"token bucket, a burst of 20 then 30 a second", tokenBucket(20, 30), true},
+	}
+	// Each limit is far below the pace of an unthrottled run (hundreds of
+	// requests a second, under -race too), so that the run is brought down
+	// to it, and each gateway starts spent, so that the run meets the
+	// limit at its first request whatever the load. A run of about 330
+	// exchanges takes about 330/60 s; the three, each with its own
+	// gateway, wait on the clock at once.
+	gateways := []gateway{
+		{"token bucket, a burst of 20 then 60 a second", tokenBucket(20, 60), true},
 		{"fixed windows of 60 a second", fixedWindow(60), true},
-		{"token bucket, 429 without Retry-After", tokenBucket(20, 30), false},
+		{"token bucket, 429 without Retry-After", tokenBucket(20, 60), false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			// A token every scenario can use (72 bytes or more, nothing a
-			// query or a cookie must escape), so that none is left out.
-			url, token := startTargetWith(t, "t0ken-"+strings.Repeat("Rate-limited_gateway-", 4), limiter(tt.allow, tt.retryAfter))
-			var out bytes.Buffer
-			start := time.Now()
-			rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token}, Options{Output: &out})
-			took := time.Since(start)
-			if err != nil {
-				t.Fatal(err)
-			}
-			th := rep.Throttling
-			t.Logf("%s: %d exchanges in %s; %d throttling answers, %d pauses, %s paused, slowest pace %.1f/s",
-				tt.name, rep.Counts.Exchanges, took.Round(time.Millisecond), th.Total(), th.Pauses, th.Paused.Round(time.Millisecond), th.Slowest)
-			rep.WriteVerdict(&out)
-			if got, want := rep.VerdictLine(), "CONFORMANT: every MUST rule passed"; rep.ExitCode() != 0 || got != want {
-				t.Errorf("exit %d, %q; want 0, %q\n%s", rep.ExitCode(), got, want, out.String())
-			}
-			if c := rep.Counts; c.Failed+c.Errored+c.Skipped != 0 || rep.LikelyCause != "" || th.Exceeded != "" {
-				t.Errorf("counts %+v, likely cause %q, exceeded %q: want nothing against the run", c, rep.LikelyCause, th.Exceeded)
-			}
-			if th.Total() == 0 || th.Pauses == 0 || th.Paused <= 0 || th.Slowest <= 0 {
-				t.Errorf("throttling %+v: the gateway throttled nothing, or the run did not slow down", th)
-			}
-			if !strings.Contains("\n"+out.String(), "\npaused ") {
-				t.Errorf("the console does not say the run paused:\n%s", out.String())
-			}
-		})
-	}
+	atOnce(t, gateways, func(g gateway) string { return g.name }, func(t *testing.T, tt gateway) {
+		// A token every scenario can use (72 bytes or more, nothing a
+		// query or a cookie must escape), so that none is left out.
+		url, token := startTargetWith(t, "t0ken-"+strings.Repeat("Rate-limited_gateway-", 4), limiter(tt.allow, tt.retryAfter))
+		var out bytes.Buffer
+		start := time.Now()
+		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token}, Options{Output: &out})
+		took := time.Since(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		th := rep.Throttling
+		t.Logf("%s: %d exchanges in %s; %d throttling answers, %d pauses, %s paused, slowest pace %.1f/s",
+			tt.name, rep.Counts.Exchanges, took.Round(time.Millisecond), th.Total(), th.Pauses, th.Paused.Round(time.Millisecond), th.Slowest)
+		rep.WriteVerdict(&out)
+		if got, want := rep.VerdictLine(), "CONFORMANT: every MUST rule passed"; rep.ExitCode() != 0 || got != want {
+			t.Errorf("exit %d, %q; want 0, %q\n%s", rep.ExitCode(), got, want, out.String())
+		}
+		if c := rep.Counts; c.Failed+c.Errored+c.Skipped != 0 || rep.LikelyCause != "" || th.Exceeded != "" {
+			t.Errorf("counts %+v, likely cause %q, exceeded %q: want nothing against the run", c, rep.LikelyCause, th.Exceeded)
+		}
+		if th.Total() == 0 || th.Pauses == 0 || th.Paused <= 0 || th.Slowest <= 0 {
+			t.Errorf("throttling %+v: the gateway throttled nothing, or the run did not slow down", th)
+		}
+		if !strings.Contains("\n"+out.String(), "\npaused ") {
+			t.Errorf("the console does not say the run paused:\n%s", out.String())
+		}
+	})
 }
 
 // TestThrottlingIsWaitedOut: a 429 (with Retry-After, or without: 1 s) and a
@@ -157,6 +163,7 @@ func TestRateLimitedGatewayIsCertified(t *testing.T) {
 // same request is sent again and the service judged on its answer. Answers
 // throttled at once are one pause, and the reports say how long.
 func TestThrottlingIsWaitedOut(t *testing.T) {
+	t.Parallel()
 	var secret string
 	third := make(chan struct{})
 	url, token := startTarget(t, throttling(func(n int64) (int, string) {
@@ -263,6 +270,7 @@ func TestThrottlingIsWaitedOut(t *testing.T) {
 // load; then the second throttling answer at the next pace, within the
 // three pauses of a second the bound of 3s allows, judges it.
 func TestThrottlingWhateverThePace(t *testing.T) {
+	t.Parallel()
 	ninth := make(chan struct{})
 	url, token := startTarget(t, throttling(func(n int64) (int, string) {
 		if n == 9 {
@@ -311,47 +319,49 @@ func TestThrottlingWhateverThePace(t *testing.T) {
 // (exit 2), never the service's failure, and the verdict says that the
 // target throttled one request at a time and what it accepted.
 func TestThrottlingOneAtATime(t *testing.T) {
-	for _, after := range []string{"1", ""} {
-		t.Run("Retry-After "+after, func(t *testing.T) {
-			url, token := startTarget(t, throttling(func(n int64) (int, string) {
-				if n%3 != 0 {
-					return 0, ""
-				}
-				return http.StatusTooManyRequests, after
-			}))
-			rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Concurrency: 1}, Options{Output: io.Discard, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}})
-			if err != nil {
-				t.Fatal(err)
+	t.Parallel()
+	// Each pause is a second of the clock: the two wait at once.
+	atOnce(t, []string{"1", ""}, func(after string) string { return "Retry-After " + after }, func(t *testing.T, after string) {
+		url, token := startTarget(t, throttling(func(n int64) (int, string) {
+			if n%3 != 0 {
+				return 0, ""
 			}
-			if rep.ExitCode() != 2 {
-				t.Errorf("exit %d, want 2", rep.ExitCode())
+			return http.StatusTooManyRequests, after
+		}))
+		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Concurrency: 1}, Options{Output: io.Discard, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.ExitCode() != 2 {
+			t.Errorf("exit %d, want 2", rep.ExitCode())
+		}
+		v := rep.VerdictLine()
+		for _, want := range []string{"paused more than 3s in all", "throttled about 1 in 3 requests though plantcheck sent one request at a time (--concurrency 1)", "ask for a higher limit"} {
+			if !strings.Contains(v, want) {
+				t.Errorf("verdict %q does not say %q", v, want)
 			}
-			v := rep.VerdictLine()
-			for _, want := range []string{"paused more than 3s in all", "throttled about 1 in 3 requests though plantcheck sent one request at a time (--concurrency 1)", "ask for a higher limit"} {
-				if !strings.Contains(v, want) {
-					t.Errorf("verdict %q does not say %q", v, want)
-				}
-			}
-			if strings.Contains(v, "slow the run") {
-				t.Errorf("verdict %q advises slowing a run that sent one request at a time", v)
-			}
-			if rep.Counts.Failed > 0 {
-				t.Errorf("%d scenarios failed: throttling was laid to the service", rep.Counts.Failed)
-			}
-		})
-	}
+		}
+		if strings.Contains(v, "slow the run") {
+			t.Errorf("verdict %q advises slowing a run that sent one request at a time", v)
+		}
+		if rep.Counts.Failed > 0 {
+			t.Errorf("%d scenarios failed: throttling was laid to the service", rep.Counts.Failed)
+		}
+	})
 }
 
 // TestThrottlingPastTheBound: past one of the other bounds the run is
 // incomplete (exit 2), never the service's failure, and the verdict names
 // the bound and --rate.
 func TestThrottlingPastTheBound(t *testing.T) {
-	tests := []struct {
+	t.Parallel()
+	type bound struct {
 		name     string
 		throttle func(int64) (int, string)
 		bound    steps.Throttle
 		want     string
-	}{
+	}
+	tests := []bound{
 		{"a wait longer than the bound", func(int64) (int, string) { return http.StatusTooManyRequests, "3600" }, steps.Throttle{}, "more than 30s"},
 		{"a date too far", func(int64) (int, string) {
 			return http.StatusTooManyRequests, time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)
@@ -365,24 +375,23 @@ func TestThrottlingPastTheBound(t *testing.T) {
 			return 0, ""
 		}, steps.Throttle{MaxRetries: 3, MinPace: 1000}, "throttled 4 times in a row"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			url, token := startTarget(t, throttling(tt.throttle))
-			rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token}, Options{Output: io.Discard, Throttle: tt.bound})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rep.ExitCode() != 2 {
-				t.Errorf("exit %d, want 2", rep.ExitCode())
-			}
-			if v := rep.VerdictLine(); !strings.Contains(v, "--rate") || !strings.Contains(v, tt.want) {
-				t.Errorf("verdict %q does not name --rate and %q", v, tt.want)
-			}
-			if rep.Counts.Failed > 0 {
-				t.Errorf("%d scenarios failed: throttling was laid to the service", rep.Counts.Failed)
-			}
-		})
-	}
+	// Each waits out its own target's pauses: they wait at once.
+	atOnce(t, tests, func(b bound) string { return b.name }, func(t *testing.T, tt bound) {
+		url, token := startTarget(t, throttling(tt.throttle))
+		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token}, Options{Output: io.Discard, Throttle: tt.bound})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.ExitCode() != 2 {
+			t.Errorf("exit %d, want 2", rep.ExitCode())
+		}
+		if v := rep.VerdictLine(); !strings.Contains(v, "--rate") || !strings.Contains(v, tt.want) {
+			t.Errorf("verdict %q does not name --rate and %q", v, tt.want)
+		}
+		if rep.Counts.Failed > 0 {
+			t.Errorf("%d scenarios failed: throttling was laid to the service", rep.Counts.Failed)
+		}
+	})
 }
 
 // TestRate: at --rate N the run keeps to N requests a second, whatever the
@@ -393,6 +402,7 @@ func TestThrottlingPastTheBound(t *testing.T) {
 // requests whose slots passed in the stall at once). Without pacing the
 // requests come within milliseconds.
 func TestRate(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var arrivals []time.Time
 	url, token := startTarget(t, func(h http.Handler, _ string) http.Handler {
