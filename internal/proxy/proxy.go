@@ -69,6 +69,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/har"
+	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec"
 )
@@ -303,7 +304,11 @@ type flight struct {
 	respHeader http.Header
 	respBody   snapshot
 	duration   time.Duration
-	err        error // no whole answer came (a recorded exchange only)
+	// err is why no answer the client could be given came: the
+	// upstream's answer HTTP cannot frame (judge.BrokenFraming), which
+	// the client gets the proxy's own answer of kind own in place of.
+	err error
+	own string
 
 	// While it is forwarded: when it came, went upstream, had the
 	// upstream's header and gave the client its header (for the latency
@@ -326,7 +331,7 @@ type flight struct {
 func (x *flight) run() {
 	h := x.h
 	e := x.exchange()
-	h.count(&e, nil, "")
+	h.count(&e, nil, x.own)
 	if h.har != nil {
 		h.writeHAR(x, true)
 	}
@@ -490,6 +495,11 @@ func (h *Handler) finish(x *flight, r *http.Request, doc bool) {
 			x.reqBody = x.reqCap.take("request body", h.maxJudge)
 		}
 		x.respBody = x.respCap.take("response body", h.maxJudge)
+		if x.err != nil {
+			// What the client got is the proxy's; the service's answer
+			// is the error.
+			x.status, x.respHeader, x.respBody = 0, nil, snapshot{}
+		}
 		// Judged off the exchange's path (queue.go), so that the
 		// connection goes on to its next request at once.
 		h.queue.put(x)
@@ -559,7 +569,10 @@ func checkAnswer(resp *http.Response) error {
 // went away, or whose body could not be read (it broke off, or its chunks
 // are malformed), has its connection closed without an answer, since any
 // answer would be the proxy's and not marked (or one for a request the
-// upstream never had whole); any other gets the proxy's own 502.
+// upstream never had whole); any other gets the proxy's own 502. An answer
+// HTTP cannot frame (two Content-Length fields of different values) is
+// the service's all the same: it is judged as `run` judges it, once the
+// client has the 502.
 func (h *Handler) noAnswer(w http.ResponseWriter, r *http.Request, err error) {
 	a, ok := w.(*answerWriter)
 	if !ok {
@@ -571,8 +584,13 @@ func (h *Handler) noAnswer(w http.ResponseWriter, r *http.Request, err error) {
 		h.tally.Gone()
 		panic(http.ErrAbortHandler)
 	}
-	x.counted = true
 	kind := ownKind(err)
+	if _, broken := judge.BrokenFraming(err); broken && a.cap != nil {
+		x.err, x.own, a.cap = err, kind, nil
+		writeOwn(w, kind)
+		return
+	}
+	x.counted = true
 	writeOwn(w, kind)
 	h.tally.Own(kind)
 }
