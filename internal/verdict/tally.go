@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
@@ -370,6 +371,52 @@ func (t *Tally) Progress() Progress {
 		p.ProxyAnswers += n
 	}
 	return p
+}
+
+// Add counts a verdict of traffic into the tally (history.Merge): its
+// counts, the exchanges judged in part, each rule's judgements, the client
+// groups, and the evidence of its failure blocks while there is room.
+// Every string of it is escaped again (a summary may have been edited);
+// safe does so for a piece of evidence. An error names a rule the catalog
+// lacks.
+func (t *Tally) Add(v *Verdict, safe func(Evidence) Evidence) error {
+	for _, r := range v.Rules {
+		if !t.Has(r.ID) {
+			return fmt.Errorf("rule %q is not in this plantcheck's catalog", evidence.Text(string(r.ID)))
+		}
+		t.NoVerdict(r.ID, evidence.Text(r.NotJudgedBecause))
+		t.Judged(r.ID, r.Judged, r.Passed)
+		t.Failed(r.ID, r.Failures)
+	}
+	for _, b := range v.Failures {
+		for _, e := range b.Evidence {
+			t.Keep(Slot{b.Side, b.Rule}, safe(e))
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c, n := &t.counts, v.Counts
+	c.Exchanges += n.Exchanges
+	c.Judged += n.Judged
+	c.JudgedInPart += n.JudgedInPart
+	c.OutsideDocument += n.OutsideDocument
+	c.ClientGone += n.ClientGone
+	c.UpstreamBrokeOff += n.UpstreamBrokeOff
+	c.ServerViolations += n.ServerViolations
+	c.ClientViolations += n.ClientViolations
+	if c.ProxyAnswers == nil && len(n.ProxyAnswers) > 0 {
+		c.ProxyAnswers = map[string]int64{}
+	}
+	for k, n := range n.ProxyAnswers {
+		c.ProxyAnswers[evidence.Text(k)] += n
+	}
+	for _, n := range v.NotJudgedInPart {
+		t.notJudged[evidence.Text(n.Reason)] += n.N
+	}
+	for _, g := range v.Client {
+		t.clients[g.Rule] += g.Requests
+	}
+	return nil
 }
 
 // Traffic writes the traffic counted into v: its counts, the exchanges
