@@ -49,6 +49,3 @@ func (x *flight) exchange() exchange.Exchange {
 		Duration: x.duration, Err: x.err,
 	}
 }
-
-// safeTarget is a request-target fit to print.
-func safeTarget(t string) string { return evidence.Text(evidence.Cut(t, exchange.ExcerptBytes)) }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,7 +90,8 @@ func JudgeFiles(cfg config.Judge, stdout io.Writer) (*verdict.Verdict, error) {
 		r.first, r.last = started, time.Now() // no time recorded
 	}
 	v := r.verdict(Options{Strict: cfg.Strict, StrictClients: cfg.StrictClients}, source, r.first, r.last, "", r.maxJudge)
-	if r.toOp > 0 && r.withAuth == 0 && !r.authStripped && failed(v, rules.AuthMissing) {
+	authMissing := slices.ContainsFunc(v.Rules, func(r verdict.Rule) bool { return r.ID == rules.AuthMissing && r.Failures > 0 })
+	if r.toOp > 0 && r.withAuth == 0 && !r.authStripped && authMissing {
 		v.LikelyCause = "no request of the recording carries an Authorization header: if the recorder stripped them " +
 			"(as Chrome's \"Export HAR (sanitized)\" does), judge it again with --auth-stripped"
 	}
@@ -200,13 +202,4 @@ func (r *recording) bound(what string, b []byte, total int64, why string) ([]byt
 		return b[:r.maxJudge], total, what + " past " + sizeOf(r.maxJudge)
 	}
 	return b, total, why
-}
-
-func failed(v *verdict.Verdict, id rules.RuleID) bool {
-	for _, r := range v.Rules {
-		if r.ID == id && r.Failures > 0 {
-			return true
-		}
-	}
-	return false
 }

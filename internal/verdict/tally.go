@@ -55,6 +55,7 @@ func NewTrafficTally(keep int) *Tally {
 		at: map[rules.RuleID]int{}, inScope: map[rules.RuleID]bool{}, errored: map[rules.RuleID]bool{},
 		because: map[rules.RuleID]string{}, partly: map[rules.RuleID][]string{},
 		notJudged: map[string]int64{}, clients: map[rules.RuleID]int64{}, kept: map[Slot]*kept{}, keep: keep,
+		counts: Counts{ProxyAnswers: map[string]int64{}},
 	}
 	for i, r := range rules.Catalog {
 		t.rules = append(t.rules, Rule{ID: r.ID, Level: r.Level, Requirement: r.Requirement, Source: r.Source})
@@ -227,7 +228,7 @@ func (t *Tally) Exchange(j Judged) []Slot {
 	c.Exchanges++
 	c.Judged++
 	if j.Own != "" {
-		t.own(j.Own)
+		c.ProxyAnswers[j.Own]++
 	}
 	if len(j.Unjudged) > 0 {
 		c.JudgedInPart++
@@ -266,13 +267,17 @@ func (t *Tally) Exchange(j Judged) []Slot {
 	return keep
 }
 
+// slot is what s keeps.
+func (t *Tally) slot(s Slot) *kept {
+	if t.kept[s] == nil {
+		t.kept[s] = &kept{}
+	}
+	return t.kept[s]
+}
+
 // reserve adds s to keep when it has room for one more piece.
 func (t *Tally) reserve(keep []Slot, s Slot) []Slot {
-	k := t.kept[s]
-	if k == nil {
-		k = &kept{}
-		t.kept[s] = k
-	}
+	k := t.slot(s)
 	if len(k.evidence)+k.reserved >= t.keep {
 		return keep
 	}
@@ -285,11 +290,7 @@ func (t *Tally) reserve(keep []Slot, s Slot) []Slot {
 func (t *Tally) Keep(s Slot, e Evidence) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	k := t.kept[s]
-	if k == nil {
-		k = &kept{}
-		t.kept[s] = k
-	}
+	k := t.slot(s)
 	switch {
 	case k.reserved > 0:
 		k.reserved--
@@ -312,7 +313,7 @@ func (t *Tally) BrokeOff() { t.passed(func(c *Counts) { c.UpstreamBrokeOff++ }) 
 
 // Own counts an exchange the proxy answered itself, by kind, never the
 // service's: the upstream gave no answer.
-func (t *Tally) Own(kind string) { t.passed(func(*Counts) { t.own(kind) }) }
+func (t *Tally) Own(kind string) { t.passed(func(c *Counts) { c.ProxyAnswers[kind]++ }) }
 
 // passed counts an exchange that passed, not judged, and how.
 func (t *Tally) passed(how func(*Counts)) {
@@ -320,13 +321,6 @@ func (t *Tally) passed(how func(*Counts)) {
 	defer t.mu.Unlock()
 	t.counts.Exchanges++
 	how(&t.counts)
-}
-
-func (t *Tally) own(kind string) {
-	if t.counts.ProxyAnswers == nil {
-		t.counts.ProxyAnswers = map[string]int64{}
-	}
-	t.counts.ProxyAnswers[kind]++
 }
 
 // Counts are the counts of the traffic so far.
@@ -404,9 +398,6 @@ func (t *Tally) Add(v *Verdict, safe func(Evidence) Evidence) error {
 	c.UpstreamBrokeOff += n.UpstreamBrokeOff
 	c.ServerViolations += n.ServerViolations
 	c.ClientViolations += n.ClientViolations
-	if c.ProxyAnswers == nil && len(n.ProxyAnswers) > 0 {
-		c.ProxyAnswers = map[string]int64{}
-	}
 	for k, n := range n.ProxyAnswers {
 		c.ProxyAnswers[evidence.Text(k)] += n
 	}
