@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
-	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
 // Limits of the proxy's own server. A body may stream for as long as it
@@ -57,7 +56,7 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, grace, interval tim
 		defer t.Stop()
 		tick = t.C
 	}
-	var last verdict.Progress
+	var last string
 	quiet := 0
 	for running := true; running; {
 		select {

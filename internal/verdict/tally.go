@@ -347,24 +347,15 @@ func (t *Tally) groups() []ClientGroup {
 	return out
 }
 
-// Progress is a running count, for a progress line.
-type Progress struct {
-	Exchanges, Judged, ServerViolations, ClientViolations, ProxyAnswers int64
-}
-
-func (p Progress) String() string {
-	return fmt.Sprintf("%s (%d judged), %s, %s, %d answered by the proxy", plural(p.Exchanges, "exchange"), p.Judged,
-		plural(p.ServerViolations, "server-side violation"), plural(p.ClientViolations, "client-side violation"), p.ProxyAnswers)
-}
-
-// Progress is the traffic's running count.
-func (t *Tally) Progress() Progress {
+// Progress is the traffic's running count, for a progress line.
+func (t *Tally) Progress() string {
 	c := t.Counts()
-	p := Progress{Exchanges: int64(c.Exchanges), Judged: c.Judged, ServerViolations: c.ServerViolations, ClientViolations: c.ClientViolations}
+	var own int64
 	for _, n := range c.ProxyAnswers {
-		p.ProxyAnswers += n
+		own += n
 	}
-	return p
+	return fmt.Sprintf("%s (%d judged), %s, %s, %d answered by the proxy", plural(int64(c.Exchanges), "exchange"), c.Judged,
+		plural(c.ServerViolations, "server-side violation"), plural(c.ClientViolations, "client-side violation"), own)
 }
 
 // Add counts a verdict of traffic into the tally (history.Merge): its
@@ -398,8 +389,8 @@ func (t *Tally) Add(v *Verdict, safe func(Evidence) Evidence) error {
 	c.UpstreamBrokeOff += n.UpstreamBrokeOff
 	c.ServerViolations += n.ServerViolations
 	c.ClientViolations += n.ClientViolations
-	for k, n := range n.ProxyAnswers {
-		c.ProxyAnswers[evidence.Text(k)] += n
+	for kind, m := range n.ProxyAnswers {
+		c.ProxyAnswers[evidence.Text(kind)] += m
 	}
 	for _, n := range v.NotJudgedInPart {
 		t.notJudged[evidence.Text(n.Reason)] += n.N

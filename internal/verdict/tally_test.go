@@ -125,7 +125,7 @@ func TestTallyTraffic(t *testing.T) {
 	if c.Exchanges != 5 || c.Judged != 4 || c.JudgedInPart != 1 || c.ServerViolations != 3 || c.ClientViolations != 3 || c.ProxyAnswers["upstream-failed"] != 1 {
 		t.Errorf("counts %+v", c)
 	}
-	if got, want := ta.Progress().String(), "5 exchanges (4 judged), 3 server-side violations, 3 client-side violations, 2 answered by the proxy"; got != want {
+	if got, want := ta.Progress(), "5 exchanges (4 judged), 3 server-side violations, 3 client-side violations, 2 answered by the proxy"; got != want {
 		t.Errorf("progress %q, want %q", got, want)
 	}
 	blocks := map[string]Block{}
