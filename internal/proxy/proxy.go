@@ -43,9 +43,10 @@
 // HTTP/1.0), and RFC 9112 (6.1) says such a connection must be closed.
 // Its own answers (the upstream cannot be reached, does not answer in
 // time, or fails, such as with a status below 100) are 502s marked with the
-// header Plantcheck-Proxy, and never count as the service's; a client that
-// goes away, or whose body breaks off, gets no answer at all, and its
-// exchange with the upstream is cancelled.
+// header Plantcheck-Proxy, and never count as the service's (but for an
+// answer HTTP cannot frame, which is the service's, judged as `run` judges
+// it); a client that goes away, or whose body breaks off, gets no answer at
+// all, and its exchange with the upstream is cancelled.
 package proxy
 
 import (
