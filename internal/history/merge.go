@@ -3,7 +3,6 @@ package history
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -41,19 +40,16 @@ func Merge(vs []*verdict.Verdict, strict, strictClients bool) (*verdict.Verdict,
 	m := &verdict.Verdict{Driver: verdict.Proxy, Plantcheck: first.Plantcheck, Spec: first.Spec, Features: first.Features, Scope: "traffic"}
 	m.Config = verdict.Config{Token: first.Config.Token, Timeout: first.Config.Timeout, MaxJudgeBytes: first.Config.MaxJudgeBytes,
 		Strict: strict, StrictClients: strictClients}
-	var targets []string
-	m.Counts.ProxyAnswers = map[string]int64{}
-	notJudged := map[string]int64{}
-	tally := verdict.NewTally()
-	seen := map[rules.RuleID]bool{}
-	type blockKey struct {
-		side string
-		rule rules.RuleID
+	// Of each rule, as many pieces of evidence as any one proxy kept.
+	keep := 0
+	for _, v := range vs {
+		for _, b := range v.Failures {
+			keep = max(keep, len(b.Evidence))
+		}
 	}
-	blocks := map[blockKey]*verdict.Block{}
-	keep := map[blockKey]int{}
-	var order []blockKey
-	clients := map[rules.RuleID]int64{}
+	tally := verdict.NewTrafficTally(keep)
+	var targets []string
+	seen := map[rules.RuleID]bool{}
 	for _, v := range vs {
 		if t := evidence.Text(v.Target); !slices.Contains(targets, t) {
 			targets = append(targets, t)
@@ -65,84 +61,18 @@ func Merge(vs []*verdict.Verdict, strict, strictClients bool) (*verdict.Verdict,
 			m.Ended = v.Ended
 		}
 		m.Interrupted = m.Interrupted || v.Interrupted
-		c := &m.Counts
-		c.Exchanges += v.Counts.Exchanges
-		c.Judged += v.Counts.Judged
-		c.JudgedInPart += v.Counts.JudgedInPart
-		c.OutsideDocument += v.Counts.OutsideDocument
-		c.ClientGone += v.Counts.ClientGone
-		c.UpstreamBrokeOff += v.Counts.UpstreamBrokeOff
-		c.ServerViolations += v.Counts.ServerViolations
-		c.ClientViolations += v.Counts.ClientViolations
-		for k, n := range v.Counts.ProxyAnswers {
-			c.ProxyAnswers[evidence.Text(k)] += n
-		}
-		for _, n := range v.NotJudgedInPart {
-			notJudged[evidence.Text(n.Reason)] += n.N
+		if err := tally.Add(v, safeEvidence); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrNotMergeable, err)
 		}
 		for _, r := range v.Rules {
-			if !tally.Has(r.ID) {
-				return nil, fmt.Errorf("%w: rule %q is not in this plantcheck's catalog", ErrNotMergeable, evidence.Text(string(r.ID)))
-			}
 			seen[r.ID] = true
-			tally.NoVerdict(r.ID, evidence.Text(r.NotJudgedBecause))
-			tally.Judged(r.ID, r.Judged, r.Passed)
-			tally.Failed(r.ID, r.Failures)
-		}
-		for _, g := range v.Client {
-			clients[g.Rule] += g.Requests
-		}
-		for _, b := range v.Failures {
-			k := blockKey{b.Side, b.Rule}
-			mb := blocks[k]
-			if mb == nil {
-				mb = &verdict.Block{Heading: evidence.Text(b.Heading), Rule: b.Rule, Level: b.Level, Side: b.Side, Outcome: verdict.Fail}
-				blocks[k] = mb
-				order = append(order, k)
-			}
-			keep[k] = max(keep[k], len(b.Evidence))
-			for _, e := range b.Evidence {
-				mb.Evidence = append(mb.Evidence, safeEvidence(e))
-			}
 		}
 	}
 	m.Target = strings.Join(targets, ", ")
 	m.Config.BaseURL = m.Target
 	m.Duration = verdict.Ms(m.Ended.Sub(m.Started))
-	byRule := map[rules.RuleID]verdict.Rule{}
-	for _, r := range tally.Rules() {
-		if seen[r.ID] {
-			m.Rules = append(m.Rules, r)
-			byRule[r.ID] = r
-		}
-	}
-	for _, reason := range slices.Sorted(maps.Keys(notJudged)) {
-		m.NotJudgedInPart = append(m.NotJudgedInPart, verdict.Count{Reason: reason, N: notJudged[reason]})
-	}
-	for _, id := range slices.Sorted(maps.Keys(clients)) {
-		m.Client = append(m.Client, verdict.ClientGroup{Rule: id, Requests: clients[id]})
-	}
-	// Server blocks in the catalog's order, then the clients'.
-	slices.SortStableFunc(order, func(a, b blockKey) int {
-		if a.side != b.side {
-			return strings.Compare(b.side, a.side) // "server" before "client"
-		}
-		return verdict.CatalogIndex(a.rule) - verdict.CatalogIndex(b.rule)
-	})
-	for _, k := range order {
-		b := blocks[k]
-		if len(b.Evidence) > keep[k] {
-			b.Evidence = b.Evidence[:keep[k]]
-		}
-		total := clients[k.rule]
-		if k.side == "server" {
-			if r, ok := byRule[k.rule]; ok {
-				total = r.Failures
-			}
-		}
-		b.More = max(0, total-int64(len(b.Evidence)))
-		m.Failures = append(m.Failures, *b)
-	}
+	tally.Traffic(m, func(s string) string { return s })
+	m.Rules = slices.DeleteFunc(m.Rules, func(r verdict.Rule) bool { return !seen[r.ID] })
 	m.Finish()
 	return m, nil
 }

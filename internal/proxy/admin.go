@@ -6,6 +6,9 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/exchange"
 )
 
 // readyDial bounds the connection readiness makes to the upstream.
@@ -44,15 +47,10 @@ func (h *Handler) Ready(ctx context.Context) error {
 	d := net.Dialer{Timeout: h.dialTimeout}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return fmt.Errorf("the upstream %s does not accept connections: %s", addr, oneLine(err))
+		return fmt.Errorf("the upstream %s does not accept connections: %s", addr, evidence.Text(evidence.Cut(err.Error(), exchange.ExcerptBytes)))
 	}
 	conn.Close()
 	return nil
-}
-
-// oneLine is an error's text on one line.
-func oneLine(err error) string {
-	return safeTarget(err.Error())
 }
 
 func plain(w http.ResponseWriter, status int, text string) {

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/har"
 	"io"
 	"net/http"
@@ -86,17 +87,16 @@ func BenchmarkJudge(b *testing.B) {
 		{"accepted", http.Header{"Authorization": {"Bearer tok"}, "Content-Type": {"application/json"}}, 200, `{"name":"Monstera deliciosa","tag":"aroid"}`},
 		{"refused", http.Header{"Content-Type": {"application/json"}}, 400, `{"error":1,"message":"no"}`},
 	} {
-		x := &flight{
-			method: http.MethodPost, target: "/plants", header: tc.header,
-			reqBody:    snapshot{body: []byte(`{"id":1,"name":"Monstera deliciosa","tag":"aroid"}`), total: 50},
-			status:     tc.status,
-			respHeader: http.Header{"Content-Type": {"application/json"}},
-			respBody:   snapshot{body: []byte(tc.answer), total: int64(len(tc.answer))},
+		e := &exchange.Exchange{
+			Method: http.MethodPost, Target: "/plants", URL: "http://127.0.0.1:1/plants", Header: tc.header,
+			Body: []byte(`{"id":1,"name":"Monstera deliciosa","tag":"aroid"}`), BodyTotal: 50,
+			Status: tc.status, RespHeader: http.Header{"Content-Type": {"application/json"}},
+			RespBody: []byte(tc.answer), RespTotal: int64(len(tc.answer)),
 		}
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				runtime.KeepAlive(h.judge(x, nil))
+				runtime.KeepAlive(h.judge(e, nil))
 			}
 		})
 	}

@@ -13,14 +13,13 @@ import (
 // failure.
 const evidenceText = 2 << 10
 
-// failure makes the evidence of one failure of an exchange: every string
+// failure makes the evidence of one failure of e: every string
 // redacted with red, cut, and escaped; the request line, the response line
 // and the reproduction are package exchange's. Rule is the rule broken;
 // for a client's request (side "client"), the rule whose refusal it calls
 // for ("" for none in particular), which the reports do not cite
-// (evidenceOf).
-func (h *Handler) failure(x *flight, red *evidence.Redactor, side string, rule rules.RuleID, expected, actual string, ds []string) verdict.Evidence {
-	e := x.exchange()
+// (verdict.Tally's Traffic).
+func (j *judging) failure(e *exchange.Exchange, red *evidence.Redactor, side string, rule rules.RuleID, expected, actual string, ds []string) verdict.Evidence {
 	f := verdict.Evidence{
 		Rule:      rule,
 		Expected:  red.Safe(expected, evidenceText),
@@ -50,6 +49,3 @@ func (x *flight) exchange() exchange.Exchange {
 		Duration: x.duration, Err: x.err,
 	}
 }
-
-// safeTarget is a request-target fit to print.
-func safeTarget(t string) string { return evidence.Text(evidence.Cut(t, exchange.ExcerptBytes)) }

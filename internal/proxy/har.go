@@ -13,6 +13,10 @@ import (
 // writeHAR writes one exchange; bodies: its bodies were kept.
 func (h *Handler) writeHAR(x *flight, bodies bool) {
 	hx := har.Record{Exchange: x.exchange(), Started: x.start, NotKept: !bodies}
+	if x.err != nil {
+		// As `run --har` records an answer its client could not frame.
+		hx.Comment = har.NoAnswer + x.err.Error()
+	}
 	if !bodies {
 		hx.Body, hx.RespBody, hx.BodyTotal, hx.RespTotal = nil, nil, -1, -1
 		hx.BodyIncomplete, hx.RespIncomplete = "", ""

@@ -9,15 +9,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/buildinfo"
 	"github.com/plantcheck/plantcheck/internal/config"
-	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/har"
 	"github.com/plantcheck/plantcheck/internal/history"
 	"github.com/plantcheck/plantcheck/internal/tlsconf"
@@ -145,58 +142,6 @@ func write(v *verdict.Verdict, stdout io.Writer, dir string) error {
 		return v.WriteFiles(dir)
 	}
 	return nil
-}
-
-// JudgeFiles is plantcheck judge: it judges the recorded exchanges of
-// cfg.Files as the proxy judges live traffic, writes the verdict to stdout
-// and the reports, and returns the verdict. An error means the recording
-// could not be judged, or the verdict written (exit status 2).
-func JudgeFiles(cfg config.Judge, stdout io.Writer) (*verdict.Verdict, error) {
-	names := make([]string, len(cfg.Files))
-	for i, f := range cfg.Files {
-		names[i] = filepath.Base(f)
-	}
-	source := "recorded traffic"
-	if cfg.Base != nil && cfg.Base.Host != "" {
-		source = cfg.Base.Redacted()
-	}
-	source = evidence.Text(evidence.Cut(source+" (recorded in "+strings.Join(names, ", ")+")", 1<<10))
-	rec, err := NewRecording(RecordingConfig{Base: cfg.Base, Source: source, MaxJudge: cfg.MaxJudge, AuthStripped: cfg.AuthStripped})
-	if err != nil {
-		return nil, err
-	}
-	for _, path := range cfg.Files {
-		if err := judgeFile(rec, path, cfg.MaxFile); err != nil {
-			return nil, fmt.Errorf("%s: %v", evidence.Text(path), err)
-		}
-	}
-	if rec.Exchanges() == 0 {
-		return nil, fmt.Errorf("%v: nothing to judge", ErrNothingRecorded)
-	}
-	v := rec.Verdict(Options{Strict: cfg.Strict, StrictClients: cfg.StrictClients})
-	return v, write(v, stdout, cfg.ReportDir)
-}
-
-// judgeFile judges the exchanges of one HAR file.
-func judgeFile(rec *Recording, path string, maxFile int64) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxFile {
-		return fmt.Errorf("%w: %d bytes, more than %d (--max-file)", har.ErrTooLarge, fi.Size(), maxFile)
-	}
-	n := 0
-	return har.Read(f, maxFile, func(e har.Entry) error {
-		n++
-		x, err := e.Exchange()
-		if err != nil {
-			return fmt.Errorf("%w: entry %d: %v", har.ErrNotHAR, n, err)
-		}
-		rec.Judge(x)
-		return nil
-	})
 }
 
 // openHAR creates the HAR file of --har ("": none); the function returned

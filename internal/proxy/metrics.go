@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"net/http"
-	"sort"
 
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/prometheus/client_golang/prometheus"
@@ -58,7 +57,7 @@ func newMetrics(h *Handler) *metrics {
 }
 
 // tallyCollector shows the tally's counts when scraped.
-type tallyCollector struct{ t *tally }
+type tallyCollector struct{ t *verdict.Tally }
 
 func (c tallyCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descExchanges, descJudged, descViolations, descOwn, descGone} {
@@ -67,35 +66,20 @@ func (c tallyCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c tallyCollector) Collect(ch chan<- prometheus.Metric) {
-	t := c.t
-	type violation struct {
-		rule, side string
-		n          int64
-	}
-	t.mu.Lock()
-	exchanges, judged, gone := t.exchanges, t.judged, t.goneN
-	own := make(map[string]int64, len(t.ownN))
-	for k, n := range t.ownN {
-		own[k] = n
-	}
-	var vs []violation
-	for id, rt := range t.rules {
-		vs = append(vs, violation{string(id), "server", rt.failed})
-	}
-	for id, ct := range t.client {
-		vs = append(vs, violation{verdict.ClientGroup{Rule: id}.Label(), "client", ct.failed})
-	}
-	t.mu.Unlock()
-
-	ch <- prometheus.MustNewConstMetric(descExchanges, prometheus.CounterValue, float64(exchanges))
-	ch <- prometheus.MustNewConstMetric(descJudged, prometheus.CounterValue, float64(judged))
-	ch <- prometheus.MustNewConstMetric(descGone, prometheus.CounterValue, float64(gone))
+	n := c.t.Counts()
+	ch <- prometheus.MustNewConstMetric(descExchanges, prometheus.CounterValue, float64(n.Exchanges))
+	ch <- prometheus.MustNewConstMetric(descJudged, prometheus.CounterValue, float64(n.Judged))
+	ch <- prometheus.MustNewConstMetric(descGone, prometheus.CounterValue, float64(n.ClientGone))
 	for _, k := range ownKinds {
-		ch <- prometheus.MustNewConstMetric(descOwn, prometheus.CounterValue, float64(own[k]), k)
+		ch <- prometheus.MustNewConstMetric(descOwn, prometheus.CounterValue, float64(n.ProxyAnswers[k]), k)
 	}
-	sort.Slice(vs, func(i, j int) bool { return vs[i].side+vs[i].rule < vs[j].side+vs[j].rule })
-	for _, v := range vs {
-		ch <- prometheus.MustNewConstMetric(descViolations, prometheus.CounterValue, float64(v.n), v.rule, v.side)
+	for _, g := range c.t.Clients() {
+		ch <- prometheus.MustNewConstMetric(descViolations, prometheus.CounterValue, float64(g.Requests), g.Label(), "client")
+	}
+	for _, r := range c.t.Rules() {
+		if fromTraffic[r.ID] {
+			ch <- prometheus.MustNewConstMetric(descViolations, prometheus.CounterValue, float64(r.Failures), string(r.ID), "server")
+		}
 	}
 }
 

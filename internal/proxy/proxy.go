@@ -43,9 +43,10 @@
 // HTTP/1.0), and RFC 9112 (6.1) says such a connection must be closed.
 // Its own answers (the upstream cannot be reached, does not answer in
 // time, or fails, such as with a status below 100) are 502s marked with the
-// header Plantcheck-Proxy, and never count as the service's; a client that
-// goes away, or whose body breaks off, gets no answer at all, and its
-// exchange with the upstream is cancelled.
+// header Plantcheck-Proxy, and never count as the service's (but for an
+// answer HTTP cannot frame, which is the service's, judged as `run` judges
+// it); a client that goes away, or whose body breaks off, gets no answer at
+// all, and its exchange with the upstream is cancelled.
 package proxy
 
 import (
@@ -69,6 +70,8 @@ import (
 
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/har"
+	"github.com/plantcheck/plantcheck/internal/judge"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec"
 )
 
@@ -134,9 +137,6 @@ type Config struct {
 	// MaxFailures is how many failures of each rule are kept as evidence;
 	// 0 means DefaultMaxFailures.
 	MaxFailures int
-	// OnExchange, when set, is called once each exchange is over and
-	// judged, from the goroutine that forwarded or judged it.
-	OnExchange func(Seen)
 	// Events, when set, gets one line of JSON (an Event) for each failed
 	// judgement, as it is judged.
 	Events io.Writer
@@ -145,49 +145,30 @@ type Config struct {
 	HAR *har.Writer
 }
 
-// Seen is what the proxy saw of one exchange, without any evidence:
-// for a caller that follows the traffic.
-type Seen struct {
-	Method string
-	// Target is the request-target as the client sent it, escaped to be
-	// printed.
-	Target string
-	Status int
-	// Own is the MarkerHeader value of an answer the proxy made itself; ""
-	// when the upstream answered.
-	Own string
-	// Judged: the exchange is of the document's operation and was judged.
-	Judged bool
-	// Failed lists the server-side rules the exchange broke.
-	Failed []string
-	// Client: the request broke the document.
-	Client bool
-	// Unjudged says what of the exchange could not be judged, and why.
-	Unjudged string
-	Duration time.Duration
-}
-
 // Handler is the proxy: an http.Handler that forwards to the upstream and
 // judges what passes. It is safe for concurrent use.
 type Handler struct {
-	upstream   *url.URL
-	prefix     string
-	validator  *spec.Validator
-	transport  http.RoundTripper
-	forward    *httputil.ReverseProxy
-	maxJudge   int64
-	maxTotal   int64
-	budget     atomic.Int64
-	onExchange func(Seen)
-	tally      *tally
-	secrets    secrets
+	// judging judges and counts each exchange of the operation, once it
+	// is over.
+	*judging
+	upstream  *url.URL
+	prefix    string
+	transport http.RoundTripper
+	forward   *httputil.ReverseProxy
+	maxJudge  int64
+	maxTotal  int64
+	budget    atomic.Int64
+	// name is the upstream as the verdict names it; started and timeout
+	// are what the verdict states.
+	name    string
+	started time.Time
+	timeout time.Duration
 	// inflight counts the exchanges being forwarded; queue holds those
 	// waiting to be judged.
 	inflight sync.WaitGroup
 	queue    *judgeQueue
-	// events logs failed judgements (nil: none); metrics are what
-	// /metrics shows; dialTimeout bounds readiness's connection.
-	events      *eventLog
+	// metrics are what /metrics shows; dialTimeout bounds readiness's
+	// connection.
 	har         *har.Writer
 	metrics     *metrics
 	dialTimeout time.Duration
@@ -200,22 +181,21 @@ func New(cfg Config) (*Handler, error) {
 	if u == nil {
 		return nil, errors.New("proxy: no upstream")
 	}
-	h := &Handler{
-		upstream:   &url.URL{Scheme: u.Scheme, Host: u.Host},
-		prefix:     strings.TrimSuffix(u.EscapedPath(), "/"),
-		validator:  cfg.Validator,
-		transport:  cfg.Transport,
-		maxJudge:   cfg.MaxJudge,
-		maxTotal:   cfg.MaxJudgeTotal,
-		onExchange: cfg.OnExchange,
-		queue:      newJudgeQueue(),
+	j, err := newJudging(cfg.Validator, cfg.MaxFailures)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
 	}
-	if h.validator == nil {
-		v, err := spec.Default()
-		if err != nil {
-			return nil, fmt.Errorf("proxy: build the validator: %w", err)
-		}
-		h.validator = v
+	h := &Handler{
+		judging:   j,
+		upstream:  &url.URL{Scheme: u.Scheme, Host: u.Host},
+		prefix:    strings.TrimSuffix(u.EscapedPath(), "/"),
+		transport: cfg.Transport,
+		maxJudge:  cfg.MaxJudge,
+		maxTotal:  cfg.MaxJudgeTotal,
+		name:      u.Redacted(),
+		started:   time.Now(),
+		timeout:   cfg.Timeout,
+		queue:     newJudgeQueue(),
 	}
 	if h.maxTotal <= 0 {
 		h.maxTotal = DefaultMaxJudgeTotal
@@ -233,11 +213,6 @@ func New(cfg Config) (*Handler, error) {
 		// Its complaints (a body that broke off) are counted, not logged.
 		ErrorLog: log.New(io.Discard, "", 0),
 	}
-	maxFailures := cfg.MaxFailures
-	if maxFailures <= 0 {
-		maxFailures = DefaultMaxFailures
-	}
-	h.tally = newTally(maxFailures, h.maxJudge, u.Redacted(), timeout)
 	if cfg.Events != nil {
 		h.events = &eventLog{w: cfg.Events}
 	}
@@ -245,6 +220,11 @@ func New(cfg Config) (*Handler, error) {
 	h.metrics = newMetrics(h)
 	h.dialTimeout = min(timeout, readyDial)
 	return h, nil
+}
+
+// Verdict is the verdict on what passed so far.
+func (h *Handler) Verdict(opts Options) *verdict.Verdict {
+	return h.verdict(opts, h.name, h.started, time.Now(), h.timeout.String(), h.maxJudge)
 }
 
 // maxResponseHeader bounds the header section of an upstream's answer.
@@ -325,7 +305,11 @@ type flight struct {
 	respHeader http.Header
 	respBody   snapshot
 	duration   time.Duration
-	err        error // no whole answer came (a recorded exchange only)
+	// err is why no answer the client could be given came: the
+	// upstream's answer HTTP cannot frame (judge.BrokenFraming), which
+	// the client gets the proxy's own answer of kind own in place of.
+	err error
+	own string
 
 	// While it is forwarded: when it came, went upstream, had the
 	// upstream's header and gave the client its header (for the latency
@@ -338,22 +322,21 @@ type flight struct {
 	answer                     answerWriter
 	counted                    bool
 
-	// Once queued to be judged: the handler, the summary to complete, and
-	// what the exchange holds, given back once judged.
+	// Once queued to be judged: the handler, and what the exchange holds,
+	// given back once judged.
 	h               *Handler
-	sum             Seen
 	reqCap, respCap *capture
 }
 
 // run judges a queued exchange, counts it, and gives back what it held.
 func (x *flight) run() {
 	h := x.h
-	h.record(x, h.judge(x, nil), &x.sum)
+	e := x.exchange()
+	h.count(&e, nil, x.own)
 	if h.har != nil {
 		h.writeHAR(x, true)
 	}
 	h.release(x)
-	h.notify(x.sum)
 }
 
 // hopHeaders are the hop-by-hop headers (RFC 9110, 7.6.1) that
@@ -457,7 +440,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// No answer: it would be the proxy's, for a request the
 			// upstream never had.
 			x.counted = true
-			h.tally.gone()
+			h.tally.Gone()
 			panic(http.ErrAbortHandler)
 		}
 		r.Body = wholeBody{io.NopCloser(bytes.NewReader(x.whole))}
@@ -483,28 +466,22 @@ func (h *Handler) finish(x *flight, r *http.Request, doc bool) {
 	if !x.sent.IsZero() && !x.got.IsZero() && !x.answered.IsZero() {
 		h.metrics.added.Observe((x.sent.Sub(x.start) + x.answered.Sub(x.got)).Seconds())
 	}
-	sum := Seen{Method: x.method, Target: safeTarget(x.target), Status: x.status, Duration: x.duration}
 	switch {
 	case x.counted:
 		h.release(x)
 	case !doc:
-		h.tally.outside()
+		h.tally.Outside()
 		if h.har != nil && p == nil {
 			x.to, x.respHeader = h.target(r), x.answer.Header()
 			h.writeHAR(x, false)
 		}
 		h.release(x)
-		h.notify(sum)
 	case p != nil && h.clientLeft(x, r):
-		h.tally.gone()
+		h.tally.Gone()
 		h.release(x)
-		sum.Unjudged = "the client went away before the answer ended"
-		h.notify(sum)
 	case p != nil:
-		h.tally.broken()
+		h.tally.BrokeOff()
 		h.release(x)
-		sum.Unjudged = "the upstream's answer broke off"
-		h.notify(sum)
 	default:
 		x.respCap.ended()
 		x.to, x.respHeader = h.target(r), x.answer.Header()
@@ -519,9 +496,13 @@ func (h *Handler) finish(x *flight, r *http.Request, doc bool) {
 			x.reqBody = x.reqCap.take("request body", h.maxJudge)
 		}
 		x.respBody = x.respCap.take("response body", h.maxJudge)
+		if x.err != nil {
+			// What the client got is the proxy's; the service's answer
+			// is the error.
+			x.status, x.respHeader, x.respBody = 0, nil, snapshot{}
+		}
 		// Judged off the exchange's path (queue.go), so that the
 		// connection goes on to its next request at once.
-		x.sum = sum
 		h.queue.put(x)
 	}
 	if p != nil {
@@ -589,22 +570,30 @@ func checkAnswer(resp *http.Response) error {
 // went away, or whose body could not be read (it broke off, or its chunks
 // are malformed), has its connection closed without an answer, since any
 // answer would be the proxy's and not marked (or one for a request the
-// upstream never had whole); any other gets the proxy's own 502.
+// upstream never had whole); any other gets the proxy's own 502. An answer
+// HTTP cannot frame (two Content-Length fields of different values) is
+// the service's all the same: it is judged as `run` judges it, once the
+// client has the 502.
 func (h *Handler) noAnswer(w http.ResponseWriter, r *http.Request, err error) {
 	a, ok := w.(*answerWriter)
 	if !ok {
 		panic("proxy: the ReverseProxy answered through another writer")
 	}
 	x := a.x
-	x.counted = true
 	if h.clientLeft(x, r) {
-		h.tally.gone()
+		x.counted = true
+		h.tally.Gone()
 		panic(http.ErrAbortHandler)
 	}
 	kind := ownKind(err)
+	if _, broken := judge.BrokenFraming(err); broken && a.cap != nil {
+		x.err, x.own, a.cap = err, kind, nil
+		writeOwn(w, kind)
+		return
+	}
+	x.counted = true
 	writeOwn(w, kind)
-	h.tally.own(kind)
-	h.notify(Seen{Method: x.method, Target: safeTarget(x.target), Status: http.StatusBadGateway, Own: kind, Duration: time.Since(x.start)})
+	h.tally.Own(kind)
 }
 
 // answerWriter is the client's writer as the ReverseProxy writes to it. It
@@ -722,12 +711,6 @@ func writeOwn(w http.ResponseWriter, kind string) {
 	hd.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusBadGateway)
 	w.Write(append(body, '\n'))
-}
-
-func (h *Handler) notify(x Seen) {
-	if h.onExchange != nil {
-		h.onExchange(x)
-	}
 }
 
 // sizeOf writes a byte count for a reader.

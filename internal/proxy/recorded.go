@@ -2,52 +2,41 @@ package proxy
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
+	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/har"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/verdict"
-	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // `plantcheck judge` judges recorded traffic (a HAR file's) as the proxy
-// judges live traffic: each exchange goes through the same tally, the same
-// judge and the same evidence, and the verdict is the proxy's. This file is
-// the one place where a recorded exchange (har.Record) becomes the
-// proxy's (a flight). What a recording hides is said, never judged: an
-// exchange not to the operation is counted as outside the document, a
+// judges live traffic: each recorded exchange (har.Record) becomes the one
+// exchange type and goes to the same judging, tally and evidence, and the
+// verdict is the proxy's. What a recording hides is said, never judged:
+// an exchange not to the operation is counted as outside the document, a
 // body the recording cut (or left out) as not judged, and an Authorization
 // header it redacted is read as a Bearer credential (the proxy never knows
 // which tokens were issued anyway), so that the AUTH rules are not judged
 // on it and the reason is counted.
 
-// RecordingConfig configures a Recording.
-type RecordingConfig struct {
-	// Base is the service's base URL: an exchange is to the operation when
-	// its URL's path is Base's path then /plants (and, when Base names a
-	// host, to that host). nil: any host, no base path.
-	Base *url.URL
-	// Source names the recording in the verdict (its files).
-	Source string
-	// Validator judges; nil means spec.Default().
-	Validator *spec.Validator
-	// MaxJudge bounds the bytes of each body judged, as the proxy's
-	// --max-judge: positive (config.Judge's, validated).
-	MaxJudge    int64
-	MaxFailures int
-	// AuthStripped: the recorder stripped the Authorization headers (as
-	// Chrome's "Export HAR (sanitized)" does): a request to the operation
-	// without one is read as one with a Bearer credential, and said.
-	AuthStripped bool
-}
-
-// Recording judges recorded exchanges, one at a time, in order.
-type Recording struct {
-	h            *Handler
+// recording judges recorded exchanges, one at a time, in order.
+type recording struct {
+	*judging
+	// host and path are those of --base-url: an exchange is to the
+	// operation when its URL's path is path then /plants (and, when host
+	// is set, to that host).
 	host, path   string
+	maxJudge     int64
 	authStripped bool
 	first, last  time.Time
 	// toOp and withAuth count the requests to the operation, and those
@@ -60,35 +49,80 @@ type Recording struct {
 const (
 	whyAuthRedacted = "the recording redacted the Authorization header: read as a Bearer credential, the AUTH rules not judged on it"
 	whyAuthStripped = "no Authorization header, which the recording stripped (--auth-stripped): read as a Bearer credential, the AUTH rules not judged on it"
-	whyNoAnswer     = "the recording holds no answer"
 	whyRedacted     = "the recording redacted a header's value that no rule reads (a cookie, a key): nothing judged on it"
 )
 
-// NewRecording returns a Recording for cfg.
-func NewRecording(cfg RecordingConfig) (*Recording, error) {
-	up := &url.URL{Scheme: "http", Host: "recording"}
-	r := &Recording{authStripped: cfg.AuthStripped}
-	if cfg.Base != nil {
-		if cfg.Base.Host != "" {
-			up = cfg.Base
-			r.host = strings.ToLower(cfg.Base.Host)
-		}
-		r.path = strings.TrimSuffix(cfg.Base.Path, "/")
-	}
-	// No exchange is forwarded: the timeout is only the one the verdict states.
-	h, err := New(Config{Upstream: up, Validator: cfg.Validator, MaxJudge: cfg.MaxJudge, MaxFailures: cfg.MaxFailures, Timeout: DefaultTimeout})
+// ErrNothingRecorded: the recording holds no exchange at all.
+var ErrNothingRecorded = errors.New("the recording holds no exchange")
+
+// JudgeFiles is plantcheck judge: it judges the recorded exchanges of
+// cfg.Files as the proxy judges live traffic, writes the verdict to stdout
+// and the reports, and returns the verdict. An error means the recording
+// could not be judged, or the verdict written (exit status 2).
+func JudgeFiles(cfg config.Judge, stdout io.Writer) (*verdict.Verdict, error) {
+	started := time.Now()
+	j, err := newJudging(nil, 0)
 	if err != nil {
 		return nil, err
 	}
-	h.tally.upstream = cfg.Source
-	r.h = h
-	return r, nil
+	r := &recording{judging: j, maxJudge: cfg.MaxJudge, authStripped: cfg.AuthStripped}
+	names := make([]string, len(cfg.Files))
+	for i, f := range cfg.Files {
+		names[i] = filepath.Base(f)
+	}
+	source := "recorded traffic"
+	if b := cfg.Base; b != nil {
+		if b.Host != "" {
+			source, r.host = b.Redacted(), strings.ToLower(b.Host)
+		}
+		r.path = strings.TrimSuffix(b.Path, "/")
+	}
+	source = evidence.Text(evidence.Cut(source+" (recorded in "+strings.Join(names, ", ")+")", 1<<10))
+	for _, path := range cfg.Files {
+		if err := r.file(path, cfg.MaxFile); err != nil {
+			return nil, fmt.Errorf("%s: %v", evidence.Text(path), err)
+		}
+	}
+	if r.tally.Counts().Exchanges == 0 {
+		return nil, fmt.Errorf("%v: nothing to judge", ErrNothingRecorded)
+	}
+	if r.first.IsZero() {
+		r.first, r.last = started, time.Now() // no time recorded
+	}
+	v := r.verdict(Options{Strict: cfg.Strict, StrictClients: cfg.StrictClients}, source, r.first, r.last, "", r.maxJudge)
+	authMissing := slices.ContainsFunc(v.Rules, func(r verdict.Rule) bool { return r.ID == rules.AuthMissing && r.Failures > 0 })
+	if r.toOp > 0 && r.withAuth == 0 && !r.authStripped && authMissing {
+		v.LikelyCause = "no request of the recording carries an Authorization header: if the recorder stripped them " +
+			"(as Chrome's \"Export HAR (sanitized)\" does), judge it again with --auth-stripped"
+	}
+	return v, write(v, stdout, cfg.ReportDir)
 }
 
-// Judge judges one recorded exchange, or counts it as not to the
-// operation, or as one the recording holds no answer for.
-func (r *Recording) Judge(rec har.Record) Seen {
-	h := r.h
+// file judges the exchanges of one HAR file.
+func (r *recording) file(path string, maxFile int64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxFile {
+		return fmt.Errorf("%w: %d bytes, more than %d (--max-file)", har.ErrTooLarge, fi.Size(), maxFile)
+	}
+	n := 0
+	return har.Read(f, maxFile, func(e har.Entry) error {
+		n++
+		rec, err := e.Exchange()
+		if err != nil {
+			return fmt.Errorf("%w: entry %d: %v", har.ErrNotHAR, n, err)
+		}
+		r.add(rec)
+		return nil
+	})
+}
+
+// add judges one recorded exchange, or counts it as not to the operation,
+// as the proxy's own answer, or as one the recording holds no answer of.
+func (r *recording) add(rec har.Record) {
 	if !rec.Started.IsZero() {
 		if r.first.IsZero() || rec.Started.Before(r.first) {
 			r.first = rec.Started
@@ -101,46 +135,44 @@ func (r *Recording) Judge(rec har.Record) Seen {
 	if err != nil {
 		to = &url.URL{} // har.Entry.Exchange read it as an absolute URL
 	}
-	target := to.RequestURI()
-	sum := Seen{Method: rec.Method, Target: safeTarget(target), Status: rec.Status, Duration: rec.Duration}
 	switch {
 	case rec.Method != opMethod || to.Path != r.path+opPath || r.host != "" && strings.ToLower(to.Host) != r.host:
-		h.tally.outside()
-		return sum
+		r.tally.Outside()
+		return
 	case rec.RespHeader.Get(MarkerHeader) != "":
 		// The proxy's own answer, recorded: never the service's.
-		sum.Own = rec.RespHeader.Get(MarkerHeader)
-		h.tally.own(sum.Own)
-		return sum
+		r.tally.Own(rec.RespHeader.Get(MarkerHeader))
+		return
 	case rec.Status < 100 && !unframed(rec.Comment):
-		h.tally.gone()
-		sum.Unjudged = whyNoAnswer
-		return sum
+		r.tally.Gone() // the recording holds no answer
+		return
 	}
-	x := &flight{method: rec.Method, target: target, to: to, status: rec.Status, duration: rec.Duration, h: h}
+	e := rec.Exchange
+	e.Target = to.RequestURI()
+	e.URL = to.Scheme + "://" + to.Host + e.Target
 	if rec.Status < 100 {
 		// An answer HTTP cannot frame, which the recording's client
 		// refused to read (`run --har` says so): judged as run judged it.
-		x.err = errors.New(strings.TrimPrefix(rec.Comment, har.NoAnswer))
+		e.Err = errors.New(strings.TrimPrefix(rec.Comment, har.NoAnswer))
 	}
-	x.header = rec.Header.Clone()
-	x.header.Del("Host") // net/http's server keeps it apart, as the proxy's judge reads it
-	dropHopByHop(x.header)
-	x.respHeader = rec.RespHeader.Clone()
-	x.reqBody = r.snapshot("request body", rec.Body, rec.BodyTotal, rec.BodyIncomplete)
-	x.respBody = r.snapshot("response body", rec.RespBody, rec.RespTotal, rec.RespIncomplete)
+	e.Header = rec.Header.Clone()
+	e.Header.Del("Host") // net/http's server keeps it apart, as the proxy's judge reads it
+	dropHopByHop(e.Header)
+	e.RespHeader = rec.RespHeader.Clone()
+	e.Body, e.BodyTotal, e.BodyIncomplete = r.bound("request body", rec.Body, rec.BodyTotal, rec.BodyIncomplete)
+	e.RespBody, e.RespTotal, e.RespIncomplete = r.bound("response body", rec.RespBody, rec.RespTotal, rec.RespIncomplete)
 	var why []string
 	r.toOp++
-	switch _, ok := x.header["Authorization"]; {
-	case ok && har.Redacted(x.header.Get("Authorization")):
+	switch _, ok := e.Header["Authorization"]; {
+	case ok && har.Redacted(e.Header.Get("Authorization")):
 		// Redacted whole: its scheme is not known.
 		r.withAuth++
-		x.header.Set("Authorization", "Bearer "+strings.TrimSpace(x.header.Get("Authorization")))
+		e.Header.Set("Authorization", "Bearer "+strings.TrimSpace(e.Header.Get("Authorization")))
 		why = append(why, whyAuthRedacted)
 	case ok:
 		r.withAuth++
 	case r.authStripped:
-		x.header.Set("Authorization", "Bearer <stripped>")
+		e.Header.Set("Authorization", "Bearer <stripped>")
 		why = append(why, whyAuthStripped)
 	}
 	for _, name := range rec.Redacted {
@@ -149,10 +181,7 @@ func (r *Recording) Judge(rec har.Record) Seen {
 			break
 		}
 	}
-	o := h.judge(x, nil)
-	o.Unjudged = append(o.Unjudged, why...)
-	h.record(x, o, &sum)
-	return sum
+	r.count(&e, why, "")
 }
 
 // unframed reports whether a recording's comment on an exchange says its
@@ -166,46 +195,11 @@ func unframed(comment string) bool {
 	return broken
 }
 
-// snapshot bounds a recorded body as the proxy bounds a live one.
-func (r *Recording) snapshot(what string, b []byte, total int64, why string) snapshot {
-	s := snapshot{body: b, total: max(total, int64(len(b))), why: why}
-	if int64(len(b)) > r.h.maxJudge {
-		s.body, s.why = b[:r.h.maxJudge], what+" past "+sizeOf(r.h.maxJudge)
+// bound bounds a recorded body as the proxy bounds a live one.
+func (r *recording) bound(what string, b []byte, total int64, why string) ([]byte, int64, string) {
+	total = max(total, int64(len(b)))
+	if int64(len(b)) > r.maxJudge {
+		return b[:r.maxJudge], total, what + " past " + sizeOf(r.maxJudge)
 	}
-	return s
-}
-
-// Verdict is the verdict on the exchanges judged so far: the proxy's, its
-// times those of the recording.
-func (r *Recording) Verdict(opts Options) *verdict.Verdict {
-	v := r.h.Verdict(opts)
-	if !r.first.IsZero() {
-		v.Started, v.Ended = r.first, r.last
-		v.Duration = verdict.Ms(r.last.Sub(r.first))
-	}
-	v.Config.Timeout = ""
-	if r.toOp > 0 && r.withAuth == 0 && !r.authStripped && failed(v, rules.AuthMissing) {
-		v.LikelyCause = "no request of the recording carries an Authorization header: if the recorder stripped them " +
-			"(as Chrome's \"Export HAR (sanitized)\" does), judge it again with --auth-stripped"
-	}
-	return v
-}
-
-func failed(v *verdict.Verdict, id rules.RuleID) bool {
-	for _, r := range v.Rules {
-		if r.ID == id && r.Failures > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// ErrNothingRecorded: the recording holds no exchange at all.
-var ErrNothingRecorded = errors.New("the recording holds no exchange")
-
-// Exchanges is how many exchanges were counted so far.
-func (r *Recording) Exchanges() int64 {
-	r.h.tally.mu.Lock()
-	defer r.h.tally.mu.Unlock()
-	return r.h.tally.exchanges
+	return b, total, why
 }

@@ -1,13 +1,16 @@
 package proxy
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/har"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
@@ -40,32 +43,22 @@ func recordedEntry() har.Entry {
 
 // judgeEntries writes the entries as a HAR file, reads it back as judge
 // does, and judges it.
-func judgeEntries(t *testing.T, cfg RecordingConfig, es ...har.Entry) *verdict.Verdict {
+func judgeEntries(t *testing.T, cfg config.Judge, es ...har.Entry) *verdict.Verdict {
 	t.Helper()
 	b, err := json.Marshal(har.File{Log: har.Log{Version: "1.2", Entries: es}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Source = "test"
-	if cfg.MaxJudge == 0 {
-		cfg.MaxJudge = DefaultMaxJudge
+	file := filepath.Join(t.TempDir(), "test.har")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	rec, err := NewRecording(cfg)
+	cfg.Files, cfg.MaxJudge, cfg.MaxFile = []string{file}, DefaultMaxJudge, config.MaxFile
+	v, err := JudgeFiles(cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = har.Read(bytes.NewReader(b), 0, func(e har.Entry) error {
-		x, err := e.Exchange()
-		if err != nil {
-			return err
-		}
-		rec.Judge(x)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec.Verdict(Options{})
+	return v
 }
 
 // TestRecordingEdges judges recorded exchanges that a recording cut,
@@ -75,7 +68,7 @@ func TestRecordingEdges(t *testing.T) {
 	text := func(s string) *string { return &s }
 	for _, tc := range []struct {
 		name     string
-		cfg      RecordingConfig
+		cfg      config.Judge
 		mod      func(e *har.Entry)
 		fails    string // the rules failed, comma-separated
 		exit     int
@@ -111,14 +104,14 @@ func TestRecordingEdges(t *testing.T) {
 		}, judged: 1, reason: whyRedacted},
 		{name: "Authorization stripped: missing, judged as missing", mod: func(e *har.Entry) { e.Request.Headers = e.Request.Headers[1:] },
 			fails: "AUTH-MISSING", exit: 1, judged: 1},
-		{name: "Authorization stripped, --auth-stripped", cfg: RecordingConfig{AuthStripped: true},
+		{name: "Authorization stripped, --auth-stripped", cfg: config.Judge{AuthStripped: true},
 			mod: func(e *har.Entry) { e.Request.Headers = e.Request.Headers[1:] }, judged: 1, reason: whyAuthStripped},
 		{name: "another path", mod: func(e *har.Entry) { e.Request.URL = "http://svc.test/plants/1" }, outside: 1, exit: 2},
 		{name: "another method", mod: func(e *har.Entry) { e.Request.Method = "GET" }, outside: 1, exit: 2},
-		{name: "under the base path", cfg: RecordingConfig{Base: mustURL("/v1")},
+		{name: "under the base path", cfg: config.Judge{Base: mustURL("/v1")},
 			mod: func(e *har.Entry) { e.Request.URL = "http://svc.test/v1/plants" }, judged: 1, noReason: true},
-		{name: "not under the base path", cfg: RecordingConfig{Base: mustURL("/v1")}, mod: func(*har.Entry) {}, outside: 1, exit: 2},
-		{name: "another host than --base-url's", cfg: RecordingConfig{Base: mustURL("http://other.test")}, mod: func(*har.Entry) {}, outside: 1, exit: 2},
+		{name: "not under the base path", cfg: config.Judge{Base: mustURL("/v1")}, mod: func(*har.Entry) {}, outside: 1, exit: 2},
+		{name: "another host than --base-url's", cfg: config.Judge{Base: mustURL("http://other.test")}, mod: func(*har.Entry) {}, outside: 1, exit: 2},
 		{name: "base64 bodies", mod: func(e *har.Entry) {
 			e.Response.Content.Text, e.Response.Content.Encoding = text(base64.StdEncoding.EncodeToString([]byte(`{"name":"Rose"}`))), "base64"
 			e.Request.PostData.Text, e.Request.PostData.Encoding = text(base64.StdEncoding.EncodeToString([]byte(`{"id":1,"name":"Rose"}`))), "base64"

@@ -56,7 +56,7 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, grace, interval tim
 		defer t.Stop()
 		tick = t.C
 	}
-	var last Progress
+	var last string
 	quiet := 0
 	for running := true; running; {
 		select {
@@ -71,7 +71,7 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, grace, interval tim
 		case <-tick:
 			// A line when anything changed, and one a minute or so
 			// while nothing does, so that a quiet proxy is seen alive.
-			p := h.Progress()
+			p := h.tally.Progress()
 			quiet++
 			if p != last || time.Duration(quiet)*interval >= time.Minute {
 				fmt.Fprintf(progress, "plantcheck proxy: %s\n", p)

@@ -33,8 +33,7 @@ func (s *syncBuffer) String() string {
 }
 
 // TestServe: progress lines while it runs; on stop, exchanges in flight
-// past the grace are cut and counted, and Serve says so; OnExchange sees
-// every exchange.
+// past the grace are cut and counted, and Serve says so.
 func TestServe(t *testing.T) {
 	base, tok := referenceUpstream(t)
 	endless := upstreamOf(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -45,13 +44,7 @@ func TestServe(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}))
-	var mu sync.Mutex
-	var seen []Seen
-	h, err := New(Config{Upstream: mustURL(base), MaxJudge: DefaultMaxJudge, Timeout: DefaultTimeout, OnExchange: func(x Seen) {
-		mu.Lock()
-		seen = append(seen, x)
-		mu.Unlock()
-	}})
+	h, err := New(Config{Upstream: mustURL(base), MaxJudge: DefaultMaxJudge, Timeout: DefaultTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,9 +96,7 @@ func TestServe(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("Serve = %v", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(seen) != 2 || !seen[0].Judged || seen[0].Status != 400 && seen[1].Status != 400 {
-		t.Errorf("OnExchange saw %+v, want two judged exchanges", seen)
+	if v := h.Verdict(Options{}); v.Counts.Exchanges != 2 || v.Counts.Judged != 2 || v.Counts.ClientViolations != 1 {
+		t.Errorf("counts %+v, want two judged exchanges, one client's violation", v.Counts)
 	}
 }

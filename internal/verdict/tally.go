@@ -1,32 +1,61 @@
 package verdict
 
 import (
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 
+	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // Tally is the one aggregation of results per rule: `run` counts its
-// scenarios into it, `proxy` its exchanges, history.Merge the verdicts it
-// combines; Rules then gives every rule of the catalog its outcome by one
-// decision.
-// It is not safe for concurrent use.
+// scenarios' judgements into it, `proxy` and `plantcheck judge` each
+// exchange they judge (Exchange), history.Merge the verdicts it combines;
+// Rules then gives every rule of the catalog its outcome by one decision.
+// A tally of traffic holds besides the counts of its exchanges, the
+// client groups and the first failures of each rule as evidence, which
+// Traffic writes into a verdict. It is safe for concurrent use.
 type Tally struct {
+	mu      sync.Mutex
 	rules   []Rule
 	at      map[rules.RuleID]int
 	inScope map[rules.RuleID]bool
 	errored map[rules.RuleID]bool
 	because map[rules.RuleID]string
 	partly  map[rules.RuleID][]string
+
+	// Of traffic: the counts, the exchanges judged in part by reason, the
+	// requests of each client group, and the evidence kept of each rule
+	// broken and each client group, up to keep pieces each.
+	counts    Counts
+	notJudged map[string]int64
+	clients   map[rules.RuleID]int64
+	kept      map[Slot]*kept
+	keep      int
+}
+
+// kept is the evidence kept of one rule or client group, and the pieces
+// reserved while they are made.
+type kept struct {
+	reserved int
+	evidence []Evidence
 }
 
 // NewTally is a tally of every rule of the catalog, in its order, none of
 // them counted yet.
-func NewTally() *Tally {
+func NewTally() *Tally { return NewTrafficTally(0) }
+
+// NewTrafficTally is a tally that keeps up to keep failures of each rule
+// and of each client group as evidence.
+func NewTrafficTally(keep int) *Tally {
 	t := &Tally{
 		at: map[rules.RuleID]int{}, inScope: map[rules.RuleID]bool{}, errored: map[rules.RuleID]bool{},
 		because: map[rules.RuleID]string{}, partly: map[rules.RuleID][]string{},
+		notJudged: map[string]int64{}, clients: map[rules.RuleID]int64{}, kept: map[Slot]*kept{}, keep: keep,
+		counts: Counts{ProxyAnswers: map[string]int64{}},
 	}
 	for i, r := range rules.Catalog {
 		t.rules = append(t.rules, Rule{ID: r.ID, Level: r.Level, Requirement: r.Requirement, Source: r.Source})
@@ -50,6 +79,8 @@ func (t *Tally) Has(id rules.RuleID) bool { _, ok := t.at[id]; return ok }
 // Scenario counts one scenario of the rule that ran (run): the rule was
 // selected, and is not judged unless something judged it.
 func (t *Tally) Scenario(id rules.RuleID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if r := t.rule(id); r != nil {
 		r.Scenarios++
 		t.inScope[id] = true
@@ -58,6 +89,8 @@ func (t *Tally) Scenario(id rules.RuleID) {
 
 // Judged counts judged judgements of the rule, passed of which kept it.
 func (t *Tally) Judged(id rules.RuleID, judged, passed int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if r := t.rule(id); r != nil {
 		r.Judged += judged
 		r.Passed += passed
@@ -66,6 +99,8 @@ func (t *Tally) Judged(id rules.RuleID, judged, passed int64) {
 
 // Failed counts n failures citing the rule.
 func (t *Tally) Failed(id rules.RuleID, n int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if r := t.rule(id); r != nil {
 		r.Failures += n
 	}
@@ -74,6 +109,8 @@ func (t *Tally) Failed(id rules.RuleID, n int64) {
 // Errored marks the rule as met by an error of the harness or the network
 // (a scenario of it erred).
 func (t *Tally) Errored(id rules.RuleID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.Has(id) {
 		t.errored[id] = true
 	}
@@ -83,6 +120,8 @@ func (t *Tally) Errored(id rules.RuleID) {
 // scenario of it was not judged); each reason is said once, and stays
 // beside whatever outcome the rule has.
 func (t *Tally) Unjudged(id rules.RuleID, why string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.Has(id) {
 		t.partly[id] = appendOnce(t.partly[id], why)
 	}
@@ -92,6 +131,8 @@ func (t *Tally) Unjudged(id rules.RuleID, why string) {
 // traffic cannot show it, or none that could came); the first reason
 // given stands, and is said only if nothing judged the rule.
 func (t *Tally) NoVerdict(id rules.RuleID, why string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.Has(id) && !t.inScope[id] {
 		t.inScope[id] = true
 		t.because[id] = why
@@ -100,6 +141,8 @@ func (t *Tally) NoVerdict(id rules.RuleID, why string) {
 
 // Note keeps a note for the rule, each once.
 func (t *Tally) Note(id rules.RuleID, note string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if r := t.rule(id); r != nil {
 		r.Notes = appendOnce(r.Notes, note)
 	}
@@ -108,6 +151,8 @@ func (t *Tally) Note(id rules.RuleID, note string) {
 // FoundBy names a scenario of another rule that found this rule broken,
 // each once.
 func (t *Tally) FoundBy(id rules.RuleID, by string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if r := t.rule(id); r != nil && !slices.Contains(r.FoundBy, by) {
 		r.FoundBy = append(r.FoundBy, by)
 	}
@@ -118,6 +163,12 @@ func (t *Tally) FoundBy(id rules.RuleID, by string) {
 // judgement of it, passed when judged, not judged when in scope but never
 // judged (never a pass), and skipped (not run) otherwise.
 func (t *Tally) Rules() []Rule {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.outcomes()
+}
+
+func (t *Tally) outcomes() []Rule {
 	out := slices.Clone(t.rules)
 	for i := range out {
 		r := &out[i]
@@ -139,6 +190,265 @@ func (t *Tally) Rules() []Rule {
 		}
 	}
 	return out
+}
+
+// Judged is one judged exchange as a tally counts it.
+type Judged struct {
+	// Passed and Failed are the rules judged on it that it kept and broke.
+	Passed, Failed []rules.RuleID
+	// Client are the groups of the ways its request broke the document
+	// (the rule whose refusal it calls for; "" for none in particular),
+	// none when the document accepts it.
+	Client []rules.RuleID
+	// Unjudged say why parts of it were not judged.
+	Unjudged []string
+	// Own is the kind of the proxy's own answer its client got in the
+	// service's place ("": the service's answer).
+	Own string
+}
+
+// Slot is the place of one failure's evidence: a rule the service broke
+// (Side "server"), or a client group (Side "client").
+type Slot struct {
+	Side string
+	Rule rules.RuleID
+}
+
+// maxReasons bounds the distinct reasons counted for what was not judged.
+const maxReasons = 32
+
+// Exchange counts one judged exchange, and returns the failures of it that
+// have room as evidence, reserved: the caller makes each piece and gives
+// it to Keep. A request that broke the document counts toward each of its
+// groups, and is kept once, under the first with room.
+func (t *Tally) Exchange(j Judged) []Slot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := &t.counts
+	c.Exchanges++
+	c.Judged++
+	if j.Own != "" {
+		c.ProxyAnswers[j.Own]++
+	}
+	if len(j.Unjudged) > 0 {
+		c.JudgedInPart++
+	}
+	for _, why := range j.Unjudged {
+		if _, ok := t.notJudged[why]; !ok && len(t.notJudged) >= maxReasons {
+			why = "other reasons"
+		}
+		t.notJudged[why]++
+	}
+	var keep []Slot
+	for _, id := range j.Passed {
+		if r := t.rule(id); r != nil {
+			r.Judged++
+			r.Passed++
+		}
+	}
+	for _, id := range j.Failed {
+		if r := t.rule(id); r != nil {
+			r.Judged++
+			r.Failures++
+			c.ServerViolations++
+			keep = t.reserve(keep, Slot{"server", id})
+		}
+	}
+	if len(j.Client) > 0 {
+		c.ClientViolations++
+	}
+	kept := len(keep)
+	for _, g := range j.Client {
+		t.clients[g]++
+		if len(keep) == kept {
+			keep = t.reserve(keep, Slot{"client", g})
+		}
+	}
+	return keep
+}
+
+// slot is what s keeps.
+func (t *Tally) slot(s Slot) *kept {
+	if t.kept[s] == nil {
+		t.kept[s] = &kept{}
+	}
+	return t.kept[s]
+}
+
+// reserve adds s to keep when it has room for one more piece.
+func (t *Tally) reserve(keep []Slot, s Slot) []Slot {
+	k := t.slot(s)
+	if len(k.evidence)+k.reserved >= t.keep {
+		return keep
+	}
+	k.reserved++
+	return append(keep, s)
+}
+
+// Keep keeps a failure's evidence in s, in the room Exchange reserved, or
+// in room left (merge).
+func (t *Tally) Keep(s Slot, e Evidence) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	k := t.slot(s)
+	switch {
+	case k.reserved > 0:
+		k.reserved--
+	case len(k.evidence) >= t.keep:
+		return
+	}
+	k.evidence = append(k.evidence, e)
+}
+
+// Outside counts an exchange not of the document's operation: forwarded,
+// never judged.
+func (t *Tally) Outside() { t.passed(func(c *Counts) { c.OutsideDocument++ }) }
+
+// Gone counts an exchange whose client went away before the answer ended,
+// or that a recording holds no answer of.
+func (t *Tally) Gone() { t.passed(func(c *Counts) { c.ClientGone++ }) }
+
+// BrokeOff counts an exchange whose answer the upstream broke off.
+func (t *Tally) BrokeOff() { t.passed(func(c *Counts) { c.UpstreamBrokeOff++ }) }
+
+// Own counts an exchange the proxy answered itself, by kind, never the
+// service's: the upstream gave no answer.
+func (t *Tally) Own(kind string) { t.passed(func(c *Counts) { c.ProxyAnswers[kind]++ }) }
+
+// passed counts an exchange that passed, not judged, and how.
+func (t *Tally) passed(how func(*Counts)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.counts.Exchanges++
+	how(&t.counts)
+}
+
+// Counts are the counts of the traffic so far.
+func (t *Tally) Counts() Counts {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.counts
+	c.ProxyAnswers = maps.Clone(c.ProxyAnswers)
+	return c
+}
+
+// Clients are the client groups so far, by rule.
+func (t *Tally) Clients() []ClientGroup {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.groups()
+}
+
+func (t *Tally) groups() []ClientGroup {
+	var out []ClientGroup
+	for _, id := range slices.Sorted(maps.Keys(t.clients)) {
+		out = append(out, ClientGroup{Rule: id, Requests: t.clients[id]})
+	}
+	return out
+}
+
+// Progress is the traffic's running count, for a progress line.
+func (t *Tally) Progress() string {
+	c := t.Counts()
+	var own int64
+	for _, n := range c.ProxyAnswers {
+		own += n
+	}
+	return fmt.Sprintf("%s (%d judged), %s, %s, %d answered by the proxy", plural(int64(c.Exchanges), "exchange"), c.Judged,
+		plural(c.ServerViolations, "server-side violation"), plural(c.ClientViolations, "client-side violation"), own)
+}
+
+// Add counts a verdict of traffic into the tally (history.Merge): its
+// counts, the exchanges judged in part, each rule's judgements, the client
+// groups, and the evidence of its failure blocks while there is room.
+// Every string of it is escaped again (a summary may have been edited);
+// safe does so for a piece of evidence. An error names a rule the catalog
+// lacks.
+func (t *Tally) Add(v *Verdict, safe func(Evidence) Evidence) error {
+	for _, r := range v.Rules {
+		if !t.Has(r.ID) {
+			return fmt.Errorf("rule %q is not in this plantcheck's catalog", evidence.Text(string(r.ID)))
+		}
+		t.NoVerdict(r.ID, evidence.Text(r.NotJudgedBecause))
+		t.Judged(r.ID, r.Judged, r.Passed)
+		t.Failed(r.ID, r.Failures)
+	}
+	for _, b := range v.Failures {
+		for _, e := range b.Evidence {
+			t.Keep(Slot{b.Side, b.Rule}, safe(e))
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c, n := &t.counts, v.Counts
+	c.Exchanges += n.Exchanges
+	c.Judged += n.Judged
+	c.JudgedInPart += n.JudgedInPart
+	c.OutsideDocument += n.OutsideDocument
+	c.ClientGone += n.ClientGone
+	c.UpstreamBrokeOff += n.UpstreamBrokeOff
+	c.ServerViolations += n.ServerViolations
+	c.ClientViolations += n.ClientViolations
+	for kind, m := range n.ProxyAnswers {
+		c.ProxyAnswers[evidence.Text(kind)] += m
+	}
+	for _, n := range v.NotJudgedInPart {
+		t.notJudged[evidence.Text(n.Reason)] += n.N
+	}
+	for _, g := range v.Client {
+		t.clients[g.Rule] += g.Requests
+	}
+	return nil
+}
+
+// Traffic writes the traffic counted into v: its counts, the exchanges
+// judged in part by reason, the rules, the client groups, and a failure
+// block for each rule broken and each client group, with the evidence
+// kept, each string of it passed through red (a redaction of every secret
+// seen since it was kept). A client's evidence cites no rule.
+func (t *Tally) Traffic(v *Verdict, red func(string) string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v.Counts = t.counts
+	v.Counts.ProxyAnswers = maps.Clone(t.counts.ProxyAnswers)
+	for _, why := range slices.Sorted(maps.Keys(t.notJudged)) {
+		v.NotJudgedInPart = append(v.NotJudgedInPart, Count{Reason: why, N: t.notJudged[why]})
+	}
+	v.Rules = t.outcomes()
+	v.Client = t.groups()
+	evidence := func(s Slot) []Evidence {
+		var out []Evidence
+		if k := t.kept[s]; k != nil {
+			for _, e := range k.evidence {
+				e.Expected, e.Actual, e.Details = red(e.Expected), red(e.Actual), slices.Clone(e.Details)
+				e.Request, e.Response, e.Reproduce = red(e.Request), red(e.Response), red(e.Reproduce)
+				for i := range e.Details {
+					e.Details[i] = red(e.Details[i])
+				}
+				if s.Side != "server" {
+					e.Rule, e.Level, e.Requirement = "", "", ""
+				}
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	for _, r := range v.Rules {
+		if r.Failures > 0 {
+			es := evidence(Slot{"server", r.ID})
+			v.Failures = append(v.Failures, Block{
+				Heading: string(r.ID) + " (" + upper(r.Level) + ")", Rule: r.ID, Level: r.Level, Side: "server",
+				Outcome: Fail, Evidence: es, More: r.Failures - int64(len(es)),
+			})
+		}
+	}
+	for _, g := range v.Client {
+		es := evidence(Slot{"client", g.Rule})
+		v.Failures = append(v.Failures, Block{
+			Heading: "client request, " + g.Label(), Rule: g.Rule, Side: "client", Outcome: Fail,
+			Evidence: es, More: g.Requests - int64(len(es)),
+		})
+	}
 }
 
 func appendOnce(list []string, s string) []string {

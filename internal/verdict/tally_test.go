@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/plantcheck/plantcheck/spec/rules"
@@ -100,5 +101,66 @@ func TestTallyOnce(t *testing.T) {
 		if r.Failures != 0 || r.Scenarios != 0 {
 			t.Errorf("%s counted %d failures, %d scenarios of a rule outside the catalog", r.ID, r.Failures, r.Scenarios)
 		}
+	}
+}
+
+// TestTallyTraffic: a tally of traffic counts each exchange, keeps the
+// first failures of each rule and each client group as evidence (a
+// request once, under its first group with room), and writes the rest as
+// counted; history.Merge adds verdicts into one the same way.
+func TestTallyTraffic(t *testing.T) {
+	t.Parallel()
+	name, auth := rules.CreateName, rules.AuthMissing
+	ta := NewTrafficTally(2)
+	for range 3 {
+		for _, s := range ta.Exchange(Judged{Failed: []rules.RuleID{name}, Client: []rules.RuleID{auth, ""}}) {
+			ta.Keep(s, Evidence{Rule: s.Rule, Expected: "x secret"})
+		}
+	}
+	ta.Exchange(Judged{Passed: []rules.RuleID{name}, Unjudged: []string{"cut"}, Own: "upstream-failed"})
+	ta.Own("upstream-timeout")
+	v := &Verdict{}
+	ta.Traffic(v, func(s string) string { return strings.ReplaceAll(s, "secret", "<redacted>") })
+	c := v.Counts
+	if c.Exchanges != 5 || c.Judged != 4 || c.JudgedInPart != 1 || c.ServerViolations != 3 || c.ClientViolations != 3 || c.ProxyAnswers["upstream-failed"] != 1 {
+		t.Errorf("counts %+v", c)
+	}
+	if got, want := ta.Progress(), "5 exchanges (4 judged), 3 server-side violations, 3 client-side violations, 2 answered by the proxy"; got != want {
+		t.Errorf("progress %q, want %q", got, want)
+	}
+	blocks := map[string]Block{}
+	for _, b := range v.Failures {
+		blocks[b.Side+" "+label(b.Rule)] = b
+	}
+	for key, want := range map[string][2]int64{"server CREATE-NAME": {2, 1}, "client AUTH-MISSING": {2, 1}, "client OTHER": {1, 2}} {
+		b := blocks[key]
+		if int64(len(b.Evidence)) != want[0] || b.More != want[1] {
+			t.Errorf("%s: %d kept, %d more; want %d, %d", key, len(b.Evidence), b.More, want[0], want[1])
+		}
+		for _, e := range b.Evidence {
+			if e.Expected != "x <redacted>" || b.Side == "client" && e.Rule != "" {
+				t.Errorf("%s: evidence %+v, want it redacted, a client's citing no rule", key, e)
+			}
+		}
+	}
+
+	merged := NewTrafficTally(2)
+	for range 2 {
+		if err := merged.Add(v, func(e Evidence) Evidence { return e }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := &Verdict{}
+	merged.Traffic(m, func(s string) string { return s })
+	if m.Counts.Exchanges != 10 || m.Counts.ServerViolations != 6 || m.Counts.ProxyAnswers["upstream-timeout"] != 2 {
+		t.Errorf("merged counts %+v", m.Counts)
+	}
+	for _, b := range m.Failures {
+		if b.Side == "server" && (len(b.Evidence) != 2 || b.More != 4) {
+			t.Errorf("merged %s: %d kept, %d more; want 2, 4", b.Rule, len(b.Evidence), b.More)
+		}
+	}
+	if err := merged.Add(&Verdict{Rules: []Rule{{ID: "NO-SUCH-RULE"}}}, nil); err == nil {
+		t.Error("a rule outside the catalog was added")
 	}
 }
