@@ -98,7 +98,8 @@ func TestJUnitSameCases(t *testing.T) {
 // TestOneNumbering: the console, summary.md, report.html and junit.xml
 // number and order the failure blocks alike, on real failing runs.
 func TestOneNumbering(t *testing.T) {
-	console := regexp.MustCompile(`(?m)^(\d+)\) (.*)$`)
+	// The console wraps a long heading onto lines indented by six.
+	console := regexp.MustCompile(`(?m)^(\d+)\) (.*(?:\n {6}\S.*)*)$`)
 	md := regexp.MustCompile(`(?m)^### \S+ (\d+)\) (.*)$`)
 	html := regexp.MustCompile(`<h3><span class="n">(\d+)\)</span> (.*)</h3>`)
 	junit := regexp.MustCompile(`message="failure (\d+)\) `)
@@ -130,8 +131,9 @@ func TestOneNumbering(t *testing.T) {
 				t.Fatalf("no numbered block: console %d, summary.md %d", len(shown), len(mdBlocks))
 			}
 			for _, c := range shown {
-				if got := mdBlocks[c[1]]; got != c[2] {
-					t.Errorf("console's block %s is %q, summary.md's %q", c[1], c[2], got)
+				heading := strings.ReplaceAll(c[2], "\n      ", " ")
+				if got := mdBlocks[c[1]]; got != heading {
+					t.Errorf("console's block %s is %q, summary.md's %q", c[1], heading, got)
 				}
 			}
 			page := read(ReportHTML)
