@@ -54,6 +54,9 @@ func (v *console) writeText(w *strings.Builder) {
 		fmt.Fprintf(w, "upstream: %s (traffic from %s to %s)\n", target, v.Started.Format(time.RFC3339), v.Ended.Format(time.RFC3339))
 	default:
 		fmt.Fprintf(w, "target: %s\n", target)
+		if strings.HasSuffix(target, "/plants/plants") {
+			fmt.Fprintf(w, "        (--base-url ends in /plants, which plantcheck adds itself: is that the service's path?)\n")
+		}
 	}
 	if v.Config.Proxy != "" {
 		fmt.Fprintf(w, "proxy:  %s\n", v.Config.Proxy)

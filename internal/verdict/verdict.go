@@ -13,6 +13,7 @@ package verdict
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -436,6 +437,11 @@ func (v *Verdict) runStatus() string {
 	}
 }
 
+// failed reports whether a rule of the level failed.
+func (v *Verdict) failed(l rules.Level) bool {
+	return slices.ContainsFunc(v.Rules, func(r Rule) bool { return r.Level == l && r.Outcome == Fail })
+}
+
 func (v *Verdict) runLine(unjudged []rules.RuleID) string {
 	scope := ""
 	if v.Partial() {
@@ -448,8 +454,10 @@ func (v *Verdict) runLine(unjudged []rules.RuleID) string {
 		return "INTERRUPTED: the run was stopped before every scenario ran (incomplete)" + scope
 	case code == 1 && v.LikelyCause != "":
 		return "NON-CONFORMANT, or a mistake of the setup: see LIKELY CAUSE above" + scope
-	case code == 1 && v.Config.Strict:
-		return "NON-CONFORMANT: a MUST rule failed or, in strict mode, a SHOULD rule" + scope
+	case code == 1 && v.Config.Strict && !v.failed(rules.Must):
+		return "NON-CONFORMANT (strict): a SHOULD rule failed; every MUST rule that ran passed" + scope
+	case code == 1 && v.Config.Strict && v.failed(rules.Should):
+		return "NON-CONFORMANT: a MUST rule failed, and (strict) a SHOULD rule" + scope
 	case code == 1:
 		return "NON-CONFORMANT: a MUST rule failed" + scope
 	case code == 2 && v.Throttling.Exceeded != "":
