@@ -158,3 +158,28 @@ func TestOneNumbering(t *testing.T) {
 		})
 	}
 }
+
+// TestReportsLeadWithWhatToFix: the common cause and the list of what to
+// fix, which the console leads with, are in every report too: CI users
+// read summary.md in the job summary, not the console.
+func TestReportsLeadWithWhatToFix(t *testing.T) {
+	m, _ := mutants.Lookup("status-201")
+	url, token := startTarget(t, m.Wrap)
+	console, dir := runReports(t, Config{BaseURL: url, Token: token})
+	for _, want := range []string{"COMMON CAUSE: ", "came back with status 201 Created", "To fix: ", "expected status 200 with a Plant record; got status 201"} {
+		if !strings.Contains(console, want) {
+			t.Fatalf("the console lacks %q:\n%s", want, console)
+		}
+	}
+	for _, f := range []string{SummaryJSON, SummaryMD, "summary-short.md", ReportHTML} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"came back with status 201 Created", "expected status 200 with a Plant record; got status 201"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s lacks %q, which the console says", f, want)
+			}
+		}
+	}
+}

@@ -87,7 +87,12 @@ type Verdict struct {
 	Interrupted bool   `json:"interrupted"`
 	// LikelyCause names a likely mistake of the setup; Error why a run
 	// could not be made at all.
-	LikelyCause string     `json:"likelyCause"`
+	LikelyCause string `json:"likelyCause"`
+	// CommonCause and ToFix are the analysis of the failures the console
+	// leads with (Analyze), kept for every report: what most answers
+	// share, and what to fix, a line a mistake.
+	CommonCause string     `json:"commonCause"`
+	ToFix       []string   `json:"toFix"`
 	Error       string     `json:"error"`
 	Throttling  Throttling `json:"throttling"`
 	// Connections is what a run met of connection faults, sent again.
