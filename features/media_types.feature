@@ -96,6 +96,32 @@ Feature: Media types
       | the parameter's name in capitals     | application/json;CHARSET=UTF-8    |
       | charset=utf-8, without space         | application/json;charset=utf-8    |
 
+  Scenario Outline: An Accept header that admits application/json is accepted: <case>
+    The spec says every answer is JSON; it says nothing of the Accept
+    header, so a request is valid whatever it carries, and rule 1 has a
+    valid request answered 200. An Accept that admits application/json, in
+    any spelling RFC 9110 calls equal, asks for what the service sends: the
+    type and subtype in any letter case (section 8.3.1), with parameters or
+    a weight, in a list beside other types, or as a range that holds it
+    (section 12.5.1). A service that looks for the string application/json
+    in the header, or compares it with "==", refuses valid requests from the
+    clients that write it so (curl, browsers, API clients).
+
+    But the request accepts "<accept>"
+    When the client posts it to /plants
+    Then the response status is 200
+    And the response is a Plant record
+
+    @MEDIA-ACCEPT @must
+    Examples: what admits application/json
+      | case                         | accept                          |
+      | type and subtype in capitals | Application/JSON                |
+      | a weight                     | application/json;q=0.9          |
+      | a charset                    | application/json; charset=utf-8 |
+      | in a list                    | text/html, application/json     |
+      | the range application/*      | application/*                   |
+      | the range */*, weighted      | */*;q=0.1                       |
+
   @RESPONSE-MEDIA @must
   Scenario: A Plant record is sent as application/json
     When the client posts it to /plants

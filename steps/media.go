@@ -17,6 +17,7 @@ func (s *Suite) mediaSteps() []stepPattern {
 	return []stepPattern{
 		{`^the request declares the media type "(.*)"$`, s.theRequestDeclaresTheMediaType},
 		{`^the request declares no media type$`, s.theRequestDeclaresNoMediaType},
+		{`^the request accepts "(.*)"$`, s.theRequestAccepts},
 		{`^the plant is sent as (a URL-encoded form|a multipart form)$`, s.thePlantIsSentAsAForm},
 		{`^the response media type is application/json$`, s.theResponseMediaTypeIsJSON},
 	}
@@ -25,6 +26,11 @@ func (s *Suite) mediaSteps() []stepPattern {
 func (s *Suite) theRequestDeclaresTheMediaType(ctx context.Context, mt string) {
 	st := stateOf(ctx)
 	st.req.contentType, st.req.noCT = mt, false
+}
+
+// theRequestAccepts sends accept as the request's Accept header.
+func (s *Suite) theRequestAccepts(ctx context.Context, accept string) {
+	stateOf(ctx).req.accept = &accept
 }
 
 func (s *Suite) theRequestDeclaresNoMediaType(ctx context.Context) {

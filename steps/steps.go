@@ -646,6 +646,9 @@ const redacted = "<redacted>"
 // that may quote the target.
 func (s *Suite) redact(text string) string { return s.red.String(text) }
 
+// Redact is redact, for the run's own reading of the answers.
+func (s *Suite) Redact(text string) string { return s.red.String(text) }
+
 // evidenceText bounds how much of one piece of evidence (an expected or
 // actual value, a detail, a message) is kept.
 const evidenceText = 2 << 10

@@ -252,12 +252,29 @@ func echoIn(sent Sent, obj map[string]json.RawMessage, ok bool, redact func(stri
 			out = append(out, EchoFailure{RuleTag, "tag " + Quote(sent.Tag) + " (the very string sent)", f})
 		}
 	case present:
-		out = append(out, EchoFailure{RuleNoTag, "no tag property (none was sent)", "tag is the JSON value " + Quote(redact(string(raw)))})
+		out = append(out, EchoFailure{RuleNoTag, "no tag property (none was sent)", "tag is " + jsonValue(raw, redact)})
 	}
 	if raw, present := obj["id"]; present {
-		out = append(out, EchoFailure{RuleNoID, "no id property (\"The Plant record has no id field\")", "id is the JSON value " + Quote(redact(string(raw)))})
+		out = append(out, EchoFailure{RuleNoID, "no id property (\"The Plant record has no id field\")", "id is " + jsonValue(raw, redact)})
 	}
 	return out
+}
+
+// jsonValue names a JSON value an answer holds: a string by its text,
+// quoted once (`the string ""`, not the JSON text quoted again); any other
+// value by its JSON text, quoted when it is not plain printable ASCII.
+func jsonValue(raw json.RawMessage, redact func(string) string) string {
+	var s string
+	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+		return "the string " + Quote(redact(s))
+	}
+	text := redact(string(raw))
+	for _, c := range []byte(text) {
+		if c <= ' ' || c >= 0x7f || c == '"' || c == '\\' || len(text) > quoteBytes {
+			return "the JSON value " + Quote(text)
+		}
+	}
+	return "the JSON value " + text
 }
 
 // field says how obj[name] departs from the string want; "" when it is
@@ -275,7 +292,7 @@ func field(obj map[string]json.RawMessage, name, want string, redact func(string
 	}
 	var got string
 	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &got) != nil {
-		return name + " is the JSON value " + Quote(redact(string(raw))) + ", not a string"
+		return name + " is " + jsonValue(raw, redact) + ", not a string"
 	}
 	if got == want {
 		return ""

@@ -77,6 +77,9 @@ func Exercises(r Request) []rules.RuleID {
 	if ct := r.Header.Get("Content-Type"); ct != MediaType(ct) {
 		add(rules.MediaRequestParams)
 	}
+	if a := r.Header.Get("Accept"); a != "" && a != "application/json" {
+		add(rules.MediaAccept)
+	}
 	hasTag := false
 	EachMember(r.Body, func(key string, raw json.RawMessage) bool {
 		switch key {

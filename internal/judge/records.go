@@ -55,7 +55,7 @@ func describe(obj map[string]json.RawMessage, name string, redact func(string) s
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
-	return "the JSON value " + Quote(redact(string(raw)))
+	return jsonValue(raw, redact)
 }
 
 // isString reports whether a member's raw JSON value, as object read it,

@@ -77,6 +77,7 @@ var Rules = []Rule{
 	{ID: rules.BodyTagAny, NotFromTraffic: whyRefusal, Accepts: true},
 	{ID: rules.BodyExtraFields, NotFromTraffic: whyRefusal, Accepts: true},
 	{ID: rules.MediaRequestParams, NotFromTraffic: whyRefusal, Accepts: true},
+	{ID: rules.MediaAccept, NotFromTraffic: whyRefusal, Accepts: true},
 	{ID: rules.GenValid, NotFromTraffic: whyGenValid, Accepts: true},
 	{ID: rules.GenBoundary, NotFromTraffic: whyGenValid, Accepts: true},
 	{ID: rules.AuthNearMiss, NotFromTraffic: whyTokens},

@@ -1,12 +1,15 @@
 package run
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/steps"
 )
@@ -17,13 +20,17 @@ const minEvidence = 3
 // likelyCause names the setup mistake the answers point to, before the
 // failures they cause: a wrong token (every valid request sent with it
 // refused, 400, 401 or 403, and none answered 2xx) or a wrong address (every answer a status the contract does
-// not have, such as 404). plantcheck cannot tell such a mistake from a
+// not have, such as 404, or one answer, whatever was sent, as a server
+// that maps an unknown path to a 400 Error record gives). Text of the
+// answers is redacted (redact) and quoted. plantcheck cannot tell such a mistake from a
 // service that refuses everything, so the run is not excused: it is
 // NON-CONFORMANT (exit 1) all the same, and the verdict says both.
-func likelyCause(r *Report, v *spec.Validator) string {
+func likelyCause(r *Report, v *spec.Validator, redact func(string) string) string {
 	statuses := map[int]int{}
 	answered, accepted := 0, 0
 	var refused []*steps.Sent // sent with the token, not accepted
+	var first *steps.Sent
+	same := true // every answer the same status and body
 	for _, sc := range r.Scenarios {
 		for _, x := range sc.Exchanges {
 			if !x.Answered() {
@@ -31,6 +38,10 @@ func likelyCause(r *Report, v *spec.Validator) string {
 			}
 			answered++
 			statuses[x.Status]++
+			if first == nil {
+				first = x
+			}
+			same = same && x.Status == first.Status && bytes.Equal(x.RespBody, first.RespBody)
 			switch {
 			case !x.Issued():
 			case x.Status >= 200 && x.Status < 300:
@@ -56,6 +67,15 @@ func likelyCause(r *Report, v *spec.Validator) string {
 	if accepted > 0 {
 		return "" // the token works: no request need be checked again
 	}
+	if same && notFound.Match(first.RespBody) {
+		// One answer whatever was sent, valid or not, with the token or
+		// without, and it speaks of a path not found: a server that maps
+		// an unknown path to its own 400 Error record, as the contract's
+		// rule 2 leads implementers to.
+		return fmt.Sprintf("every one of the %d answers was the same, whatever was sent: status %d with the body %s, "+
+			"which reads as a path the service does not serve: check --base-url (the requests went to %s)%s",
+			answered, first.Status, judge.Quote(redact(string(first.RespBody))), r.Target, plantsTwice(r.Target))
+	}
 	validRefused := 0
 	for _, x := range refused {
 		if x.Header.Get("Content-Type") == "application/json" && v.BodyConforms(x.Method, "/plants", x.Body) {
@@ -74,6 +94,9 @@ func likelyCause(r *Report, v *spec.Validator) string {
 	return ""
 }
 
+// notFound is how servers and frameworks say a path is not theirs.
+var notFound = regexp.MustCompile(`(?i)\b404\b|not ?found|no (such )?route|unknown (path|route|endpoint|url)|cannot post`)
+
 // refusal reports whether a status refuses a request for its credentials
 // or its content: 400, as the contract refuses, or 401 and 403, as a
 // gateway does. Any other answer (a 5xx, a 404) says nothing of the token.
@@ -84,7 +107,7 @@ func refusal(status int) bool {
 func statusHint(status int, target string) string {
 	switch {
 	case status == http.StatusNotFound || status == http.StatusMethodNotAllowed:
-		return "check --base-url: the requests went to " + target + " (POST <base-url>/plants)"
+		return "check --base-url: the requests went to " + target + " (POST <base-url>/plants)" + plantsTwice(target)
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return "the service answers 400 to a bad credential; a gateway in front may want its own key (--header) or refuse the token (--token)"
 	case status == http.StatusProxyAuthRequired:
@@ -97,6 +120,14 @@ func statusHint(status int, target string) string {
 		return "the service fails every request: it may be down, starting, or misconfigured"
 	}
 	return "check --base-url"
+}
+
+// plantsTwice notes a base URL given with the path plantcheck adds.
+func plantsTwice(target string) string {
+	if strings.HasSuffix(target, "/plants/plants") {
+		return "; --base-url ends in /plants, which plantcheck adds itself"
+	}
+	return ""
 }
 
 func statusCounts(statuses map[int]int) string {

@@ -118,9 +118,24 @@ func TestPartlyJudgedRule(t *testing.T) {
 func TestLikelyCause(t *testing.T) {
 	t.Parallel()
 	url, token := startTarget(t, nil)
+	// A server that answers a path it does not serve with its own 400
+	// Error record, as rule 2 leads implementers to (echo, Express
+	// handlers written so): the path is named, not the token.
+	ref, _ := referenceHandler(t)
+	routed := handlerTarget(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/plants" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(`{"error":404,"message":"Not Found"}`))
+			return
+		}
+		ref.ServeHTTP(w, r)
+	})
 	tests := []struct {
 		name, base, token, from, want string
 	}{
+		{"a wrong path, answered 400 Not Found", routed + "/plantz", token, "", "which reads as a path the service does not serve: check --base-url"},
+		{"a base URL that ends in /plants", routed + "/plants", token, "", "--base-url ends in /plants, which plantcheck adds itself"},
 		{"a wrong token", url, "not-the-issued-token-42", "", "--token"},
 		{"a wrong token from the config file", url, "not-the-issued-token-42", "the config file ci/plantcheck.yaml (key token)", "it came from the config file ci/plantcheck.yaml"},
 		{"a wrong path prefix", url + "/api/v1", token, "", "--base-url"},
@@ -153,6 +168,9 @@ func TestLikelyCause(t *testing.T) {
 			}
 			if strings.Contains(console, tt.token) {
 				t.Error("the console holds the token")
+			}
+			if twice := strings.HasSuffix(tt.base, "/plants"); twice != strings.Contains(console, "(--base-url ends in /plants") {
+				t.Errorf("base %s: the console's note on a base URL ending in /plants is there: %v, want %v", tt.base, !twice, twice)
 			}
 		})
 	}

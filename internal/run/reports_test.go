@@ -101,7 +101,8 @@ func TestJUnitSameCases(t *testing.T) {
 // number and order the failure blocks alike, on real failing runs.
 func TestOneNumbering(t *testing.T) {
 	t.Parallel()
-	console := regexp.MustCompile(`(?m)^(\d+)\) (.*)$`)
+	// The console wraps a long heading onto lines indented by six.
+	console := regexp.MustCompile(`(?m)^(\d+)\) (.*(?:\n {6}\S.*)*)$`)
 	md := regexp.MustCompile(`(?m)^### \S+ (\d+)\) (.*)$`)
 	html := regexp.MustCompile(`<h3><span class="n">(\d+)\)</span> (.*)</h3>`)
 	junit := regexp.MustCompile(`message="failure (\d+)\) `)
@@ -134,8 +135,9 @@ func TestOneNumbering(t *testing.T) {
 				t.Fatalf("no numbered block: console %d, summary.md %d", len(shown), len(mdBlocks))
 			}
 			for _, c := range shown {
-				if got := mdBlocks[c[1]]; got != c[2] {
-					t.Errorf("console's block %s is %q, summary.md's %q", c[1], c[2], got)
+				heading := strings.ReplaceAll(c[2], "\n      ", " ")
+				if got := mdBlocks[c[1]]; got != heading {
+					t.Errorf("console's block %s is %q, summary.md's %q", c[1], heading, got)
 				}
 			}
 			page := read(ReportHTML)
@@ -158,5 +160,31 @@ func TestOneNumbering(t *testing.T) {
 				t.Errorf("junit.xml numbers %d failures, summary.md has %d blocks", n, len(order))
 			}
 		})
+	}
+}
+
+// TestReportsLeadWithWhatToFix: the common cause and the list of what to
+// fix, which the console leads with, are in every report too: CI users
+// read summary.md in the job summary, not the console.
+func TestReportsLeadWithWhatToFix(t *testing.T) {
+	t.Parallel()
+	m, _ := mutants.Lookup("status-201")
+	url, token := startTarget(t, m.Wrap)
+	console, dir := runReports(t, Config{BaseURL: url, Token: token})
+	for _, want := range []string{"COMMON CAUSE: ", "came back with status 201 Created", "To fix: ", "expected status 200 with a Plant record; got status 201"} {
+		if !strings.Contains(console, want) {
+			t.Fatalf("the console lacks %q:\n%s", want, console)
+		}
+	}
+	for _, f := range []string{SummaryJSON, SummaryMD, "summary-short.md", ReportHTML} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"came back with status 201 Created", "expected status 200 with a Plant record; got status 201"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s lacks %q, which the console says", f, want)
+			}
+		}
 	}
 }

@@ -245,7 +245,7 @@ func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Basel
 	harErr := closeHAR()
 	cukeErr := closeCucumber()
 	rep.finish()
-	rep.LikelyCause = likelyCause(rep, v)
+	rep.LikelyCause = likelyCause(rep, v, st.Redact)
 	if cfg.ReportDir != "" {
 		rep.ReportDir = cfg.ReportDir
 		if err := rep.WriteFiles(cfg.ReportDir); err != nil {

@@ -109,8 +109,10 @@ func fiveMistakes(token string) http.Handler {
 
 // consoleBound is the screen lines, at 100 columns, the console of the
 // five-mistake server may take (progress, verdict and failures): 310
-// before the brief console (213 lines), about 135 with it.
-const consoleBound = 150
+// before the brief console (213 lines), about 135 with it; about 165 since
+// its headings and values are wrapped whole, never cut inside a bracket,
+// and a ninth MUST rule (MEDIA-ACCEPT) is broken by the 201.
+const consoleBound = 170
 
 // TestConsoleFitsAScreenOrTwo: for a server with five mistakes the console
 // leads with what to fix and stays within consoleBound screen lines, yet

@@ -258,6 +258,8 @@ func (v *Verdict) normalise() {
 	if v.Counts.ProxyAnswers == nil {
 		v.Counts.ProxyAnswers = map[string]int64{}
 	}
+	a := Analyze(v)
+	v.CommonCause, v.ToFix = a.Cause, orEmpty(a.Fix)
 	v.NotJudgedInPart = orEmpty(v.NotJudgedInPart)
 	v.Rules = orEmpty(v.Rules)
 	v.Failures = orEmpty(v.Failures)

@@ -236,7 +236,7 @@ func junitScenarioFailure(b *Block, sc Scenario, label string) *junitProblem {
 	}
 	var text []string
 	if label != "" {
-		text = append(text, "failure "+label+" in the console, summary.md and report.html")
+		text = append(text, "block "+strings.TrimSuffix(label, ")")+" of summary.md and report.html (the console shows the first failure of each rule)")
 	}
 	if len(others) > 0 {
 		text = append(text, "found broken by this scenario: "+strings.Join(others, ", "))

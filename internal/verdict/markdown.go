@@ -74,6 +74,7 @@ func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
 	if v.Error != "" {
 		return
 	}
+	v.writeMarkdownFix(b, q)
 	c := v.Counts
 	for _, n := range v.NotJudgedInPart {
 		q.item(b, "-", fmt.Sprintf("Not judged in %s:", plural(n.N, "exchange")), n.Reason)
@@ -122,6 +123,21 @@ func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
 		for _, g := range v.Client {
 			fmt.Fprintf(b, "| %s | %d |\n", g.Label(), g.Requests)
 		}
+	}
+}
+
+// writeMarkdownFix writes what the console leads with: the common cause
+// and what to fix, whose lines quote the answers.
+func (v *Verdict) writeMarkdownFix(b *bytes.Buffer, q Quote) {
+	if v.CommonCause != "" {
+		fmt.Fprintf(b, "**Common cause:** %s\n\n", q.Span(v.CommonCause))
+	}
+	if len(v.ToFix) > 0 {
+		fmt.Fprintf(b, "**To fix** (blocks numbered as in every report):\n\n")
+		for _, l := range v.ToFix {
+			q.item(b, "-", "", l)
+		}
+		b.WriteString("\n")
 	}
 }
 

@@ -44,6 +44,7 @@ func (v *Verdict) WriteShortMarkdown(b *bytes.Buffer, q Quote) {
 	if v.Error != "" {
 		return
 	}
+	v.writeMarkdownFix(b, q)
 	var failed, unjudged []Rule
 	for _, r := range v.Rules {
 		switch r.Outcome {

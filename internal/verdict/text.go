@@ -54,6 +54,9 @@ func (v *console) writeText(w *strings.Builder) {
 		fmt.Fprintf(w, "upstream: %s (traffic from %s to %s)\n", target, v.Started.Format(time.RFC3339), v.Ended.Format(time.RFC3339))
 	default:
 		fmt.Fprintf(w, "target: %s\n", target)
+		if strings.HasSuffix(target, "/plants/plants") {
+			fmt.Fprintf(w, "        (--base-url ends in /plants, which plantcheck adds itself: is that the service's path?)\n")
+		}
 	}
 	if v.Config.Proxy != "" {
 		fmt.Fprintf(w, "proxy:  %s\n", v.Config.Proxy)
@@ -401,22 +404,28 @@ func (v *console) writeFailures(w io.Writer) {
 	if c := v.a.Cause; c != "" {
 		fmt.Fprintf(w, "\n%s %s\n", v.paint(yellow, "COMMON CAUSE:"), c)
 	}
+	curl := true
 	if v.Verbose {
 		for i, b := range server {
 			v.writeBlock(w, blockNumber(b, i), b, nil, &blockStyle{curl: true})
 		}
 	} else {
-		v.writeFirsts(w, server)
+		curl = v.writeFirsts(w, server)
 	}
 	if note := v.ReproNote(); note != "" {
+		if !curl {
+			// The compact form prints the reruns alone.
+			note = strings.Replace(note, "The curl commands and reruns read", "The reruns, and the curl commands of the reports, read", 1)
+		}
 		fmt.Fprintln(w, "\n("+note+")")
 	}
 }
 
 // writeFirsts prints the first failure of each rule and kind of answer
 // (chooseFirsts): the rules that decide the verdict, or, when none of
-// them failed, every rule broken.
-func (v *console) writeFirsts(w io.Writer, server []Block) {
+// them failed, every rule broken. It says whether it printed the curl
+// commands.
+func (v *console) writeFirsts(w io.Writer, server []Block) bool {
 	f := v.a.firsts
 	curl := len(f.show) <= maxCurlBlocks
 	st := &blockStyle{curl: curl, compact: !curl}
@@ -453,6 +462,7 @@ func (v *console) writeFirsts(w io.Writer, server []Block) {
 		}
 		fmt.Fprintf(w, "%s. %s\n", what, v.whereAll(!curl))
 	}
+	return curl
 }
 
 // whereAll says where every failure block is: the reports, when this run
@@ -560,23 +570,28 @@ type blockStyle struct {
 	seen    map[string]int
 }
 
+// headingIndent starts the lines of a compact block's heading past its
+// first, apart from the block's fields (three spaces).
+const headingIndent = "      "
+
 // screenWidth is the console's width the brief console fits its lines
 // to; the block's values start at column 16.
 const screenWidth = 100
 
-// fit cuts a value to the rest of a line of the screen (compact), or to
-// consoleLine bytes a line.
-func (v *console) fit(st *blockStyle, s string) string {
+// fit bounds a value for the console: its lines to consoleLine bytes; in
+// the compact form, its first line alone, cut (between words, never
+// inside a bracket) to lines lines of the screen and wrapped there.
+func (v *console) fit(st *blockStyle, s string, lines int) string {
 	if !st.compact {
 		return v.cut(s)
 	}
 	first, _, _ := strings.Cut(s, "\n")
-	return cutRunes(first, screenWidth-16)
+	return wrapWords(clause(first, lines*(screenWidth-16)), 16, screenWidth, strings.Repeat(" ", 16))
 }
 
-// fit2 is fit with two lines of the screen: a request or a response, whose
-// body is what tells; a request's URL is its path, the target being said
-// at the top.
+// fit2 is fit for a request or a response, whose body is what tells, cut
+// to two lines of the screen (a body is the target's text: its cut is
+// marked); a request's URL is its path, the target being said at the top.
 func (v *console) fit2(st *blockStyle, s string) string {
 	if !st.compact {
 		return v.cut(s)
@@ -595,23 +610,8 @@ func (v *console) fit2(st *blockStyle, s string) string {
 func (v *console) writeBlock(w io.Writer, n int, b Block, only []int, st *blockStyle) {
 	pick := func(j int) bool { return only == nil || slices.Contains(only, j) }
 	heading := v.cut(b.Title())
-	if st.compact && only != nil && b.Scenario != "" {
-		// The rules whose first failure this is, and the scenario that
-		// met it, on one line.
-		var ids []string
-		for _, j := range only {
-			id := b.Rule
-			if j >= 0 && b.Evidence[j].Rule != "" {
-				id = b.Evidence[j].Rule
-			}
-			if r, ok := rules.Lookup(id); ok && !slices.Contains(ids, string(id)+" ("+upper(r.Level)+")") {
-				ids = append(ids, string(id)+" ("+upper(r.Level)+")")
-			}
-		}
-		heading = cutRunes(strings.Join(ids, ", ")+": "+b.Scenario, screenWidth-5)
-		if b.Known {
-			heading += " [known]"
-		}
+	if st.compact {
+		heading = wrapWords(heading, len(strconv.Itoa(n))+2, screenWidth, headingIndent)
 	}
 	fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("%d) %s", n, heading)))
 	if b.Where != "" && !st.compact {
@@ -622,10 +622,14 @@ func (v *console) writeBlock(w io.Writer, n int, b Block, only []int, st *blockS
 		return j < 0 || b.Evidence[j].Rule == b.Rule || b.Evidence[j].Rule == ""
 	})) {
 		req := r.Requirement + " (spec: " + r.Source + ")"
-		if !v.Verbose {
-			req = cutBytes(r.Requirement, consoleRequirement) + " (spec: " + r.Source + ")"
+		switch {
+		case st.compact:
+			// One line: the reports hold it whole, with its source.
+			req = r.Requirement
+		case !v.Verbose:
+			req = clause(r.Requirement, consoleRequirement) + " (spec: " + r.Source + ")"
 		}
-		fmt.Fprintf(w, "   requirement: %s\n", v.fit(st, req))
+		fmt.Fprintf(w, "   requirement: %s\n", v.fit(st, req, 1))
 	}
 	if b.Error != "" && len(b.Evidence) == 0 {
 		fmt.Fprintf(w, "   error:       %s\n", indent(v.cut(b.Error), "                "))
@@ -672,18 +676,18 @@ func (v *console) writeEvidence(w io.Writer, n int, b Block, e, prev Evidence, s
 	if e.Rule != b.Rule && e.Rule != "" {
 		req := e.Requirement
 		if !v.Verbose {
-			req = cutBytes(req, consoleRequirement)
+			req = clause(req, consoleRequirement)
 		}
-		fmt.Fprintf(w, "   rule:        %s\n", v.fit(st, fmt.Sprintf("%s (%s): %s", e.Rule, upper(e.Level), req)))
+		fmt.Fprintf(w, "   rule:        %s\n", v.fit(st, fmt.Sprintf("%s (%s): %s", e.Rule, upper(e.Level), req), 1))
 	}
-	fmt.Fprintf(w, "   expected:    %s\n", v.fit(st, e.Expected))
+	fmt.Fprintf(w, "   expected:    %s\n", v.fit(st, e.Expected, 2))
 	details := e.Details
 	if st.compact {
 		key := e.Expected + "\x00" + e.Actual + "\x00" + kind{e.Status, e.MediaType}.String()
 		if at, ok := st.seen[key]; ok && at != n {
 			// The same failure as one shown: its exchange alone says
 			// what was sent this time.
-			fmt.Fprintf(w, "   actual:      %s\n", v.fit(st, fmt.Sprintf("%s, as in block %d", e.Actual, at)))
+			fmt.Fprintf(w, "   actual:      %s\n", v.fit(st, fmt.Sprintf("%s, as in block %d", e.Actual, at), 2))
 			if e.Request != "" && e.Request != prev.Request {
 				fmt.Fprintf(w, "   request:     %s\n", v.fit2(st, e.Request))
 			}
@@ -695,10 +699,10 @@ func (v *console) writeEvidence(w io.Writer, n int, b Block, e, prev Evidence, s
 		st.seen[key] = n
 		details = details[:min(len(details), 1)]
 	}
-	fmt.Fprintf(w, "   actual:      %s\n", v.fit(st, e.Actual))
+	fmt.Fprintf(w, "   actual:      %s\n", v.fit(st, e.Actual, 2))
 	for _, d := range details {
 		if st.compact {
-			fmt.Fprintf(w, "   - %s\n", cutRunes(strings.ReplaceAll(d, "\n", " "), screenWidth-5))
+			fmt.Fprintf(w, "   - %s\n", clause(strings.ReplaceAll(d, "\n", " "), screenWidth-5))
 			continue
 		}
 		fmt.Fprintf(w, "   - %s\n", v.cut(d))
@@ -822,4 +826,61 @@ func (v *console) writeClients(w io.Writer) {
 
 func indent(s, prefix string) string {
 	return strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// wrapWords breaks s, which starts at column start, between words into
+// lines of at most width columns where it can, each after the first
+// indented.
+func wrapWords(s string, start, width int, indent string) string {
+	var b strings.Builder
+	n := start
+	for i, word := range strings.Split(s, " ") {
+		switch {
+		case i == 0:
+		case n+1+len(word) > width:
+			b.WriteString("\n" + indent)
+			n = len(indent)
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += len(word)
+	}
+	return b.String()
+}
+
+// clause cuts s to at most n bytes between two words, never inside a
+// bracket it opened, marking the cut with "…"; a word longer than n is
+// cut inside (cutBytes).
+func clause(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	end := strings.LastIndexByte(s[:n], ' ')
+	if end <= 0 {
+		return cutBytes(s, n)
+	}
+	cut := s[:end]
+	// A bracket or a quotation the cut leaves open goes, with what
+	// follows it.
+	open := func(c string) bool {
+		if strings.Count(c, `"`)%2 == 1 {
+			return true
+		}
+		for _, p := range []string{"()", "[]", "{}"} {
+			if strings.Count(c, p[:1]) > strings.Count(c, p[1:]) {
+				return true
+			}
+		}
+		return false
+	}
+	for open(cut) {
+		at := strings.LastIndexAny(cut, `"([{`)
+		if at <= 0 {
+			return cutBytes(s, n)
+		}
+		cut = cut[:at]
+	}
+	return strings.TrimRight(cut, " ,;:") + "…"
 }

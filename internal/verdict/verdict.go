@@ -13,6 +13,7 @@ package verdict
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,7 +87,12 @@ type Verdict struct {
 	Interrupted bool   `json:"interrupted"`
 	// LikelyCause names a likely mistake of the setup; Error why a run
 	// could not be made at all.
-	LikelyCause string     `json:"likelyCause"`
+	LikelyCause string `json:"likelyCause"`
+	// CommonCause and ToFix are the analysis of the failures the console
+	// leads with (Analyze), kept for every report: what most answers
+	// share, and what to fix, a line a mistake.
+	CommonCause string     `json:"commonCause"`
+	ToFix       []string   `json:"toFix"`
 	Error       string     `json:"error"`
 	Throttling  Throttling `json:"throttling"`
 	// Connections is what a run met of connection faults, sent again.
@@ -436,6 +442,11 @@ func (v *Verdict) runStatus() string {
 	}
 }
 
+// failed reports whether a rule of the level failed.
+func (v *Verdict) failed(l rules.Level) bool {
+	return slices.ContainsFunc(v.Rules, func(r Rule) bool { return r.Level == l && r.Outcome == Fail })
+}
+
 func (v *Verdict) runLine(unjudged []rules.RuleID) string {
 	scope := ""
 	if v.Partial() {
@@ -448,8 +459,10 @@ func (v *Verdict) runLine(unjudged []rules.RuleID) string {
 		return "INTERRUPTED: the run was stopped before every scenario ran (incomplete)" + scope
 	case code == 1 && v.LikelyCause != "":
 		return "NON-CONFORMANT, or a mistake of the setup: see LIKELY CAUSE above" + scope
-	case code == 1 && v.Config.Strict:
-		return "NON-CONFORMANT: a MUST rule failed or, in strict mode, a SHOULD rule" + scope
+	case code == 1 && v.Config.Strict && !v.failed(rules.Must):
+		return "NON-CONFORMANT (strict): a SHOULD rule failed; every MUST rule that ran passed" + scope
+	case code == 1 && v.Config.Strict && v.failed(rules.Should):
+		return "NON-CONFORMANT: a MUST rule failed, and (strict) a SHOULD rule" + scope
 	case code == 1:
 		return "NON-CONFORMANT: a MUST rule failed" + scope
 	case code == 2 && v.Throttling.Exceeded != "":

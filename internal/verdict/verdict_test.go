@@ -23,6 +23,16 @@ func standing(d Driver, o Outcome, c Counts, cfg Config) *Verdict {
 	return v
 }
 
+// strict is a run's verdict in strict mode with a MUST and a SHOULD rule
+// of the given outcomes, decided.
+func strict(must, should Outcome) *Verdict {
+	v := &Verdict{Driver: Run, Counts: Counts{Scenarios: 2}, Config: Config{Strict: true}}
+	v.Stamp("Plant Store API", "1.0.0")
+	v.Rules = []Rule{{ID: rules.Create200, Level: rules.Must, Outcome: must}, {ID: rules.AuthSchemeCase, Level: rules.Should, Outcome: should}}
+	v.Finish()
+	return v
+}
+
 // TestDecide: one decision for both drivers. A MUST rule broken is 1; a
 // run that could not judge a MUST rule, or a proxy that had traffic and
 // judged none of it, is 2; a proxy with no traffic claims nothing, 0.
@@ -39,6 +49,10 @@ func TestDecide(t *testing.T) {
 		{"run: a MUST rule failed", standing(Run, Fail, Counts{}, Config{}), 1, "non-conformant", "NON-CONFORMANT: a MUST rule failed"},
 		{"run: a MUST rule not judged", standing(Run, NotJudged, Counts{}, Config{}), 2, "incomplete", "INCOMPLETE: not judged: CREATE-200"},
 		{"run: an error", standing(Run, Pass, Counts{Errors: 1}, Config{}), 2, "incomplete", "INCOMPLETE: some scenarios could not be judged"},
+		{"run, strict: a SHOULD rule failed", strict(Pass, Fail), 1, "non-conformant", "NON-CONFORMANT (strict): a SHOULD rule failed; every MUST rule that ran passed"},
+		{"run, strict: both failed", strict(Fail, Fail), 1, "non-conformant", "NON-CONFORMANT: a MUST rule failed, and (strict) a SHOULD rule"},
+		{"run, strict: a MUST rule failed", strict(Fail, Pass), 1, "non-conformant", "NON-CONFORMANT: a MUST rule failed"},
+		{"run, strict: conformant", strict(Pass, Pass), 0, "certified conformant", "CONFORMANT: every MUST rule passed"},
 		{"run: partial", standing(Run, Pass, Counts{}, Config{Tags: "@x"}), 0, "partial: conformant to the rules that ran", "CONFORMANT to the rules that ran"},
 		{"proxy: no violation", standing(Proxy, Pass, Counts{Exchanges: 2, Judged: 2}, Config{}), 0, "no violation seen", "NO VIOLATION SEEN"},
 		{"proxy: a MUST rule failed", standing(Proxy, Fail, Counts{Exchanges: 2, Judged: 2}, Config{}), 1, "non-conformant", "NON-CONFORMANT: the service broke CREATE-200"},

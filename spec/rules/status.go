@@ -8,7 +8,7 @@ import "net/http"
 var expects = map[RuleID]int{
 	Create200: http.StatusOK, CreateName: http.StatusOK, CreateTag: http.StatusOK, CreateNoTag: http.StatusOK,
 	CreateNoID: http.StatusOK, BodyIDRange: http.StatusOK, BodyNameAny: http.StatusOK, BodyTagAny: http.StatusOK,
-	BodyExtraFields: http.StatusOK, GenValid: http.StatusOK, GenBoundary: http.StatusOK, MediaRequestParams: http.StatusOK,
+	BodyExtraFields: http.StatusOK, GenValid: http.StatusOK, GenBoundary: http.StatusOK, MediaRequestParams: http.StatusOK, MediaAccept: http.StatusOK,
 
 	BodyIDRequired: http.StatusBadRequest, BodyIDInteger: http.StatusBadRequest, BodyIDInt64: http.StatusBadRequest,
 	BodyNameRequired: http.StatusBadRequest, BodyNameString: http.StatusBadRequest, BodyTagString: http.StatusBadRequest,

@@ -59,6 +59,15 @@ var mediaMutants = []Mutant{
 	},
 
 	{
+		Name: "accept-contains-json", Defect: "refuses a request whose Accept header does not hold the text application/json, as written (Application/JSON, application/* and a weighted */* are refused)",
+		Rules:  []rules.RuleID{rules.MediaAccept},
+		Origin: "hand-written content negotiation in Express: req.headers.accept.includes('application/json'), letting only a missing Accept and a bare */* through",
+		Wrap: refuseWhen(func(r *http.Request) bool {
+			a := r.Header.Get("Accept")
+			return a != "" && a != "*/*" && !strings.Contains(a, "application/json")
+		}, "This service answers application/json only."),
+	},
+	{
 		Name: "exact-content-type", Defect: "refuses every Content-Type but exactly application/json, so application/json; charset=utf-8 is refused",
 		Rules:  []rules.RuleID{rules.MediaRequestParams},
 		Origin: "Content-Type compared as a whole string (ct == \"application/json\") instead of by its media type",

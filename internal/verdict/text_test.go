@@ -1,0 +1,44 @@
+package verdict
+
+import "testing"
+
+// TestClause: a value cut for the console ends between words, never
+// inside a bracket or a quotation it opened, and is marked.
+func TestClause(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"status 201", 60, "status 201"},
+		{"a response the document does not describe (1 violation(s))", 50, "a response the document does not describe…"},
+		{"25 of 25 generated cases failed GEN-VALID (seed 160955363 reproduces them)", 55, "25 of 25 generated cases failed GEN-VALID…"},
+		{`got tag "a long tag value" instead`, 20, "got tag…"},
+		{"expected a response the document describes: 200 with a Plant record or 400", 60, "expected a response the document describes: 200 with a…"},
+		{"averyveryverylongwordwithoutanyspace", 10, "averyveryv…"},
+	} {
+		if got := clause(c.in, c.n); got != c.want {
+			t.Errorf("clause(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
+
+// TestWrapWords: lines break between words within the width, each after
+// the first indented, and nothing is lost.
+func TestWrapWords(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in           string
+		start, width int
+		want         string
+	}{
+		{"one two three", 0, 100, "one two three"},
+		{"one two three four", 3, 12, "one two\n  three four"},
+		{"averyveryverylongword x", 0, 5, "averyveryverylongword\n  x"},
+	} {
+		if got := wrapWords(c.in, c.start, c.width, "  "); got != c.want {
+			t.Errorf("wrapWords(%q, %d, %d) = %q, want %q", c.in, c.start, c.width, got, c.want)
+		}
+	}
+}
