@@ -45,7 +45,7 @@ func TestMergeCommand(t *testing.T) {
 	}{
 		{"two that passed", []string{good, good2}, 0, "3 exchanges of POST /plants judged"},
 		{"one broke a rule", []string{good, good2, broken}, 1, "NON-CONFORMANT"},
-		{"a file that is not a summary", []string{good, garbage}, 2, "garbage.json: does not follow summary.schema.json"},
+		{"a file that is not a summary", []string{good, garbage}, 2, "garbage.json: not a summary.json plantcheck wrote (it does not follow summary.schema.json)"},
 		{"a file that is not there", []string{good, filepath.Join(dir, "none.json")}, 2, "none.json"},
 		{"no file", nil, 2, "no summary.json named"},
 	} {

@@ -194,6 +194,8 @@ func TestReadRefusesWithTheReason(t *testing.T) {
 		{"missing.json", `{"driver":"run"}`, "does not follow summary.schema.json"},
 		{"garbage.json", `not json`, "not JSON"},
 		{"empty.json", ``, "summary.schema.json"},
+		{"run.har", `{"log":{"version":"1.2","entries":[]}}`, "a HAR recording, not a summary.json: judge it first"},
+		{"one-line.json", `{"a":1}`, "'client'; - at '': additional properties 'a' not allowed"},
 	} {
 		p := filepath.Join(dir, tc.name)
 		os.WriteFile(p, []byte(tc.body), 0o644)

@@ -83,6 +83,8 @@ type Diff struct {
 	Counts      map[string]int `json:"counts"`
 	Regressions int            `json:"regressions"`
 	ExitCode    int            `json:"exitCode"`
+	// regressed counts the regressions by kind of change.
+	regressed map[string]int
 }
 
 func side(v *verdict.Verdict, file string) DiffSide {
@@ -290,6 +292,10 @@ func (d *Diff) add(list *[]Change, c Change) {
 	d.Counts[c.Change]++
 	if c.Regression {
 		d.Regressions++
+		if d.regressed == nil {
+			d.regressed = map[string]int{}
+		}
+		d.regressed[c.Change]++
 	}
 }
 
@@ -338,20 +344,25 @@ var changeOrder = []string{NewlyFailing, ChangedEvidence, NewlyNotJudged, Fixed,
 
 // summary is the diff's last line, without its exit status.
 func (d *Diff) summary() string {
-	var parts []string
-	for _, k := range changeOrder {
-		if n := d.Counts[k]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+	count := func(counts map[string]int) string {
+		var parts []string
+		for _, k := range changeOrder {
+			if n := counts[k]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, k))
+			}
 		}
+		if len(parts) == 0 {
+			return "no change"
+		}
+		return strings.Join(parts, ", ")
 	}
-	if len(parts) == 0 {
-		parts = []string{"no change"}
-	}
-	s := strings.Join(parts, ", ")
 	if d.Regressions > 0 {
-		return fmt.Sprintf("REGRESSED: %s (%s)", plural(int64(d.Regressions), "regression"), s)
+		// The regressions' own kinds add up to their count; every change,
+		// SHOULD and open rules' included, follows.
+		return fmt.Sprintf("REGRESSED: %s (%s); every change of rules and scenarios: %s",
+			plural(int64(d.Regressions), "regression"), count(d.regressed), count(d.Counts))
 	}
-	return "NO REGRESSION: " + s
+	return "NO REGRESSION: " + count(d.Counts)
 }
 
 // maxKindsShown bounds the kinds of failure the console lists of a rule or

@@ -63,6 +63,20 @@ func TestDiff(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the headline's counts add up", func(t *testing.T) {
+		// A MUST rule and a SHOULD rule newly failing, each rule and its
+		// scenario: two regressions, and the bracket after them counts
+		// those alone (it said "4 newly failing").
+		d, err := Compare(withScenarios(synthetic(nil)), withScenarios(synthetic([]fail{auth, should})), "a", "b", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text bytes.Buffer
+		d.WriteText(&text)
+		if want := "REGRESSED: 2 regressions (2 newly failing); every change of rules and scenarios: 4 newly failing"; !strings.Contains(text.String(), want) {
+			t.Errorf("the headline lacks %q:\n%s", want, text.String())
+		}
+	})
 	t.Run("a newly not judged MUST rule", func(t *testing.T) {
 		d, _ := Compare(synthetic(nil), synthetic(nil, "GEN-VALID"), "a", "b", false)
 		if d.ExitCode != 1 || d.Counts[NewlyNotJudged] != 1 {

@@ -37,8 +37,14 @@ func Read(b []byte) (*verdict.Verdict, error) {
 	if len(b) > MaxSummary {
 		return nil, fmt.Errorf("larger than %d MiB: not a summary.json", MaxSummary>>20)
 	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(b, &top) == nil && top["log"] != nil && top["schema"] == nil {
+		return nil, fmt.Errorf("a HAR recording, not a summary.json: judge it first (plantcheck judge --report-dir DIR FILE.har) and give the summary.json it writes")
+	}
 	if err := verdict.CheckSummary(b); err != nil {
-		return nil, fmt.Errorf("does not follow summary.schema.json: %s", evidence.Text(evidence.Cut(err.Error(), 1<<10)))
+		// The schema's error is lines of "- at 'path': why": one line.
+		why := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+		return nil, fmt.Errorf("not a summary.json plantcheck wrote (it does not follow summary.schema.json): %s", evidence.Text(evidence.Cut(why, 1<<9)))
 	}
 	var v verdict.Verdict
 	if err := json.Unmarshal(b, &v); err != nil {
