@@ -139,7 +139,7 @@ func (s *Suite) theBodyCarriesANestedMember(ctx context.Context, n int) {
 	r.fields = append(r.fields, generate.Member{Name: "nested", Raw: json.RawMessage(raw)})
 }
 
-// theRequestCarriesALongHeader sends PaddingHeader with a value of n
+// theRequestCarriesALongHeader sends config.PaddingHeader with a value of n
 // characters: a header as long as real requests' cookies and tokens grow.
 func (s *Suite) theRequestCarriesALongHeader(ctx context.Context, n int) {
 	stateOf(ctx).req.padding = n

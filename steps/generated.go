@@ -148,7 +148,7 @@ func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Sen
 	st.req.setRaw(c.Body())
 	st.req.label = "generated case: " + c.Class
 	st.req.fixedID = c.Property == "id"
-	x, err := s.send(ctx, st)
+	x, err := s.sendRequest(ctx, &st.req)
 	if err != nil {
 		return nil, err
 	}

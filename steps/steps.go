@@ -104,12 +104,12 @@ type Config struct {
 	Examples int
 	// Headers are sent on every request (a gateway's key): secrets, like
 	// the token, never printed. They never replace a header a scenario
-	// sets (ReservedHeaders).
+	// sets (config.ReservedHeaders).
 	Headers http.Header
 	// AllStrings sends every string of the hostile-string catalog, not one
 	// drawn from each category.
 	AllStrings bool
-	// Without names checks to leave out (Removable), to prove that each
+	// Without names checks to leave out (config.Removable), to prove that each
 	// is needed; a run for a verdict leaves none out.
 	Without []string
 	// Rate, InFlight (0 means 1), Throttle and Notice pace and bound the
@@ -124,9 +124,6 @@ type Config struct {
 	// OnScenario receives each scenario's result, possibly concurrently.
 	OnScenario func(Result)
 }
-
-// MaxExamples bounds Config.Examples.
-const MaxExamples = config.MaxExamples
 
 // Result is how one scenario ended and the evidence for it.
 type Result struct {
@@ -246,14 +243,6 @@ func New(cfg Config) (*Suite, error) {
 	return s, nil
 }
 
-// ReservedHeaders are the headers scenarios set or leave out on purpose:
-// an extra header may not name one.
-var ReservedHeaders = config.ReservedHeaders
-
-// PaddingHeader is the header that makes a request's header long
-// (HEADER-SIZE): a name no service gives a meaning.
-const PaddingHeader = config.PaddingHeader
-
 // HeaderVar names the environment variable a reproduction reads an extra
 // header's value from: PLANTCHECK_HEADER_X_API_KEY for X-Api-Key.
 func HeaderVar(name string) string { return shell.HeaderVar(name) }
@@ -289,7 +278,7 @@ type request struct {
 	accept  *string
 	chunked bool
 	noUA    bool
-	// padding is the length of a PaddingHeader sent (0: none).
+	// padding is the length of a config.PaddingHeader sent (0: none).
 	padding int
 	// idempotencyKey is the Idempotency-Key header's value ("": none).
 	idempotencyKey string
@@ -502,7 +491,7 @@ func ruleOf(sc *godog.Scenario) rules.Rule {
 func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (context.Context, error) {
 	st := stateOf(ctx)
 	st.exchanges = append(st.exchanges, st.probes...)
-	if s.without[WithoutMustEcho] {
+	if s.without[config.WithoutMustEcho] {
 		s.echoUnderOwnRule(st)
 	}
 	var hookErr error
@@ -534,7 +523,7 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 	default:
 		res.Outcome = Passed
 	}
-	res.Judged = judgedOwnRule(res, err, st)
+	res.Judged = judgedOwnRule(res, st)
 	for _, x := range st.exchanges {
 		res.Judgements = append(res.Judgements, x.judged.Results...)
 	}
@@ -553,7 +542,7 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 // judgedOwnRule reports whether a scenario judged its own rule: see
 // Result.Judged. The one judge judged it when one of the scenario's
 // exchanges has a judgement by it.
-func judgedOwnRule(res Result, _ error, st *state) bool {
+func judgedOwnRule(res Result, st *state) bool {
 	if res.Outcome != Passed && res.Outcome != Failed {
 		return false
 	}
@@ -567,7 +556,7 @@ func judgedOwnRule(res Result, _ error, st *state) bool {
 // clients' requests (package judge), so that the two drivers' readings of
 // a request are one.
 func (s *Suite) exercises(x *Sent) []rules.RuleID {
-	valid := x.conforms || s.requestConforms(x)
+	valid := x.conforms || x.judged.Valid
 	return judge.Exercises(judge.Request{Header: x.Header, Body: x.Body, Valid: valid, Issued: s.cfg.Token})
 }
 
