@@ -227,7 +227,7 @@ func (s *Suite) refusesASecond(ctx context.Context, sameID bool) bool {
 			probe.req.probeRefusal = "a probe of whether the target refuses what it has stored"
 		}
 		probe.req.set("id", json.RawMessage(strconv.FormatInt(id, 10)))
-		probe.req.set("name", quote(name))
+		probe.req.set("name", jsonString(name))
 		x, err := s.sendRequest(ctx, &probe.req)
 		if err == nil {
 			st.keep(x) // judged with the scenario that asked
