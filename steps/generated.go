@@ -33,28 +33,8 @@ func (s *Suite) generatedSteps() []stepPattern {
 	}
 }
 
-// shapes are what the document asks of a request body and of a Plant
-// record, read once per suite.
-type shapes struct {
-	request, plant *generate.Shape
-}
-
-func (s *Suite) loadShapes() error {
-	m := s.validator.Model()
-	req, err := generate.FromDocument(m, http.MethodPost, "/plants")
-	if err != nil {
-		return err
-	}
-	plant, err := generate.ResponseShape(m, http.MethodPost, "/plants", "200")
-	if err != nil {
-		return err
-	}
-	s.shapes = shapes{req, plant}
-	return nil
-}
-
 func (s *Suite) generator(st *state) *generate.Generator {
-	return &generate.Generator{Shape: s.shapes.request, Rand: st.rng, ID: st.freshID, IDProperty: "id"}
+	return &generate.Generator{Shape: s.shape, Rand: st.rng, ID: st.freshID, IDProperty: "id"}
 }
 
 func (s *Suite) generatedValidPlants(ctx context.Context, kind string) {
@@ -247,7 +227,7 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		fd := byRule[rule]
 		small, sx, tries := fd.c, fd.x, 0
 		if fd.x.Err == nil {
-			small, tries = generate.Shrink(fd.c, s.shapes.request, "id", shrinkBudget, func(cand *generate.Case) bool {
+			small, tries = generate.Shrink(fd.c, s.shape, "id", shrinkBudget, func(cand *generate.Case) bool {
 				if s.tripped.Load() {
 					return false
 				}

@@ -164,7 +164,7 @@ type Suite struct {
 	plantsURL string
 	timeout   time.Duration
 	validator *spec.Validator
-	shapes    shapes
+	shape     *generate.Shape // what the document asks of a request body
 	steps     []stepDef
 	without   map[string]bool
 	// red hides the token, and every credential near it that the suite
@@ -237,7 +237,7 @@ func New(cfg Config) (*Suite, error) {
 		Rate: cfg.Rate, InFlight: cfg.InFlight, Throttle: cfg.Throttle, MaxBody: cfg.MaxBody, Notice: cfg.Notice, Redactor: s.red,
 	})
 	s.steps = s.stepDefs()
-	if err := s.loadShapes(); err != nil {
+	if s.shape, err = generate.FromDocument(v.Model(), http.MethodPost, "/plants"); err != nil {
 		return nil, fmt.Errorf("read the request schema: %w", err)
 	}
 	return s, nil
@@ -627,9 +627,6 @@ func (s *Suite) fail(st *state, rule rules.RuleID, x *Sent, expected, actual str
 	st.failures = append(st.failures, f)
 	return f
 }
-
-// redacted stands for the user's token wherever a target echoed it.
-const redacted = "<redacted>"
 
 // redact hides the user's token, and every credential near it, in text
 // that may quote the target.

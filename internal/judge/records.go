@@ -228,12 +228,8 @@ func Answered(err error, status int, limit time.Duration, maxBody int64) (rules.
 // package client, which sends such a request again, decides it.
 type Fault = client.Fault
 
-const (
-	NoFault = client.NoFault
-	Refused = client.Refused
-	Reset   = client.Reset
-	Closed  = client.Closed
-)
+// NoFault is no connection fault.
+const NoFault = client.NoFault
 
 // FaultOf says which connection fault err is (client.FaultOf).
 func FaultOf(err error) Fault { return client.FaultOf(err) }
