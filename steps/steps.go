@@ -569,28 +569,12 @@ func (s *Suite) unreported(st *state) *Failure {
 	for _, f := range st.failures {
 		laid[f.Rule.ID] = true
 	}
-	type found struct {
-		x *Sent
-		r judge.Result
-		n int
-	}
-	var order []rules.RuleID
-	byRule := map[rules.RuleID]*found{}
-	for _, x := range st.exchanges {
-		for _, r := range x.judged.Results {
-			if r.OK() || laid[r.Rule] {
-				continue
-			}
-			if byRule[r.Rule] == nil {
-				byRule[r.Rule] = &found{x: x, r: r}
-				order = append(order, r.Rule)
-			}
-			byRule[r.Rule].n++
-		}
-	}
+	fds := firstFailures(st.exchanges, func(x *Sent) []judge.Result {
+		return slices.DeleteFunc(slices.Clone(x.judged.Results), func(r judge.Result) bool { return r.OK() || laid[r.Rule] })
+	})
 	var first *Failure
-	for _, id := range order {
-		fd := byRule[id]
+	for _, fd := range fds {
+		id := fd.r.Rule
 		details := slices.Clone(fd.r.Details)
 		if fd.x.Label != "" {
 			details = append(details, "request: "+fd.x.Label)
@@ -604,6 +588,33 @@ func (s *Suite) unreported(st *state) *Failure {
 		}
 	}
 	return first
+}
+
+// firstFailure is a rule's first failed judgement among a scenario's
+// exchanges, the exchange it came of (the i-th), and how many failed
+// judgements of the rule there were.
+type firstFailure struct {
+	i int
+	x *Sent
+	r judge.Result
+	n int
+}
+
+// firstFailures groups the failed judgements of each of xs (failed says
+// which they are) by rule, in the order first met.
+func firstFailures(xs []*Sent, failed func(*Sent) []judge.Result) []*firstFailure {
+	var out []*firstFailure
+	byRule := map[rules.RuleID]*firstFailure{}
+	for i, x := range xs {
+		for _, r := range failed(x) {
+			if byRule[r.Rule] == nil {
+				byRule[r.Rule] = &firstFailure{i: i, x: x, r: r}
+				out = append(out, byRule[r.Rule])
+			}
+			byRule[r.Rule].n++
+		}
+	}
+	return out
 }
 
 // fail records a failure of a rule (the scenario's own when rule is "") and
