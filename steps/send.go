@@ -122,7 +122,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 
 // newRequest builds the HTTP request r stands for, its body body and its
 // Authorization auth, and says where the evidence shows it went (the
-// token, when the query carries it, as tokenMark).
+// token, when the query carries it, as evidence.TokenMark).
 func (s *Suite) newRequest(ctx context.Context, r *request, body []byte, auth string) (req *http.Request, shown string, err error) {
 	ct := "application/json"
 	if r.contentType != "" {
@@ -139,7 +139,7 @@ func (s *Suite) newRequest(ctx context.Context, r *request, body []byte, auth st
 			sep = "&"
 		}
 		target += sep + url.QueryEscape(r.tokenName) + "=" + s.cfg.Token // a token a query need not escape
-		shown += sep + url.QueryEscape(r.tokenName) + "=" + tokenMark
+		shown += sep + url.QueryEscape(r.tokenName) + "=" + evidence.TokenMark
 	}
 	accept := "application/json"
 	if r.accept != nil {
