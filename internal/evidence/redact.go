@@ -166,14 +166,7 @@ func (r *Redactor) Bytes(b []byte) []byte {
 func (r *Redactor) find(s string) [][2]int {
 	var spans [][2]int
 	for _, enc := range r.encoded {
-		for at := 0; ; {
-			i := strings.Index(s[at:], enc)
-			if i < 0 {
-				break
-			}
-			spans = append(spans, [2]int{at + i, at + i + len(enc)})
-			at += i + len(enc)
-		}
+		spans = occurrences(s, enc, spans)
 	}
 	canon, starts, ends := canonical(s)
 	for i := range canon {
@@ -207,6 +200,18 @@ func (r *Redactor) find(s string) [][2]int {
 	return merged
 }
 
+// occurrences appends to into the spans of s that sub stands at.
+func occurrences(s, sub string, into [][2]int) [][2]int {
+	for at := 0; ; {
+		i := strings.Index(s[at:], sub)
+		if i < 0 {
+			return into
+		}
+		into = append(into, [2]int{at + i, at + i + len(sub)})
+		at += i + len(sub)
+	}
+}
+
 // wordRune reports whether r, next to a short secret, makes it part of a
 // longer word.
 func wordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
@@ -217,14 +222,7 @@ func wordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.I
 func outsideMarkers(s string, spans [][2]int) [][2]int {
 	var in [][2]int
 	for _, m := range markers {
-		for at := 0; ; {
-			i := strings.Index(s[at:], m)
-			if i < 0 {
-				break
-			}
-			in = append(in, [2]int{at + i, at + i + len(m)})
-			at += i + len(m)
-		}
+		in = occurrences(s, m, in)
 	}
 	if len(in) == 0 {
 		return spans
