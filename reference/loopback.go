@@ -16,14 +16,7 @@ func Loopback(h http.Handler) (baseURL string, stop func(), err error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("listen on loopback: %w", err)
 	}
-	hs := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-	}
+	hs := limited(h)
 	go hs.Serve(ln)
 	// The run it served is over: requests still held (a mutant that never
 	// answers) are cut, not waited for.

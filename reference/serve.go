@@ -24,14 +24,20 @@ const (
 // set, so that a slow or idle client cannot hold a connection forever. The
 // server's own errors (such as a failed TLS handshake) go to the request log.
 func (s *Server) HTTPServer() *http.Server {
+	hs := limited(s)
+	hs.ErrorLog = slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
+	return hs
+}
+
+// limited is an http.Server for h with the limits above.
+func limited(h http.Handler) *http.Server {
 	return &http.Server{
-		Handler:           s,
+		Handler:           h,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 }
 

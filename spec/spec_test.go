@@ -192,3 +192,10 @@ func flatten(s *base.Schema) map[string]field {
 	}
 	return out
 }
+
+// ValidateDocument checks the document against the OpenAPI specification's
+// own schema.
+func (v *Validator) ValidateDocument() []Violation {
+	_, errs := v.v.ValidateDocument()
+	return violations(errs)
+}

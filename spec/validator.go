@@ -76,13 +76,6 @@ func New(doc []byte) (*Validator, error) {
 	return &Validator{v: v, model: model, bodies: bodyRulesOf(model), requestSchemas: schemas}, nil
 }
 
-// ValidateDocument checks the document against the OpenAPI specification's
-// own schema.
-func (v *Validator) ValidateDocument() []Violation {
-	_, errs := v.v.ValidateDocument()
-	return violations(errs)
-}
-
 // CheckRequest reports how a request departs from the document.
 func (v *Validator) CheckRequest(r Request) []Violation {
 	req := r.httpRequest()

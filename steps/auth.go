@@ -295,10 +295,6 @@ func (s *Suite) theRequestCarriesNoAuthorization(ctx context.Context) {
 	stateOf(ctx).req.cred = &credential{}
 }
 
-// CookieVar names the environment variable a reproduction reads the
-// service's cookies from: they are a session's credentials, never printed.
-const CookieVar = "PLANTCHECK_COOKIE"
-
 // theRequestCarriesOnlyTheCookies sends no credentials but the cookies the
 // service set in its answers earlier in the scenario: a service that keeps
 // a session, and trusts it in place of the token, lets such a request in.

@@ -107,3 +107,6 @@ func decodesAlike(token, variant string) (bool, string) {
 	}
 	return false, ""
 }
+
+// redacted stands for the user's token wherever a target echoed it.
+const redacted = "<redacted>"

@@ -36,8 +36,6 @@ func (s *Suite) bodySteps() []stepPattern {
 	}
 }
 
-func quote(s string) json.RawMessage { return jsonString(s) }
-
 // freshID draws an id no other scenario of any run is likely to have used.
 // Ids come from a stream of their own, salted afresh in every run: a rerun
 // with the same seed sends the same cases and strings, but never an id its
@@ -53,13 +51,13 @@ func (s *Suite) aNewPlantNamed(ctx context.Context, name string) context.Context
 	st := stateOf(ctx)
 	st.req = request{}
 	st.req.set("id", json.RawMessage(strconv.FormatInt(st.freshID(), 10)))
-	st.req.set("name", quote(name))
+	st.req.set("name", jsonString(name))
 	return ctx
 }
 
 func (s *Suite) aNewPlantNamedWithTag(ctx context.Context, name, tag string) context.Context {
 	ctx = s.aNewPlantNamed(ctx, name)
-	stateOf(ctx).req.set("tag", quote(tag))
+	stateOf(ctx).req.set("tag", jsonString(tag))
 	return ctx
 }
 
@@ -117,14 +115,14 @@ func (s *Suite) theIDIsWrittenWithAZeroFraction(ctx context.Context) {
 func (s *Suite) theFieldIsAStringOfCharacters(ctx context.Context, name string, n int) {
 	const pattern = "Monstera deliciosa "
 	b := strings.Repeat(pattern, n/len(pattern)+1)[:n]
-	stateOf(ctx).req.set(name, quote(b))
+	stateOf(ctx).req.set(name, jsonString(b))
 }
 
 // theBodyCarriesMoreMembers spreads a body's size over many members the
 // schema does not name (which it allows), each of n characters.
 func (s *Suite) theBodyCarriesMoreMembers(ctx context.Context, count, n int) {
 	r := &stateOf(ctx).req
-	value := quote(strings.Repeat("x", n))
+	value := jsonString(strings.Repeat("x", n))
 	for i := range count {
 		r.fields = append(r.fields, generate.Member{Name: fmt.Sprintf("m%05d", i), Raw: value})
 	}
@@ -139,7 +137,7 @@ func (s *Suite) theBodyCarriesANestedMember(ctx context.Context, n int) {
 	r.fields = append(r.fields, generate.Member{Name: "nested", Raw: json.RawMessage(raw)})
 }
 
-// theRequestCarriesALongHeader sends PaddingHeader with a value of n
+// theRequestCarriesALongHeader sends config.PaddingHeader with a value of n
 // characters: a header as long as real requests' cookies and tokens grow.
 func (s *Suite) theRequestCarriesALongHeader(ctx context.Context, n int) {
 	stateOf(ctx).req.padding = n

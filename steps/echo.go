@@ -17,22 +17,10 @@ import (
 // CREATE-TAG or CREATE-NO-TAG, even in a SHOULD or OPEN scenario, whose own
 // rule covers only a refusal of a value the spec lets a server refuse.
 
-// Checks a run can be made without, to prove that each is needed: with one
-// removed, the self-test shows a broken server that then passes.
-const (
-	// WithoutMustEcho judges the echo under the scenario's own rule, at
-	// its level, as plantcheck did before: a SHOULD scenario then hides a
-	// MUST breach.
-	WithoutMustEcho = config.WithoutMustEcho
-)
-
-// Removable lists the checks Config.Without may name.
-var Removable = config.Removable
-
 // echoRule is the rule an echo failure counts toward: its own (CREATE-NAME,
 // CREATE-TAG, CREATE-NO-TAG), or "" (the scenario's) with the check removed.
 func (s *Suite) echoRule(rule rules.RuleID) rules.RuleID {
-	if s.without[WithoutMustEcho] {
+	if s.without[config.WithoutMustEcho] {
 		return ""
 	}
 	return rule
@@ -102,7 +90,7 @@ func (s *Suite) thePlantHasNoTag(ctx context.Context) error {
 
 // echoUnderOwnRule lays the one judge's echo judgements of the scenario's
 // exchanges under the scenario's own rule, at its level, as plantcheck did
-// before the echo was a MUST (WithoutMustEcho: the self-test's proof that
+// before the echo was a MUST (config.WithoutMustEcho: the self-test's proof that
 // a SHOULD scenario then hides a MUST breach).
 func (s *Suite) echoUnderOwnRule(st *state) {
 	for _, x := range st.exchanges {

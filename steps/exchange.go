@@ -15,10 +15,11 @@ import (
 // exchange type (package exchange), which the judge judged, with what the
 // suite knows of it besides. Its Auth describes the Authorization header
 // sent ("Bearer <token>"), so that no rendering shows the user's token;
-// its Token is the token where the request carried it outside that header,
-// which URL shows as tokenMark. Once judged, RespHeader and RespBody are
-// the response as evidence: every secret hidden, then cut to a bound
-// (RespTotal is the body's length as sent), header values escaped.
+// its Token is the token where the request carried it outside that
+// header, which URL shows as evidence.TokenMark. Once judged, RespHeader
+// and RespBody are the response as evidence: every secret hidden, then cut
+// to a bound (RespTotal is the body's length as sent), header values
+// escaped.
 type Sent struct {
 	exchange.Exchange
 	// Label says what the request is, where the scenario does not (a
@@ -109,7 +110,3 @@ func (x *Sent) Message(target string) (request, response string) {
 // user's token read from $PLANTCHECK_TOKEN, every other secret from a
 // variable of its own.
 func (x *Sent) Curl() string { return x.Exchange.Curl(x.red) }
-
-// tokenMark stands for the token where a request carried it outside its
-// Authorization header.
-const tokenMark = evidence.TokenMark

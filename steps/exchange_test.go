@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/shell"
 )
@@ -73,7 +74,7 @@ func TestCurlReproduces(t *testing.T) {
 			}
 			x := &Sent{Exchange: exchange.Exchange{Method: http.MethodPost, URL: srv.URL + "/api/v1/plants", Body: []byte(tt.body), Header: h}}
 			if tt.authShell != "" {
-				x.Auth = &exchange.Credential{Desc: strings.ReplaceAll(tt.authShell, shell.TokenVar, tokenMark), Shell: tt.authShell}
+				x.Auth = &exchange.Credential{Desc: strings.ReplaceAll(tt.authShell, shell.TokenVar, evidence.TokenMark), Shell: tt.authShell}
 			}
 			wantQuery := ""
 			if tt.tokenIn != "" {
@@ -87,7 +88,7 @@ func TestCurlReproduces(t *testing.T) {
 				}
 			}
 			if tt.tokenIn == tokenInQuery {
-				x.URL += "?access_token=" + tokenMark
+				x.URL += "?access_token=" + evidence.TokenMark
 				wantQuery = "access_token=" + token
 			}
 			cmd := x.Curl()

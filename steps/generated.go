@@ -33,28 +33,8 @@ func (s *Suite) generatedSteps() []stepPattern {
 	}
 }
 
-// shapes are what the document asks of a request body and of a Plant
-// record, read once per suite.
-type shapes struct {
-	request, plant *generate.Shape
-}
-
-func (s *Suite) loadShapes() error {
-	m := s.validator.Model()
-	req, err := generate.FromDocument(m, http.MethodPost, "/plants")
-	if err != nil {
-		return err
-	}
-	plant, err := generate.ResponseShape(m, http.MethodPost, "/plants", "200")
-	if err != nil {
-		return err
-	}
-	s.shapes = shapes{req, plant}
-	return nil
-}
-
 func (s *Suite) generator(st *state) *generate.Generator {
-	return &generate.Generator{Shape: s.shapes.request, Rand: st.rng, ID: st.freshID, IDProperty: "id"}
+	return &generate.Generator{Shape: s.shape, Rand: st.rng, ID: st.freshID, IDProperty: "id"}
 }
 
 func (s *Suite) generatedValidPlants(ctx context.Context, kind string) {
@@ -148,7 +128,7 @@ func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Sen
 	st.req.setRaw(c.Body())
 	st.req.label = "generated case: " + c.Class
 	st.req.fixedID = c.Property == "id"
-	x, err := s.send(ctx, st)
+	x, err := s.sendRequest(ctx, &st.req)
 	if err != nil {
 		return nil, err
 	}
@@ -200,11 +180,6 @@ func shownUnder(st *state, x *Sent) rules.RuleID {
 // and the count of cases that broke the rule.
 func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 	st := stateOf(ctx)
-	type found struct {
-		c *generate.Case
-		x *Sent
-		n int
-	}
 	// A valid case refused for a name the target had stored (which it may
 	// do) is judged on its answer under a name not used before.
 	resent := 0
@@ -231,23 +206,12 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		st.note = fmt.Sprintf("%s: %d case(s) sent again under a name not used before, and accepted", NoteNameReused, resent)
 		st.noted = ErrNameReused
 	}
-	var order []rules.RuleID
-	byRule := map[rules.RuleID]*found{}
-	for i, x := range st.caseX {
-		for _, r := range caseFailures(x) {
-			if byRule[r.Rule] == nil {
-				byRule[r.Rule] = &found{c: st.cases[i], x: x}
-				order = append(order, r.Rule)
-			}
-			byRule[r.Rule].n++
-		}
-	}
 	var first error
-	for _, rule := range order {
-		fd := byRule[rule]
-		small, sx, tries := fd.c, fd.x, 0
+	for _, fd := range firstFailures(st.caseX, caseFailures) {
+		rule, c := fd.r.Rule, st.cases[fd.i]
+		small, sx, tries := c, fd.x, 0
 		if fd.x.Err == nil {
-			small, tries = generate.Shrink(fd.c, s.shapes.request, "id", shrinkBudget, func(cand *generate.Case) bool {
+			small, tries = generate.Shrink(c, s.shape, "id", shrinkBudget, func(cand *generate.Case) bool {
 				if s.tripped.Load() {
 					return false
 				}
@@ -270,14 +234,14 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 			})
 		}
 		r, _ := failedBy(sx, rule)
-		details := []string{"generated case: " + fd.c.Class}
-		if from, to := len(fd.c.Body()), len(small.Body()); to < from {
+		details := []string{"generated case: " + c.Class}
+		if from, to := len(c.Body()), len(small.Body()); to < from {
 			attempts := "attempts"
 			if tries == 1 {
 				attempts = "attempt"
 			}
 			details = append(details, fmt.Sprintf("shrunk from %d to %d bytes in %d %s (the request below is the smallest that still fails); the case as generated: %s",
-				from, to, tries, attempts, exchange.Quote(s.red, fd.c.Body(), 0)))
+				from, to, tries, attempts, exchange.Quote(s.red, c.Body(), 0)))
 		}
 		details = append(details, fmt.Sprintf("%d of %d generated cases failed %s (seed %d reproduces them)", fd.n, len(st.caseX), rule, s.cfg.Seed))
 		if rule == rules.GenInvalid && shownUnder(st, sx) != "" {

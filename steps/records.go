@@ -123,7 +123,7 @@ func statusOf(x *Sent) string {
 // rest of the request is sent as it was: its other members, spelling and
 // framing, and its id (a refused request stored nothing).
 func (s *Suite) resendUnderAFreshName(ctx context.Context, r *request, x *Sent, st *state) (*Sent, error) {
-	if !x.issued || !s.requestConforms(x) {
+	if !x.issued || !x.judged.Valid {
 		return nil, nil
 	}
 	body, ok := withNameSuffix(x.Body, " #"+strconv.FormatInt(st.freshID(), 36))
@@ -176,7 +176,7 @@ func (s *Suite) checkIntent(st *state, x *Sent, want int) error {
 	if want != http.StatusOK && want != http.StatusBadRequest {
 		return nil
 	}
-	if (x.issued && s.requestConforms(x)) == (want == http.StatusOK) {
+	if (x.issued && x.judged.Valid) == (want == http.StatusOK) {
 		return nil
 	}
 	// Not what the scenario claims: the one judge's findings on the
@@ -191,12 +191,6 @@ func (s *Suite) checkIntent(st *state, x *Sent, want int) error {
 			ErrSuiteDefect, s.redact(strings.Join(why, "; ")))}
 	}
 	return &HarnessError{fmt.Errorf("%w: the scenario expects 400 for a request the document accepts", ErrSuiteDefect)}
-}
-
-// requestConforms says whether the document accepts a request the suite
-// sent, as the one judge read it when the exchange ended.
-func (s *Suite) requestConforms(x *Sent) bool {
-	return x.judged.Valid // the one judge read it, answer or none
 }
 
 // refusesReusedIDs asks the target, once per run, whether it refuses a
@@ -233,8 +227,8 @@ func (s *Suite) refusesASecond(ctx context.Context, sameID bool) bool {
 			probe.req.probeRefusal = "a probe of whether the target refuses what it has stored"
 		}
 		probe.req.set("id", json.RawMessage(strconv.FormatInt(id, 10)))
-		probe.req.set("name", quote(name))
-		x, err := s.send(ctx, probe)
+		probe.req.set("name", jsonString(name))
+		x, err := s.sendRequest(ctx, &probe.req)
 		if err == nil {
 			st.keep(x) // judged with the scenario that asked
 		}
@@ -254,20 +248,14 @@ func (s *Suite) judged(st *state, rule rules.RuleID, x *Sent, j judge.Judgement,
 	return s.fail(st, rule, x, j.Expected, j.Actual, append(slices.Clone(j.Details), details...)...)
 }
 
-// answered returns the scenario's state and its last answer.
-func (s *Suite) answered(ctx context.Context) (*state, *Sent, error) {
-	st := stateOf(ctx)
-	x, err := s.response(st)
-	return st, x, err
-}
-
 // ask reads the one judge's judgement of the scenario's last answer by the
 // first of rules it judged it by: a failure of that rule when it failed,
 // nothing when it passed or when the judge judged it by none of them (then
 // the answer showed another rule's aspect, which the status step and the
 // after-hook read).
 func (s *Suite) ask(ctx context.Context, rules ...rules.RuleID) error {
-	st, x, err := s.answered(ctx)
+	st := stateOf(ctx)
+	x, err := s.response(st)
 	if err != nil {
 		return err
 	}

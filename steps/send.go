@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/client"
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/judge"
@@ -32,7 +33,7 @@ func (s *Suite) sendSteps() []stepPattern {
 // read the response report it, under RESPONSE-TIMELY.
 func (s *Suite) theClientPostsIt(ctx context.Context) error {
 	st := stateOf(ctx)
-	x, err := s.send(ctx, st)
+	x, err := s.sendRequest(ctx, &st.req)
 	st.req.setup = false // the request sent again is the one the scenario is about
 	if err != nil {
 		return err
@@ -40,10 +41,6 @@ func (s *Suite) theClientPostsIt(ctx context.Context) error {
 	st.last = x
 	st.exchanges = append(st.exchanges, x)
 	return nil
-}
-
-func (s *Suite) send(ctx context.Context, st *state) (*Sent, error) {
-	return s.sendRequest(ctx, &st.req)
 }
 
 // sendRequest sends r through the run's client (package client: its pace,
@@ -125,7 +122,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 
 // newRequest builds the HTTP request r stands for, its body body and its
 // Authorization auth, and says where the evidence shows it went (the
-// token, when the query carries it, as tokenMark).
+// token, when the query carries it, as evidence.TokenMark).
 func (s *Suite) newRequest(ctx context.Context, r *request, body []byte, auth string) (req *http.Request, shown string, err error) {
 	ct := "application/json"
 	if r.contentType != "" {
@@ -142,7 +139,7 @@ func (s *Suite) newRequest(ctx context.Context, r *request, body []byte, auth st
 			sep = "&"
 		}
 		target += sep + url.QueryEscape(r.tokenName) + "=" + s.cfg.Token // a token a query need not escape
-		shown += sep + url.QueryEscape(r.tokenName) + "=" + tokenMark
+		shown += sep + url.QueryEscape(r.tokenName) + "=" + evidence.TokenMark
 	}
 	accept := "application/json"
 	if r.accept != nil {
@@ -182,7 +179,7 @@ func (s *Suite) newRequest(ctx context.Context, r *request, body []byte, auth st
 		req.AddCookie(c)
 	}
 	if r.padding > 0 {
-		req.Header.Set(PaddingHeader, strings.Repeat("x", r.padding))
+		req.Header.Set(config.PaddingHeader, strings.Repeat("x", r.padding))
 	}
 	if r.idempotencyKey != "" {
 		req.Header.Set("Idempotency-Key", r.idempotencyKey)

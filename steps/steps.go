@@ -104,12 +104,12 @@ type Config struct {
 	Examples int
 	// Headers are sent on every request (a gateway's key): secrets, like
 	// the token, never printed. They never replace a header a scenario
-	// sets (ReservedHeaders).
+	// sets (config.ReservedHeaders).
 	Headers http.Header
 	// AllStrings sends every string of the hostile-string catalog, not one
 	// drawn from each category.
 	AllStrings bool
-	// Without names checks to leave out (Removable), to prove that each
+	// Without names checks to leave out (config.Removable), to prove that each
 	// is needed; a run for a verdict leaves none out.
 	Without []string
 	// Rate, InFlight (0 means 1), Throttle and Notice pace and bound the
@@ -124,9 +124,6 @@ type Config struct {
 	// OnScenario receives each scenario's result, possibly concurrently.
 	OnScenario func(Result)
 }
-
-// MaxExamples bounds Config.Examples.
-const MaxExamples = config.MaxExamples
 
 // Result is how one scenario ended and the evidence for it.
 type Result struct {
@@ -167,7 +164,7 @@ type Suite struct {
 	plantsURL string
 	timeout   time.Duration
 	validator *spec.Validator
-	shapes    shapes
+	shape     *generate.Shape // what the document asks of a request body
 	steps     []stepDef
 	without   map[string]bool
 	// red hides the token, and every credential near it that the suite
@@ -240,19 +237,11 @@ func New(cfg Config) (*Suite, error) {
 		Rate: cfg.Rate, InFlight: cfg.InFlight, Throttle: cfg.Throttle, MaxBody: cfg.MaxBody, Notice: cfg.Notice, Redactor: s.red,
 	})
 	s.steps = s.stepDefs()
-	if err := s.loadShapes(); err != nil {
+	if s.shape, err = generate.FromDocument(v.Model(), http.MethodPost, "/plants"); err != nil {
 		return nil, fmt.Errorf("read the request schema: %w", err)
 	}
 	return s, nil
 }
-
-// ReservedHeaders are the headers scenarios set or leave out on purpose:
-// an extra header may not name one.
-var ReservedHeaders = config.ReservedHeaders
-
-// PaddingHeader is the header that makes a request's header long
-// (HEADER-SIZE): a name no service gives a meaning.
-const PaddingHeader = config.PaddingHeader
 
 // HeaderVar names the environment variable a reproduction reads an extra
 // header's value from: PLANTCHECK_HEADER_X_API_KEY for X-Api-Key.
@@ -289,7 +278,7 @@ type request struct {
 	accept  *string
 	chunked bool
 	noUA    bool
-	// padding is the length of a PaddingHeader sent (0: none).
+	// padding is the length of a config.PaddingHeader sent (0: none).
 	padding int
 	// idempotencyKey is the Idempotency-Key header's value ("": none).
 	idempotencyKey string
@@ -502,7 +491,7 @@ func ruleOf(sc *godog.Scenario) rules.Rule {
 func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (context.Context, error) {
 	st := stateOf(ctx)
 	st.exchanges = append(st.exchanges, st.probes...)
-	if s.without[WithoutMustEcho] {
+	if s.without[config.WithoutMustEcho] {
 		s.echoUnderOwnRule(st)
 	}
 	var hookErr error
@@ -534,7 +523,7 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 	default:
 		res.Outcome = Passed
 	}
-	res.Judged = judgedOwnRule(res, err, st)
+	res.Judged = judgedOwnRule(res, st)
 	for _, x := range st.exchanges {
 		res.Judgements = append(res.Judgements, x.judged.Results...)
 	}
@@ -553,7 +542,7 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 // judgedOwnRule reports whether a scenario judged its own rule: see
 // Result.Judged. The one judge judged it when one of the scenario's
 // exchanges has a judgement by it.
-func judgedOwnRule(res Result, _ error, st *state) bool {
+func judgedOwnRule(res Result, st *state) bool {
 	if res.Outcome != Passed && res.Outcome != Failed {
 		return false
 	}
@@ -567,7 +556,7 @@ func judgedOwnRule(res Result, _ error, st *state) bool {
 // clients' requests (package judge), so that the two drivers' readings of
 // a request are one.
 func (s *Suite) exercises(x *Sent) []rules.RuleID {
-	valid := x.conforms || s.requestConforms(x)
+	valid := x.conforms || x.judged.Valid
 	return judge.Exercises(judge.Request{Header: x.Header, Body: x.Body, Valid: valid, Issued: s.cfg.Token})
 }
 
@@ -580,28 +569,12 @@ func (s *Suite) unreported(st *state) *Failure {
 	for _, f := range st.failures {
 		laid[f.Rule.ID] = true
 	}
-	type found struct {
-		x *Sent
-		r judge.Result
-		n int
-	}
-	var order []rules.RuleID
-	byRule := map[rules.RuleID]*found{}
-	for _, x := range st.exchanges {
-		for _, r := range x.judged.Results {
-			if r.OK() || laid[r.Rule] {
-				continue
-			}
-			if byRule[r.Rule] == nil {
-				byRule[r.Rule] = &found{x: x, r: r}
-				order = append(order, r.Rule)
-			}
-			byRule[r.Rule].n++
-		}
-	}
+	fds := firstFailures(st.exchanges, func(x *Sent) []judge.Result {
+		return slices.DeleteFunc(slices.Clone(x.judged.Results), func(r judge.Result) bool { return r.OK() || laid[r.Rule] })
+	})
 	var first *Failure
-	for _, id := range order {
-		fd := byRule[id]
+	for _, fd := range fds {
+		id := fd.r.Rule
 		details := slices.Clone(fd.r.Details)
 		if fd.x.Label != "" {
 			details = append(details, "request: "+fd.x.Label)
@@ -615,6 +588,33 @@ func (s *Suite) unreported(st *state) *Failure {
 		}
 	}
 	return first
+}
+
+// firstFailure is a rule's first failed judgement among a scenario's
+// exchanges, the exchange it came of (the i-th), and how many failed
+// judgements of the rule there were.
+type firstFailure struct {
+	i int
+	x *Sent
+	r judge.Result
+	n int
+}
+
+// firstFailures groups the failed judgements of each of xs (failed says
+// which they are) by rule, in the order first met.
+func firstFailures(xs []*Sent, failed func(*Sent) []judge.Result) []*firstFailure {
+	var out []*firstFailure
+	byRule := map[rules.RuleID]*firstFailure{}
+	for i, x := range xs {
+		for _, r := range failed(x) {
+			if byRule[r.Rule] == nil {
+				byRule[r.Rule] = &firstFailure{i: i, x: x, r: r}
+				out = append(out, byRule[r.Rule])
+			}
+			byRule[r.Rule].n++
+		}
+	}
+	return out
 }
 
 // fail records a failure of a rule (the scenario's own when rule is "") and
@@ -638,9 +638,6 @@ func (s *Suite) fail(st *state, rule rules.RuleID, x *Sent, expected, actual str
 	st.failures = append(st.failures, f)
 	return f
 }
-
-// redacted stands for the user's token wherever a target echoed it.
-const redacted = "<redacted>"
 
 // redact hides the user's token, and every credential near it, in text
 // that may quote the target.

@@ -112,7 +112,7 @@ func dispatch(ctx context.Context, c cli, args []string) int {
 		names = append(names, cmd.name)
 	}
 	fmt.Fprintf(c.stderr, "plantcheck: unknown command %q\n", evidence.Text(args[0]))
-	switch s := suggest(args[0], names); {
+	switch s := config.Suggest(args[0], names); {
 	case strings.Contains(args[0], "://"):
 		fmt.Fprintf(c.stderr, "did you mean plantcheck run --base-url %s?\n", evidence.Text(args[0]))
 	case args[0] == "-v" || args[0] == "-V":
@@ -200,7 +200,7 @@ func parseFlags(c cli, fs *flag.FlagSet, args []string) (int, bool) {
 	}
 	hint := flagsHint(fs)
 	if name := undefinedFlag(err); name != "" {
-		if s := suggest(name, flagNames(fs)); s != "" {
+		if s := config.Suggest(name, flagNames(fs)); s != "" {
 			hint = "did you mean --" + s + "? " + hint
 		}
 	}

@@ -6,17 +6,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/plantcheck/plantcheck/internal/config"
 )
 
 // Usage as users type it: a did-you-mean for a mistyped flag, command or
 // config key; a hint for a URL given as an argument; a duration without
 // its unit, and a flag taken as another's value, refused with the reason.
-
-// suggest returns the candidate closest to name, "" when none is close
-// (config.Suggest: a config file's keys are suggested the same way).
-func suggest(name string, candidates []string) string { return config.Suggest(name, candidates) }
 
 // flagNames returns the names of fs's flags.
 func flagNames(fs *flag.FlagSet) []string {

@@ -165,3 +165,6 @@ func TestShortSecretsAndMarkers(t *testing.T) {
 		})
 	}
 }
+
+// Contains reports whether s holds a secret in any of its forms.
+func (r *Redactor) Contains(s string) bool { return !r.Empty() && len(r.find(s)) > 0 }

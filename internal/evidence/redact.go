@@ -176,9 +176,6 @@ func (r *Redactor) Bytes(b []byte) []byte {
 	return b
 }
 
-// Contains reports whether s holds a secret in any of its forms.
-func (r *Redactor) Contains(s string) bool { return !r.Empty() && len(r.find(s)) > 0 }
-
 // find returns the byte spans of s to hide, in order and merged.
 func (r *Redactor) find(s string) [][2]int {
 	var spans [][2]int

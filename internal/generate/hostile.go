@@ -33,14 +33,6 @@ var catalog = sync.OnceValue(func() []Category {
 	return append(parseBLNS(blns), ownCategories()...)
 })
 
-// CatalogSize counts the categories and strings of the catalog.
-func CatalogSize() (categories, strings int) {
-	for _, c := range Catalog() {
-		strings += len(c.Strings)
-	}
-	return len(Catalog()), strings
-}
-
 // parseBLNS reads blns.txt: a category is a comment line followed by an
 // empty comment line ("#"), then comment lines that describe it; its
 // strings are the non-empty lines that follow, byte for byte. A string that

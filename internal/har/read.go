@@ -16,23 +16,19 @@ import (
 	"github.com/plantcheck/plantcheck/internal/config"
 )
 
-// MaxFile bounds the bytes of a HAR file read: a larger one is refused
-// (ErrTooLarge). Entries are decoded one at a time, so memory holds one
-// entry, not the file.
-const MaxFile = config.MaxFile
-
 // ErrNotHAR: the file is not a HAR file (not JSON, or no log.entries).
 var ErrNotHAR = errors.New("not a HAR file")
 
 // ErrTooLarge: the file is larger than the bound read.
 var ErrTooLarge = errors.New("the file is too large")
 
-// Read reads the HAR file r, at most limit bytes of it (0: MaxFile), and
-// calls fn with each entry in order. It reads the entries as they come,
-// one at a time. An error says where the file stopped being HAR.
+// Read reads the HAR file r, at most limit bytes of it (0: config.MaxFile;
+// past it, ErrTooLarge), and calls fn with each entry in order. It reads the
+// entries as they come, one at a time, so memory holds one entry, not the
+// file. An error says where the file stopped being HAR.
 func Read(r io.Reader, limit int64, fn func(Entry) error) error {
 	if limit <= 0 {
-		limit = MaxFile
+		limit = config.MaxFile
 	}
 	lr := &limited{r: r, left: limit}
 	dec := json.NewDecoder(lr)

@@ -212,22 +212,14 @@ type EchoFailure struct {
 	Actual   string
 }
 
-// Echo judges the Plant record of a 200 answer against what was sent: the
+// echoIn judges the Plant record of a 200 answer against what was sent: the
 // name and the tag are the very strings sent, code point by code point, no
 // tag comes back when none was sent ("name, and tag where present"), and no
 // id comes back at all ("The Plant record has no id field").
-// A body that is not a JSON object fails every field that was due; whether
-// it is a Plant record at all is the document's to say. redact (nil: none)
-// hides secrets in what the answer holds before it is quoted and cut.
-func Echo(sent Sent, answer []byte, redact func(string) string) []EchoFailure {
-	if sent.Unjudged != "" || !sent.HasName {
-		return nil
-	}
-	obj, ok := object(answer)
-	return echoIn(sent, obj, ok, redact)
-}
-
-// echoIn is Echo of an answer read already (object).
+// obj is the answer read already (object); one that is not a JSON object
+// (!ok) fails every field that was due; whether it is a Plant record at all
+// is the document's to say. redact (nil: none) hides secrets in what the
+// answer holds before it is quoted and cut.
 func echoIn(sent Sent, obj map[string]json.RawMessage, ok bool, redact func(string) string) []EchoFailure {
 	if redact == nil {
 		redact = func(s string) string { return s }
@@ -350,12 +342,4 @@ func Quote(s string) string {
 		cut = s[:quoteBytes]
 	}
 	return fmt.Sprintf("%s … (%d bytes in all)", strconv.Quote(cut), len(s))
-}
-
-// QuoteBytes writes raw bytes for a message, as Quote does.
-func QuoteBytes(b []byte) string {
-	if len(b) == 0 {
-		return "(empty)"
-	}
-	return Quote(string(b))
 }

@@ -213,33 +213,19 @@ func Answered(err error, status int, limit time.Duration, maxBody int64) (rules.
 	}
 	j := Judgement{Expected: fmt.Sprintf("a complete HTTP response within %s", limit), Actual: "no answer: " + err.Error()}
 	var ne net.Error
-	switch f := FaultOf(err); {
+	switch f := client.FaultOf(err); {
 	case errors.As(err, &ne) && ne.Timeout():
 		j.Actual = fmt.Sprintf("no complete answer within %s", limit)
-	case f != NoFault && status != 0:
+	case f != client.NoFault && status != 0:
 		// Not a time limit: the connection ended, often in milliseconds.
 		j.Expected = "a complete HTTP response to the request"
 		j.Actual = fmt.Sprintf("status %d, then the connection ended before the end of its body: %s", status, err)
-	case f != NoFault:
+	case f != client.NoFault:
 		j.Expected = "an HTTP response to the request"
 		j.Actual = fmt.Sprintf("the connection was %s: %s", f, err)
 	}
 	return rules.ResponseTimely, j
 }
-
-// Fault is how a connection failed before any byte of its answer came:
-// package client, which sends such a request again, decides it.
-type Fault = client.Fault
-
-const (
-	NoFault = client.NoFault
-	Refused = client.Refused
-	Reset   = client.Reset
-	Closed  = client.Closed
-)
-
-// FaultOf says which connection fault err is (client.FaultOf).
-func FaultOf(err error) Fault { return client.FaultOf(err) }
 
 // The texts of net/http's errors for an answer whose Content-Length it
 // cannot frame by (net/http/transfer.go, fixLength: plain fmt.Errorf, with

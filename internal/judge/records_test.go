@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/client"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -154,7 +155,7 @@ func TestAnswered(t *testing.T) {
 			t.Errorf("%s: Answered = %s %q, want %s %q", tt.name, rule, j.Actual, tt.rule, tt.actual)
 		}
 		// A connection that ended is not a time limit.
-		if FaultOf(tt.err) != NoFault && strings.Contains(j.Expected+j.Actual, "within") {
+		if client.FaultOf(tt.err) != client.NoFault && strings.Contains(j.Expected+j.Actual, "within") {
 			t.Errorf("%s: Answered = %q, %q: a connection fault told as a time limit", tt.name, j.Expected, j.Actual)
 		}
 	}

@@ -36,7 +36,7 @@ type Config struct {
 	// 0 means runtime.GOMAXPROCS: a run is mostly CPU (the suite, the
 	// judge and the server under test in one process).
 	Parallel int
-	// Without names checks to leave out of every run (steps.Removable):
+	// Without names checks to leave out of every run (config.Removable):
 	// the mutants that then survive are those the checks catch.
 	Without []string
 	// Timeout is the exchange time limit for mutants marked Slow; others

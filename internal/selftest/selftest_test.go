@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
 	"github.com/plantcheck/plantcheck/spec/rules"
-	"github.com/plantcheck/plantcheck/steps"
 )
 
 // TestEveryMutantIsCaught runs the whole self-test: the reference passes,
@@ -124,7 +124,7 @@ func TestEachNewCheckIsNeeded(t *testing.T) {
 		leftOut       string   // the tag expression that leaves the check out
 		without       []string // or the check left out by name
 	}{
-		{"the echo is a MUST in a SHOULD scenario", "omitempty-tag", "@BODY-TAG-ANY", "", []string{steps.WithoutMustEcho}},
+		{"the echo is a MUST in a SHOULD scenario", "omitempty-tag", "@BODY-TAG-ANY", "", []string{config.WithoutMustEcho}},
 		{"credentials near the issued one", "token-prefix", "@area-auth", "@area-auth && ~@near-miss", nil},
 		{"the token with more after it", "token-split-space", "@area-auth", "@area-auth && ~@after-the-token", nil},
 		{"the token with a word before it", "token-last-word", "@area-auth", "@area-auth && ~@after-the-token", nil},

@@ -107,7 +107,7 @@ func peekID(r *http.Request) ([]byte, any) {
 func withBody(r *http.Request, b []byte) *http.Request {
 	r.Body = http.NoBody
 	if len(b) > 0 {
-		r.Body = readCloser{bytes.NewReader(b)}
+		r.Body = io.NopCloser(bytes.NewReader(b))
 	}
 	r.ContentLength = int64(len(b))
 	return r
@@ -350,7 +350,3 @@ func typedScalar(s string) []byte {
 	}
 	return b
 }
-
-type readCloser struct{ *bytes.Reader }
-
-func (readCloser) Close() error { return nil }

@@ -3,11 +3,61 @@ package features
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
+
+// Gate checks that the catalog and the scenarios agree: every rule has a
+// scenario, every scenario names exactly one rule of the catalog and that
+// rule's level, and no two rules share an ID. It returns the problems found.
+func Gate(catalog []rules.Rule, scenarios []Scenario) []string {
+	var problems []string
+	byID := map[rules.RuleID]rules.Rule{}
+	for _, r := range catalog {
+		if _, dup := byID[r.ID]; dup {
+			problems = append(problems, fmt.Sprintf("rule %s is in the catalog twice", r.ID))
+		}
+		byID[r.ID] = r
+		if r.Level != rules.Must && r.Level != rules.Should && r.Level != rules.Open {
+			problems = append(problems, fmt.Sprintf("rule %s has no level", r.ID))
+		}
+	}
+	covered := map[rules.RuleID]bool{}
+	for _, s := range scenarios {
+		where := fmt.Sprintf("%s:%d %q", s.URI, s.Line, s.Name)
+		switch len(s.Rules) {
+		case 0:
+			problems = append(problems, where+" names no rule")
+			continue
+		case 1:
+		default:
+			problems = append(problems, fmt.Sprintf("%s names %d rules (%s); a scenario encodes one", where, len(s.Rules), rules.JoinIDs(s.Rules, " ")))
+			continue
+		}
+		r, ok := byID[s.Rules[0]]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("%s names rule %s, which is not in the catalog", where, s.Rules[0]))
+			continue
+		}
+		covered[r.ID] = true
+		switch {
+		case len(s.Levels) == 0:
+			problems = append(problems, fmt.Sprintf("%s has no level tag (@%s for %s)", where, r.Level, r.ID))
+		case len(s.Levels) > 1 || s.Levels[0] != r.Level:
+			problems = append(problems, fmt.Sprintf("%s is tagged %v, but rule %s is %s", where, s.Levels, r.ID, r.Level))
+		}
+	}
+	for _, r := range catalog {
+		if !covered[r.ID] {
+			problems = append(problems, fmt.Sprintf("rule %s has no scenario", r.ID))
+		}
+	}
+	return slices.Compact(problems)
+}
 
 // statusStep is the step by which a scenario states the status it expects.
 var statusStep = regexp.MustCompile(`^the response status is (\d+)$`)
