@@ -124,7 +124,7 @@ func noCanary(t *testing.T, v *verdict.Verdict, canaries ...string) map[string]s
 		}
 		// Every form the redactor knows (escapes, base64, hexadecimal, a
 		// run of 12 characters) is found by the redactor itself.
-		if red.Contains(out) {
+		if red.String(out) != out {
 			t.Errorf("%s holds a canary in some form:\n%s", name, red.String(out))
 		}
 	}
