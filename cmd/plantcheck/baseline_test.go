@@ -196,9 +196,9 @@ func TestBaselineDiffCompareOnRealRuns(t *testing.T) {
 		if !slices.ContainsFunc(d.Scenarios, func(c history.Change) bool { return c.Rule == "AUTH-MISSING" && c.Change == history.NewlyFailing }) {
 			t.Errorf("no AUTH-MISSING scenario named newly failing")
 		}
-		code, out, _ = plantcheck(t, "diff", bothSummary, baseline)
+		code, out, errOut = plantcheck(t, "diff", bothSummary, baseline)
 		if code != 0 || !strings.Contains(out, "fixed") || !strings.Contains(lastLine(out), "NO REGRESSION") {
-			t.Errorf("the way back: exit %d, want 0 with AUTH-MISSING fixed:\n%s", code, out)
+			t.Errorf("the way back: exit %d, want 0 with AUTH-MISSING fixed:\n%s%s", code, out, errOut)
 		}
 		code, out, _ = plantcheck(t, "diff", "--format", "markdown", baseline, bothSummary)
 		if code != 1 || !strings.Contains(out, "**newly failing** ❌ | AUTH-MISSING") {
