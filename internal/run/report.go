@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -189,7 +190,7 @@ func (r *Report) finish() {
 		case !answeredAll(s):
 			t.Unjudged(id, "no answer")
 		default:
-			t.Unjudged(id, "no answer of its scenario showed it")
+			t.Unjudged(id, maskedBy(s))
 		}
 		if s.Note != "" && (s.Rule.Level == rules.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s) == skippedSeeNotes || errors.Is(s.Noted, steps.ErrNameReused)) {
 			t.Note(id, s.Name+": "+s.Note)
@@ -243,6 +244,41 @@ const skippedSeeNotes = "skipped (see notes)"
 // answeredAll reports whether every exchange of a scenario was answered.
 func answeredAll(s steps.Result) bool {
 	return !slices.ContainsFunc(s.Exchanges, func(x *steps.Sent) bool { return x.Err != nil || x.Status == 0 })
+}
+
+// maskedBy is why a scenario that was answered did not judge its own
+// rule: the rule another answer failed first, with the statuses that came,
+// so that the reader knows what to fix before this rule can be judged.
+func maskedBy(s steps.Result) string {
+	var masks []rules.RuleID
+	for _, f := range s.Failures {
+		if f.Rule.ID != s.Rule.ID && !slices.Contains(masks, f.Rule.ID) {
+			masks = append(masks, f.Rule.ID)
+		}
+	}
+	if len(masks) == 0 {
+		return "no answer of its scenario showed it"
+	}
+	var statuses []int
+	for _, x := range s.Exchanges {
+		if !slices.Contains(statuses, x.Status) {
+			statuses = append(statuses, x.Status)
+		}
+	}
+	slices.Sort(statuses)
+	said := make([]string, len(statuses))
+	for i, st := range statuses {
+		said[i] = strconv.Itoa(st)
+	}
+	answers := "every answer was status " + said[0]
+	if len(said) > 1 {
+		answers = "the answers were status " + strings.Join(said, ", ")
+	}
+	they := "it fails"
+	if len(masks) > 1 {
+		they = "they fail"
+	}
+	return fmt.Sprintf("masked by %s: %s, which %s; fix that first", rules.JoinIDs(masks, " and "), answers, they)
 }
 
 // unframed reports whether an answer of the scenario came with a framing
