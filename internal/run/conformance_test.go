@@ -210,7 +210,7 @@ func TestFailureEvidence(t *testing.T) {
 	rep.WriteVerdict(&out)
 	for _, want := range []string{
 		"Failures (1 scenario):",
-		"1) CREATE-TAG (MUST) The Plant record carries the tag that was sent",
+		"1) CREATE-TAG (MUST): The Plant record carries the tag that was sent",
 		"scenario:    features/create_plant.feature:",
 		"requirement: The Plant record answered with 200 carries the very tag that was sent",
 		"expected:    tag \"",

@@ -334,7 +334,7 @@ func Heading(sc steps.Result) string {
 	failed := FailedRules(sc)
 	level := func(r rules.Rule) string { return fmt.Sprintf("%s (%s)", r.ID, strings.ToUpper(string(r.Level))) }
 	if len(failed) == 0 || len(failed) == 1 && failed[0].ID == sc.Rule.ID {
-		return level(sc.Rule) + " " + sc.Name
+		return level(sc.Rule) + ": " + sc.Name
 	}
 	parts := make([]string, len(failed))
 	own := false
@@ -343,7 +343,7 @@ func Heading(sc steps.Result) string {
 		own = own || r.ID == sc.Rule.ID
 	}
 	if own {
-		return strings.Join(parts, ", ") + " " + sc.Name
+		return strings.Join(parts, ", ") + ": " + sc.Name
 	}
 	return strings.Join(parts, ", ") + ", found by the " + level(sc.Rule) + " scenario: " + sc.Name
 }

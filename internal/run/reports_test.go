@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -104,7 +105,7 @@ func TestOneNumbering(t *testing.T) {
 	// The console wraps a long heading onto lines indented by six.
 	console := regexp.MustCompile(`(?m)^(\d+)\) (.*(?:\n {6}\S.*)*)$`)
 	md := regexp.MustCompile(`(?m)^### \S+ (\d+)\) (.*)$`)
-	html := regexp.MustCompile(`<h3><span class="n">(\d+)\)</span> (.*)</h3>`)
+	htmlH := regexp.MustCompile(`<h4><span class="n">(\d+)\)</span> (.*)</h4>`)
 	junit := regexp.MustCompile(`message="failure (\d+)\) `)
 	for _, name := range []string{"status-201", "drop-tag"} {
 		t.Run(name, func(t *testing.T) {
@@ -141,14 +142,28 @@ func TestOneNumbering(t *testing.T) {
 				}
 			}
 			page := read(ReportHTML)
-			hs := html.FindAllStringSubmatch(page, -1)
+			hs := htmlH.FindAllStringSubmatch(page, -1)
 			if len(hs) != len(order) {
 				t.Errorf("report.html has %d blocks, summary.md %d", len(hs), len(order))
 			}
-			for i, h := range hs {
-				if h[1] != strconv.Itoa(i+1) {
-					t.Errorf("report.html's block %d is numbered %s", i+1, h[1])
+			// report.html groups the blocks by rule and folds a repeated
+			// kind of answer under the first: each block once, with its
+			// number and heading, the one order kept within each part.
+			seen := map[string]bool{}
+			last := 0
+			for _, h := range hs {
+				n, _ := strconv.Atoi(h[1])
+				if seen[h[1]] {
+					t.Errorf("report.html shows block %s twice", h[1])
 				}
+				seen[h[1]] = true
+				if got, want := html2text(h[2]), mdBlocks[h[1]]; got != want {
+					t.Errorf("report.html's block %s is %q, summary.md's %q", h[1], got, want)
+				}
+				if n < last && !strings.Contains(page[:strings.Index(page, h[0])], `<details class="folded">`) {
+					t.Errorf("report.html's block %d comes after block %d, outside any fold", n, last)
+				}
+				last = n
 			}
 			x := read(JUnitXML)
 			for _, m := range junit.FindAllStringSubmatch(x, -1) {
@@ -187,4 +202,31 @@ func TestReportsLeadWithWhatToFix(t *testing.T) {
 			}
 		}
 	}
+	// report.html leads with what to fix, then the rule table, then the
+	// blocks by rule, the repeats of a kind of answer folded.
+	b, err := os.ReadFile(filepath.Join(dir, ReportHTML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	at := func(s string) int {
+		i := strings.Index(page, s)
+		if i < 0 {
+			t.Fatalf("report.html lacks %q", s)
+		}
+		return i
+	}
+	if fix, table, failures := at(`id="to-fix"`), at(`id="rules"`), at(`id="failures"`); fix > table || table > failures {
+		t.Errorf("report.html's order: To fix at %d, the rule table at %d, the failures at %d; want them in that order", fix, table, failures)
+	}
+	at(`<h3 class="group" data-rule="CREATE-200">CREATE-200 (MUST): `)
+	if folded := page[at(`<details class="folded">`):]; !strings.Contains(folded[:strings.Index(folded, "</summary>")], "201 application/json ×") {
+		t.Errorf("report.html's first fold does not count its 201 answers: %.200s", folded)
+	}
+}
+
+// html2text reads the text of a heading of report.html as summary.md
+// writes it.
+func html2text(s string) string {
+	return html.UnescapeString(s)
 }

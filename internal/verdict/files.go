@@ -30,18 +30,20 @@ const (
 var reportTemplate string
 
 var reportPage = template.Must(template.New("report").Funcs(htmlpage.Funcs()).Funcs(template.FuncMap{
-	"upper":     upper,
-	"plural":    plural,
-	"class":     (*Verdict).class,
-	"traffic":   (*Verdict).trafficLine,
-	"countedBy": func(v *Verdict) string { return capital(v.countedBy()) },
-	"counted":   (*Verdict).counted,
-	"rowClass":  rowClass,
-	"prose":     prose,
-	"shown":     (*Verdict).shown,
-	"short":     (*Verdict).shortWord,
-	"ruleNotes": (*Verdict).ruleNotes,
-	"baseline":  (*Verdict).baselineLines,
+	"upper":       upper,
+	"plural":      plural,
+	"class":       (*Verdict).class,
+	"traffic":     (*Verdict).trafficLine,
+	"countedBy":   func(v *Verdict) string { return capital(v.countedBy()) },
+	"counted":     (*Verdict).counted,
+	"rowClass":    rowClass,
+	"prose":       prose,
+	"shown":       (*Verdict).shown,
+	"shownGroups": (*Verdict).shownGroups,
+	"short":       (*Verdict).shortWord,
+	"ruleNotes":   (*Verdict).ruleNotes,
+	"foundBy":     (*Verdict).foundBy,
+	"baseline":    (*Verdict).baselineLines,
 }).Parse(reportTemplate))
 
 // ruleNote is what report.html says of a rule under the rule table, so
@@ -55,7 +57,7 @@ type ruleNote struct {
 	Prose bool
 }
 
-// ruleNotes are the rules' reasons, finders and notes, in catalog order.
+// ruleNotes are the rules' reasons and notes, in catalog order.
 func (v *Verdict) ruleNotes() []ruleNote {
 	var out []ruleNote
 	for _, r := range v.Rules {
@@ -66,11 +68,20 @@ func (v *Verdict) ruleNotes() []ruleNote {
 			}
 			out = append(out, ruleNote{r.ID, r.Level, kind, r.NotJudgedBecause, true})
 		}
-		for _, by := range r.FoundBy {
-			out = append(out, ruleNote{r.ID, r.Level, "found broken by", by, false})
-		}
 		for _, n := range r.Notes {
 			out = append(out, ruleNote{r.ID, r.Level, "noted", n, false})
+		}
+	}
+	return out
+}
+
+// foundBy are the scenarios of other rules that found each rule broken,
+// in catalog order.
+func (v *Verdict) foundBy() []ruleNote {
+	var out []ruleNote
+	for _, r := range v.Rules {
+		for _, by := range r.FoundBy {
+			out = append(out, ruleNote{r.ID, r.Level, "found broken by", by, false})
 		}
 	}
 	return out

@@ -3,6 +3,9 @@ package verdict
 import (
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // Shown is a failure block as every report shows it: its number, the
@@ -123,4 +126,73 @@ func failureOrder(a, b Block) int {
 		return c
 	}
 	return CatalogIndex(a.Rule) - CatalogIndex(b.Rule)
+}
+
+// ShownGroup is one rule's failure blocks as report.html shows them, in
+// the one order: the first block of each kind of answer (a status and a
+// media type), and the blocks that repeat a kind already shown folded
+// under them, a click away, with their count by kind.
+type ShownGroup struct {
+	Rule  rules.RuleID
+	Level rules.Level
+	// Client: the blocks are the clients' (proxy).
+	Client bool
+	Blocks []Shown
+	Folded []Shown
+	// FoldedKinds counts the folded blocks by kind ("201 application/json
+	// ×20").
+	FoldedKinds string
+}
+
+// Total is the group's number of blocks.
+func (g ShownGroup) Total() int64 { return int64(len(g.Blocks) + len(g.Folded)) }
+
+// More is the number of blocks folded.
+func (g ShownGroup) More() int64 { return int64(len(g.Folded)) }
+
+// shownGroups is shown, cut into one group per rule (the one order keeps a
+// rule's blocks together).
+func (v *Verdict) shownGroups() []ShownGroup {
+	var out []ShownGroup
+	var seen map[kind]bool
+	var folded map[kind]int
+	var order []kind
+	flush := func() {
+		if len(out) == 0 {
+			return
+		}
+		g := &out[len(out)-1]
+		var parts []string
+		for _, k := range order {
+			if folded[k] > 0 {
+				parts = append(parts, fmt.Sprintf("%s ×%d", k, folded[k]))
+			}
+		}
+		g.FoldedKinds = strings.Join(parts, ", ")
+	}
+	for _, s := range v.shown() {
+		client := s.Side == "client"
+		if len(out) == 0 || out[len(out)-1].Rule != s.Rule || out[len(out)-1].Client != client {
+			flush()
+			out = append(out, ShownGroup{Rule: s.Rule, Level: s.Level, Client: client})
+			seen, folded, order = map[kind]bool{}, map[kind]int{}, nil
+		}
+		g := &out[len(out)-1]
+		var k kind
+		if a, ok := blockAnswer(s.Block); ok {
+			k = kind{a.status, a.media}
+		}
+		if seen[k] {
+			g.Folded = append(g.Folded, s)
+			if folded[k] == 0 {
+				order = append(order, k)
+			}
+			folded[k]++
+			continue
+		}
+		seen[k] = true
+		g.Blocks = append(g.Blocks, s)
+	}
+	flush()
+	return out
 }
