@@ -414,11 +414,12 @@ func (x *Exchange) hideToken(s string) string {
 	return strings.ReplaceAll(s, x.Token, evidence.TokenMark)
 }
 
-// shellWord writes s, which may hold the user's token (or the mark for it),
+// shellWord writes s, which may hold the user's token (or the mark for it,
+// as a recording plantcheck wrote holds it),
 // as shell words: the token read from $PLANTCHECK_TOKEN, the rest quoted,
 // redacted and bounded.
 func (x *Exchange) shellWord(red *evidence.Redactor, s string, n int) string {
-	if x.Token == "" {
+	if x.Token == "" && !strings.Contains(s, evidence.TokenMark) {
 		return shell.Quote(red.Safe(s, n))
 	}
 	parts := strings.Split(x.hideToken(s), evidence.TokenMark)

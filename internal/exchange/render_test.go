@@ -247,3 +247,26 @@ func counting(n int) string {
 	}
 	return b.String()[:n]
 }
+
+// TestRecordedTokenMarkIsReproduced: a recording plantcheck wrote holds
+// the user's token as its mark; judged again, without the token, the
+// reproduction reads the token from $PLANTCHECK_TOKEN where the mark is,
+// never sends the mark.
+func TestRecordedTokenMarkIsReproduced(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, url, want string
+	}{
+		{"in the query", "http://h/plants?api_key=" + evidence.TokenMark, `'http://h/plants?api_key='"${PLANTCHECK_TOKEN}"`},
+		{"no mark", "http://h/plants?x=1", `'http://h/plants?x=1'`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			x := Exchange{Method: "POST", URL: tc.url}
+			got := x.Curl(evidence.New())
+			if !strings.Contains(got, "curl -sS -i -X POST "+tc.want) || strings.Contains(got, evidence.TokenMark) {
+				t.Errorf("Curl = %q, want the URL %s", got, tc.want)
+			}
+		})
+	}
+}

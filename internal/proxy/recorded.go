@@ -70,14 +70,14 @@ func JudgeFiles(cfg config.Judge, stdout io.Writer) (*verdict.Verdict, error) {
 	for i, f := range cfg.Files {
 		names[i] = filepath.Base(f)
 	}
-	source := "recorded traffic"
+	source := "recorded traffic in " + strings.Join(names, ", ")
 	if b := cfg.Base; b != nil {
 		if b.Host != "" {
-			source, r.host = b.Redacted(), strings.ToLower(b.Host)
+			source, r.host = b.Redacted()+", recorded in "+strings.Join(names, ", "), strings.ToLower(b.Host)
 		}
 		r.path = strings.TrimSuffix(b.Path, "/")
 	}
-	source = evidence.Text(evidence.Cut(source+" (recorded in "+strings.Join(names, ", ")+")", 1<<10))
+	source = evidence.Text(evidence.Cut(source, 1<<10))
 	for _, path := range cfg.Files {
 		if err := r.file(path, cfg.MaxFile); err != nil {
 			return nil, fmt.Errorf("%s: %v", evidence.Text(path), err)

@@ -51,7 +51,7 @@ func (v *console) writeText(w *strings.Builder) {
 	target := v.Target
 	switch v.Driver {
 	case Proxy:
-		fmt.Fprintf(w, "upstream: %s (traffic from %s to %s)\n", target, v.Started.Format(time.RFC3339), v.Ended.Format(time.RFC3339))
+		fmt.Fprintf(w, "upstream: %s; traffic from %s to %s\n", target, v.Started.Format(time.RFC3339), v.Ended.Format(time.RFC3339))
 	default:
 		fmt.Fprintf(w, "target: %s\n", target)
 		if strings.HasSuffix(target, "/plants/plants") {
@@ -428,7 +428,7 @@ func (v *console) writeFailures(w io.Writer) {
 func (v *console) writeFirsts(w io.Writer, server []Block) bool {
 	f := v.a.firsts
 	curl := len(f.show) <= maxCurlBlocks
-	st := &blockStyle{curl: curl, compact: !curl}
+	st := &blockStyle{curl: curl, compact: !curl, firsts: true}
 	shown := 0
 	for i, b := range server {
 		if len(f.show[i]) == 0 {
@@ -436,20 +436,37 @@ func (v *console) writeFirsts(w io.Writer, server []Block) bool {
 		}
 		shown++
 		v.writeBlock(w, blockNumber(b, i), b, f.show[i], st)
+		// The failures of the block's rule counted but not kept (proxy)
+		// are said with the kept ones of its kind when it has one kind,
+		// else apart: one line either way.
 		var more []string
+		notKept := b.More
+		say := func(n int64, rule rules.RuleID) string {
+			if len(more) == 0 {
+				return fmt.Sprintf("and %s of %s", plural(n, "more failure"), rule)
+			}
+			return fmt.Sprintf("%d more of %s", n, rule)
+		}
 		for _, rk := range f.shown[i] {
-			n := f.count[rk] - 1
-			if n <= 0 {
+			n := int64(f.count[rk] - 1)
+			unkept := int64(0)
+			if rk.rule == b.Rule && len(f.kinds[rk.rule]) == 1 {
+				unkept, notKept = notKept, 0
+			}
+			if n+unkept <= 0 {
 				continue
 			}
-			s := fmt.Sprintf("%d more of %s", n, rk.rule)
-			if len(more) == 0 {
-				s = fmt.Sprintf("and %s of %s", plural(int64(n), "more failure"), rk.rule)
-			}
+			s := say(n+unkept, rk.rule)
 			if len(f.kinds[rk.rule]) > 1 {
 				s += " answered " + rk.kind.String()
 			}
+			if unkept > 0 {
+				s += fmt.Sprintf(", %d of them counted, not kept", unkept)
+			}
 			more = append(more, s)
+		}
+		if notKept > 0 {
+			more = append(more, say(notKept, b.Rule)+", counted, not kept")
 		}
 		if len(more) > 0 {
 			fmt.Fprintf(w, "   (%s)\n", strings.Join(more, ", "))
@@ -530,7 +547,11 @@ func (v *Verdict) ReproNote() string {
 		note += "."
 	}
 	if slices.ContainsFunc(vars, func(s string) bool { return strings.HasPrefix(s, "$PLANTCHECK_HEADER_") }) {
-		note += " Each PLANTCHECK_HEADER_<NAME> holds the value of the --header of that name."
+		if v.Driver == Run {
+			note += " Each PLANTCHECK_HEADER_<NAME> holds the value of the --header of that name."
+		} else {
+			note += " Each PLANTCHECK_HEADER_<NAME> holds the value the client sent in the header of that name, which no report shows."
+		}
 	}
 	if slices.Contains(vars, "$"+shell.ProxyUserinfoVar) {
 		note += " " + shell.ProxyUserinfoVar + " holds the user:password of the proxy's URL."
@@ -568,6 +589,9 @@ type blockStyle struct {
 	// as seen, by its block.
 	compact bool
 	seen    map[string]int
+	// firsts: the block's failures not shown, kept or not, are counted
+	// in one line after it by writeFirsts, not by writeBlock.
+	firsts bool
 }
 
 // headingIndent starts the lines of a compact block's heading past its
@@ -661,7 +685,7 @@ func (v *console) writeBlock(w io.Writer, n int, b Block, only []int, st *blockS
 			last = e
 		}
 	}
-	if b.More > 0 {
+	if b.More > 0 && !st.firsts {
 		fmt.Fprintf(w, "   (and %s of %s, counted, not kept)\n", plural(b.More, "more failure"), b.Rule)
 	}
 	if b.Rerun != "" {

@@ -393,3 +393,32 @@ func TestReportsCarryVersions(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyConsoleSaysItsCounts: a proxy's block, some of its failures
+// kept and some counted only, gets one line of what is not shown, and the
+// note on its header variables speaks of the clients' headers, not of a
+// --header the proxy does not have.
+func TestProxyConsoleSaysItsCounts(t *testing.T) {
+	t.Parallel()
+	v := standing(Proxy, Fail, Counts{}, Config{})
+	ev := Evidence{Rule: rules.ResponseDocumented, Level: rules.Must, Expected: "a documented answer", Actual: "201", Status: 201, MediaType: "application/json",
+		Request: "POST /plants", Response: "201", Reproduce: `curl -sS -H "X-Auth-Token: ${PLANTCHECK_HEADER_X_AUTH_TOKEN}" 'http://x/plants'`}
+	v.Failures = []Block{{Heading: "RESPONSE-DOCUMENTED (MUST)", Rule: rules.ResponseDocumented, Level: rules.Must, Side: "server", Outcome: Fail,
+		Evidence: []Evidence{ev, ev, ev}, More: 10}}
+	var b strings.Builder
+	if err := v.WriteText(&b, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if n := strings.Count(out, "more failure"); n != 1 {
+		t.Errorf("%d lines of more failures, want 1:\n%s", n, out)
+	}
+	for _, want := range []string{"(and 12 more failures of RESPONSE-DOCUMENTED, 10 of them counted, not kept)", "the client sent in the header of that name"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the console lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "--header") {
+		t.Errorf("the console speaks of a --header:\n%s", out)
+	}
+}
