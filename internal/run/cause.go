@@ -76,23 +76,57 @@ func likelyCause(r *Report, v *spec.Validator, redact func(string) string) strin
 			"which reads as a path the service does not serve: check --base-url (the requests went to %s)%s",
 			answered, first.Status, judge.Quote(redact(string(first.RespBody))), r.Target, plantsTwice(r.Target))
 	}
-	validRefused := 0
+	var valid []*steps.Sent
 	for _, x := range refused {
 		if x.Header.Get("Content-Type") == "application/json" && v.BodyConforms(x.Method, "/plants", x.Body) {
-			validRefused++
+			valid = append(valid, x)
 		}
 	}
-	if validRefused >= minEvidence {
+	if len(valid) < minEvidence {
+		return ""
+	}
+	// The token is blamed only when the answers speak of credentials (a
+	// 401 or 403, or a body that says so); answers that speak of a path
+	// not found point at the address; answers that say neither, at both.
+	creds, missing := 0, 0
+	for _, x := range valid {
+		if x.Status == http.StatusUnauthorized || x.Status == http.StatusForbidden || credential.Match(x.RespBody) {
+			creds++
+		}
+		if notFound.Match(x.RespBody) {
+			missing++
+		}
+	}
+	switch {
+	case missing == len(valid):
+		return fmt.Sprintf("none of the %d valid requests was accepted, and every answer speaks of a path not found (the first: status %d with the body %s): "+
+			"check --base-url (the requests went to %s)%s",
+			len(valid), valid[0].Status, judge.Quote(redact(string(valid[0].RespBody))), r.Target, plantsTwice(r.Target))
+	case creds > 0:
 		from := "--token, --token-file or PLANTCHECK_TOKEN"
 		if r.TokenFrom != "" {
 			from = "it came from " + r.TokenFrom
 		}
-		return fmt.Sprintf("none of the %d valid requests sent with the given token was accepted (answers: %s): "+
+		return fmt.Sprintf("none of the %d valid requests sent with the given token was accepted (answers: %s), and %s speak of credentials: "+
 			"check the token (%s) is one this service issued; if it is, the service refuses every valid create",
-			validRefused, statusCounts(statuses), from)
+			len(valid), statusCounts(statuses), countOf(creds, len(valid)), from)
 	}
-	return ""
+	return fmt.Sprintf("none of the %d valid requests sent with the given token was accepted (answers: %s), and no answer says why (the first: status %d with the body %s): "+
+		"the service refuses every valid create, or the token or --base-url is not the service's",
+		len(valid), statusCounts(statuses), valid[0].Status, judge.Quote(redact(string(valid[0].RespBody))))
 }
+
+// countOf says how many of all answers did something: "all 5 answers" or
+// "3 of 5 answers".
+func countOf(n, all int) string {
+	if n == all {
+		return fmt.Sprintf("all %d answers", all)
+	}
+	return fmt.Sprintf("%d of %d answers", n, all)
+}
+
+// credential is how servers and gateways say a credential was refused.
+var credential = regexp.MustCompile(`(?i)token|auth|credential|bearer|forbidden|api.?key|permission|denied|log ?in|sign ?in|session`)
 
 // notFound is how servers and frameworks say a path is not theirs.
 var notFound = regexp.MustCompile(`(?i)\b404\b|not ?found|no (such )?route|unknown (path|route|endpoint|url)|cannot post`)

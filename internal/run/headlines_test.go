@@ -48,7 +48,7 @@ func TestHeadlinesNameTheRealCause(t *testing.T) {
 			common:    "came back with status 201 Created (application/json), a status the document does not have, where 200 was expected",
 			notFailed: []rules.RuleID{rules.AuthMissing, rules.OpenReusedID, rules.CreateName, rules.CreateTag, rules.CreateNoTag, rules.CreateNoID},
 			failed:    []rules.RuleID{rules.Create200}, setupBlocks: true},
-		{name: "every valid create refused with 400", wrap: mutantWrap("reject-valid"), likely: "check the token",
+		{name: "every valid create refused with 400", wrap: mutantWrap("reject-valid"), likely: "no answer says why (the first: status 400 with the body",
 			failed: []rules.RuleID{rules.Create200}, setupBlocks: true},
 		{name: "every refusal 422", wrap: mutantWrap("status-422"),
 			common:    "came back with status 422 Unprocessable Entity (application/json), a status the document does not have, where 400 was expected",

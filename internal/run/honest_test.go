@@ -136,7 +136,9 @@ func TestLikelyCause(t *testing.T) {
 	}{
 		{"a wrong path, answered 400 Not Found", routed + "/plantz", token, "", "which reads as a path the service does not serve: check --base-url"},
 		{"a base URL that ends in /plants", routed + "/plants", token, "", "--base-url ends in /plants, which plantcheck adds itself"},
-		{"a wrong token", url, "not-the-issued-token-42", "", "--token"},
+		{"a wrong token", url, "not-the-issued-token-42", "", "and all "},
+		{"a wrong token, to a server that answers unknown paths 400", routed, "not-the-issued-token-42", "", "speak of credentials: check the token"},
+		{"a base URL that ends in /plants, to a server that answers unknown paths 404", url + "/plants", token, "", "--base-url ends in /plants, which plantcheck adds itself"},
 		{"a wrong token from the config file", url, "not-the-issued-token-42", "the config file ci/plantcheck.yaml (key token)", "it came from the config file ci/plantcheck.yaml"},
 		{"a wrong path prefix", url + "/api/v1", token, "", "--base-url"},
 		{"a target that keeps the contract", url, token, "", ""},
@@ -171,6 +173,11 @@ func TestLikelyCause(t *testing.T) {
 			}
 			if twice := strings.HasSuffix(tt.base, "/plants"); twice != strings.Contains(console, "(--base-url ends in /plants") {
 				t.Errorf("base %s: the console's note on a base URL ending in /plants is there: %v, want %v", tt.base, !twice, twice)
+			} else if warned := strings.Index(console, "warning: --base-url ends in /plants"); twice && (warned < 0 || warned > strings.Index(console, "scenarios")) {
+				t.Errorf("base %s: no warning before the first request:\n%s", tt.base, console)
+			}
+			if !strings.Contains(tt.name, "wrong token") && strings.Contains(rep.LikelyCause, "check the token") {
+				t.Errorf("likely cause %q blames the token", rep.LikelyCause)
 			}
 		})
 	}

@@ -30,6 +30,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/config"
+	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/history"
 	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/internal/tlsconf"
@@ -197,6 +198,10 @@ func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Basel
 		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
 	rep.Target = st.PlantsURL()
+	if strings.HasSuffix(rep.Target, "/plants/plants") {
+		// Said before any request: the run goes on, to the address given.
+		notes.notice("warning: --base-url ends in /plants, which plantcheck adds itself: every request goes to " + evidence.Text(rep.Target))
+	}
 
 	format := map[string]string{"progress": progressFormat, "pretty": prettyFormat}[cfg.Format]
 	closeCucumber := func() error { return nil }
