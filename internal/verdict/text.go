@@ -6,6 +6,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -626,7 +627,40 @@ func (v *console) fit2(st *blockStyle, s string) string {
 			first = "POST /" + rest
 		}
 	}
-	return cutRunes(first, 2*screenWidth-16)
+	return cutBody(first, 2*screenWidth-16)
+}
+
+// cutBody bounds a request or response line to n characters by cutting
+// its quoted body inside, the quote closed and the cut marked after it
+// ("<!DOCTYPE html>"…), so that what follows the body (its size, the time
+// of the answer) stays; a line without a quoted body is cut at its end.
+func cutBody(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := strings.Index(s, ` body "`)
+	if i < 0 {
+		return cutRunes(s, n)
+	}
+	head := s[:i+len(` body `)]
+	q, err := strconv.QuotedPrefix(s[len(head):])
+	if err != nil {
+		return cutRunes(s, n)
+	}
+	tail := s[len(head)+len(q):]
+	body, _ := strconv.Unquote(q)
+	room := n - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail) - 1 // the mark
+	rs := []rune(body)
+	// The longest start of the body whose quoted form fits the room.
+	k := sort.Search(len(rs)+1, func(k int) bool { return utf8.RuneCountInString(strconv.Quote(string(rs[:k]))) > room }) - 1
+	if k <= 0 {
+		return cutRunes(s, n)
+	}
+	if strings.HasPrefix(tail, " … (") {
+		// The body was kept in part already: its mark and size say so.
+		return head + strconv.Quote(string(rs[:k])) + tail
+	}
+	return head + strconv.Quote(string(rs[:k])) + "…" + tail
 }
 
 // writeBlock prints one failure block, numbered n, its long values cut:

@@ -1,6 +1,9 @@
 package verdict
 
-import "testing"
+import (
+	"testing"
+	"unicode/utf8"
+)
 
 // TestClause: a value cut for the console ends between words, never
 // inside a bracket or a quotation it opened, and is marked.
@@ -39,6 +42,31 @@ func TestWrapWords(t *testing.T) {
 	} {
 		if got := wrapWords(c.in, c.start, c.width, "  "); got != c.want {
 			t.Errorf("wrapWords(%q, %d, %d) = %q, want %q", c.in, c.start, c.width, got, c.want)
+		}
+	}
+}
+
+// TestCutBody: a request or response line too long for the console is cut
+// inside its quoted body, the quote closed and the cut marked after it, so
+// that what follows the body stays; the line never ends inside a quote.
+func TestCutBody(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{`400 text/html, body "short" (after 2ms)`, 60, `400 text/html, body "short" (after 2ms)`},
+		{`400 text/html, body "<!DOCTYPE html>\n<html lang=\"en\">" (after 2ms)`, 40, `400 text/html, body "<!DOC"… (after 2ms)`},
+		{`400 text/html, body "<!DOCTYPE html>\n<html>" … (1012 bytes in all) (after 2ms)`, 60, `400 text/html, body "<!D" … (1012 bytes in all) (after 2ms)`},
+		{`POST /plants [Content-Type: application/json] and no body at all, a long line`, 30, `POST /plants [Content-Type: a…`},
+	} {
+		got := cutBody(c.in, c.n)
+		if utf8.RuneCountInString(got) > c.n {
+			t.Errorf("cutBody(%q, %d) = %q: longer than %d", c.in, c.n, got, c.n)
+		}
+		if got != c.want {
+			t.Errorf("cutBody(%q, %d)\n = %q\nwant %q", c.in, c.n, got, c.want)
 		}
 	}
 }
