@@ -226,7 +226,7 @@ var bodyMutants = []Mutant{
 	},
 	{
 		Name: "tag-required", Defect: "treats the optional tag as required",
-		Rules:  []rules.RuleID{rules.GenValid, rules.CreateNoTag},
+		Rules:  []rules.RuleID{rules.GenValid, rules.CreateNoTag, rules.Create200},
 		Origin: "an optional field made required in the model (a NOT NULL column, a Pydantic field without a default)",
 		Wrap: onRequestRefused(func(obj map[string]any) bool {
 			_, ok := obj["tag"]
