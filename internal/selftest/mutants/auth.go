@@ -268,8 +268,8 @@ var authMutants = []Mutant{
 		}),
 	},
 	{
-		Name: "token-last-word", Defect: "reads the credential as the last word of the field, so a word and a space before the token are accepted",
-		Rules:  []rules.RuleID{rules.AuthNearMiss},
+		Name: "token-last-word", Defect: "reads the credential as the last word of the field, so a word and a space before the token are accepted (and Bearer, a tab and the token)",
+		Rules:  []rules.RuleID{rules.AuthNearMiss, rules.AuthScheme},
 		Origin: "Python's header.split()[-1] or JavaScript's header.split(' ').pop(), after a check that the field begins with Bearer",
 		Wrap: acceptAuthorization(func(value, token string) bool {
 			words := strings.Fields(value)
