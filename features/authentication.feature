@@ -158,7 +158,13 @@ Feature: Authentication
   Scenario Outline: The right token presented <case> is rejected with an Error record
     A credential check that strips "Bearer " without checking that it was
     there, or that takes the value after its seventh character, lets the
-    token through in any scheme, or in none.
+    token through in any scheme, or in none. One that checks the prefix
+    "Bearer" without its space, or splits the field at any white space
+    (Python's header.split()), lets it through after a tab. And a service
+    that takes its token under the names other APIs use for it (Token, as
+    GitHub's API and Django REST framework's TokenAuthentication do; JWT,
+    as passport-jwt can be set to) beside Bearer takes it in a scheme the
+    spec does not have.
 
     But <presentation>
     When the client posts it to /plants
@@ -172,6 +178,9 @@ Feature: Authentication
       | in the Digest scheme         | the request carries the valid token in the "Digest" scheme                |
       | without a scheme             | the request carries the valid token without a scheme                      |
       | right after Bearer, no space | the request carries the valid token right after "Bearer", without a space |
+      | after Bearer and a tab       | the request carries the valid token after "Bearer" and a tab, not a space |
+      | in the Token scheme          | the request carries the valid token in the "Token" scheme                 |
+      | in the JWT scheme            | the request carries the valid token in the "JWT" scheme                   |
 
   @AUTH-EMPTY @must
   Scenario: The Bearer scheme with an empty credential is rejected with an Error record

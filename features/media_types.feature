@@ -122,6 +122,24 @@ Feature: Media types
       | the range application/*      | application/*                   |
       | the range */*, weighted      | */*;q=0.1                       |
 
+  @OPEN-ACCEPT-OTHER @open
+  Scenario: What a service answers to an Accept that admits no JSON is left open
+    An Accept of text/html alone asks for what the service never sends.
+    The spec says every answer is JSON and nothing of the Accept header, so
+    it does not say what a service answers then: it may ignore the header
+    and answer 200 with a Plant record (most do), refuse the request with
+    400 and an Error record, or answer 406 Not Acceptable, as RFC 9110 lets
+    a server that cannot send what was asked for (section 15.5.7). Each is
+    noted, never failed; a 406 is judged neither for its status nor for its
+    body, which RFC 9110 leaves to the server. Any other answer (a 500, an
+    HTML page) is still judged as every answer is, against the document
+    (RESPONSE-DOCUMENTED, RESPONSE-MEDIA), and a 200 is judged in full (the
+    echo).
+
+    But the request accepts "text/html"
+    When the client posts it to /plants
+    Then the answer is noted for information
+
   @RESPONSE-MEDIA @must
   Scenario: A Plant record is sent as application/json
     When the client posts it to /plants

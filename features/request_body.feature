@@ -70,9 +70,12 @@ Feature: The request body
 
     @BODY-TAG-STRING @must
     Examples: tag, where present, is a string
-      | field | case     | change                                 |
-      | tag   | a number | the field "tag" is the JSON value 7    |
-      | tag   | null     | the field "tag" is the JSON value null |
+      | field | case      | change                                      |
+      | tag   | a number  | the field "tag" is the JSON value 7         |
+      | tag   | a boolean | the field "tag" is the JSON value true      |
+      | tag   | null      | the field "tag" is the JSON value null      |
+      | tag   | an object | the field "tag" is the JSON value {"a":1}   |
+      | tag   | an array  | the field "tag" is the JSON value ["green"] |
 
   Scenario Outline: A body that is <case> is rejected with an Error record
     Lenient JSON readers take what RFC 8259 does not: a reader that decodes

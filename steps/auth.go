@@ -27,6 +27,7 @@ func (s *Suite) authSteps() []stepPattern {
 		{`^the request carries the valid token in the "(\w+)" scheme$`, s.theRequestCarriesTheTokenInScheme},
 		{`^the request carries the valid token without a scheme$`, s.theRequestCarriesTheTokenWithoutAScheme},
 		{`^the request carries the valid token right after "Bearer", without a space$`, s.theRequestCarriesTheTokenJoinedToBearer},
+		{`^the request carries the valid token after "Bearer" and a tab, not a space$`, s.theRequestCarriesTheTokenAfterATab},
 		{`^the request carries the issued token (.+)$`, s.theRequestCarriesTheIssuedToken},
 		{`^the request carries the Bearer scheme with an empty credential$`, s.theRequestCarriesAnEmptyCredential},
 		{`^the request carries a bearer token the service did not issue$`, s.theRequestCarriesAForeignToken},
@@ -325,6 +326,10 @@ func (s *Suite) theRequestCarriesTheTokenWithoutAScheme(ctx context.Context) {
 
 func (s *Suite) theRequestCarriesTheTokenJoinedToBearer(ctx context.Context) {
 	stateOf(ctx).req.cred = &credential{value: "Bearer" + s.cfg.Token, desc: "Bearer<token> (no space)", shell: "Bearer" + shell.TokenVar}
+}
+
+func (s *Suite) theRequestCarriesTheTokenAfterATab(ctx context.Context) {
+	stateOf(ctx).req.cred = &credential{value: "Bearer\t" + s.cfg.Token, desc: "Bearer<tab><token> (a tab, no space)", shell: "Bearer$(printf '\\011')" + shell.TokenVar}
 }
 
 func (s *Suite) theRequestCarriesAnEmptyCredential(ctx context.Context) {

@@ -314,6 +314,8 @@ func (s *Suite) theAnswerIsNoted(ctx context.Context) error {
 		st.note = "accepted (200)"
 	case http.StatusBadRequest:
 		st.note = "refused (400)"
+	case http.StatusNotAcceptable:
+		st.note = "not acceptable (406)"
 	default:
 		st.note = fmt.Sprintf("answered %d", x.Status)
 	}

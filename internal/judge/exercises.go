@@ -77,7 +77,10 @@ func Exercises(r Request) []rules.RuleID {
 	if ct := r.Header.Get("Content-Type"); ct != MediaType(ct) {
 		add(rules.MediaRequestParams)
 	}
-	if a := r.Header.Get("Accept"); a != "" && a != "application/json" {
+	switch a := r.Header.Get("Accept"); {
+	case !AdmitsJSON(r.Header):
+		add(rules.OpenAcceptOther)
+	case a != "" && a != "application/json":
 		add(rules.MediaAccept)
 	}
 	hasTag := false

@@ -171,6 +171,12 @@ func Judge(v *spec.Validator, x *exchange.Exchange, b Sender, redact func(string
 		return *o
 	}
 
+	// A 406 to a valid request whose Accept admits no application/json is
+	// what RFC 9110 gives a server that cannot send what was asked for; the
+	// spec does not say what a service answers then (OPEN-ACCEPT-OTHER):
+	// neither its status nor its body is the document's to judge.
+	e.unacceptable = e.known && e.valid && x.Status == http.StatusNotAcceptable && !AdmitsJSON(x.Header)
+
 	// The answer, by each check of the list.
 	if e.respWhole {
 		o.ResponseViolations = v.CheckResponse(spec.Request{Method: OpMethod, Path: OpPath, Header: x.Header, Body: e.body},
@@ -204,8 +210,9 @@ func Judge(v *spec.Validator, x *exchange.Exchange, b Sender, redact func(string
 // a request is answered 200 (Endpoints, rule 1). An accepted create's
 // record is CREATE-200's, judged by the checks; a refusal is the intent's
 // rule's failure, unless a refusal is the service's right (MayRefuse), may
-// be due to what was sent before (Unsure), or is the infrastructure's (a
-// long header, HEADER-SIZE's alone).
+// be due to what was sent before (Unsure), is the infrastructure's (a
+// long header, HEADER-SIZE's alone), or is a 406 to an Accept that admits
+// no JSON (OPEN-ACCEPT-OTHER's).
 func (e *exam) judgeAcceptance(in Intent) {
 	if !e.respWhole {
 		return
@@ -216,7 +223,7 @@ func (e *exam) judgeAcceptance(in Intent) {
 		e.out.Results = append(e.out.Results, Result{rule, Judgement{Expected: "an answer, noted (the spec leaves it open)"}})
 		return
 	}
-	if !in.Issued || !e.known || !e.valid || LongHeader(e.Header) != "" {
+	if !in.Issued || !e.known || !e.valid || LongHeader(e.Header) != "" || e.unacceptable {
 		return
 	}
 	if rule == "" {
@@ -253,6 +260,9 @@ type exam struct {
 	// infra: a valid request with a long header, refused (HEADER-SIZE's
 	// alone to judge).
 	infra bool
+	// unacceptable: a valid request whose Accept admits no
+	// application/json, answered 406 (OPEN-ACCEPT-OTHER's, never failed).
+	unacceptable bool
 	// sent is the plant an accepted create sent, whose echo is judged
 	// (nil when none is); echo its departures.
 	sent *Sent
@@ -265,8 +275,9 @@ type exam struct {
 }
 
 // answered: the answer was read whole and is the service's to judge in
-// full (not a refusal for a long header).
-func (e *exam) answered() bool { return e.respWhole && !e.infra }
+// full (not a refusal for a long header, nor a 406 to an Accept that
+// admits no JSON).
+func (e *exam) answered() bool { return e.respWhole && !e.infra && !e.unacceptable }
 
 // accepted: a create the document accepts, answered 200.
 func (e *exam) accepted() bool {
@@ -290,7 +301,7 @@ func (e *exam) readEcho() {
 }
 
 func responseMedia(e *exam) (Judgement, bool) {
-	return MediaTypeJSON(e.RespHeader.Values("Content-Type"), e.redact), !e.infra
+	return MediaTypeJSON(e.RespHeader.Values("Content-Type"), e.redact), !e.infra && !e.unacceptable
 }
 
 // responseTimely: a whole answer came within the sender's limits (one that

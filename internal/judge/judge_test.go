@@ -235,3 +235,62 @@ func TestRepeatedSingletons(t *testing.T) {
 		})
 	}
 }
+
+// TestNotAcceptable: a 406 to a valid request whose Accept admits no
+// application/json is the service's to give (OPEN-ACCEPT-OTHER): no MUST
+// rule of the answer judges it, whatever its body, with the sender's
+// intent or without it (the proxy's, a recording's). A 406 to any other
+// request, and any other answer to that one, are judged as every answer.
+func TestNotAcceptable(t *testing.T) {
+	t.Parallel()
+	v, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	accept := func(a string) http.Header {
+		h := http.Header{"Authorization": {"Bearer t"}, "Content-Type": {"application/json"}}
+		if a != "" {
+			h.Set("Accept", a)
+		}
+		return h
+	}
+	const plant = `{"id":1,"name":"Fern"}`
+	issued := Sender{Intent: Intent{Issued: true, Accept: rules.OpenAcceptOther}}
+	for _, tc := range []struct {
+		name     string
+		h        http.Header
+		req      string
+		status   int
+		ct, resp string
+		sender   Sender
+		fail     []rules.RuleID
+	}{
+		{"406 and text to text/html", accept("text/html"), plant, 406, "text/plain", "Not Acceptable", Sender{}, nil},
+		{"406 and text to text/html, in run", accept("text/html"), plant, 406, "text/plain", "Not Acceptable", issued, nil},
+		{"406 and a page to JSON weighted 0", accept("*/*, application/json;q=0"), plant, 406, "text/html", "<p>no</p>", Sender{}, nil},
+		{"400 and an Error record to text/html", accept("text/html"), plant, 400, "application/json", `{"error":1,"message":"m"}`, issued, nil},
+		{"200 and the echo to text/html", accept("text/html"), plant, 200, "application/json", `{"name":"Fern"}`, issued, nil},
+		{"200 and a wrong echo to text/html", accept("text/html"), plant, 200, "application/json", `{"name":"FERN"}`, issued, []rules.RuleID{rules.CreateName}},
+		{"200 and a page to text/html", accept("text/html"), plant, 200, "text/html", "<p>Fern</p>", issued, []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented, rules.Create200, rules.CreateName}},
+		{"500 to text/html", accept("text/html"), plant, 500, "application/json", `{"error":1,"message":"m"}`, issued, []rules.RuleID{rules.ResponseDocumented}},
+		{"406 to no Accept", accept(""), plant, 406, "text/plain", "Not Acceptable", Sender{}, []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented}},
+		{"406 to */*", accept("*/*"), plant, 406, "text/plain", "Not Acceptable", Sender{Intent: Intent{Issued: true}}, []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented, rules.Create200}},
+		{"406 to text/html and no name", accept("text/html"), `{"id":1}`, 406, "text/plain", "Not Acceptable", Sender{}, []rules.RuleID{rules.BodyNameRequired, rules.ResponseMedia, rules.ResponseDocumented}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := Judge(v, &exchange.Exchange{Header: tc.h, Body: []byte(tc.req), Status: tc.status,
+				RespHeader: http.Header{"Content-Type": {tc.ct}}, RespBody: []byte(tc.resp)}, tc.sender, nil)
+			var failed []rules.RuleID
+			for _, r := range o.Results {
+				if !r.OK() && !slices.Contains(failed, r.Rule) {
+					failed = append(failed, r.Rule)
+				}
+			}
+			slices.Sort(failed)
+			want := slices.Sorted(slices.Values(tc.fail))
+			if !slices.Equal(failed, want) {
+				t.Errorf("failed %v, want %v (%v)", failed, want, o.Results)
+			}
+		})
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"mime"
 	"net"
+	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -143,6 +145,48 @@ func MediaType(v string) string {
 		return ""
 	}
 	return mt
+}
+
+// AdmitsJSON reports whether a request's Accept fields admit
+// application/json, the one media type the service sends (RFC 9110,
+// section 12.5.1). No Accept field admits anything. Otherwise the most
+// specific media range that holds application/json decides
+// (application/json, then application/*, then */*, in any letter case),
+// and a weight of 0 refuses: "text/html, */*;q=0.1" admits it,
+// "text/html" alone and "*/*, application/json;q=0" do not. A field that
+// does not parse admits it: only an Accept that plainly leaves JSON out
+// is one that does not admit it.
+func AdmitsJSON(h http.Header) bool {
+	values := h.Values("Accept")
+	best, weight, ranges := -1, 0.0, 0
+	for _, v := range values {
+		for _, r := range strings.Split(v, ",") {
+			if strings.TrimSpace(r) == "" {
+				continue
+			}
+			mt, params, err := mime.ParseMediaType(r)
+			if err != nil {
+				return true
+			}
+			ranges++
+			specific := slices.Index([]string{"*/*", "application/*", "application/json"}, mt)
+			if specific < 0 || specific < best {
+				continue
+			}
+			q := 1.0
+			if s, ok := params["q"]; ok {
+				if f, err := strconv.ParseFloat(s, 64); err == nil {
+					q = f
+				}
+			}
+			if specific > best {
+				best, weight = specific, q
+			} else {
+				weight = max(weight, q)
+			}
+		}
+	}
+	return ranges == 0 || best >= 0 && weight > 0
 }
 
 // MediaTypeJSON judges a response's Content-Type fields (every one it

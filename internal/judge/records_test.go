@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -157,6 +158,43 @@ func TestAnswered(t *testing.T) {
 		// A connection that ended is not a time limit.
 		if client.FaultOf(tt.err) != client.NoFault && strings.Contains(j.Expected+j.Actual, "within") {
 			t.Errorf("%s: Answered = %q, %q: a connection fault told as a time limit", tt.name, j.Expected, j.Actual)
+		}
+	}
+}
+
+// TestAdmitsJSON: an Accept admits application/json unless it plainly
+// leaves it out; the most specific range that holds it decides.
+func TestAdmitsJSON(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		accept []string // nil: no Accept field
+		want   bool
+	}{
+		{nil, true},
+		{[]string{""}, true},
+		{[]string{"application/json"}, true},
+		{[]string{"Application/JSON"}, true},
+		{[]string{"application/json;q=0.9"}, true},
+		{[]string{"application/json; charset=utf-8"}, true},
+		{[]string{"text/html, application/json"}, true},
+		{[]string{"text/html", "application/json"}, true},
+		{[]string{"application/*"}, true},
+		{[]string{"*/*;q=0.1"}, true},
+		{[]string{"text/html, */*;q=0.1"}, true},
+		{[]string{"text/html;;"}, true}, // does not parse: not plainly without JSON
+		{[]string{"text/html"}, false},
+		{[]string{"text/html, application/xml"}, false},
+		{[]string{"application/json;q=0"}, false},
+		{[]string{"*/*, application/json;q=0"}, false},
+		{[]string{"application/*;q=0, */*"}, false},
+		{[]string{"text/*"}, false},
+	} {
+		h := http.Header{}
+		if tc.accept != nil {
+			h["Accept"] = tc.accept
+		}
+		if got := AdmitsJSON(h); got != tc.want {
+			t.Errorf("Accept %q: admits JSON %v, want %v", tc.accept, got, tc.want)
 		}
 	}
 }

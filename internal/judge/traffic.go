@@ -86,6 +86,7 @@ var Rules = []Rule{
 	{ID: rules.OpenReusedID, NotFromTraffic: whyOpen},
 	{ID: rules.OpenJSONReader, NotFromTraffic: whyOpen},
 	{ID: rules.OpenIntegralID, NotFromTraffic: whyOpen},
+	{ID: rules.OpenAcceptOther, NotFromTraffic: whyOpen},
 }
 
 // FromTraffic are the rules that traffic alone can show, which the proxy

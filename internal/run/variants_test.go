@@ -85,6 +85,14 @@ func TestUnusualButConformantTargets(t *testing.T) {
 				ref.ServeHTTP(w, r)
 			})
 		}},
+		// What a service answers to an Accept that admits no JSON is left
+		// open (OPEN-ACCEPT-OTHER): the reference answers 200; these
+		// answer as a framework's content negotiation does (Express's
+		// req.accepts('json'), Spring's produces), each kept apart from
+		// every Accept that admits JSON.
+		{name: "answers an Accept that admits no JSON with 406 and text", wrap: unlessAcceptsJSON(http.StatusNotAcceptable, "text/plain; charset=utf-8", "Not Acceptable\n")},
+		{name: "answers an Accept that admits no JSON with 406 and an HTML page", wrap: unlessAcceptsJSON(http.StatusNotAcceptable, "text/html", "<h1>406 Not Acceptable</h1>")},
+		{name: "refuses an Accept that admits no JSON with 400 and an Error record", wrap: unlessAcceptsJSON(http.StatusBadRequest, "application/json", `{"error":406,"message":"this service answers application/json"}`)},
 		{name: "accepts a reused id", store: forgetfulStore{}, again: true},
 		{name: "is served under a path prefix", prefix: "/api/v1"},
 		{name: "refuses a name it has stored", store: &uniqueNames{}, again: true},
@@ -231,6 +239,34 @@ func TestSchemeCaseRefusedIsConformant(t *testing.T) {
 		if got, want := rep.ExitCode(), map[bool]int{false: 0, true: 1}[strict]; got != want {
 			t.Errorf("strict %v: exit code %d, want %d", strict, got, want)
 		}
+	}
+}
+
+// unlessAcceptsJSON answers status, contentType and body to a request
+// whose Accept names no range that holds application/json (the type, its
+// range or */*, in any letter case, with a weight above 0); the reference
+// answers the others.
+func unlessAcceptsJSON(status int, contentType, body string) func(http.Handler) http.Handler {
+	return func(ref http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			admits := len(r.Header.Values("Accept")) == 0
+			for _, v := range r.Header.Values("Accept") {
+				for _, rng := range strings.Split(v, ",") {
+					mt, params, _ := strings.Cut(strings.ToLower(rng), ";")
+					switch strings.TrimSpace(mt) {
+					case "application/json", "application/*", "*/*":
+						admits = admits || !regexp.MustCompile(`q\s*=\s*0(\.0*)?$`).MatchString(strings.TrimSpace(params))
+					}
+				}
+			}
+			if admits {
+				ref.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", contentType)
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+		})
 	}
 }
 

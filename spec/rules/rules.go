@@ -62,6 +62,7 @@ const (
 	MediaRequest       RuleID = "MEDIA-REQUEST"
 	MediaRequestParams RuleID = "MEDIA-REQUEST-PARAMS"
 	MediaAccept        RuleID = "MEDIA-ACCEPT"
+	OpenAcceptOther    RuleID = "OPEN-ACCEPT-OTHER"
 	ResponseMedia      RuleID = "RESPONSE-MEDIA"
 	ErrorRecord        RuleID = "ERROR-RECORD"
 	ResponseDocumented RuleID = "RESPONSE-DOCUMENTED"
@@ -114,6 +115,7 @@ var Catalog = []Rule{
 	{MediaRequest, Must, "Endpoints, POST /plants, request body", "The request body has the media type application/json: a JSON body declared otherwise, or not declared, is answered with 400 and an Error record."},
 	{MediaRequestParams, Must, "What the service does (media type); RFC 9110, RFC 8259", "application/json with parameters, such as charset=utf-8, and in every spelling RFC 9110 calls equal (the type, subtype and parameter name in any case, the charset value in any case or quoted, white space around the \";\"), is application/json: a valid request declared so is answered with 200 and a Plant record."},
 	{MediaAccept, Must, "What the service does (JSON); Endpoints, POST /plants, rule 1; RFC 9110, sections 8.3.1 and 12.5.1", "A valid request whose Accept header admits application/json, in any spelling RFC 9110 calls equal (the type in any letter case, with parameters or a weight, in a list, or as the range application/* or */*), is answered with 200 and a Plant record."},
+	{OpenAcceptOther, Open, "What the service does (JSON); RFC 9110, sections 12.5.1 and 15.5.7", "A valid request whose Accept header admits no application/json (text/html alone) asks for what the service never sends, and the spec does not say what it answers: 200 with a Plant record, 400 with an Error record or 406 (with any body) is noted, never failed."},
 	{ResponseMedia, Must, "What the service does; Endpoints, responses", "All responses use JSON (media type application/json)."},
 	{ErrorRecord, Must, "Errors", "An error response carries both error (an int32 integer) and message (a string)."},
 	{ResponseDocumented, Must, "Endpoints, POST /plants, responses", "Every response has a documented status (200 or 400), the media type application/json, and a body that matches that status's schema."},

@@ -268,8 +268,8 @@ var authMutants = []Mutant{
 		}),
 	},
 	{
-		Name: "token-last-word", Defect: "reads the credential as the last word of the field, so a word and a space before the token are accepted",
-		Rules:  []rules.RuleID{rules.AuthNearMiss},
+		Name: "token-last-word", Defect: "reads the credential as the last word of the field, so a word and a space before the token are accepted (and Bearer, a tab and the token)",
+		Rules:  []rules.RuleID{rules.AuthNearMiss, rules.AuthScheme},
 		Origin: "Python's header.split()[-1] or JavaScript's header.split(' ').pop(), after a check that the field begins with Bearer",
 		Wrap: acceptAuthorization(func(value, token string) bool {
 			words := strings.Fields(value)
@@ -306,6 +306,77 @@ var authMutants = []Mutant{
 			return len(value) >= 7 && value[7:] == token
 		}),
 	},
+
+	// Narrow siblings (issue 41) of any-scheme, token-slice-7,
+	// token-split-space and auth-401: the same defect on the footprint
+	// real code gives it, each caught by a fixed scenario.
+	{
+		Name: "token-scheme-alias", Defect: "accepts the issued token under the scheme Token as well as Bearer",
+		Rules:  []rules.RuleID{rules.AuthScheme},
+		Origin: "an API that takes its token under the scheme Token beside Bearer, as GitHub's API does and Django REST framework's TokenAuthentication asks (keyword Token)",
+		Wrap:   acceptAuthorization(inScheme("Token")),
+	},
+	{
+		Name: "jwt-scheme", Defect: "accepts the issued token under the scheme JWT as well as Bearer",
+		Rules:  []rules.RuleID{rules.AuthScheme},
+		Origin: "passport-jwt's ExtractJwt.fromAuthHeaderWithScheme('JWT'), or djangorestframework-jwt's header prefix JWT (simplejwt's AUTH_HEADER_TYPES = ('Bearer', 'JWT')), beside Bearer",
+		Wrap:   acceptAuthorization(inScheme("JWT")),
+	},
+	{
+		Name: "bearer-prefix-slice-7", Defect: "checks that the field begins with Bearer, without its space, and takes the credential from its eighth byte on, so Bearer, a tab and the token pass",
+		Rules:  []rules.RuleID{rules.AuthScheme},
+		Origin: `if (!header.startsWith("Bearer")) ... token = header.substring(7) in a Java or Node filter: the prefix checked without the space it then skips`,
+		Wrap: acceptAuthorization(func(value, token string) bool {
+			return strings.HasPrefix(value, "Bearer") && len(value) > 7 && value[7:] == token
+		}),
+	},
+	{
+		Name: "token-split-whitespace", Defect: "reads the field as two words split at any white space, so Bearer, a tab and the token pass",
+		Rules:  []rules.RuleID{rules.AuthScheme},
+		Origin: "Python's scheme, token = header.split() (Go's strings.Fields), which splits at tabs as at spaces",
+		Wrap: acceptAuthorization(func(value, token string) bool {
+			words := strings.Fields(value)
+			return len(words) == 2 && words[0] == "Bearer" && words[1] == token
+		}),
+	},
+	{
+		Name: "httpbearer-403", Defect: "answers a request without an Authorization header, with another scheme or with an empty credential with 403 and {\"detail\": ...}; a wrong token still gets 400 and an Error record",
+		Rules:  []rules.RuleID{rules.AuthMissing, rules.AuthScheme, rules.AuthEmpty, rules.ResponseDocumented},
+		Origin: "FastAPI's HTTPBearer security dependency, which answers 403 \"Not authenticated\" or \"Invalid authentication credentials\" before the service's own token check runs",
+		Wrap:   httpBearer403,
+	},
+}
+
+// inScheme takes a field whose scheme is scheme (in any letter case), a
+// space and the issued token.
+func inScheme(scheme string) func(value, token string) bool {
+	return func(value, token string) bool {
+		s, cred, ok := strings.Cut(value, " ")
+		return ok && strings.EqualFold(s, scheme) && cred == token
+	}
+}
+
+// httpBearer403 answers as FastAPI's HTTPBearer does before the handler
+// runs: the field partitioned at its first space, no field or no
+// credential is "Not authenticated", a scheme other than bearer "Invalid
+// authentication credentials", each 403 with FastAPI's {"detail": ...}.
+func httpBearer403(ref http.Handler, _ string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		detail := ""
+		switch {
+		case scheme == "" || cred == "":
+			detail = "Not authenticated"
+		case !strings.EqualFold(scheme, "bearer"):
+			detail = "Invalid authentication credentials"
+		}
+		if detail == "" {
+			ref.ServeHTTP(w, r)
+			return
+		}
+		b, _ := json.Marshal(map[string]string{"detail": detail})
+		writeAnswer(w, http.StatusForbidden, "application/json", string(b))
+	})
 }
 
 // cookieSession opens a session, named by a Set-Cookie, on every accepted

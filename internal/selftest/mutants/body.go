@@ -1,6 +1,7 @@
 package mutants
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -135,6 +136,49 @@ var bodyMutants = []Mutant{
 		}),
 	},
 
+	// Narrow siblings (issue 41): the defects above on the footprint real
+	// readers give them, each caught by a fixed scenario whatever the seed.
+	{
+		Name: "null-tag-is-absent", Defect: "reads a tag of null as no tag, instead of rejecting it",
+		Rules:  []rules.RuleID{rules.BodyTagString},
+		Origin: "an optional field read into a pointer or an Optional (Go's *string, which null leaves nil; Pydantic's Optional[str] = None), so null is taken for a tag not sent",
+		Wrap: onJSONRequest(func(obj map[string]any) {
+			if v, ok := obj["tag"]; ok && v == nil {
+				delete(obj, "tag")
+			}
+		}),
+	},
+	{
+		Name: "empty-body-as-defaults", Defect: "accepts an empty body as a plant with an empty name",
+		Rules:  []rules.RuleID{rules.BodyJSON},
+		Origin: "Go's json.NewDecoder(r.Body).Decode(&p) with io.EOF let through (err != nil && err != io.EOF), to make the body optional: an empty body leaves the zero plant",
+		// A fresh id stands for the zero plant's 0, so that a store's
+		// refusal of an id it keeps never hides the defect.
+		Wrap: onRawRequest(func(body []byte) []byte {
+			if len(bytes.TrimSpace(body)) == 0 {
+				return []byte(fmt.Sprintf(`{"id":%d,"name":""}`, freshID()))
+			}
+			return body
+		}),
+	},
+	{
+		Name: "null-body-as-defaults", Defect: "accepts the body null as a plant with an empty name",
+		Rules:  []rules.RuleID{rules.BodyObject},
+		Origin: "Go's json.Unmarshal of null into a struct, which succeeds and leaves it zero, so the body null is the zero plant",
+		Wrap: onRawRequest(func(body []byte) []byte {
+			if string(bytes.TrimSpace(body)) == "null" {
+				return []byte(fmt.Sprintf(`{"id":%d,"name":""}`, freshID()))
+			}
+			return body
+		}),
+	},
+	{
+		Name: "strip-json-comments", Defect: "accepts comments in the body (/* */ and //), read as white space",
+		Rules:  []rules.RuleID{rules.BodyJSON},
+		Origin: "strip-json-comments (npm) run on the body before JSON.parse, or Jackson's ALLOW_COMMENTS alone, to let clients annotate their bodies",
+		Wrap:   onInvalidJSON(stripComments),
+	},
+
 	// The request body: text that is not JSON, read by lenient readers.
 	{
 		Name: "trailing-data", Defect: "reads the first JSON value of the body and ignores what follows it ({...}x, {...}{...})",
@@ -226,7 +270,7 @@ var bodyMutants = []Mutant{
 	},
 	{
 		Name: "tag-required", Defect: "treats the optional tag as required",
-		Rules:  []rules.RuleID{rules.GenValid, rules.CreateNoTag},
+		Rules:  []rules.RuleID{rules.GenValid, rules.CreateNoTag, rules.Create200},
 		Origin: "an optional field made required in the model (a NOT NULL column, a Pydantic field without a default)",
 		Wrap: onRequestRefused(func(obj map[string]any) bool {
 			_, ok := obj["tag"]

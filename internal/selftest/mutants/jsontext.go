@@ -154,6 +154,18 @@ func json5(body []byte) []byte {
 	return b.Bytes()
 }
 
+// stripComments reads body as strip-json-comments does: each comment,
+// outside strings, becomes white space; nothing else changes.
+func stripComments(body []byte) []byte {
+	toks := lex(string(body))
+	for i, t := range toks {
+		if t.kind == '/' {
+			toks[i].text = " "
+		}
+	}
+	return join(toks)
+}
+
 // doubleQuoted rewrites a single-quoted string as a double-quoted one.
 func doubleQuoted(s string) string {
 	if len(s) < 2 || s[len(s)-1] != '\'' {

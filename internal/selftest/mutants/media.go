@@ -5,6 +5,7 @@ import (
 	"errors"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,17 +114,54 @@ var mediaMutants = []Mutant{
 		Name: "accept-form", Defect: "reads a URL-encoded or multipart form as a plant, as well as JSON",
 		Rules:  []rules.RuleID{rules.MediaRequest},
 		Origin: "a framework's form binding beside its JSON one (Spring's @ModelAttribute, Rails params, body-parser's urlencoded with json)",
-		Wrap:   acceptForms,
+		Wrap:   acceptForms("application/x-www-form-urlencoded", "multipart/form-data"),
+	},
+
+	// Narrow siblings (issue 41) of ignore-media-type, media-type-contains
+	// and accept-form: one more media type read as JSON, or one form, as
+	// real stacks are set up to.
+	{
+		Name: "text-plain-as-json", Defect: "reads a body declared text/plain as JSON",
+		Rules:  []rules.RuleID{rules.MediaRequest},
+		Origin: "express.json({ type: ['application/json', 'text/plain'] }), set so that navigator.sendBeacon's and CORS-simple fetch's text/plain bodies are read",
+		Wrap:   acceptContentType(func(ct string) bool { return mediaTypeOf(ct) == "text/plain" }),
+	},
+	{
+		Name: "media-type-json-suffix", Defect: "reads a body declared as any application/*+json type (application/json-patch+json) as JSON",
+		Rules:  []rules.RuleID{rules.MediaRequest},
+		Origin: "Spring's MappingJackson2HttpMessageConverter, which reads application/json and application/*+json by default",
+		Wrap: acceptContentType(func(ct string) bool {
+			sub, ok := strings.CutPrefix(mediaTypeOf(ct), "application/")
+			return ok && strings.HasSuffix(sub, "+json")
+		}),
+	},
+	{
+		Name: "accept-urlencoded", Defect: "reads a URL-encoded form as a plant, as well as JSON",
+		Rules:  []rules.RuleID{rules.MediaRequest},
+		Origin: "app.use(express.urlencoded()) beside app.use(express.json()), as express-generator's app.js mounts them",
+		Wrap:   acceptForms("application/x-www-form-urlencoded"),
 	},
 }
 
-// acceptForms turns a form body (URL-encoded or multipart) into the JSON
-// plant its fields name, the id read as an integer, and hands it on as
-// JSON.
-func acceptForms(ref http.Handler, _ string) http.Handler {
+// mediaTypeOf is the media type of a Content-Type value, lower-cased and
+// without parameters ("" when it does not parse).
+func mediaTypeOf(ct string) string {
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt
+}
+
+// acceptForms turns a form body of one of the media types (URL-encoded or
+// multipart) into the JSON plant its fields name, the id read as an
+// integer, and hands it on as JSON.
+func acceptForms(types ...string) func(http.Handler, string) http.Handler {
+	return func(ref http.Handler, _ string) http.Handler {
+		return readForms(ref, types)
+	}
+}
+
+func readForms(ref http.Handler, types []string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-		if mt != "application/x-www-form-urlencoded" && mt != "multipart/form-data" {
+		if !slices.Contains(types, mediaTypeOf(r.Header.Get("Content-Type"))) {
 			ref.ServeHTTP(w, r)
 			return
 		}

@@ -39,6 +39,11 @@ var newMutants = []string{
 	"media-type-split-exact", "media-type-lowercase-param-only", "media-type-param-name-case",
 	"bearer-case-sensitive",
 	"missing-return",
+	// Narrow siblings (issue 41).
+	"null-tag-is-absent", "empty-body-as-defaults", "null-body-as-defaults", "strip-json-comments",
+	"token-scheme-alias", "jwt-scheme", "bearer-prefix-slice-7", "token-split-whitespace", "httpbearer-403",
+	"text-plain-as-json", "media-type-json-suffix", "accept-urlencoded",
+	"status-422-validation", "nil-body-500", "json-error-page", "error-content-type-sniffed",
 }
 
 // request is one POST /plants.
@@ -328,6 +333,69 @@ func TestDefectShows(t *testing.T) {
 		{"missing-return", "no id", withBody(`{"name":"Fern"}`), func(t *testing.T, r, m answer) {
 			if !bytes.Equal(r.body, m.body) {
 				t.Errorf("mutant answers %s, reference %s", m.body, r.body)
+			}
+		}},
+
+		// Narrow siblings (issue 41): each shows its defect on its own
+		// footprint and keeps the reference's answer beside it.
+		{"null-tag-is-absent", "null tag", withBody(`{"id":1,"name":"Fern","tag":null}`), all(statuses(http.StatusBadRequest, http.StatusOK), mutantHas("tag", absent{}))},
+		{"null-tag-is-absent", "number tag", withBody(`{"id":1,"name":"Fern","tag":7}`), statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"empty-body-as-defaults", "empty", withBody(``), all(statuses(http.StatusBadRequest, http.StatusOK), mutantHas("name", ""))},
+		{"empty-body-as-defaults", "malformed", withBody(`{"id":1,`), statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"null-body-as-defaults", "null", withBody(`null`), all(statuses(http.StatusBadRequest, http.StatusOK), mutantHas("name", ""))},
+		{"null-body-as-defaults", "array", withBody(`[{"id":1,"name":"Fern"}]`), statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"strip-json-comments", "comments", withBody("{\"id\":1, /* c */ \"name\":\"Fern /* kept */\" // end\n}"),
+			all(statuses(http.StatusBadRequest, http.StatusOK), mutantHas("name", "Fern /* kept */"))},
+		{"strip-json-comments", "trailing comma", withBody(`{"id":1,"name":"Fern",}`), statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"token-scheme-alias", "Token", withAuth(func(tok string) string { return "Token " + tok }), statuses(http.StatusBadRequest, http.StatusOK)},
+		{"token-scheme-alias", "JWT", withAuth(func(tok string) string { return "JWT " + tok }), statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"jwt-scheme", "JWT", withAuth(func(tok string) string { return "JWT " + tok }), statuses(http.StatusBadRequest, http.StatusOK)},
+		{"jwt-scheme", "Basic", withAuth(func(tok string) string { return "Basic " + tok }), statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"bearer-prefix-slice-7", "tab", withAuth(func(tok string) string { return "Bearer\t" + tok }), statuses(http.StatusBadRequest, http.StatusOK)},
+		{"bearer-prefix-slice-7", "Digest", withAuth(func(tok string) string { return "Digest " + tok }), statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"token-split-whitespace", "tab", withAuth(func(tok string) string { return "Bearer\t" + tok }), statuses(http.StatusBadRequest, http.StatusOK)},
+		{"token-split-whitespace", "space and more", withAuth(func(tok string) string { return "Bearer " + tok + " x" }), statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"httpbearer-403", "no header", withAuth(func(string) string { return "" }), statuses(http.StatusBadRequest, http.StatusForbidden)},
+		{"httpbearer-403", "Basic", withAuth(func(tok string) string { return "Basic " + tok }), statuses(http.StatusBadRequest, http.StatusForbidden)},
+		{"httpbearer-403", "a wrong token", withAuth(func(string) string { return "Bearer not-the-token" }), func(t *testing.T, r, m answer) {
+			if !reflect.DeepEqual(r, m) {
+				t.Errorf("mutant answers %d %q, reference %d %q", m.status, m.body, r.status, r.body)
+			}
+		}},
+		{"text-plain-as-json", "text/plain", request{contentType: "text/plain", body: plant("Fern", "green")}, statuses(http.StatusBadRequest, http.StatusOK)},
+		{"text-plain-as-json", "text/json", request{contentType: "text/json", body: plant("Fern", "green")}, statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"media-type-json-suffix", "json-patch", request{contentType: "application/json-patch+json", body: plant("Fern", "green")}, statuses(http.StatusBadRequest, http.StatusOK)},
+		{"media-type-json-suffix", "x-json", request{contentType: "application/x-json", body: plant("Fern", "green")}, statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"accept-urlencoded", "urlencoded", request{contentType: "application/x-www-form-urlencoded", body: "id=1&name=Fern"}, all(statuses(http.StatusBadRequest, http.StatusOK), mutantHas("name", "Fern"))},
+		{"accept-urlencoded", "multipart", request{contentType: "multipart/form-data; boundary=b", body: "--b\r\nContent-Disposition: form-data; name=\"id\"\r\n\r\n1\r\n--b\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nFern\r\n--b--\r\n"},
+			statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"status-422-validation", "no name", withBody(`{"id":1}`), statuses(http.StatusBadRequest, http.StatusUnprocessableEntity)},
+		{"status-422-validation", "malformed", withBody(`{"id":1,`), statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"nil-body-500", "null", withBody(`null`), statuses(http.StatusBadRequest, http.StatusInternalServerError)},
+		{"nil-body-500", "a string", withBody(`"Fern"`), statuses(http.StatusBadRequest, http.StatusBadRequest)},
+		{"json-error-page", "malformed", withBody(`{"id":1,`), all(statuses(http.StatusBadRequest, http.StatusBadRequest), func(t *testing.T, _, m answer) {
+			if !strings.HasPrefix(m.contentType, "text/html") {
+				t.Errorf("mutant's refusal is %s, want text/html", m.contentType)
+			}
+		})},
+		{"json-error-page", "a number", withBody(`42`), func(t *testing.T, _, m answer) {
+			if !strings.HasPrefix(m.contentType, "text/html") {
+				t.Errorf("mutant's refusal is %s, want text/html", m.contentType)
+			}
+		}},
+		{"json-error-page", "an array, an Error record", withBody(`[1]`), func(t *testing.T, r, m answer) {
+			if !reflect.DeepEqual(r, m) {
+				t.Errorf("mutant answers %d %s %q, reference %d %s %q", m.status, m.contentType, m.body, r.status, r.contentType, r.body)
+			}
+		}},
+		{"json-error-page", "empty, an Error record", withBody(``), func(t *testing.T, r, m answer) {
+			if !reflect.DeepEqual(r, m) {
+				t.Errorf("mutant answers %d %s %q, reference %d %s %q", m.status, m.contentType, m.body, r.status, r.contentType, r.body)
+			}
+		}},
+		{"error-content-type-sniffed", "no name", withBody(`{"id":1}`), func(t *testing.T, r, m answer) {
+			if r.contentType != "application/json" || m.contentType != "text/plain; charset=utf-8" || !bytes.Equal(r.body, m.body) {
+				t.Errorf("reference %s %q, mutant %s %q; want application/json, then text/plain; charset=utf-8, one body", r.contentType, r.body, m.contentType, m.body)
 			}
 		}},
 

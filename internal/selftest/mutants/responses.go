@@ -1,6 +1,7 @@
 package mutants
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -84,6 +85,44 @@ var responseMutants = []Mutant{
 		}),
 	},
 
+	// Narrow siblings (issue 41) of status-422, crash-500, error-as-text and
+	// text-plain-answers: the same defect on the answers real stacks give
+	// it, each caught by a fixed scenario.
+	{
+		Name: "status-422-validation", Defect: "answers a body whose fields break the schema with 422; every other error keeps 400",
+		Rules:  []rules.RuleID{rules.ResponseDocumented, rules.BodyIDRequired, rules.BodyIDInteger, rules.BodyIDInt64, rules.BodyNameRequired, rules.BodyNameString, rules.BodyTagString},
+		Origin: "Rails, where a parse error or a missing parameter is 400 and a failed model validation 422 (:unprocessable_entity); Laravel's FormRequest validation, 422, beside its other 400s",
+		Wrap:   onErrorCode(7, func(res *response) { res.status = http.StatusUnprocessableEntity }),
+	},
+	{
+		Name: "nil-body-500", Defect: "answers the body null with 500 and no body",
+		Rules:  []rules.RuleID{rules.BodyObject, rules.ResponseDocumented},
+		Origin: "a body decoded into a pointer (var p *Plant; json.Unmarshal(body, &p)): null leaves it nil, and the nil dereference panics, answered 500 by a recovery middleware (gin's Recovery, chi's Recoverer); or const { id, name } = req.body under express.json({ strict: false })",
+		Wrap: onBodyAnswered(func(body []byte, res *response) {
+			if res.status == http.StatusBadRequest && string(bytes.TrimSpace(body)) == "null" {
+				res.status, res.body = http.StatusInternalServerError, nil
+				res.header.Del("Content-Type")
+			}
+		}),
+	},
+	{
+		Name: "json-error-page", Defect: "answers a body that is not JSON, or whose JSON is not an object or array, with 400 and an HTML page instead of an Error record",
+		Rules:  []rules.RuleID{rules.ErrorRecord, rules.ResponseMedia, rules.ResponseDocumented},
+		Origin: "express.json()'s SyntaxError (strict: objects and arrays only) left to Express's default error handler, which answers 400 with finalhandler's HTML page",
+		Wrap: refuseBody(bodyParserRefuses, http.StatusBadRequest, "text/html; charset=utf-8",
+			"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>Bad Request</pre>\n</body>\n</html>\n"),
+	},
+	{
+		Name: "error-content-type-sniffed", Defect: "sends its Error records as text/plain; charset=utf-8 (its Plant records as application/json)",
+		Rules:  []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented},
+		Origin: "a Go error helper that writes the Error record without setting Content-Type (w.WriteHeader(400); json.NewEncoder(w).Encode(e)), which net/http sniffs as text/plain; charset=utf-8, while the success path sets application/json",
+		Wrap: onResponse(func(_ *http.Request, res *response) {
+			if res.status == http.StatusBadRequest {
+				res.header.Set("Content-Type", "text/plain; charset=utf-8")
+			}
+		}),
+	},
+
 	// Singleton fields repeated (RFC 9110, section 5.3).
 	{
 		Name: "content-type-twice", Defect: "sends a second Content-Type, text/plain, after its application/json one",
@@ -146,4 +185,16 @@ func contentLengthTwice(ref http.Handler, _ string) http.Handler {
 		w.WriteHeader(rec.Code)
 		w.Write(body)
 	})
+}
+
+// bodyParserRefuses says whether express.json() refuses a body with a
+// SyntaxError: it skips an empty body, drops a byte order mark, reads the
+// rest as UTF-8 (a byte that is not, as U+FFFD), and in its strict mode
+// takes only an object or an array.
+func bodyParserRefuses(body []byte) bool {
+	b := bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
+	if len(b) == 0 {
+		return false
+	}
+	return b[0] != '{' && b[0] != '[' || !json.Valid(bytes.ToValidUTF8(b, []byte("\uFFFD")))
 }
