@@ -153,10 +153,33 @@ func asciiCase(lower bool) func(string) string {
 // their own.
 func TestFixedStringsCatchNarrowManglings(t *testing.T) {
 	t.Parallel()
+	// Manglings met in more than one category.
+	var (
+		digitsToNumber  = whole(digitsOnly.MatchString)
+		angleBrackets   = strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace
+		stripTags       = func(s string) string { return htmlTag.ReplaceAllString(s, "") }
+		charColumn      = func(s string) string { return strings.TrimRight(s, " ") }
+		zwspRemoved     = strings.NewReplacer("\u200b", "").Replace
+		ansiStripped    = func(s string) string { return ansiEscape.ReplaceAllString(s, "") }
+		quoteEscaped    = jsonWritten(strings.NewReplacer(`"`, `\"`).Replace)
+		addslashes      = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "'", `\'`, "\x00", `\0`).Replace
+		emojiToQuestion = replacer(func(r rune) rune {
+			if r >= 0x1F000 && r <= 0x1FAFF {
+				return '?'
+			}
+			return r
+		})
+		fullWidthFolded = replacer(func(r rune) rune {
+			if r >= 0xFF01 && r <= 0xFF5E {
+				return r - 0xFEE0
+			}
+			return r
+		})
+	)
 	narrow := map[string]map[string]func(string) string{
 		"JSON number and literal texts": {
 			"PHP's JSON_NUMERIC_CHECK": whole(phpNumeric.MatchString),
-			"digits read as a number":  whole(digitsOnly.MatchString),
+			"digits read as a number":  digitsToNumber,
 			`"null" read as null`:      whole(func(s string) bool { return s == "null" }),
 		},
 		"Number look-alikes of other syntaxes": {
@@ -168,17 +191,17 @@ func TestFixedStringsCatchNarrowManglings(t *testing.T) {
 			"PHP's is_numeric": whole(phpNumeric.MatchString),
 		},
 		"HTML special characters": {
-			"< and > alone escaped":          strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace,
+			"< and > alone escaped":          angleBrackets,
 			"& alone escaped":                strings.NewReplacer("&", "&amp;").Replace,
 			"ENT_NOQUOTES (& < >)":           strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace,
 			"quotes alone escaped":           strings.NewReplacer(`"`, "&quot;", "'", "&#39;").Replace,
 			"ENT_COMPAT (no single quote)":   strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace,
-			"strip_tags":                     func(s string) string { return htmlTag.ReplaceAllString(s, "") },
+			"strip_tags":                     stripTags,
 			"the single quote alone escaped": strings.NewReplacer("'", "&#39;").Replace,
 			"the double quote alone escaped": strings.NewReplacer(`"`, "&quot;").Replace,
 		},
 		"Edge spaces": {
-			"a CHAR column (trailing spaces)": func(s string) string { return strings.TrimRight(s, " ") },
+			"a CHAR column (trailing spaces)": charColumn,
 			"ltrim":                           func(s string) string { return strings.TrimLeft(s, " ") },
 			"trim":                            func(s string) string { return strings.Trim(s, " ") },
 		},
@@ -198,7 +221,7 @@ func TestFixedStringsCatchNarrowManglings(t *testing.T) {
 		},
 		"Zero-width and invisible characters": {
 			"[\\u200B-\\u200D\\uFEFF] removed": func(s string) string { return commonZeroWidth.ReplaceAllString(s, "") },
-			"U+200B alone removed":             strings.NewReplacer("\u200b", "").Replace,
+			"U+200B alone removed":             zwspRemoved,
 			"a leading BOM removed":            func(s string) string { return strings.TrimPrefix(s, "\ufeff") },
 			"soft hyphens removed":             strings.NewReplacer("\u00ad", "").Replace,
 			"the word joiner removed":          strings.NewReplacer("\u2060", "").Replace,
@@ -214,19 +237,19 @@ func TestFixedStringsCatchNarrowManglings(t *testing.T) {
 		},
 		"Control characters": {
 			"XML 1.0's invalid characters removed (DEL kept)": func(s string) string { return xml10Invalid.ReplaceAllString(s, "") },
-			"ANSI colours stripped":                           func(s string) string { return ansiEscape.ReplaceAllString(s, "") },
+			"ANSI colours stripped":                           ansiStripped,
 			"DEL removed":                                     strings.NewReplacer("\x7f", "").Replace,
 			"vertical tab and form feed turned into spaces":   strings.NewReplacer("\v", " ", "\f", " ").Replace,
 			"BEL removed":                                     strings.NewReplacer("\a", "").Replace,
 		},
 		"JSON escapes and backslashes": {
-			"the quote alone escaped":                   jsonWritten(strings.NewReplacer(`"`, `\"`).Replace),
+			"the quote alone escaped":                   quoteEscaped,
 			"the quote and the backslash alone escaped": jsonWritten(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace),
 			"nothing escaped (Sprintf)":                 jsonWritten(func(s string) string { return s }),
 			"stripslashes": func(s string) string {
 				return regexp.MustCompile(`\\(.?)`).ReplaceAllString(s, "$1")
 			},
-			"addslashes": strings.NewReplacer(`\`, `\\`, `"`, `\"`, "'", `\'`, "\x00", `\0`).Replace,
+			"addslashes": addslashes,
 		},
 		"Carriage returns": {
 			"CR LF alone turned into LF": strings.NewReplacer("\r\n", "\n").Replace,
@@ -249,12 +272,7 @@ func TestFixedStringsCatchNarrowManglings(t *testing.T) {
 			"Python's splitlines, joined by LF":              strings.NewReplacer("\u2028", "\n", "\u2029", "\n", "\u0085", "\n").Replace,
 		},
 		"Characters beyond the BMP": {
-			"emoji alone replaced by '?'": replacer(func(r rune) rune {
-				if r >= 0x1F000 && r <= 0x1FAFF {
-					return '?'
-				}
-				return r
-			}),
+			"emoji alone replaced by '?'": emojiToQuestion,
 			"utf8mb3 without strict mode (cut at the first)": func(s string) string {
 				if i := strings.IndexFunc(s, func(r rune) bool { return r > 0xFFFF }); i >= 0 {
 					return s[:i]
@@ -281,15 +299,10 @@ func TestFixedStringsCatchNarrowManglings(t *testing.T) {
 			"NFD":                                  norm.NFD.String,
 		},
 		"Compatibility characters": {
-			"full-width letters alone folded (mb_convert_kana)": replacer(func(r rune) rune {
-				if r >= 0xFF01 && r <= 0xFF5E {
-					return r - 0xFEE0
-				}
-				return r
-			}),
-			"ligatures alone expanded":  strings.NewReplacer("\ufb01", "fi", "\ufb02", "fl").Replace,
-			"superscripts alone folded": strings.NewReplacer("\u00b2", "2", "\u00b3", "3", "\u00b9", "1").Replace,
-			"NFKC":                      norm.NFKC.String,
+			"full-width letters alone folded (mb_convert_kana)": fullWidthFolded,
+			"ligatures alone expanded":                          strings.NewReplacer("\ufb01", "fi", "\ufb02", "fl").Replace,
+			"superscripts alone folded":                         strings.NewReplacer("\u00b2", "2", "\u00b3", "3", "\u00b9", "1").Replace,
+			"NFKC":                                              norm.NFKC.String,
 		},
 		"Letter case": {
 			"PHP's ucfirst":           ucfirst,
@@ -311,33 +324,28 @@ func TestFixedStringsCatchNarrowManglings(t *testing.T) {
 
 		// The Big List's categories, whose fixed string is their first.
 		"Numeric Strings": {
-			"digits read as a number": whole(digitsOnly.MatchString),
+			"digits read as a number": digitsToNumber,
 		},
 		"Special Characters": {
-			"the quote alone escaped": jsonWritten(strings.NewReplacer(`"`, `\"`).Replace),
-			"addslashes":              strings.NewReplacer(`\`, `\\`, `"`, `\"`, "'", `\'`).Replace,
+			"the quote alone escaped": quoteEscaped,
+			"addslashes":              addslashes,
 		},
 		"Quotation Marks": {
-			"addslashes":                        strings.NewReplacer(`\`, `\\`, `"`, `\"`, "'", `\'`).Replace,
+			"addslashes":                        addslashes,
 			"the single quote escaped for HTML": strings.NewReplacer("'", "&#39;").Replace,
 		},
 		"Script Injection": {
-			"< and > alone escaped": strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace,
-			"strip_tags":            func(s string) string { return htmlTag.ReplaceAllString(s, "") },
+			"< and > alone escaped": angleBrackets,
+			"strip_tags":            stripTags,
 		},
 		"Unicode Spaces": {
-			"U+200B alone removed": strings.NewReplacer("\u200b", "").Replace,
+			"U+200B alone removed": zwspRemoved,
 		},
 		"Emoji": {
-			"emoji alone replaced by '?'": replacer(func(r rune) rune {
-				if r >= 0x1F000 && r <= 0x1FAFF {
-					return '?'
-				}
-				return r
-			}),
+			"emoji alone replaced by '?'": emojiToQuestion,
 		},
 		"Regional Indicator Symbols": {
-			"a CHAR column (trailing spaces)": func(s string) string { return strings.TrimRight(s, " ") },
+			"a CHAR column (trailing spaces)": charColumn,
 		},
 		"Two-Byte Characters": {
 			"a Latin-1 column ('?' past U+00FF)": replacer(func(r rune) rune {
@@ -348,12 +356,7 @@ func TestFixedStringsCatchNarrowManglings(t *testing.T) {
 			}),
 		},
 		"Unicode font": {
-			"full-width letters alone folded (mb_convert_kana)": replacer(func(r rune) rune {
-				if r >= 0xFF01 && r <= 0xFF5E {
-					return r - 0xFEE0
-				}
-				return r
-			}),
+			"full-width letters alone folded (mb_convert_kana)": fullWidthFolded,
 		},
 		"Zalgo Text": {
 			"combining marks stripped": replacer(func(r rune) rune {
@@ -372,7 +375,7 @@ func TestFixedStringsCatchNarrowManglings(t *testing.T) {
 			}),
 		},
 		"Terminal escape codes": {
-			"ANSI colours stripped": func(s string) string { return ansiEscape.ReplaceAllString(s, "") },
+			"ANSI colours stripped": ansiStripped,
 		},
 		"Unwanted Interpolation": {
 			"$VAR expanded": func(s string) string { return regexp.MustCompile(`\$[A-Z]+`).ReplaceAllString(s, "/root") },
