@@ -12,7 +12,7 @@ import (
 
 func (s *Suite) hostileSteps() []stepPattern {
 	return []stepPattern{
-		{`^a (name|tag) drawn from each category of the catalog of hostile strings$`, s.aStringFromEachCategory},
+		{`^the fixed (name|tag)s and a drawn (?:name|tag) of each category of the catalog of hostile strings$`, s.aStringFromEachCategory},
 	}
 }
 
@@ -27,22 +27,23 @@ func jsonString(s string) json.RawMessage {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// aStringFromEachCategory makes one case per category of the catalog of
-// hostile strings, the string drawn with the scenario's seed (or one case
-// per string, with AllStrings), as the name or as the tag of a plant with a
-// fresh id. They are valid plants: a refusal is the scenario's (SHOULD)
-// failure, a wrong echo a MUST failure of CREATE-NAME or CREATE-TAG.
+// aStringFromEachCategory makes the cases of every category of the catalog
+// of hostile strings: its fixed strings, sent whatever the seed, and one
+// drawn with the scenario's seed (or one case per string, with AllStrings),
+// each as the name or as the tag of a plant with a fresh id. They are valid
+// plants: a refusal is the scenario's (SHOULD) failure, a wrong echo a MUST
+// failure of CREATE-NAME or CREATE-TAG.
 func (s *Suite) aStringFromEachCategory(ctx context.Context, field string) {
 	st := stateOf(ctx)
 	for _, cat := range generate.Catalog() {
-		strs := cat.Strings
-		if !s.cfg.AllStrings {
-			strs = []string{strs[st.rng.IntN(len(strs))]}
-		}
-		for _, str := range strs {
+		for i, str := range cat.Sent(st.rng.IntN, s.cfg.AllStrings) {
+			how := "drawn from"
+			if i < len(cat.Fixed) {
+				how = "fixed for"
+			}
 			c := &generate.Case{
 				Kind:     generate.Boundary,
-				Class:    fmt.Sprintf("a %s from the catalog's category %q (%s: %s)", field, cat.Name, cat.Source, cat.Why),
+				Class:    fmt.Sprintf("a %s %s the catalog's category %q (%s: %s)", field, how, cat.Name, cat.Source, cat.Why),
 				Property: field,
 				Members:  []generate.Member{{Name: "id", Raw: json.RawMessage(strconv.FormatInt(st.freshID(), 10))}},
 			}

@@ -106,8 +106,8 @@ type Config struct {
 	// the token, never printed. They never replace a header a scenario
 	// sets (config.ReservedHeaders).
 	Headers http.Header
-	// AllStrings sends every string of the hostile-string catalog, not one
-	// drawn from each category.
+	// AllStrings sends every string of the hostile-string catalog, not the
+	// fixed ones and one drawn from each category.
 	AllStrings bool
 	// Without names checks to leave out (config.Removable), to prove that each
 	// is needed; a run for a verdict leaves none out.

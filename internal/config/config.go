@@ -137,7 +137,7 @@ type Run struct {
 	// means DefaultExamples.
 	Examples int
 	// AllStrings sends every string of the catalog of hostile strings,
-	// not one of each category.
+	// not the fixed ones and one drawn of each category.
 	AllStrings bool
 	// Without names checks to leave out (Removable), to prove that
 	// each is needed; never for a verdict.

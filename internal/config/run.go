@@ -69,7 +69,7 @@ func DefineRun(fs *flag.FlagSet) *RunFlags {
 	fs.StringVar(&cfg.Proxy, "proxy", "", "send every request through this proxy (http, https or socks5 URL); default: HTTP_PROXY, HTTPS_PROXY and NO_PROXY")
 	fs.Var(&f.headers, "header", "'Name: value' sent on every request, such as a gateway's key (repeatable); the value is a secret, never printed")
 	fs.IntVar(&cfg.Examples, "examples", DefaultExamples, fmt.Sprintf("valid bodies each generated scenario sends (1-%d)", MaxExamples))
-	fs.BoolVar(&cfg.AllStrings, "all-strings", false, "send every string of the catalog of hostile strings as a name and as a tag, not one drawn from each category")
+	fs.BoolVar(&cfg.AllStrings, "all-strings", false, "send every string of the catalog of hostile strings as a name and as a tag, not the fixed ones and one drawn from each category")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of the run's random ids and values; 0 draws one (printed with the verdict)")
 	fs.StringVar(&cfg.BaselineFile, "baseline", "", baselineUsage)
 	fs.BoolVar(&f.requireTarget, "require-target", false, "refuse (exit 2) to certify the bundled reference server: a CI gate must name its target (--base-url, "+EnvBaseURL+" or the config file)")

@@ -73,9 +73,9 @@ func TestCatalog(t *testing.T) {
 }
 
 // TestOwnCategoriesArePure: every string of each of plantcheck's own
-// categories is changed by the mangling the category names, so that a run,
-// which draws one string of each, finds a server that mangles so whichever
-// string it draws.
+// categories, fixed or drawn, is changed by the mangling the category
+// names, so that a run, which draws one string of each, finds a server that
+// mangles so whichever string it draws.
 func TestOwnCategoriesArePure(t *testing.T) {
 	utf8mb3 := func(s string) string {
 		return strings.Map(func(r rune) rune {
@@ -153,7 +153,7 @@ func TestOwnCategoriesArePure(t *testing.T) {
 			t.Errorf("category %q has no mangling in this test", c.Name)
 			continue
 		}
-		for _, s := range c.Strings {
+		for _, s := range slices.Concat(c.Fixed, c.Strings) {
 			got := f(s)
 			if c.Name == "Letter case" {
 				lower, upper, _ := strings.Cut(got, "|")
