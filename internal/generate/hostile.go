@@ -109,9 +109,10 @@ func ownCategories() []Category {
 	own := []Category{
 		{Name: "JSON number and literal texts", Why: "loosely typed stores (YAML, JavaScript, PHP) turn them into numbers, booleans or null",
 			// Digits alone, which every number-reading store takes (PHP's
-			// JSON_NUMERIC_CHECK, a /^\d+$/ type guess); null, which code
-			// that leaves numbers alone still reads as null.
-			Fixed:   []string{"42", "null"},
+			// JSON_NUMERIC_CHECK, a /^\d+$/ type guess); null and true, which
+			// code that leaves numbers alone still reads as literals (a
+			// YAML 1.1 or "true"/"false" boolean guess).
+			Fixed:   []string{"42", "null", "true"},
 			Strings: []string{"42", "-0", "1e3", "3.14", "-17", "1E+02", "0", "true", "false", "null"}},
 		{Name: "Number look-alikes of other syntaxes", Why: "YAML, JavaScript and strtol read them as numbers (0x1F is 31, 007 is 7)",
 			// A leading zero: strtol, JavaScript's Number, YAML 1.1, PHP's
