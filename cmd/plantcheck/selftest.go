@@ -15,13 +15,21 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 	fs := newFlagSet(c, "selftest", "[flags]",
 		"Prove the suite: run it against the bundled reference server, which must pass,\n"+
 			"and against every mutant (the reference with one deliberate defect), each of\n"+
-			"which must fail on a rule it breaks. Prints the table and the mutation score.\n\n"+
-			"Exit status: 0 the reference passes and every mutant is caught, 1 otherwise.")
+			"which must fail on a rule it breaks. Prints the table and the mutation score.\n"+
+			"With --seeds N every server runs under N fresh seeds, and a mutant counts as\n"+
+			"caught only if caught under each; a miss names its seed and the rerun that\n"+
+			"replays it (--seed S).\n\n"+
+			"Exit status: 0 the reference passes and every mutant is caught, under every\n"+
+			"seed, 1 otherwise, 2 when the self-test cannot run as configured.")
 	flags := config.DefineSelftest(fs)
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
 	cfg := flags.Resolve()
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(c.stderr, "plantcheck selftest: %v\n", err)
+		return exitCannotRun
+	}
 	tuneGC(c.getenv)
 	ms := mutants.All
 	if cfg.Mutants != nil {
@@ -41,7 +49,8 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 		}
 		return exitOK
 	}
-	res, err := selftest.Run(ctx, selftest.Config{Mutants: ms, Tags: cfg.Tags, Parallel: cfg.Parallel, Without: cfg.Without})
+	res, err := selftest.Run(ctx, selftest.Config{Mutants: ms, Tags: cfg.Tags, Parallel: cfg.Parallel, Without: cfg.Without,
+		Seeds: cfg.Seeds, Seed: cfg.Seed})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck selftest: %v\n", err)
 		return exitCannotRun

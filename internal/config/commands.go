@@ -2,6 +2,7 @@ package config
 
 import (
 	"flag"
+	"fmt"
 	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -67,6 +68,28 @@ type Selftest struct {
 	Tags     string
 	// Without names checks to leave out of every run (Removable).
 	Without []string
+	// Seeds is how many fresh seeds every server runs under (1 to
+	// MaxSeeds).
+	Seeds int
+	// Seed, when not 0, is the one seed every server runs under: the rerun
+	// of a miss, which names it.
+	Seed uint64
+}
+
+// MaxSeeds bounds selftest's --seeds: 1000 seeds are 111,000 runs, about
+// three hours on two cores (32 seeds took 690 s of CPU).
+const MaxSeeds = 1000
+
+// Validate checks the number of seeds, and that a seed to replay comes
+// alone.
+func (s Selftest) Validate() error {
+	switch {
+	case s.Seeds < 1 || s.Seeds > MaxSeeds:
+		return Errorf("--seeds %d: it must be between 1 and %d", s.Seeds, MaxSeeds)
+	case s.Seed != 0 && s.Seeds != 1:
+		return Errorf("--seed %d replays one seed, and --seeds %d asks for %d fresh ones: give one of them", s.Seed, s.Seeds, s.Seeds)
+	}
+	return nil
 }
 
 // SelftestFlags are selftest's flags on a flag set.
@@ -83,6 +106,8 @@ func DefineSelftest(fs *flag.FlagSet) *SelftestFlags {
 	fs.IntVar(&f.cfg.Parallel, "parallel", 2, "runs at once")
 	fs.StringVar(&f.cfg.Tags, "tags", "", "restrict every run to some rules (a godog tag expression)")
 	fs.StringVar(&f.without, "without", "", "leave these checks out of every run, to see what they catch ("+strings.Join(Removable, ", ")+")")
+	fs.IntVar(&f.cfg.Seeds, "seeds", 1, fmt.Sprintf("run every server under this many fresh seeds (1 to %d): a mutant is caught only if caught under each", MaxSeeds))
+	fs.Uint64Var(&f.cfg.Seed, "seed", 0, "run every server under this one seed, to replay a miss (the gap line names it); 0 draws one")
 	return f
 }
 

@@ -59,8 +59,46 @@ func TestSelftestResolve(t *testing.T) {
 	if !slices.Equal(cfg.Mutants, []string{"a", " b"}) || !slices.Equal(cfg.Without, []string{WithoutMustEcho}) || cfg.Parallel != 3 {
 		t.Errorf("Resolve: %+v", cfg)
 	}
-	if none := DefineSelftest(flag.NewFlagSet("selftest", flag.ContinueOnError)).Resolve(); none.Mutants != nil || none.Without != nil || none.Parallel != 2 {
+	if none := DefineSelftest(flag.NewFlagSet("selftest", flag.ContinueOnError)).Resolve(); none.Mutants != nil || none.Without != nil || none.Parallel != 2 || none.Seeds != 1 || none.Seed != 0 {
 		t.Errorf("the defaults: %+v", none)
+	}
+}
+
+// TestSelftestValidate: --seeds is 1 to MaxSeeds, and --seed replays one
+// seed, so it comes without more.
+func TestSelftestValidate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string // "" for valid
+	}{
+		{"the defaults", nil, ""},
+		{"one seed", []string{"--seeds", "1"}, ""},
+		{"the most seeds", []string{"--seeds", "1000"}, ""},
+		{"no seed", []string{"--seeds", "0"}, "--seeds 0: it must be between 1 and 1000"},
+		{"fewer than none", []string{"--seeds", "-3"}, "--seeds -3: it must be between 1 and 1000"},
+		{"too many seeds", []string{"--seeds", "1001"}, "--seeds 1001: it must be between 1 and 1000"},
+		{"a seed to replay", []string{"--seed", "7"}, ""},
+		{"a seed to replay and one fresh", []string{"--seed", "7", "--seeds", "1"}, ""},
+		{"a seed to replay and fresh ones", []string{"--seed", "7", "--seeds", "20"}, "--seed 7 replays one seed, and --seeds 20 asks for 20 fresh ones: give one of them"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
+			f := DefineSelftest(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			err := f.Resolve().Validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("Validate: %v, want nil", err)
+			case tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr || !errors.Is(err, ErrConfig)):
+				t.Errorf("Validate: %v, want the configuration error %q", err, tt.wantErr)
+			}
+		})
 	}
 }
 

@@ -182,13 +182,19 @@ func (r *Run) Defaults() {
 		r.Format = "progress"
 	}
 	if r.Seed == 0 {
-		var b [8]byte
-		rand.Read(b[:])
-		for _, c := range b {
-			r.Seed = r.Seed<<8 | uint64(c)
-		}
-		r.Seed |= 1
+		r.Seed = NewSeed()
 	}
+}
+
+// NewSeed draws a fresh seed (never 0, which means "draw one").
+func NewSeed() uint64 {
+	var b [8]byte
+	rand.Read(b[:])
+	var seed uint64
+	for _, c := range b {
+		seed = seed<<8 | uint64(c)
+	}
+	return seed | 1
 }
 
 // Complete fills r's defaults and validates it: for a library caller

@@ -2,14 +2,19 @@
 // it runs the suite against the bundled reference server, which must pass,
 // and against every mutant of package mutants, each of which must fail and
 // be named by one of the rules it breaks. The share of mutants caught is the
-// mutation score; anything below 100% is a gap in the suite.
+// mutation score; anything below 100% is a gap in the suite. Under several
+// seeds (Config.Seeds), a mutant counts as caught only if caught under
+// every one: a verdict must not depend on the draw.
 package selftest
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"net/http"
 	"runtime"
 	"slices"
 	"strings"
@@ -20,6 +25,7 @@ import (
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/run"
 	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
+	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/spec/rules"
 
@@ -42,6 +48,18 @@ type Config struct {
 	// Timeout is the exchange time limit for mutants marked Slow; others
 	// get run.DefaultTimeout. 0 means 300ms.
 	Timeout time.Duration
+	// Seeds is how many seeds every server runs under, each drawn fresh
+	// and shared by the reference and every mutant; 0 means 1. A mutant
+	// is caught only if it is caught under every seed, so that a check
+	// which catches it under some draws only is a gap, not a pass.
+	Seeds int
+	// Seed, when not 0, is the one seed every server runs under (Seeds
+	// is then 1): the rerun a miss prints.
+	Seed uint64
+
+	// drawSeed draws a fresh seed; nil means config.NewSeed. A test fixes
+	// its draws.
+	drawSeed func() uint64
 }
 
 // Verdict is what became of one mutant.
@@ -56,44 +74,100 @@ const (
 	Broken Verdict = "ERROR"
 )
 
-// Row is one mutant's line of the table.
-type Row struct {
-	Mutant   mutants.Mutant
+// Trial is one run of the suite: one server under one seed.
+type Trial struct {
+	// Seed is the run's seed: it drew the run's values, the token the
+	// server issued and the salt of its fresh ids, so that a rerun under
+	// it sends what this run sent.
+	Seed     uint64
 	Failed   []rules.RuleID // every rule the run failed
 	ExitCode int            // the run's exit status
+	// Verdict is a mutant's run's (empty for the reference's).
 	Verdict  Verdict
-	Err      error // why the run could not be made (Broken)
+	Err      error // why the run could not be made
 	Duration time.Duration
 	// Disagree names each rule whose outcome the run's own recording,
 	// judged again from its traffic alone, contradicts (it must be none).
 	Disagree []string
+	// The reference's run's scenarios, exchanges and verdict line (zero
+	// for a mutant's): a whole report, kept for each of a thousand seeds,
+	// would hold gigabytes.
+	Scenarios, Exchanges int
+	VerdictLine          string
+}
+
+// Row is one mutant's line of the table: its runs, one under each seed.
+type Row struct {
+	Mutant mutants.Mutant
+	// Trials are its runs, in the order of Result.Seeds.
+	Trials []Trial
 }
 
 // Result is a whole self-test.
 type Result struct {
-	// Reference is the run against the reference server.
-	Reference    *run.Report
-	ReferenceErr error
-	// ReferenceDisagree: as Row.Disagree, for the reference's run.
-	ReferenceDisagree []string
-	Rows              []Row
+	// Seeds are the seeds every server ran under.
+	Seeds []uint64
+	// Reference is the reference server's runs, in the order of Seeds.
+	Reference []Trial
+	Rows      []Row
+	// cfg is the configuration run, for the reruns printed.
+	cfg Config
 }
 
-// Disagreements counts the runs whose recording, judged again, contradicts
-// the run on some rule.
-func (r *Result) Disagreements() int {
-	n := min(len(r.ReferenceDisagree), 1)
-	for _, row := range r.Rows {
-		n += min(len(row.Disagree), 1)
+// passes reports whether the reference's run passed.
+func (t Trial) passes() bool { return t.Err == nil && t.ExitCode == 0 }
+
+// caught counts the seeds under which the mutant was caught.
+func (row Row) caught() int {
+	n := 0
+	for _, t := range row.Trials {
+		if t.Verdict == Caught {
+			n++
+		}
 	}
 	return n
 }
 
-// Caught is the number of mutants caught.
+// Verdict is the mutant's verdict under every seed: caught if caught under
+// each, ERROR if some run could not be made, SURVIVED otherwise.
+func (row Row) Verdict() Verdict {
+	if row.caught() == len(row.Trials) {
+		return Caught
+	}
+	if slices.ContainsFunc(row.Trials, func(t Trial) bool { return t.Verdict == Broken }) {
+		return Broken
+	}
+	return Survived
+}
+
+// ReferencePasses reports whether the reference passed under every seed.
+func (r *Result) ReferencePasses() bool {
+	return len(r.Reference) > 0 && !slices.ContainsFunc(r.Reference, func(t Trial) bool { return !t.passes() })
+}
+
+// Runs is the number of runs: every server under every seed.
+func (r *Result) Runs() int { return (len(r.Rows) + 1) * len(r.Seeds) }
+
+// Disagreements counts the runs whose recording, judged again, contradicts
+// the run on some rule.
+func (r *Result) Disagreements() int {
+	n := 0
+	for _, t := range r.Reference {
+		n += min(len(t.Disagree), 1)
+	}
+	for _, row := range r.Rows {
+		for _, t := range row.Trials {
+			n += min(len(t.Disagree), 1)
+		}
+	}
+	return n
+}
+
+// Caught is the number of mutants caught under every seed.
 func (r *Result) Caught() int {
 	n := 0
 	for _, row := range r.Rows {
-		if row.Verdict == Caught {
+		if row.Verdict() == Caught {
 			n++
 		}
 	}
@@ -108,10 +182,10 @@ func (r *Result) Score() float64 {
 	return 100 * float64(r.Caught()) / float64(len(r.Rows))
 }
 
-// OK reports whether the reference passed and every mutant was caught.
+// OK reports whether the reference passed and every mutant was caught,
+// under every seed, and every run agreed with its recording.
 func (r *Result) OK() bool {
-	return r.ReferenceErr == nil && r.Reference != nil && r.Reference.ExitCode() == 0 &&
-		r.Caught() == len(r.Rows) && r.Disagreements() == 0
+	return r.ReferencePasses() && r.Caught() == len(r.Rows) && r.Disagreements() == 0
 }
 
 // withDefaults is cfg with every zero setting given its default.
@@ -125,187 +199,322 @@ func (cfg Config) withDefaults() Config {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 300 * time.Millisecond
 	}
+	if cfg.Seeds <= 0 || cfg.Seed != 0 {
+		cfg.Seeds = 1
+	}
+	if cfg.drawSeed == nil {
+		cfg.drawSeed = config.NewSeed
+	}
 	return cfg
 }
 
-// Run runs the self-test. The reference and the mutants run at once, at
-// most cfg.Parallel at a time, each against its own server; the rows keep
-// the order of cfg.Mutants.
+// seeds are the seeds to run under: cfg.Seed, or cfg.Seeds fresh ones.
+func (cfg Config) seeds() []uint64 {
+	if cfg.Seed != 0 {
+		return []uint64{cfg.Seed}
+	}
+	seeds := make([]uint64, cfg.Seeds)
+	for i := range seeds {
+		seeds[i] = cfg.drawSeed()
+	}
+	return seeds
+}
+
+// Run runs the self-test: the reference and every mutant under each seed.
+// The runs go at once, at most cfg.Parallel at a time, each against its
+// own server; the rows keep the order of cfg.Mutants, their runs the
+// order of the seeds.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg = cfg.withDefaults()
-	res := &Result{Rows: make([]Row, len(cfg.Mutants))}
+	res := &Result{Seeds: cfg.seeds(), Rows: make([]Row, len(cfg.Mutants)), cfg: cfg}
+	res.Reference = make([]Trial, len(res.Seeds))
+	for i, m := range cfg.Mutants {
+		res.Rows[i] = Row{Mutant: m, Trials: make([]Trial, len(res.Seeds))}
+	}
 	sem := make(chan struct{}, cfg.Parallel)
 	var wg sync.WaitGroup
-	sem <- struct{}{}
-	wg.Go(func() {
-		defer func() { <-sem }()
-		res.Reference, res.ReferenceDisagree, res.ReferenceErr = runReference(ctx, cfg)
-	})
-	for i, m := range cfg.Mutants {
+	for s, seed := range res.Seeds {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			res.Rows[i] = runMutant(ctx, m, cfg)
+			res.Reference[s] = runTrial(ctx, cfg, nil, seed)
 		})
+		for i := range cfg.Mutants {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				res.Rows[i].Trials[s] = runTrial(ctx, cfg, &cfg.Mutants[i], seed)
+			})
+		}
 	}
 	wg.Wait()
-	if errors.Is(res.ReferenceErr, run.ErrConfig) {
-		// The mutants' runs failed on the same configuration.
-		return nil, res.ReferenceErr
+	for _, t := range res.Reference {
+		if errors.Is(t.Err, run.ErrConfig) {
+			// The mutants' runs failed on the same configuration.
+			return nil, t.Err
+		}
 	}
 	return res, ctx.Err()
 }
 
-// runReference runs the suite against the reference server, on a loopback
-// port.
-func runReference(ctx context.Context, cfg Config) (*run.Report, []string, error) {
-	url, token, stop, err := reference.StartLoopback()
-	if err != nil {
-		return nil, nil, err
-	}
-	defer stop()
-	file, done, err := recording()
-	if err != nil {
-		return nil, nil, err
-	}
-	defer done()
-	rc, err := config.Run{BaseURL: url, Token: token, Reference: true, Tags: cfg.Tags, Without: cfg.Without, HAR: file}.Complete()
-	if err != nil {
-		return nil, nil, err
-	}
-	rep, err := run.Run(ctx, run.Config(rc), run.Options{Output: io.Discard})
-	if err != nil {
-		return rep, nil, err
-	}
-	dis, err := disagreements(file, rep.Rules)
-	return rep, dis, err
+// drawn is what a seed draws for a server beside the suite's own values:
+// the token of 2n characters it issues and the salt of the run's fresh
+// ids, so that a rerun under the seed sends what the run sent.
+func drawn(seed uint64, n int) (token string, idSalt uint64) {
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:8], seed)
+	copy(key[8:], "plantcheck selftest")
+	r := rand.NewChaCha8(key)
+	return reference.TokenFrom(r, n), r.Uint64() | 1
 }
 
-// runMutant serves one mutant on a loopback port and runs the suite
-// against it.
-func runMutant(ctx context.Context, m mutants.Mutant, cfg Config) Row {
+// runTrial serves the reference (m nil) or a mutant on a loopback port and
+// runs the suite against it under seed.
+func runTrial(ctx context.Context, cfg Config, m *mutants.Mutant, seed uint64) (t Trial) {
 	start := time.Now()
-	row := Row{Mutant: m, Verdict: Broken}
-	// base64url with a '-' and a '_', so that every near miss, base64's
-	// other alphabet among them, is made from it.
-	token := reference.RandomToken(13)
-	if m.LongToken {
-		token = reference.RandomToken(48)
+	t = Trial{Seed: seed}
+	if m != nil {
+		t.Verdict = Broken
 	}
-	ref, err := reference.New(reference.Config{Token: token})
-	if err != nil {
-		row.Err = err
-		return row
+	defer func() { t.Duration = time.Since(start) }()
+	rc := config.Run{Tags: cfg.Tags, Without: cfg.Without, Seed: seed}
+	// The reference's token is 80 characters, long enough for every
+	// credential near it the suite derives (a change past bcrypt's 72
+	// bytes included), as reference.StartLoopback's; a mutant's 26, unless
+	// its defect shows only past 72 bytes. Each is base64url with a '-'
+	// and a '_', so that every near miss, base64's other alphabet among
+	// them, is made from it.
+	n := 40
+	if m == nil {
+		rc.Reference = true
+	} else {
+		n, rc.Concurrency = 13, 4
+		if m.LongToken {
+			n = 48
+		}
+		if m.Slow {
+			rc.Timeout = cfg.Timeout
+		}
 	}
-	url, stop, err := reference.Loopback(m.Wrap(ref, token))
+	token, salt := drawn(seed, n)
+	srv, err := reference.New(reference.Config{Token: token})
 	if err != nil {
-		row.Err = err
-		return row
+		t.Err = err
+		return t
+	}
+	var h http.Handler = srv
+	if m != nil {
+		h = m.Wrap(srv, token)
+	}
+	url, stop, err := reference.Loopback(h)
+	if err != nil {
+		t.Err = err
+		return t
 	}
 	defer stop()
-
 	file, done, err := recording()
 	if err != nil {
-		row.Err = err
-		return row
+		t.Err = err
+		return t
 	}
 	defer done()
-	rc := config.Run{BaseURL: url, Token: token, Tags: cfg.Tags, Concurrency: 4, Without: cfg.Without, HAR: file}
-	if m.Slow {
-		rc.Timeout = cfg.Timeout
+	rc.BaseURL, rc.Token, rc.HAR = url, token, file
+	if rc, err = rc.Complete(); err != nil {
+		t.Err = err
+		return t
 	}
-	rc, err = rc.Complete()
-	if err != nil {
-		row.Err = err
-		return row
-	}
-	rep, err := run.Run(ctx, run.Config(rc), run.Options{Output: io.Discard})
+	rep, err := run.Run(ctx, run.Config(rc), run.Options{Output: io.Discard, IDSalt: salt})
 	if err == nil {
-		row.Disagree, err = disagreements(file, rep.Rules)
+		t.Disagree, err = disagreements(file, rep.Rules)
 	}
-	row.Duration = time.Since(start)
 	if err != nil {
-		row.Err = err
-		return row
+		t.Err = err
+		return t
 	}
 	for _, v := range rep.Rules {
 		if v.Outcome == verdict.Fail {
-			row.Failed = append(row.Failed, v.ID)
+			t.Failed = append(t.Failed, v.ID)
 		}
 	}
-	row.ExitCode = rep.ExitCode()
-	row.Verdict = Survived
-	if slices.ContainsFunc(m.Rules, func(id rules.RuleID) bool { return slices.Contains(row.Failed, id) }) {
-		row.Verdict = Caught
+	t.ExitCode = rep.ExitCode()
+	if m == nil {
+		t.Scenarios, t.Exchanges, t.VerdictLine = rep.Counts.Total, rep.Counts.Exchanges, rep.VerdictLine()
+		return t
 	}
-	return row
+	t.Verdict = Survived
+	if slices.ContainsFunc(m.Rules, func(id rules.RuleID) bool { return slices.Contains(t.Failed, id) }) {
+		t.Verdict = Caught
+	}
+	return t
 }
 
-// Write prints the reference's verdict, the table, and the score.
-func (r *Result) Write(w io.Writer) {
-	switch {
-	case r.ReferenceErr != nil:
-		fmt.Fprintf(w, "reference server: could not run: %v\n", r.ReferenceErr)
-	case r.Reference.ExitCode() != 0:
-		fmt.Fprintf(w, "reference server: FAILED: %s\n", r.Reference.VerdictLine())
-		for _, v := range r.Reference.Rules {
-			if v.Outcome == verdict.Fail {
-				fmt.Fprintf(w, "  %s failed\n", v.ID)
-			}
-		}
-	default:
-		fmt.Fprintf(w, "reference server: passes (%d scenarios, %d exchanges)\n",
-			r.Reference.Counts.Total, r.Reference.Counts.Exchanges)
+// rerun is the command that runs the reference, and m when not nil, again
+// under seed: what the run sent is sent again.
+func (cfg Config) rerun(m *mutants.Mutant, seed uint64) string {
+	s := "plantcheck selftest"
+	if m != nil {
+		s += " --mutant " + m.Name
 	}
+	s += fmt.Sprintf(" --seed %d", seed)
+	if cfg.Tags != "" {
+		s += " --tags " + shell.Quote(cfg.Tags)
+	}
+	if len(cfg.Without) > 0 {
+		s += " --without " + shell.Quote(strings.Join(cfg.Without, ","))
+	}
+	return s
+}
+
+// Write prints the reference's verdict, the table, and the score; each
+// miss under a seed names the seed and the rerun that replays it.
+func (r *Result) Write(w io.Writer) {
+	n := len(r.Seeds)
+	r.writeReference(w)
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MUTANT\tDEFECT\tCAUGHT BY\tVERDICT\tTIME")
+	timeHead := "TIME"
+	if n > 1 {
+		timeHead = "MEAN TIME"
+	}
+	fmt.Fprintf(tw, "MUTANT\tDEFECT\tCAUGHT BY\tVERDICT\t%s\n", timeHead)
 	for _, row := range r.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", row.Mutant.Name, row.Mutant.Defect, row.caughtBy(), row.Verdict,
-			row.Duration.Round(time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", row.Mutant.Name, row.Mutant.Defect, row.caughtBy(), row.verdictCell(),
+			row.meanDuration().Round(time.Millisecond))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nmutation score: %d of %d mutants caught (%.0f%%)\n", r.Caught(), len(r.Rows), r.Score())
+	under := ""
+	if n > 1 {
+		under = fmt.Sprintf(" under each of %d seeds", n)
+	}
+	fmt.Fprintf(w, "\nmutation score: %d of %d mutants caught%s (%.0f%%)\n", r.Caught(), len(r.Rows), under, r.Score())
 	for _, row := range r.Rows {
-		if row.Verdict != Caught {
-			fmt.Fprintf(w, "gap: mutant %q (%s) is not caught by %s\n", row.Mutant.Name, row.Mutant.Defect,
-				rules.JoinIDs(row.Mutant.Rules, " or "))
+		for _, t := range row.Trials {
+			switch t.Verdict {
+			case Caught:
+			case Broken:
+				fmt.Fprintf(w, "gap: mutant %q (%s) could not be run under seed %d: %v; rerun: %s\n", row.Mutant.Name, row.Mutant.Defect,
+					t.Seed, t.Err, r.cfg.rerun(&row.Mutant, t.Seed))
+			default:
+				fmt.Fprintf(w, "gap: mutant %q (%s) is not caught by %s under seed %d; rerun: %s\n", row.Mutant.Name, row.Mutant.Defect,
+					rules.JoinIDs(row.Mutant.Rules, " or "), t.Seed, r.cfg.rerun(&row.Mutant, t.Seed))
+			}
 		}
 	}
-	if len(r.ReferenceDisagree) > 0 {
-		fmt.Fprintf(w, "contradiction: the reference's recording, judged again, disagrees with its run: %s\n", strings.Join(r.ReferenceDisagree, "; "))
+	for _, t := range r.Reference {
+		if len(t.Disagree) > 0 {
+			fmt.Fprintf(w, "contradiction: the reference's recording under seed %d, judged again, disagrees with its run: %s; rerun: %s\n",
+				t.Seed, strings.Join(t.Disagree, "; "), r.cfg.rerun(nil, t.Seed))
+		}
 	}
 	for _, row := range r.Rows {
-		if len(row.Disagree) > 0 {
-			fmt.Fprintf(w, "contradiction: mutant %q's recording, judged again, disagrees with its run: %s\n", row.Mutant.Name, strings.Join(row.Disagree, "; "))
+		for _, t := range row.Trials {
+			if len(t.Disagree) > 0 {
+				fmt.Fprintf(w, "contradiction: mutant %q's recording under seed %d, judged again, disagrees with its run: %s; rerun: %s\n",
+					row.Mutant.Name, t.Seed, strings.Join(t.Disagree, "; "), r.cfg.rerun(&row.Mutant, t.Seed))
+			}
 		}
 	}
 	fmt.Fprintf(w, "one verdict per answer: %d of %d runs agree rule by rule with their own recording judged again\n",
-		len(r.Rows)+1-r.Disagreements(), len(r.Rows)+1)
-	if r.OK() {
-		fmt.Fprintln(w, "SELFTEST: PASS: the reference passes, every mutant is caught, and every run agrees with its recording judged again")
-	} else {
+		r.Runs()-r.Disagreements(), r.Runs())
+	switch {
+	case !r.OK():
 		fmt.Fprintln(w, "SELFTEST: FAIL")
+	case n > 1:
+		fmt.Fprintf(w, "SELFTEST: PASS: under each of %d seeds, the reference passes, every mutant is caught, and every run agrees with its recording judged again\n", n)
+	default:
+		fmt.Fprintln(w, "SELFTEST: PASS: the reference passes, every mutant is caught, and every run agrees with its recording judged again")
 	}
 }
 
-// caughtBy names the rules of the mutant that failed, and counts the other
-// rules that failed with them.
-func (row Row) caughtBy() string {
-	if row.Err != nil {
-		return row.Err.Error()
+// writeReference prints the reference's verdict: that it passes, or each
+// seed it failed under, with the rules it failed and the rerun.
+func (r *Result) writeReference(w io.Writer) {
+	n := len(r.Seeds)
+	var bad []Trial
+	for _, t := range r.Reference {
+		if !t.passes() {
+			bad = append(bad, t)
+		}
 	}
-	var own []rules.RuleID
-	for _, id := range row.Failed {
-		if slices.Contains(row.Mutant.Rules, id) {
-			own = append(own, id)
+	if len(bad) == 0 && len(r.Reference) > 0 {
+		lo, hi := r.Reference[0].Exchanges, r.Reference[0].Exchanges
+		for _, t := range r.Reference {
+			lo, hi = min(lo, t.Exchanges), max(hi, t.Exchanges)
+		}
+		exchanges := fmt.Sprintf("%d exchanges", lo)
+		if lo != hi {
+			exchanges = fmt.Sprintf("%d to %d exchanges", lo, hi)
+		}
+		if n == 1 {
+			fmt.Fprintf(w, "reference server: passes (%d scenarios, %s)\n", r.Reference[0].Scenarios, exchanges)
+		} else {
+			fmt.Fprintf(w, "reference server: passes under each of %d seeds (%d scenarios, %s a run)\n", n, r.Reference[0].Scenarios, exchanges)
+		}
+		return
+	}
+	if n > 1 {
+		fmt.Fprintf(w, "reference server: FAILED under %d of %d seeds\n", len(bad), n)
+	}
+	for _, t := range bad {
+		if t.Err != nil {
+			fmt.Fprintf(w, "reference server: could not run under seed %d: %v\n", t.Seed, t.Err)
+		} else {
+			fmt.Fprintf(w, "reference server: FAILED under seed %d: %s\n", t.Seed, t.VerdictLine)
+			for _, id := range t.Failed {
+				fmt.Fprintf(w, "  %s failed\n", id)
+			}
+		}
+		fmt.Fprintf(w, "  rerun: %s\n", r.cfg.rerun(nil, t.Seed))
+	}
+}
+
+// verdictCell is the row's verdict, and under several seeds how many of
+// them caught it.
+func (row Row) verdictCell() string {
+	v, n := row.Verdict(), len(row.Trials)
+	switch {
+	case n == 1:
+		return string(v)
+	case v == Caught:
+		return fmt.Sprintf("caught %d of %d seeds", n, n)
+	}
+	return fmt.Sprintf("%s: caught %d of %d seeds", v, row.caught(), n)
+}
+
+// meanDuration is the mean time of the row's runs.
+func (row Row) meanDuration() time.Duration {
+	var sum time.Duration
+	for _, t := range row.Trials {
+		sum += t.Duration
+	}
+	return sum / time.Duration(max(len(row.Trials), 1))
+}
+
+// caughtBy names the rules of the mutant that failed under some seed, and
+// counts the other rules that failed with them; a run that could not be
+// made shows its error instead.
+func (row Row) caughtBy() string {
+	var own, other []rules.RuleID
+	for _, t := range row.Trials {
+		if t.Err != nil {
+			return t.Err.Error()
+		}
+		for _, id := range t.Failed {
+			switch {
+			case slices.Contains(row.Mutant.Rules, id):
+				if !slices.Contains(own, id) {
+					own = append(own, id)
+				}
+			case !slices.Contains(other, id):
+				other = append(other, id)
+			}
 		}
 	}
 	s := rules.JoinIDs(own, " ")
 	if len(own) == 0 {
 		s = "none of " + rules.JoinIDs(row.Mutant.Rules, " ")
 	}
-	switch n := len(row.Failed) - len(own); {
+	switch n := len(other); {
 	case n == 1:
 		s += " (+1 other rule)"
 	case n > 1:

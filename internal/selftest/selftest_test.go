@@ -14,46 +14,60 @@ import (
 
 // TestEveryMutantIsCaught runs the whole self-test: the reference passes,
 // every mutant fails on a rule it breaks (exit 1 when that rule is a MUST),
-// and every MUST rule of the catalog is the catching rule of some mutant.
+// and every MUST rule of the catalog is the catching rule of some mutant;
+// under two fresh seeds, or one under the race detector, which makes every
+// run some times slower (CI runs `selftest --seeds 32`).
 func TestEveryMutantIsCaught(t *testing.T) {
 	t.Parallel()
 	if n := len(mutants.All); n < 25 {
 		t.Errorf("%d mutants, want at least 25", n)
 	}
-	res, err := Run(context.Background(), Config{})
+	seeds := 2
+	if raceEnabled {
+		seeds = 1
+	}
+	res, err := Run(context.Background(), Config{Seeds: seeds})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if res.ReferenceErr != nil || res.Reference.ExitCode() != 0 {
-		t.Fatalf("the reference does not pass: %v %+v", res.ReferenceErr, res.Reference.Counts)
+	if got := len(res.Seeds); got != seeds {
+		t.Errorf("%d seeds, want %d", got, seeds)
 	}
-	if len(res.ReferenceDisagree) > 0 {
-		t.Errorf("the reference's run and its recording judged again disagree: %v", res.ReferenceDisagree)
+	for _, ref := range res.Reference {
+		if !ref.passes() {
+			t.Fatalf("the reference does not pass under seed %d: %v, failed %v", ref.Seed, ref.Err, ref.Failed)
+		}
+		if len(ref.Disagree) > 0 {
+			t.Errorf("the reference's run under seed %d and its recording judged again disagree: %v", ref.Seed, ref.Disagree)
+		}
 	}
 	broken := map[rules.RuleID]bool{} // MUST rules some mutant was caught by
 	for _, row := range res.Rows {
 		t.Run(row.Mutant.Name, func(t *testing.T) {
-			// One answer, one verdict per rule, whichever driver saw it.
-			if len(row.Disagree) > 0 {
-				t.Errorf("the run and its recording judged again disagree: %v", row.Disagree)
-			}
-			if row.Verdict != Caught {
-				t.Fatalf("verdict %s (err %v); failed rules %v, want one of %v", row.Verdict, row.Err, row.Failed, row.Mutant.Rules)
-			}
-			breaksMust := false
-			for _, id := range row.Mutant.Rules {
-				r, ok := rules.Lookup(id)
-				if !ok {
-					t.Errorf("mutant names rule %s, which is not in the catalog", id)
+			for _, run := range row.Trials {
+				// One answer, one verdict per rule, whichever driver saw it.
+				if len(run.Disagree) > 0 {
+					t.Errorf("seed %d: the run and its recording judged again disagree: %v", run.Seed, run.Disagree)
+				}
+				if run.Verdict != Caught {
+					t.Errorf("seed %d: verdict %s (err %v); failed rules %v, want one of %v", run.Seed, run.Verdict, run.Err, run.Failed, row.Mutant.Rules)
 					continue
 				}
-				if r.Level == rules.Must && slices.Contains(row.Failed, id) {
-					broken[id] = true
-					breaksMust = true
+				breaksMust := false
+				for _, id := range row.Mutant.Rules {
+					r, ok := rules.Lookup(id)
+					if !ok {
+						t.Errorf("mutant names rule %s, which is not in the catalog", id)
+						continue
+					}
+					if r.Level == rules.Must && slices.Contains(run.Failed, id) {
+						broken[id] = true
+						breaksMust = true
+					}
 				}
-			}
-			if want := map[bool]int{true: 1, false: 0}[breaksMust]; row.ExitCode != want {
-				t.Errorf("exit code = %d, want %d (failed %v)", row.ExitCode, want, row.Failed)
+				if want := map[bool]int{true: 1, false: 0}[breaksMust]; run.ExitCode != want {
+					t.Errorf("seed %d: exit code = %d, want %d (failed %v)", run.Seed, run.ExitCode, want, run.Failed)
+				}
 			}
 		})
 	}
@@ -94,8 +108,8 @@ func TestSurvivorIsNamed(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			if got := res.Rows[0].Verdict; got != tt.wantVerdict {
-				t.Errorf("verdict = %s, want %s (failed %v)", got, tt.wantVerdict, res.Rows[0].Failed)
+			if got := res.Rows[0].Verdict(); got != tt.wantVerdict {
+				t.Errorf("verdict = %s, want %s (failed %v)", got, tt.wantVerdict, res.Rows[0].Trials[0].Failed)
 			}
 			if got, want := res.OK(), tt.wantVerdict == Caught; got != want {
 				t.Errorf("OK() = %v, want %v", got, want)
@@ -187,13 +201,13 @@ func TestSchemeCaseIsShould(t *testing.T) {
 	}
 }
 
-// mutantRow runs the suite against m alone, as Run does with cfg, and
-// fails the test when the run could not be made.
-func mutantRow(t *testing.T, m mutants.Mutant, cfg Config) Row {
+// mutantRow runs the suite against m alone, as Run does with cfg, under a
+// fresh seed, and fails the test when the run could not be made.
+func mutantRow(t *testing.T, m mutants.Mutant, cfg Config) Trial {
 	t.Helper()
-	row := runMutant(t.Context(), m, cfg.withDefaults())
-	if row.Err != nil {
-		t.Fatal(row.Err)
+	run := runTrial(t.Context(), cfg.withDefaults(), &m, config.NewSeed())
+	if run.Err != nil {
+		t.Fatal(run.Err)
 	}
-	return row
+	return run
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -476,12 +477,14 @@ func TestLongTokenNeeded(t *testing.T) {
 }
 
 // TestCatalog: every mutant has a unique name, a defect, an origin and at
-// least one rule, each in the catalog.
+// least one rule, each in the catalog. A name is lower-case words joined
+// by hyphens: the self-test's rerun lines write it as a bare shell word.
 func TestCatalog(t *testing.T) {
 	names := map[string]bool{}
+	word := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	for _, m := range All {
-		if m.Name == "" || names[m.Name] {
-			t.Errorf("mutant name %q is empty or not unique", m.Name)
+		if !word.MatchString(m.Name) || names[m.Name] {
+			t.Errorf("mutant name %q is not lower-case words joined by hyphens, or not unique", m.Name)
 		}
 		names[m.Name] = true
 		if m.Defect == "" || m.Origin == "" || m.Wrap == nil {
