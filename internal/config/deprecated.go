@@ -35,7 +35,7 @@ type setTo struct {
 	value  string
 }
 
-func (s setTo) String() string { return "false" }
+func (s setTo) String() string   { return "false" }
 func (s setTo) IsBoolFlag() bool { return true }
 func (s setTo) Set(v string) error {
 	if v == "true" {
