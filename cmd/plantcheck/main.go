@@ -119,7 +119,7 @@ func dispatch(ctx context.Context, c cli, args []string) int {
 	case strings.Contains(args[0], "://"):
 		fmt.Fprintf(c.stderr, "did you mean plantcheck run --base-url %s?\n", evidence.Text(args[0]))
 	case args[0] == "-v" || args[0] == "-V":
-		// -v is verbose where a command has it (rules -v).
+		// -v alone is read as a wish for the version (a command's -v is --verbose).
 		fmt.Fprintln(c.stderr, "did you mean --version?")
 	case s != "":
 		fmt.Fprintf(c.stderr, "did you mean %s?\n", s)
