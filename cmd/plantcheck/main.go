@@ -118,6 +118,10 @@ func dispatch(ctx context.Context, c cli, args []string) int {
 	switch s := config.Suggest(args[0], names); {
 	case strings.Contains(args[0], "://"):
 		fmt.Fprintf(c.stderr, "did you mean plantcheck run --base-url %s?\n", evidence.Text(args[0]))
+	case runFlag(args[0]) != "":
+		// The command left out: plantcheck --base-url URL. Only the flag is
+		// echoed; its value may be a token.
+		fmt.Fprintf(c.stderr, "did you mean plantcheck run %s ...? The command comes first.\n", typed(args[:1], runFlag(args[0])))
 	case args[0] == "-v" || args[0] == "-V":
 		// -v alone is read as a wish for the version (a command's -v is --verbose).
 		fmt.Fprintln(c.stderr, "did you mean --version?")
@@ -126,6 +130,13 @@ func dispatch(ctx context.Context, c cli, args []string) int {
 	}
 	fmt.Fprintln(c.stderr, "Run 'plantcheck help' for the commands.")
 	return exitCannotRun
+}
+
+// runFlag returns the name of run's flag that arg is, "" when it is none.
+func runFlag(arg string) string {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	config.DefineRun(fs)
+	return flagArg(fs, arg)
 }
 
 // env is what the configuration reads of c.
