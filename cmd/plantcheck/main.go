@@ -6,12 +6,16 @@
 //	plantcheck judge   FILE...   certify a deployment from recorded traffic (HAR)
 //	plantcheck diff    OLD NEW   what changed between two verdicts (summary.json)
 //	plantcheck compare FILE...   one table of rules by implementations
-//	plantcheck docs    --report-dir DIR  render the features as documentation
+//	plantcheck docs    [flags]   render the features as documentation (--report-dir DIR)
 //	plantcheck rules   [flags]   print the rule catalog and its scenarios
 //	plantcheck selftest [flags]  prove the suite against the reference and its mutants
 //	plantcheck spec              print the OpenAPI document the suite checks against
 //	plantcheck version           print plantcheck's and the spec's versions
 //	plantcheck split-args < LINE split a line into arguments, expanding nothing (for the Action)
+//
+// Flags go before or after a command's file arguments; the names are
+// shared (--report-dir, --format, --verbose, --concurrency), and the old
+// ones work, deprecated, for one release (docs/usage.md has the table).
 //
 // Exit status: 0 conformant (or success), 1 non-conformant, 2 the command
 // could not run (bad flags or configuration, an unreachable target).
