@@ -208,7 +208,7 @@ func TestBaselineDiffCompareOnRealRuns(t *testing.T) {
 
 	t.Run("compare shows the matrix", func(t *testing.T) {
 		out := t.TempDir()
-		code, _, errOut := plantcheck(t, "compare", "--out", out, "reference="+filepath.Join(refDir, verdict.SummaryJSON),
+		code, _, errOut := plantcheck(t, "compare", "--report-dir", out, "reference="+filepath.Join(refDir, verdict.SummaryJSON),
 			"upper="+baseline, "both="+bothSummary)
 		if code != 0 {
 			t.Fatalf("compare exit %d: %s", code, errOut)

@@ -20,13 +20,14 @@ func cmdCompare(_ context.Context, c cli, args []string) int {
 			"file is checked against the published schema. An implementation is named by\n"+
 			"NAME=FILE, else by the target its verdict names; several files of one name are\n"+
 			"runs of one implementation, and a rule they disagree on is marked unstable.\n\n"+
-			"Without --out it prints the Markdown table (or --format json); with --out DIR it\n"+
+			"Without --report-dir it prints the Markdown table (or --format json); with --report-dir DIR it\n"+
 			"writes compare.html (a page to publish, no script), compare.md, compare.json and\n"+
 			"a badge of each implementation.\n\n"+
 			"Exit status: 0 written, 2 when a file cannot be read, does not follow the schema,\n"+
 			"or the verdicts judge by different specs. It is a table, not a gate.")
 	cfg := config.DefineCompare(fs)
-	if code, ok := parseFlags(c, fs, args); !ok {
+	files, code, ok := parseArgs(c, fs, args)
+	if !ok {
 		return code
 	}
 	fail := func(format string, a ...any) int {
@@ -36,11 +37,11 @@ func cmdCompare(_ context.Context, c cli, args []string) int {
 	if err := cfg.Validate(); err != nil {
 		return fail("%v", err)
 	}
-	if fs.NArg() == 0 {
+	if len(files) == 0 {
 		return fail("no summary.json named: give one of each implementation (NAME=FILE to name it), or several runs of each")
 	}
 	var in []history.CompareInput
-	for _, arg := range fs.Args() {
+	for _, arg := range files {
 		name, file := "", arg
 		if n, f, ok := strings.Cut(arg, "="); ok && n != "" && f != "" && !exists(arg) {
 			name, file = n, f
@@ -56,8 +57,8 @@ func cmdCompare(_ context.Context, c cli, args []string) int {
 			name = file
 		}
 		x := history.CompareInput{Name: name, File: file, Verdict: v}
-		if cfg.Out != "" {
-			x.Report = history.ReportBeside(file, cfg.Out)
+		if cfg.ReportDir != "" {
+			x.Report = history.ReportBeside(file, cfg.ReportDir)
 		}
 		in = append(in, x)
 	}
@@ -65,12 +66,12 @@ func cmdCompare(_ context.Context, c cli, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if cfg.Out != "" {
-		if err := cmp.WriteFiles(cfg.Out); err != nil {
+	if cfg.ReportDir != "" {
+		if err := cmp.WriteFiles(cfg.ReportDir); err != nil {
 			return fail("%v", err)
 		}
 		fmt.Fprintf(c.stdout, "plantcheck compare: %d implementations, %d rules: %s, %s, %s and %d badges in %s\n",
-			len(cmp.Implementations), len(cmp.Rules), history.CompareHTML, history.CompareMD, history.CompareJSON, len(cmp.Implementations), evidence.Text(cfg.Out))
+			len(cmp.Implementations), len(cmp.Rules), history.CompareHTML, history.CompareMD, history.CompareJSON, len(cmp.Implementations), evidence.Text(cfg.ReportDir))
 		return exitOK
 	}
 	if cfg.Format == "json" {

@@ -21,7 +21,8 @@ func cmdDiff(_ context.Context, c cli, args []string) int {
 			"newly failing, failing in a new way, or newly not judged), 0 otherwise, 2 when a\n"+
 			"file cannot be read, does not follow the schema, or the two cannot be compared.")
 	cfg := config.DefineDiff(fs)
-	if code, ok := parseFlags(c, fs, args); !ok {
+	files, code, ok := parseArgs(c, fs, args)
+	if !ok {
 		return code
 	}
 	fail := func(format string, a ...any) int {
@@ -31,18 +32,18 @@ func cmdDiff(_ context.Context, c cli, args []string) int {
 	if err := cfg.Validate(); err != nil {
 		return fail("%v", err)
 	}
-	if fs.NArg() != 2 {
-		return fail("give two summary.json files, the old and the new (%d given)", fs.NArg())
+	if len(files) != 2 {
+		return fail("give two summary.json files, the old and the new (%d given)", len(files))
 	}
 	var vs [2]*verdict.Verdict
-	for i, name := range fs.Args() {
+	for i, name := range files {
 		v, err := history.ReadFile(name)
 		if err != nil {
 			return fail("%s: %v", evidence.Text(name), err)
 		}
 		vs[i] = v
 	}
-	d, err := history.Compare(vs[0], vs[1], fs.Arg(0), fs.Arg(1), cfg.Strict)
+	d, err := history.Compare(vs[0], vs[1], files[0], files[1], cfg.Strict)
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 func cmdDocs(ctx context.Context, c cli, args []string) int {
-	fs := newFlagSet(c, "docs", "--out DIR",
+	fs := newFlagSet(c, "docs", "--report-dir DIR",
 		"Render the documentation of the Plant Store API: its records, from the OpenAPI\n"+
 			"document, then the features rule by rule, each rule with its level, its source in\n"+
 			"the spec and an example exchange made by running the suite against the bundled\n"+
@@ -23,10 +23,10 @@ func cmdDocs(ctx context.Context, c cli, args []string) int {
 		fs.Usage()
 		return exitCannotRun
 	}
-	paths, err := docgen.Write(ctx, cfg.Out)
+	paths, err := docgen.Write(ctx, cfg.ReportDir)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck docs: %v\n", err)
-		return exitFailed
+		return exitCannotRun
 	}
 	for _, p := range paths {
 		fmt.Fprintln(c.stdout, p)

@@ -23,10 +23,11 @@ func cmdJudge(_ context.Context, c cli, args []string) int {
 			"request that breaks the document), 2 could not run: a file that is not HAR or\n"+
 			"is too large (--max-file), a recording with no exchange, or none of POST /plants.")
 	flags := config.DefineJudge(fs)
-	if code, ok := parseFlags(c, fs, args); !ok {
+	files, code, ok := parseArgs(c, fs, args)
+	if !ok {
 		return code
 	}
-	cfg, err := flags.Resolve(fs.Args())
+	cfg, err := flags.Resolve(files)
 	if err == nil {
 		var v *verdict.Verdict
 		if v, err = proxy.JudgeFiles(cfg, c.stdout); err == nil {

@@ -101,12 +101,19 @@ func TestJudgeReachesTheProxysVerdict(t *testing.T) {
 			if got := strings.Join(failing(live), ","); got != tc.fails {
 				t.Fatalf("the live proxy fails %q, want %q", got, tc.fails)
 			}
-			for _, c := range []struct{ name, file, base string }{
-				{"proxy's HAR", proxyHAR, up},
-				{"run's HAR", runHAR, base},
+			for _, c := range []struct {
+				name, file, base string
+				fileFirst        bool // the flags after the file, as users type them too
+			}{
+				{"proxy's HAR", proxyHAR, up, false},
+				{"run's HAR", runHAR, base, true},
 			} {
 				reports := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))
-				code, out, errOut := invoke(t, nil, "judge", "--base-url", c.base, "--report-dir", reports, c.file)
+				args := []string{"judge", "--base-url", c.base, "--report-dir", reports, c.file}
+				if c.fileFirst {
+					args = []string{"judge", c.file, "--base-url", c.base, "--report-dir", reports}
+				}
+				code, out, errOut := invoke(t, nil, args...)
 				if code != live.ExitCode {
 					t.Errorf("%s: judge exit %d, the live proxy's %d\n%s%s", c.name, code, live.ExitCode, out, errOut)
 				}

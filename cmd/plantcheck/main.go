@@ -6,12 +6,16 @@
 //	plantcheck judge   FILE...   certify a deployment from recorded traffic (HAR)
 //	plantcheck diff    OLD NEW   what changed between two verdicts (summary.json)
 //	plantcheck compare FILE...   one table of rules by implementations
-//	plantcheck docs    --out DIR render the features as documentation
+//	plantcheck docs    [flags]   render the features as documentation (--report-dir DIR)
 //	plantcheck rules   [flags]   print the rule catalog and its scenarios
 //	plantcheck selftest [flags]  prove the suite against the reference and its mutants
 //	plantcheck spec              print the OpenAPI document the suite checks against
 //	plantcheck version           print plantcheck's and the spec's versions
 //	plantcheck split-args < LINE split a line into arguments, expanding nothing (for the Action)
+//
+// Flags go before or after a command's file arguments; the names are
+// shared (--report-dir, --format, --verbose, --concurrency), and the old
+// ones work, deprecated, for one release (docs/usage.md has the table).
 //
 // Exit status: 0 conformant (or success), 1 non-conformant, 2 the command
 // could not run (bad flags or configuration, an unreachable target).
@@ -52,6 +56,9 @@ type cli struct {
 	lookupEnv func(string) (string, bool)
 	// isTerminal reports whether stdout is a terminal.
 	isTerminal bool
+	// flagSet, when set, is given each command's flag set as it is made:
+	// the test that writes docs/usage.md's table reads the flags there.
+	flagSet func(*flag.FlagSet)
 }
 
 // command is one subcommand: its name, a line of help, and its body, which
@@ -115,15 +122,25 @@ func dispatch(ctx context.Context, c cli, args []string) int {
 	switch s := config.Suggest(args[0], names); {
 	case strings.Contains(args[0], "://"):
 		fmt.Fprintf(c.stderr, "did you mean plantcheck run --base-url %s?\n", evidence.Text(args[0]))
+	case runFlag(args[0]) != "":
+		// The command left out: plantcheck --base-url URL. Only the flag is
+		// echoed; its value may be a token.
+		fmt.Fprintf(c.stderr, "did you mean plantcheck run %s ...? The command comes first.\n", typed(args[:1], runFlag(args[0])))
 	case args[0] == "-v" || args[0] == "-V":
-		// -v is verbose where a command has it (rules -v).
+		// -v alone is read as a wish for the version (a command's -v is --verbose).
 		fmt.Fprintln(c.stderr, "did you mean --version?")
 	case s != "":
 		fmt.Fprintf(c.stderr, "did you mean %s?\n", s)
 	}
-	fmt.Fprintln(c.stderr)
-	usage(c.stderr)
+	fmt.Fprintln(c.stderr, "Run 'plantcheck help' for the commands.")
 	return exitCannotRun
+}
+
+// runFlag returns the name of run's flag that arg is, "" when it is none.
+func runFlag(arg string) string {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	config.DefineRun(fs)
+	return flagArg(fs, arg)
 }
 
 // env is what the configuration reads of c.
@@ -150,6 +167,9 @@ func newFlagSet(c cli, name, synopsis, description string) *flag.FlagSet {
 		fmt.Fprintf(fs.Output(), "Usage: plantcheck %s %s\n\n%s\n\nFlags:\n", name, synopsis, description)
 		fs.PrintDefaults()
 	}
+	if c.flagSet != nil {
+		c.flagSet(fs)
+	}
 	return fs
 }
 
@@ -157,55 +177,81 @@ func newFlagSet(c cli, name, synopsis, description string) *flag.FlagSet {
 // false, when the command must not go on: help asked (0), a bad flag or a
 // stray argument (2).
 func parse(c cli, fs *flag.FlagSet, args []string) (int, bool) {
-	if code, ok := parseFlags(c, fs, args); !ok {
+	pos, code, ok := parseArgs(c, fs, args)
+	if !ok {
 		return code, false
 	}
-	if fs.NArg() > 0 {
+	if len(pos) > 0 {
 		hint := flagsHint(fs)
-		if h := argumentHint(fs, fs.Arg(0)); h != "" {
+		if h := argumentHint(fs, pos[0]); h != "" {
 			hint = h
 		}
-		fmt.Fprintf(c.stderr, "%s: unexpected argument %q\n%s\n", fs.Name(), evidence.Text(fs.Arg(0)), hint)
+		fmt.Fprintf(c.stderr, "%s: unexpected argument %q\n%s\n", fs.Name(), evidence.Text(pos[0]), hint)
 		return exitCannotRun, false
 	}
 	return 0, true
 }
 
-// parseFlags parses the flags of args into fs, leaving the arguments after
-// them. Help asked prints the whole usage (0); a bad flag prints the error
-// and a one-line hint, not the usage, which would bury it (2).
-func parseFlags(c cli, fs *flag.FlagSet, args []string) (int, bool) {
+// parseArgs parses the flags of args into fs and returns the arguments
+// that are not flags, in order: a flag is read before, between or after
+// them (judge --report-dir r run.har, judge run.har --report-dir r), and
+// after "--" every word is an argument. Help asked prints the whole usage
+// (0); a bad flag prints the error, as it was typed, and a one-line hint,
+// not the usage, which would bury it (2). A deprecated flag still works,
+// and says its new name on stderr.
+func parseArgs(c cli, fs *flag.FlagSet, args []string) ([]string, int, bool) {
 	usage, out := fs.Usage, fs.Output()
 	fs.Usage = func() {}
 	fs.SetOutput(io.Discard)
 	var why string
 	restore := guard(fs, &why)
-	err := fs.Parse(args)
+	var pos []string
+	var err error
+	for rest := args; ; {
+		if err = fs.Parse(rest); err != nil {
+			break
+		}
+		read := rest[:len(rest)-fs.NArg()]
+		rest = fs.Args()
+		if len(read) > 0 && read[len(read)-1] == "--" && !takesValue(fs, read) {
+			pos = append(pos, rest...)
+			break
+		}
+		if len(rest) == 0 {
+			break
+		}
+		pos, rest = append(pos, rest[0]), rest[1:]
+	}
 	restore()
 	fs.Usage = usage
 	fs.SetOutput(out)
 	switch {
 	case err == nil:
-		return 0, true
+		warnDeprecated(c, fs, args)
+		return pos, 0, true
 	case errors.Is(err, flag.ErrHelp):
 		fs.Usage()
-		return exitOK, false
+		return nil, exitOK, false
 	case why != "":
 		fmt.Fprintf(c.stderr, "%s: %s\n%s\n", fs.Name(), why, flagsHint(fs))
-		return exitCannotRun, false
+		return nil, exitCannotRun, false
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "flag needs an argument: "); ok {
-		fmt.Fprintf(c.stderr, "%s: --%s needs a value\n%s\n", fs.Name(), strings.TrimLeft(evidence.Text(name), "-"), flagsHint(fs))
-		return exitCannotRun, false
+		fmt.Fprintf(c.stderr, "%s: %s needs a value\n%s\n", fs.Name(), typed(args, strings.TrimLeft(name, "-")), flagsHint(fs))
+		return nil, exitCannotRun, false
 	}
 	hint := flagsHint(fs)
+	msg := err.Error()
 	if name := undefinedFlag(err); name != "" {
+		msg = "flag provided but not defined: " + typed(args, name)
 		if s := config.Suggest(name, flagNames(fs)); s != "" {
 			hint = "did you mean --" + s + "? " + hint
 		}
+	} else if name := invalidValueFlag(err); name != "" {
+		msg = strings.Replace(msg, "-"+name+":", typed(args, name)+":", 1)
 	}
-	fmt.Fprintf(c.stderr, "%s: %s\n%s\n", fs.Name(), evidence.Text(err.Error()), hint)
-	return exitCannotRun, false
+	fmt.Fprintf(c.stderr, "%s: %s\n%s\n", fs.Name(), evidence.Text(msg), hint)
+	return nil, exitCannotRun, false
 }
 
 // flagsHint is the line that follows a usage error.

@@ -20,18 +20,19 @@ func cmdMerge(_ context.Context, c cli, args []string) int {
 			"Exit status: as 'plantcheck proxy' for the combined traffic: 0, 1, or 2 (also when\n"+
 			"a file cannot be read, does not follow the schema, or is not a proxy's).")
 	cfg := config.DefineMerge(fs)
-	if code, ok := parseFlags(c, fs, args); !ok {
+	files, code, ok := parseArgs(c, fs, args)
+	if !ok {
 		return code
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(c.stderr, "plantcheck merge: "+format+"\n", a...)
 		return exitCannotRun
 	}
-	if fs.NArg() == 0 {
+	if len(files) == 0 {
 		return fail("no summary.json named: give the files of the proxies to merge")
 	}
 	var vs []*verdict.Verdict
-	for _, name := range fs.Args() {
+	for _, name := range files {
 		v, err := readVerdict(name)
 		if err != nil {
 			return fail("%s: %v", evidence.Text(name), err)
@@ -40,7 +41,7 @@ func cmdMerge(_ context.Context, c cli, args []string) int {
 	}
 	m, err := history.Merge(vs, cfg.Strict, cfg.StrictClients)
 	if err != nil {
-		return fail("%v (the files, in order: %s)", err, evidence.Text(fmt.Sprint(fs.Args())))
+		return fail("%v (the files, in order: %s)", err, evidence.Text(fmt.Sprint(files)))
 	}
 	if err := m.WriteText(c.stdout, verdict.TextOptions{}); err != nil {
 		return fail("write the verdict: %v", err)

@@ -21,16 +21,20 @@ func cmdRules(_ context.Context, c cli, args []string) int {
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(c.stderr, "plantcheck rules: %v\n%s\n", err, flagsHint(fs))
+		return exitCannotRun
+	}
 	scs, err := features.Scenarios()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck rules: %v\n", err)
-		return exitFailed
+		return exitCannotRun
 	}
 	byRule := map[rules.RuleID][]features.Scenario{}
 	for _, s := range scs {
 		byRule[s.Rule()] = append(byRule[s.Rule()], s)
 	}
-	if cfg.JSON {
+	if cfg.Format == "json" {
 		type entry struct {
 			rules.Rule
 			Scenarios []features.Scenario `json:"scenarios"`
@@ -43,7 +47,7 @@ func cmdRules(_ context.Context, c cli, args []string) int {
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
 			fmt.Fprintf(c.stderr, "plantcheck rules: %v\n", err)
-			return exitFailed
+			return exitCannotRun
 		}
 		return exitOK
 	}

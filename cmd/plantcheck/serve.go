@@ -84,7 +84,7 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 	fmt.Fprintf(c.stderr, "plantcheck serve: certify it with: plantcheck run --base-url %s (token in $%s)\n", base, config.EnvToken)
 	if err := reference.Serve(ctx, ln, hs, shutdownGrace); err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck serve: %v\n", err)
-		return exitFailed
+		return exitCannotRun
 	}
 	fmt.Fprintln(c.stderr, "plantcheck serve: stopped")
 	return exitOK

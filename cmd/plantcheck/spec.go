@@ -15,7 +15,7 @@ func cmdSpec(_ context.Context, c cli, args []string) int {
 	}
 	if _, err := c.stdout.Write(spec.Document()); err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck spec: %v\n", err)
-		return exitFailed
+		return exitCannotRun
 	}
 	return exitOK
 }
@@ -28,7 +28,7 @@ func cmdVersion(_ context.Context, c cli, args []string) int {
 	v, err := spec.Default()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck version: %v\n", err)
-		return exitFailed
+		return exitCannotRun
 	}
 	fmt.Fprintf(c.stdout, "plantcheck %s\n%s %s (OpenAPI 3.1.0)\n", buildinfo.Version(), v.Info().Title, v.Info().Version)
 	return exitOK

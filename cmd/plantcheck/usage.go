@@ -3,9 +3,12 @@ package main
 import (
 	"flag"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/plantcheck/plantcheck/internal/config"
 )
 
 // Usage as users type it: a did-you-mean for a mistyped flag, command or
@@ -112,4 +115,60 @@ func argumentHint(fs *flag.FlagSet, arg string) string {
 		}
 	}
 	return ""
+}
+
+// typed returns flag name as args typed it: -v, --out, -base-url. The
+// flag package echoes every flag with one dash; a user who typed two and
+// reads one may think the dash was the mistake. "--name" when args has it
+// not.
+func typed(args []string, name string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		n := strings.TrimLeft(a, "-")
+		if n, _, _ = strings.Cut(n, "="); n == name && len(a) > len(n) && a[0] == '-' {
+			return a[:len(a)-len(strings.TrimLeft(a, "-"))] + name
+		}
+	}
+	return "--" + name
+}
+
+// invalidValueFlag returns the name of the flag err says was given a value
+// it cannot take ("" for another error): the flag package's message is the
+// only handle, and a test pins it.
+func invalidValueFlag(err error) string {
+	m := invalidValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+var invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value ".*" for (?:flag )?-([^:\s]+):`)
+
+// takesValue reports whether the last word of read, "--", is the value
+// of the flag before it (--tags --), not the end of the flags.
+func takesValue(fs *flag.FlagSet, read []string) bool {
+	if len(read) < 2 {
+		return false
+	}
+	prev := read[len(read)-2]
+	name := flagArg(fs, prev)
+	if name == "" || strings.Contains(prev, "=") || name == "h" || name == "help" {
+		return false
+	}
+	b, ok := fs.Lookup(name).Value.(interface{ IsBoolFlag() bool })
+	return !ok || !b.IsBoolFlag()
+}
+
+// warnDeprecated says, one line each on stderr, the new name of every
+// deprecated flag args gave (config.Deprecated): the old names work for
+// one release.
+func warnDeprecated(c cli, fs *flag.FlagSet, args []string) {
+	fs.Visit(func(f *flag.Flag) {
+		if use, ok := config.Deprecated(f); ok {
+			fmt.Fprintf(c.stderr, "%s is deprecated; use %s\n", typed(args, f.Name), use)
+		}
+	})
 }

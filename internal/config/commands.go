@@ -63,7 +63,7 @@ type Selftest struct {
 	// yet looked up.
 	Mutants []string
 	List    bool
-	// Parallel is how many runs go at once.
+	// Parallel is how many runs go at once (--concurrency).
 	Parallel int
 	Tags     string
 	// Without names checks to leave out of every run (Removable).
@@ -103,7 +103,8 @@ func DefineSelftest(fs *flag.FlagSet) *SelftestFlags {
 	f := &SelftestFlags{}
 	fs.StringVar(&f.only, "mutant", "", "run only these mutants (names, comma-separated)")
 	fs.BoolVar(&f.cfg.List, "list", false, "list the mutants and the rules each breaks, and run nothing")
-	fs.IntVar(&f.cfg.Parallel, "parallel", 2, "runs at once")
+	fs.IntVar(&f.cfg.Parallel, "concurrency", 2, "runs at once")
+	alias(fs, "parallel", "concurrency")
 	fs.StringVar(&f.cfg.Tags, "tags", "", "restrict every run to some rules (a godog tag expression)")
 	fs.StringVar(&f.without, "without", "", "leave these checks out of every run, to see what they catch ("+strings.Join(Removable, ", ")+")")
 	fs.IntVar(&f.cfg.Seeds, "seeds", 1, fmt.Sprintf("run every server under this many fresh seeds (1 to %d): a mutant is caught only if caught under each", MaxSeeds))
@@ -164,16 +165,17 @@ func (d Diff) Validate() error {
 
 // Compare is plantcheck compare's configuration.
 type Compare struct {
-	// Out, when set, receives the table's files; else Format (markdown
-	// or json) is printed.
-	Out, Format string
+	// ReportDir, when set, receives the table's files; else Format
+	// (markdown or json) is printed.
+	ReportDir, Format string
 }
 
 // DefineCompare defines compare's flags on fs, into the Compare returned.
 func DefineCompare(fs *flag.FlagSet) *Compare {
 	c := &Compare{}
-	fs.StringVar(&c.Out, "out", "", "write compare.html, compare.md, compare.json and the badges into this folder (created if missing)")
-	fs.StringVar(&c.Format, "format", "markdown", "without --out, what to print: markdown or json")
+	fs.StringVar(&c.ReportDir, "report-dir", "", "write compare.html, compare.md, compare.json and the badges into this folder (created if missing)")
+	fs.StringVar(&c.Format, "format", "markdown", "without --report-dir, what to print: markdown or json")
+	alias(fs, "out", "report-dir")
 	return c
 }
 
@@ -188,34 +190,48 @@ func (c Compare) Validate() error {
 
 // Docs is plantcheck docs' configuration.
 type Docs struct {
-	// Out is the folder the documentation is written into.
-	Out string
+	// ReportDir is the folder the documentation is written into.
+	ReportDir string
 }
 
 // DefineDocs defines docs' flags on fs, into the Docs returned.
 func DefineDocs(fs *flag.FlagSet) *Docs {
 	d := &Docs{}
-	fs.StringVar(&d.Out, "out", "", "folder to write the documentation into (created if missing)")
+	fs.StringVar(&d.ReportDir, "report-dir", "", "folder to write the documentation into (created if missing)")
+	alias(fs, "out", "report-dir")
 	return d
 }
 
 // Validate checks that a folder is named.
 func (d Docs) Validate() error {
-	if d.Out == "" {
-		return Errorf("--out is required")
+	if d.ReportDir == "" {
+		return Errorf("--report-dir is required: the folder to write the documentation into")
 	}
 	return nil
 }
 
 // Rules is plantcheck rules' configuration.
 type Rules struct {
-	JSON, Verbose bool
+	// Format is text or json.
+	Format  string
+	Verbose bool
 }
 
 // DefineRules defines rules' flags on fs, into the Rules returned.
 func DefineRules(fs *flag.FlagSet) *Rules {
 	r := &Rules{}
-	fs.BoolVar(&r.JSON, "json", false, "print the catalog and its scenarios as JSON")
-	fs.BoolVar(&r.Verbose, "v", false, "list each rule's scenarios and requirement")
+	fs.StringVar(&r.Format, "format", "text", "output: text (a table) or json (the catalog and its scenarios)")
+	fs.BoolVar(&r.Verbose, "verbose", false, "list each rule's scenarios and requirement")
+	fs.Var(setTo{&r.Format, "json"}, "json", deprecatedPrefix+"--format json")
+	alias(fs, "v", "verbose")
 	return r
+}
+
+// Validate checks the format.
+func (r Rules) Validate() error {
+	switch r.Format {
+	case "text", "json":
+		return nil
+	}
+	return Errorf("--format %q: text or json", evidence.Text(r.Format))
 }

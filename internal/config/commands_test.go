@@ -52,7 +52,7 @@ func TestSelftestResolve(t *testing.T) {
 	t.Parallel()
 	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
 	f := DefineSelftest(fs)
-	if err := fs.Parse([]string{"--mutant", "a, b", "--without", WithoutMustEcho, "--parallel", "3"}); err != nil {
+	if err := fs.Parse([]string{"--mutant", "a, b", "--without", WithoutMustEcho, "--concurrency", "3"}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := f.Resolve()
@@ -117,8 +117,11 @@ func TestFormats(t *testing.T) {
 		{"diff escaped", Diff{Format: "\x1b[31m"}.Validate(), `\x1b`},
 		{"compare markdown", Compare{Format: "markdown"}.Validate(), ""},
 		{"compare text", Compare{Format: "text"}.Validate(), `--format "text": markdown or json`},
-		{"docs", Docs{Out: "out"}.Validate(), ""},
-		{"docs without a folder", Docs{}.Validate(), "--out is required"},
+		{"docs", Docs{ReportDir: "out"}.Validate(), ""},
+		{"rules text", Rules{Format: "text"}.Validate(), ""},
+		{"rules json", Rules{Format: "json"}.Validate(), ""},
+		{"rules markdown", Rules{Format: "markdown"}.Validate(), `--format "markdown": text or json`},
+		{"docs without a folder", Docs{}.Validate(), "--report-dir is required"},
 	} {
 		switch {
 		case tt.want == "" && tt.err != nil:

@@ -12,6 +12,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -249,7 +250,7 @@ func (r *Run) Validate() error {
 	if r.BaseURL == "" {
 		return Errorf("no target: a base URL is required")
 	}
-	if err := checkURL("the base URL", r.BaseURL); err != nil {
+	if err := checkURL("the base URL", "--base-url", r.BaseURL); err != nil {
 		return err
 	}
 	if r.Token == "" {
@@ -259,10 +260,19 @@ func (r *Run) Validate() error {
 }
 
 // checkURL checks a target's URL: http or https, a host, no query or
-// fragment (the suite adds its own paths). what names it in the error.
-func checkURL(what, s string) error {
+// fragment (the suite adds its own paths). what names it in the error,
+// flag in the suggestion for a URL without its scheme.
+func checkURL(what, flag, s string) error {
 	u, err := url.Parse(s)
 	switch {
+	case !strings.Contains(s, "://") && strings.Contains(s, "@"):
+		// url.Parse reads user:password@host as a scheme and an opaque
+		// part, which RedactedURL would show whole.
+		return Errorf("%s %s has no scheme: give it as %s https://... or http://...", what, redactURL(s, nil, errNoScheme), flag)
+	case !strings.Contains(s, "://"):
+		// plants.example.com, localhost:8080: url.Parse reads a host
+		// and port as a scheme and an opaque part.
+		return Errorf("%s %q has no scheme: did you mean %s %s?", what, s, flag, WithScheme(s))
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 		return Errorf("%s %s is not an http or https URL with a host", what, redactURL(s, u, err))
 	case u.RawQuery != "" || u.Fragment != "":
@@ -270,6 +280,10 @@ func checkURL(what, s string) error {
 	}
 	return nil
 }
+
+// errNoScheme stands for the error of a URL without its scheme, which
+// url.Parse may not give.
+var errNoScheme = errors.New("no scheme")
 
 // RedactedURL is a proxy URL as plantcheck prints it: its user and
 // password, when it has them, replaced by <redacted>.
@@ -293,4 +307,19 @@ func redactURL(raw string, u *url.URL, err error) string {
 		return "(credentials redacted) " + fmt.Sprintf("%q", raw[at+1:])
 	}
 	return fmt.Sprintf("%q", raw)
+}
+
+// WithScheme is a URL given without its scheme, with the one it likely
+// lacks: http:// for a loopback host, which rarely speaks TLS, https://
+// for any other.
+func WithScheme(s string) string {
+	host := strings.TrimPrefix(s, "//")
+	h, _, _ := strings.Cut(host, "/")
+	if hn, _, err := net.SplitHostPort(h); err == nil {
+		h = hn
+	}
+	if h == "localhost" || strings.HasPrefix(h, "127.") || h == "[::1]" || h == "::1" {
+		return "http://" + host
+	}
+	return "https://" + host
 }

@@ -54,6 +54,11 @@ func TestRunValidate(t *testing.T) {
 		{"a target with a fragment", func(r *Run) { r.BaseURL = "http://example.com/#x" }, "a query or fragment"},
 		{"a target with credentials, not shown", func(r *Run) { r.BaseURL = "ftp://alice:s3cret@example.com" }, `"ftp://<redacted>@example.com" is not`},
 		{"a target without a token", func(r *Run) { r.Token = "" }, "bearer token"},
+		{"a host without a scheme", func(r *Run) { r.BaseURL = "plants.example.com/api/v1" }, `"plants.example.com/api/v1" has no scheme: did you mean --base-url https://plants.example.com/api/v1?`},
+		{"a host and port without a scheme", func(r *Run) { r.BaseURL = "plants.example.com:8443" }, "did you mean --base-url https://plants.example.com:8443?"},
+		{"localhost without a scheme", func(r *Run) { r.BaseURL = "localhost:8080" }, "did you mean --base-url http://localhost:8080?"},
+		{"a loopback address without a scheme", func(r *Run) { r.BaseURL = "127.0.0.1:8080" }, "did you mean --base-url http://127.0.0.1:8080?"},
+		{"credentials without a scheme, not shown", func(r *Run) { r.BaseURL = "alice:s3cret@example.com" }, `(credentials redacted) "example.com" has no scheme`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,6 +201,7 @@ func TestRunResolveRefuses(t *testing.T) {
 		{"a bad colour", []string{"--color", "pink"}, "", `--color "pink"`},
 		{"a token with no target", []string{"--token", "abcdefghij"}, "", "--token given, but no target"},
 		{"--require-target and no target", []string{"--require-target"}, "", "--require-target refuses"},
+		{"PLANTCHECK_TOKEN set empty", []string{"--base-url", "http://x.example"}, "", "PLANTCHECK_TOKEN is set but empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -209,7 +215,11 @@ func TestRunResolveRefuses(t *testing.T) {
 			if err := fs.Parse(args); err != nil {
 				t.Fatal(err)
 			}
-			_, _, err := f.Resolve(envOf(nil))
+			var env map[string]string
+			if strings.Contains(tt.want, EnvToken) {
+				env = map[string]string{EnvToken: ""}
+			}
+			_, _, err := f.Resolve(envOf(env))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Resolve: %v, want %q", err, tt.want)
 			}
@@ -237,6 +247,7 @@ func TestProxyResolve(t *testing.T) {
 		{"no upstream", nil, nil, "", 0, false, "no upstream"},
 		{"an ftp upstream", []string{"--upstream", "ftp://x.example"}, nil, "", 0, false, "must be an http or https URL"},
 		{"an upstream with credentials", []string{"--upstream", "http://u:p@x.example"}, nil, "", 0, false, "must not carry credentials"},
+		{"an upstream without a scheme", []string{"--upstream", "x.example:8080"}, nil, "", 0, false, "has no scheme: did you mean --upstream https://x.example:8080?"},
 		{"zero timeout", []string{"--upstream", "http://x.example", "--timeout", "0s"}, nil, "", 0, false, "--timeout must be positive"},
 		{"zero max-judge", []string{"--upstream", "http://x.example", "--max-judge", "0"}, nil, "", 0, false, "--max-judge must be positive"},
 		{"negative report-every", []string{"--upstream", "http://x.example", "--report-every", "-1s"}, nil, "", 0, false, "--report-every must not be negative"},

@@ -3,6 +3,7 @@ package config
 import (
 	"flag"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -76,6 +77,8 @@ func (p *Proxy) Validate() error {
 	// The URL is not quoted: it may carry credentials.
 	u, err := url.Parse(p.UpstreamText)
 	switch {
+	case !strings.Contains(p.UpstreamText, "://") && !strings.Contains(p.UpstreamText, "@"):
+		return Errorf("--upstream: the upstream has no scheme: did you mean --upstream %s?", WithScheme(p.UpstreamText))
 	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 		return Errorf("--upstream: the upstream must be an http or https URL with a host")
 	case u.User != nil || u.RawQuery != "" || u.Fragment != "":

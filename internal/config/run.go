@@ -168,6 +168,11 @@ func (f *RunFlags) token(env Env, cfg *Run, cli, set map[string]bool, used strin
 	case set["token"]:
 		cfg.TokenFrom = inFile + " (key token)"
 	}
+	if _, ok := env.lookup(EnvToken); ok && fromEnv == "" && cfg.TokenFrom == "" {
+		// Without this the run would say only that the target needs its
+		// token, and the user look for a variable they did set.
+		return Errorf("%s is set but empty (an unset CI secret?): set it to the token your server issued, or pass --token-file", EnvToken)
+	}
 	if fromFile != "" {
 		token, err := readTokenFile(fromFile)
 		if err != nil {

@@ -253,7 +253,7 @@ func TestCommittedDocsAreCurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 		if string(got) != want {
-			t.Errorf("docs/generated/%s is out of date: run go run ./cmd/plantcheck docs --out docs/generated", name)
+			t.Errorf("docs/generated/%s is out of date: run go run ./cmd/plantcheck docs --report-dir docs/generated", name)
 		}
 	}
 }

@@ -179,3 +179,29 @@ func outsideSpans(s string) string {
 	}
 	return b.String()
 }
+
+// TestStanding: a failing run that its baseline turned to exit 0 says
+// so in words, never "non-conformant (exit 0)" alone.
+func TestStanding(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, status string
+		exit         int
+		baseline     bool
+		want         string
+	}{
+		{"conformant", "conformant", 0, false, "conformant (exit 0)"},
+		{"failing", "non-conformant", 1, false, "non-conformant (exit 1)"},
+		{"failing with a baseline, a new failure", "non-conformant", 1, true, "non-conformant (exit 1)"},
+		{"gated by its baseline", "non-conformant", 0, true, "non-conformant, gated green by its baseline: every failure known (exit 0)"},
+		{"conformant with a baseline", "conformant", 0, true, "conformant (exit 0)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := standing(tt.status, tt.exit, tt.baseline); got != tt.want {
+				t.Errorf("standing(%q, %d, %v) = %q, want %q", tt.status, tt.exit, tt.baseline, got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/plantcheck/plantcheck/internal/config"
+)
+
+// usageFile is the page whose table of every command's flags
+// TestUsageTable holds to the flag sets.
+const usageFile = "../../docs/usage.md"
+
+// The markers around the generated table in usageFile.
+const (
+	tableBegin = "<!-- flags: generated from the commands' flag sets; PLANTCHECK_UPDATE_DOCS=1 go test -run TestUsageTable ./cmd/plantcheck/ -->"
+	tableEnd   = "<!-- end of flags -->"
+)
+
+// sharedNames are the names the commands share, each with the names a
+// command may not give its own flag of that meaning, unless as a
+// deprecated alias of the shared one.
+var sharedNames = map[string][]string{
+	"report-dir":  {"out", "output", "dir", "out-dir", "output-dir"},
+	"format":      {"json", "markdown", "output-format"},
+	"verbose":     {"v"},
+	"concurrency": {"parallel", "jobs", "j", "workers"},
+}
+
+// commandFlagSets returns each command's flag set, as the command makes it
+// when asked for help.
+func commandFlagSets(t *testing.T) map[string]*flag.FlagSet {
+	t.Helper()
+	sets := map[string]*flag.FlagSet{}
+	for _, cmd := range commands {
+		var fs *flag.FlagSet
+		c := cli{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }, flagSet: func(f *flag.FlagSet) { fs = f }}
+		if code := cmd.run(t.Context(), c, []string{"-h"}); code != exitOK {
+			t.Fatalf("plantcheck %s -h: exit %d, want 0", cmd.name, code)
+		}
+		if fs == nil {
+			t.Fatalf("plantcheck %s made no flag set", cmd.name)
+		}
+		sets[cmd.name] = fs
+	}
+	return sets
+}
+
+// flagTable is the Markdown table of every command's flags.
+func flagTable(sets map[string]*flag.FlagSet) string {
+	var b strings.Builder
+	b.WriteString("| Command | Flags | Deprecated (work until the next release) |\n|---|---|---|\n")
+	for _, cmd := range commands {
+		var flags, old []string
+		sets[cmd.name].VisitAll(func(f *flag.Flag) {
+			if use, ok := config.Deprecated(f); ok {
+				old = append(old, fmt.Sprintf("`%s`: use `%s`", dashed(f.Name), use))
+				return
+			}
+			flags = append(flags, "`"+dashed(f.Name)+"`")
+		})
+		if len(flags) == 0 {
+			flags = []string{"none"}
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", cmd.name, strings.Join(flags, ", "), strings.Join(old, ", "))
+	}
+	return b.String()
+}
+
+// TestUsageTable holds docs/usage.md's table of flags to the commands'
+// flag sets; PLANTCHECK_UPDATE_DOCS=1 rewrites it.
+func TestUsageTable(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(usageFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	before, rest, ok := strings.Cut(doc, tableBegin+"\n")
+	table, after, ok2 := strings.Cut(rest, tableEnd)
+	if !ok || !ok2 {
+		t.Fatalf("%s has no table between %q and %q", usageFile, tableBegin, tableEnd)
+	}
+	want := flagTable(commandFlagSets(t))
+	if table == want {
+		return
+	}
+	if os.Getenv("PLANTCHECK_UPDATE_DOCS") == "1" {
+		if err := os.WriteFile(usageFile, []byte(before+tableBegin+"\n"+want+tableEnd+after), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("docs/usage.md's table of flags is out of date: run\n  PLANTCHECK_UPDATE_DOCS=1 go test -run TestUsageTable ./cmd/plantcheck/\nwant:\n%s\ngot:\n%s", want, table)
+}
+
+// TestSharedNames holds every command to the shared names: a flag of one
+// of their meanings has the shared name, any other name of it is a
+// deprecated alias.
+func TestSharedNames(t *testing.T) {
+	t.Parallel()
+	for name, fs := range commandFlagSets(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fs.VisitAll(func(f *flag.Flag) {
+				use, deprecated := config.Deprecated(f)
+				for shared, others := range sharedNames {
+					for _, o := range others {
+						if f.Name != o {
+							continue
+						}
+						if !deprecated || !strings.HasPrefix(use, "--"+shared) {
+							t.Errorf("plantcheck %s --%s: the shared name is --%s (%q)", name, f.Name, shared, f.Usage)
+						}
+					}
+				}
+				if deprecated && fs.Lookup(strings.TrimPrefix(strings.Fields(use)[0], "--")) == nil {
+					t.Errorf("plantcheck %s --%s: deprecated for %s, which it lacks", name, f.Name, use)
+				}
+			})
+		})
+	}
+}
+
+// TestUsageErrorExit2: every command refuses a flag it lacks and an
+// argument where its flags want one with exit 2, the error and a hint,
+// and answers -h with exit 0.
+func TestUsageErrorExit2(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range commands {
+		t.Run(cmd.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, stderr := invoke(t, nil, cmd.name, "--no-such-flag")
+			if code != exitCannotRun {
+				t.Errorf("plantcheck %s --no-such-flag: exit %d, want 2\n%s", cmd.name, code, stderr)
+			}
+			if want := "flag provided but not defined: --no-such-flag\n"; !strings.Contains(stderr, want) {
+				t.Errorf("plantcheck %s --no-such-flag: stderr %q, want %q", cmd.name, stderr, want)
+			}
+			if want := "Run 'plantcheck " + cmd.name + " -h' for its flags."; !strings.Contains(stderr, want) {
+				t.Errorf("plantcheck %s --no-such-flag: stderr %q, want %q", cmd.name, stderr, want)
+			}
+		})
+	}
+}
+
+// dashed is a flag's name as the docs write it: -v, --report-dir.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
