@@ -22,11 +22,21 @@ func TestEveryMutantIsCaught(t *testing.T) {
 	if n := len(mutants.All); n < 25 {
 		t.Errorf("%d mutants, want at least 25", n)
 	}
-	seeds := 2
+	seeds, sample := 2, []mutants.Mutant(nil)
 	if raceEnabled {
+		// Under the race detector every run is several times slower: the
+		// sweep takes every ninth mutant, under one seed, which still runs
+		// the self-test's concurrency under the detector. The whole sweep
+		// runs without it, in `go test ./...` (two seeds) and in CI's
+		// `plantcheck selftest --seeds 32`.
 		seeds = 1
+		for i, m := range mutants.All {
+			if i%9 == 0 {
+				sample = append(sample, m)
+			}
+		}
 	}
-	res, err := Run(context.Background(), Config{Seeds: seeds})
+	res, err := Run(context.Background(), Config{Seeds: seeds, Mutants: sample})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -72,7 +82,7 @@ func TestEveryMutantIsCaught(t *testing.T) {
 		})
 	}
 	for _, r := range rules.Catalog {
-		if r.Level == rules.Must && !broken[r.ID] {
+		if sample == nil && r.Level == rules.Must && !broken[r.ID] {
 			t.Errorf("MUST rule %s is broken by no mutant that the suite catches with it", r.ID)
 		}
 	}
