@@ -191,7 +191,7 @@ func TestReportsLeadWithWhatToFix(t *testing.T) {
 			t.Fatalf("the console lacks %q:\n%s", want, console)
 		}
 	}
-	for _, f := range []string{SummaryJSON, SummaryMD, "summary-short.md", ReportHTML} {
+	for _, f := range []string{SummaryJSON, SummaryMD, "summary-short.md", ReportHTML, JUnitXML} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)

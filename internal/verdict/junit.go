@@ -28,14 +28,27 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-	ms       float64
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr"`
+	Time       string           `xml:"time,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+	SystemOut  string           `xml:"system-out,omitempty"`
+	ms         float64
+}
+
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+// junitProperty is one property of a suite: the analysis of the verdict
+// (what to fix, the common cause) rides on a suite of no case, first.
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
@@ -104,12 +117,37 @@ func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 		top.Skipped += s.Skipped
 	}
 	top.Suites = slices.DeleteFunc(top.Suites, func(s junitSuite) bool { return s.Tests == 0 })
+	// What to fix and the common cause, as the console and every report
+	// give them, first: a suite of no case, which counts nothing.
+	if a := Analyze(v); len(a.Fix) > 0 || a.Cause != "" {
+		s := junitSuite{Name: "plantcheck: what to fix", Time: "0.000", Properties: &junitProperties{}}
+		var text strings.Builder
+		if a.Cause != "" {
+			s.Properties.Property = append(s.Properties.Property, junitProperty{"common-cause", a.Cause})
+			fmt.Fprintf(&text, "Common cause: %s\n\n", a.Cause)
+		}
+		if len(a.Fix) > 0 {
+			fmt.Fprintf(&text, "To fix (blocks numbered as in summary.md and report.html):\n")
+		}
+		for i, l := range a.Fix {
+			s.Properties.Property = append(s.Properties.Property, junitProperty{fmt.Sprintf("to-fix-%d", i+1), l})
+			fmt.Fprintf(&text, "- %s\n", l)
+		}
+		s.SystemOut = text.String()
+		top.Suites = append([]junitSuite{s}, top.Suites...)
+	}
 	// encoding/xml writes a character XML 1.0 cannot hold (most C0
 	// controls, invalid UTF-8) as U+FFFD, so the file is well-formed
 	// anyway; cleaning first shows the reader which control it was, and
 	// escapes the C1 controls and bidi overrides XML would let through.
 	top.Name = mdquote.Clean(top.Name)
 	for i := range top.Suites {
+		top.Suites[i].SystemOut = mdquote.Clean(top.Suites[i].SystemOut)
+		if ps := top.Suites[i].Properties; ps != nil {
+			for j := range ps.Property {
+				ps.Property[j].Value = mdquote.Clean(ps.Property[j].Value)
+			}
+		}
 		for j := range top.Suites[i].Cases {
 			c := &top.Suites[i].Cases[j]
 			c.Name, c.SystemOut = mdquote.Clean(c.Name), mdquote.Clean(c.SystemOut)
