@@ -148,6 +148,10 @@ func (v *console) writeText(w *strings.Builder) {
 		fmt.Fprintf(w, "  %s\n", why)
 	}
 	fmt.Fprintf(w, "MUST rules: %s; SHOULD rules: %s\n", v.levelSummary(rules.Must), v.levelSummary(rules.Should))
+	if v.Strength != nil {
+		// What a pass is worth: the mutants this suite is known to catch.
+		fmt.Fprintf(w, "Suite strength: %s\n", v.Strength.Line())
+	}
 	if v.Throttling.Summary != "" {
 		fmt.Fprintf(w, "Throttled: %s\n", v.Throttling.Summary)
 	}

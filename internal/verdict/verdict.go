@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/strength"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -111,6 +112,10 @@ type Verdict struct {
 	// Baseline is what the verdict says of the baseline it was made
 	// against (--baseline); absent without one.
 	Baseline *BaselineResult `json:"baseline,omitempty"`
+	// Strength is the suite's strength as the build that judged carries
+	// it (package strength): how many shipped mutants it catches, by
+	// rule; absent when the build carries none.
+	Strength *strength.Figures `json:"strength,omitempty"`
 
 	// Base is the baseline the driver gives (history.LoadBaseline): Finish marks
 	// the failures it knows and decides the exit status against it; not
