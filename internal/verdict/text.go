@@ -326,7 +326,7 @@ func (v *Verdict) partlyJudged(r Rule) bool {
 
 // files names the report files the verdict's driver writes.
 func (v *Verdict) files() []string {
-	names := []string{SummaryJSON, SummaryMD, SummaryShortMD, ReportHTML, BadgeSVG, JUnitXML}
+	names := []string{SummaryJSON, SummaryMD, SummaryShortMD, ReportHTML, BadgeSVG, JUnitXML, StatementJSON}
 	if v.Driver == Run {
 		names = append(names, "cucumber.json")
 	}

@@ -128,6 +128,9 @@ type Verdict struct {
 	// TokenFrom says where run's token came from, for the note on the
 	// reproductions (Config.Token says it in summary.json).
 	TokenFrom string `json:"-"`
+	// Command is the command that judged when the driver does not say it
+	// (judge, merge), for the statement; not part of summary.json.
+	Command string `json:"-"`
 }
 
 // Config is the configuration the verdict was made with; the token is
