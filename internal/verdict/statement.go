@@ -232,27 +232,11 @@ var PredicateSchema []byte
 const predicateSchemaID = "https://plantcheck.dev/conformance.schema.json"
 
 var predicateCompiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(PredicateSchema))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(predicateSchemaID, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(predicateSchemaID)
+	return compile(predicateSchemaID, PredicateSchema)
 })
 
 // CheckPredicate reports whether a document is a predicate that follows
 // conformance.schema.json, and if not, why.
 func CheckPredicate(doc []byte) error {
-	s, err := predicateCompiled()
-	if err != nil {
-		return fmt.Errorf("conformance.schema.json: %w", err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		return fmt.Errorf("not JSON: %w", err)
-	}
-	return s.Validate(inst)
+	return check(predicateCompiled, "conformance.schema.json", doc)
 }
