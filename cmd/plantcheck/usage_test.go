@@ -37,7 +37,7 @@ func TestUsageAsTyped(t *testing.T) {
 		{name: "-version", args: []string{"-version"}, wantCode: 0, wantStdout: "^" + regexp.QuoteMeta(version) + "$"},
 		{name: "-v", args: []string{"-v"}, wantCode: 2, wantStderr: []string{`unknown command "-v"\ndid you mean --version\?`}},
 		{name: "a mistyped command", args: []string{"runn"}, wantCode: 2, wantStderr: []string{`unknown command "runn"\ndid you mean run\?`}},
-		{name: "a command far from any", args: []string{"certify"}, wantCode: 2, wantStderr: []string{`unknown command "certify"\n\n`}},
+		{name: "a command far from any", args: []string{"publish"}, wantCode: 2, wantStderr: []string{`unknown command "publish"\n\n`}},
 		{name: "a URL for a command", args: []string{"http://127.0.0.1:8080"}, wantCode: 2, wantStderr: []string{`did you mean plantcheck run --base-url http://127\.0\.0\.1:8080\?`}},
 		{name: "a flag one letter short", args: []string{"run", "--base-ur", "http://x"}, wantCode: 2, wantStderr: []string{`not defined: -base-ur\ndid you mean --base-url\?`}},
 		{name: "underscores for hyphens", args: []string{"run", "--base_url", "http://x"}, wantCode: 2, wantStderr: []string{`did you mean --base-url\?`}},

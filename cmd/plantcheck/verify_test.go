@@ -67,13 +67,23 @@ func predicateRule(m map[string]any, id string) map[string]any {
 func TestVerify(t *testing.T) {
 	t.Parallel()
 	dirs := map[string]string{}
+	recorded := filepath.Join(t.TempDir(), "run.har")
 	for _, mutant := range []string{"", "upper-case-name"} {
 		dir := filepath.Join(t.TempDir(), "reports")
-		code, _, stderr := invoke(t, nil, "run", "--base-url", target(t, mutant), "--token", canary, "--report-dir", dir, "--seed", "7")
+		args := []string{"run", "--base-url", target(t, mutant), "--token", canary, "--report-dir", dir, "--seed", "7"}
+		if mutant == "" {
+			args = append(args, "--har", recorded)
+		}
+		code, _, stderr := invoke(t, nil, args...)
 		if want := map[string]int{"": 0, "upper-case-name": 1}[mutant]; code != want {
 			t.Fatalf("run against %q: exit %d, want %d: %s", mutant, code, want, stderr)
 		}
 		dirs[mutant] = dir
+	}
+	// judge writes its statement through the same writer as run and proxy.
+	dirs["judge"] = filepath.Join(t.TempDir(), "judged")
+	if code, _, stderr := invoke(t, nil, "judge", "--report-dir", dirs["judge"], recorded); code != 0 {
+		t.Fatalf("judge: exit %d: %s", code, stderr)
 	}
 	flip := func(m map[string]any) {
 		m["exitCode"] = 1
@@ -88,6 +98,7 @@ func TestVerify(t *testing.T) {
 	}{
 		{"the reference's reports as written", "", func(*testing.T, string) {}, 0, []string{"HOLDS", "suite strength: "}},
 		{"a mutant's reports as written", "upper-case-name", func(*testing.T, string) {}, 0, []string{"HOLDS", "NON-CONFORMANT", "(exit status 1)"}},
+		{"judge's reports as written", "judge", func(*testing.T, string) {}, 0, []string{"HOLDS", "judge (traffic)"}},
 		{"summary.json's verdict flipped", "", func(t *testing.T, dir string) { editJSON(t, dir, verdict.SummaryJSON, flip) }, 1,
 			[]string{"summary.json: its sha256 is", "verdict: summary.json says", "exit status: summary.json says 1, the statement 0", "DOES NOT HOLD"}},
 		{"one byte of summary.json", "", func(t *testing.T, dir string) {
