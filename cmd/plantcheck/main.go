@@ -75,6 +75,7 @@ var commands = []command{
 	{"judge", "certify a deployment (and its clients) from recorded traffic: HAR files", cmdJudge},
 	{"merge", "combine the summary.json files of several proxies (one per instance) into one verdict", cmdMerge},
 	{"diff", "what changed between two verdicts (summary.json): newly failing, fixed, still failing; exit 1 on regressions", cmdDiff},
+	{"verify", "check offline that a report folder's conformance statement and its reports agree", cmdVerify},
 	{"compare", "one table of rules by implementations from their summary.json files (HTML, Markdown, JSON, badges)", cmdCompare},
 	{"docs", "render the features as documentation of the API (Markdown and HTML)", cmdDocs},
 	{"rules", "print the catalog of the spec's rules and the scenarios that encode them", cmdRules},

@@ -38,7 +38,7 @@ func TestUsageAsTyped(t *testing.T) {
 		{name: "-version", args: []string{"-version"}, wantCode: 0, wantStdout: "^" + regexp.QuoteMeta(version) + "$"},
 		{name: "-v", args: []string{"-v"}, wantCode: 2, wantStderr: []string{`unknown command "-v"\ndid you mean --version\?`}},
 		{name: "a mistyped command", args: []string{"runn"}, wantCode: 2, wantStderr: []string{`unknown command "runn"\ndid you mean run\?`}},
-		{name: "a command far from any", args: []string{"certify"}, wantCode: 2, wantStderr: []string{`unknown command "certify"\nRun 'plantcheck help' for the commands\.\n$`}},
+		{name: "a command far from any", args: []string{"publish"}, wantCode: 2, wantStderr: []string{`unknown command "publish"\nRun 'plantcheck help' for the commands\.\n$`}},
 		{name: "a flag of run for a command", args: []string{"--base-url", "http://x", "--token", canary}, wantCode: 2, wantStderr: []string{`unknown command "--base-url"\ndid you mean plantcheck run --base-url \.\.\.\? The command comes first\.\n`}, notStderr: canary},
 		{name: "help for a command", args: []string{"-h"}, wantCode: 0, wantStdout: `Commands:`},
 		{name: "a command with two letters swapped", args: []string{"rnu"}, wantCode: 2, wantStderr: []string{`unknown command "rnu"\ndid you mean run\?\nRun 'plantcheck help' for the commands\.\n$`}},

@@ -73,6 +73,7 @@ func Merge(vs []*verdict.Verdict, strict, strictClients bool) (*verdict.Verdict,
 	m.Duration = verdict.Ms(m.Ended.Sub(m.Started))
 	tally.Traffic(m, func(s string) string { return s })
 	m.Rules = slices.DeleteFunc(m.Rules, func(r verdict.Rule) bool { return !seen[r.ID] })
+	m.Command = "merge"
 	m.Finish()
 	return m, nil
 }

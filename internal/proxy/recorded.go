@@ -90,6 +90,7 @@ func JudgeFiles(cfg config.Judge, stdout io.Writer) (*verdict.Verdict, error) {
 		r.first, r.last = started, time.Now() // no time recorded
 	}
 	v := r.verdict(Options{Strict: cfg.Strict, StrictClients: cfg.StrictClients}, source, r.first, r.last, "", r.maxJudge)
+	v.Command = "judge"
 	authMissing := slices.ContainsFunc(v.Rules, func(r verdict.Rule) bool { return r.ID == rules.AuthMissing && r.Failures > 0 })
 	if r.toOp > 0 && r.withAuth == 0 && !r.authStripped && authMissing {
 		v.LikelyCause = "no request of the recording carries an Authorization header: if the recorder stripped them " +

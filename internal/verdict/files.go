@@ -177,7 +177,8 @@ func (v *Verdict) suiteVersion() string {
 }
 
 // WriteFiles writes summary.json, summary.md, summary-short.md,
-// report.html, badge.svg and junit.xml into dir, creating it if missing.
+// report.html, badge.svg, junit.xml and the conformance statement
+// (conformance.intoto.json) into dir, creating it if missing.
 func (v *Verdict) WriteFiles(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create the report folder: %w", err)
@@ -215,6 +216,20 @@ func (v *Verdict) WriteFiles(dir string) error {
 		{BadgeSVG, []byte(mdquote.Clean(string(v.Badge())))},
 		{JUnitXML, junit.Bytes()},
 	}
+	// The statement vouches for the bytes written: it is made from them,
+	// and written last, so that a reader who finds it finds its subjects.
+	written := map[string][]byte{}
+	for _, f := range files {
+		written[f.name] = f.data
+	}
+	statement, err := v.Statement(written)
+	if err != nil {
+		return fmt.Errorf("%s: %w", StatementJSON, err)
+	}
+	files = append(files, struct {
+		name string
+		data []byte
+	}{StatementJSON, statement})
 	var errs []error
 	for _, f := range files {
 		if err := WriteAtomic(dir, f.name, f.data); err != nil {

@@ -3,17 +3,21 @@ package verdict
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"slices"
 
 	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/buildinfo"
+	"github.com/plantcheck/plantcheck/internal/strength"
 	"github.com/plantcheck/plantcheck/spec"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // Stamp records what judged: plantcheck's version, the spec's title,
-// version and digest, and the features' digest and scenario count.
+// version and digest, the features' digest and scenario count, and the
+// suite's strength this build carries.
 func (v *Verdict) Stamp(specTitle, specVersion string) {
 	v.Schema = SchemaID
 	v.Plantcheck.Version = buildinfo.Version()
@@ -21,6 +25,10 @@ func (v *Verdict) Stamp(specTitle, specVersion string) {
 	v.Features.SHA256 = featuresDigest()
 	if scs, err := features.Scenarios(); err == nil {
 		v.Features.Scenarios = len(scs)
+	}
+	v.Strength = nil
+	if f, err := strength.Current(); err == nil {
+		v.Strength = f.Brief()
 	}
 }
 
@@ -41,4 +49,25 @@ func featuresDigest() string {
 		h.Write(b)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// CatalogDigest hashes the rule catalog: every rule's ID, level, source
+// and requirement, in catalog order, as JSON.
+func CatalogDigest() string {
+	b, _ := json.Marshal(rules.Catalog)
+	return digest(b)
+}
+
+// FeaturesDigest hashes the features (summary.json's features.sha256).
+func FeaturesDigest() string { return featuresDigest() }
+
+// SuiteDigest names the suite a verdict was judged with: the features and
+// the rule catalog, the one digest over both of theirs.
+func SuiteDigest() string {
+	return SuiteDigestOf(featuresDigest(), CatalogDigest())
+}
+
+// SuiteDigestOf is the suite digest of the features' and the catalog's digests.
+func SuiteDigestOf(features, catalog string) string {
+	return digest([]byte("features " + features + "\nrules " + catalog + "\n"))
 }

@@ -16,24 +16,32 @@ import (
 var Schema []byte
 
 // compiled is Schema compiled, once.
-var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema))
+var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) { return compile(SchemaID, Schema) })
+
+// compile compiles a schema of ours, whose $id is id.
+func compile(id string, schema []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
 		return nil, err
 	}
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource(SchemaID, doc); err != nil {
+	if err := c.AddResource(id, doc); err != nil {
 		return nil, err
 	}
-	return c.Compile(SchemaID)
-})
+	return c.Compile(id)
+}
 
 // CheckSummary reports whether a document is a summary.json that follows
 // the published schema, and if not, why.
 func CheckSummary(doc []byte) error {
+	return check(compiled, "summary.schema.json", doc)
+}
+
+// check validates doc against a compiled schema named file.
+func check(compiled func() (*jsonschema.Schema, error), file string, doc []byte) error {
 	s, err := compiled()
 	if err != nil {
-		return fmt.Errorf("summary.schema.json: %w", err)
+		return fmt.Errorf("%s: %w", file, err)
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {

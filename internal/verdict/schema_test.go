@@ -161,6 +161,19 @@ func TestSummaryFollowsTheSchema(t *testing.T) {
 			if err := verdict.CheckSummary(b); err != nil {
 				t.Errorf("%s does not follow the schema: %v", d.path, err)
 			}
+			// The statement beside it is an in-toto Statement whose
+			// predicate follows conformance.schema.json (ReadStatement
+			// checks both) and vouches for this summary.json.
+			st, err := os.ReadFile(filepath.Join(filepath.Dir(d.path), verdict.StatementJSON))
+			if err != nil {
+				t.Fatal(err)
+			}
+			subjects, _, err := verdict.ReadStatement(st)
+			if err != nil {
+				t.Errorf("%s: %v", verdict.StatementJSON, err)
+			} else if got, want := subjects[verdict.SummaryJSON], sha256Hex(b); got != want {
+				t.Errorf("the statement vouches for summary.json %s, the file is %s", got, want)
+			}
 			var m map[string]any
 			if err := json.Unmarshal(b, &m); err != nil {
 				t.Fatal(err)

@@ -148,6 +148,10 @@ func (v *console) writeText(w *strings.Builder) {
 		fmt.Fprintf(w, "  %s\n", why)
 	}
 	fmt.Fprintf(w, "MUST rules: %s; SHOULD rules: %s\n", v.levelSummary(rules.Must), v.levelSummary(rules.Should))
+	if v.Strength != nil {
+		// What a pass is worth: the mutants this suite is known to catch.
+		fmt.Fprintf(w, "Suite strength: %s\n", v.Strength.Line())
+	}
 	if v.Throttling.Summary != "" {
 		fmt.Fprintf(w, "Throttled: %s\n", v.Throttling.Summary)
 	}
@@ -322,7 +326,7 @@ func (v *Verdict) partlyJudged(r Rule) bool {
 
 // files names the report files the verdict's driver writes.
 func (v *Verdict) files() []string {
-	names := []string{SummaryJSON, SummaryMD, SummaryShortMD, ReportHTML, BadgeSVG, JUnitXML}
+	names := []string{SummaryJSON, SummaryMD, SummaryShortMD, ReportHTML, BadgeSVG, JUnitXML, StatementJSON}
 	if v.Driver == Run {
 		names = append(names, "cucumber.json")
 	}

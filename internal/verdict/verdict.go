@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/strength"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -111,6 +112,10 @@ type Verdict struct {
 	// Baseline is what the verdict says of the baseline it was made
 	// against (--baseline); absent without one.
 	Baseline *BaselineResult `json:"baseline,omitempty"`
+	// Strength is the suite's strength as the build that judged carries
+	// it (package strength): how many shipped mutants it catches, by
+	// rule; absent when the build carries none.
+	Strength *strength.Figures `json:"strength,omitempty"`
 
 	// Base is the baseline the driver gives (history.LoadBaseline): Finish marks
 	// the failures it knows and decides the exit status against it; not
@@ -123,6 +128,9 @@ type Verdict struct {
 	// TokenFrom says where run's token came from, for the note on the
 	// reproductions (Config.Token says it in summary.json).
 	TokenFrom string `json:"-"`
+	// Command is the command that judged when the driver does not say it
+	// (judge, merge), for the statement; not part of summary.json.
+	Command string `json:"-"`
 }
 
 // Config is the configuration the verdict was made with; the token is

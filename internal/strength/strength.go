@@ -1,0 +1,132 @@
+// Package strength holds the suite's strength as the self-test last
+// measured it: for each rule, how many of the shipped mutants break it and
+// how many of those the suite catches, the totals, and when and by which
+// plantcheck the figures were measured. The figures are generated into
+// strength.json (go generate ./internal/strength, which runs the whole
+// self-test) and carried by the binary, so that every verdict can say how
+// much a pass is worth; a test fails when they drift from the mutant
+// catalog.
+package strength
+
+//go:generate go run ./measure -out strength.json
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/plantcheck/plantcheck/spec/rules"
+)
+
+// Figures are the suite's strength as one self-test measured it.
+type Figures struct {
+	// Measured is the day the self-test ran (UTC, 2006-01-02), Plantcheck
+	// the version of the plantcheck that ran it, Suite the digest of the
+	// suite it ran (the features and the rule catalog).
+	Measured   string `json:"measured"`
+	Plantcheck string `json:"plantcheck"`
+	Suite      string `json:"suite"`
+	// Mutants and Caught are the totals: the shipped mutants, and those
+	// the suite caught (failed on a rule the mutant breaks).
+	Mutants int `json:"mutants"`
+	Caught  int `json:"caught"`
+	// Rules are the rules some mutant breaks, in catalog order.
+	Rules []Rule `json:"rules"`
+	// Each is every mutant, in the catalog's order: the rules it breaks,
+	// and whether the suite caught it.
+	Each []Mutant `json:"each,omitempty"`
+}
+
+// Brief is f without the mutants' lines: what a verdict carries.
+func (f *Figures) Brief() *Figures {
+	b := *f
+	b.Each = nil
+	return &b
+}
+
+// Rule is one rule's strength: Mutants break it, the suite caught Caught
+// of them.
+type Rule struct {
+	ID      rules.RuleID `json:"id"`
+	Mutants int          `json:"mutants"`
+	Caught  int          `json:"caught"`
+}
+
+// Mutant is one mutant's line of the self-test.
+type Mutant struct {
+	Name   string         `json:"name"`
+	Rules  []rules.RuleID `json:"rules"`
+	Caught bool           `json:"caught"`
+}
+
+// Tally fills the totals and the rules' figures from f.Each: a mutant
+// counts toward every rule it breaks.
+func (f *Figures) Tally() {
+	f.Mutants, f.Caught, f.Rules = len(f.Each), 0, nil
+	byRule := map[rules.RuleID]*Rule{}
+	for _, m := range f.Each {
+		if m.Caught {
+			f.Caught++
+		}
+		for _, id := range m.Rules {
+			r := byRule[id]
+			if r == nil {
+				r = &Rule{ID: id}
+				byRule[id] = r
+			}
+			r.Mutants++
+			if m.Caught {
+				r.Caught++
+			}
+		}
+	}
+	for _, c := range rules.Catalog {
+		if r := byRule[c.ID]; r != nil {
+			f.Rules = append(f.Rules, *r)
+			delete(byRule, c.ID)
+		}
+	}
+	// A rule the catalog lacks is kept, last, for the test to name.
+	for _, m := range f.Each {
+		for _, id := range m.Rules {
+			if r := byRule[id]; r != nil {
+				f.Rules = append(f.Rules, *r)
+				delete(byRule, id)
+			}
+		}
+	}
+}
+
+// Rule is the strength of rule id (ok false: no mutant breaks it).
+func (f *Figures) Rule(id rules.RuleID) (Rule, bool) {
+	for _, r := range f.Rules {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+// Line is the strength in one line, as the console prints it:
+// "110 of 110 mutants caught, selftest of 2026-11-26, plantcheck v1.4.0".
+func (f *Figures) Line() string {
+	return fmt.Sprintf("%d of %d mutants caught, selftest of %s, plantcheck %s", f.Caught, f.Mutants, f.Measured, f.Plantcheck)
+}
+
+// String is a rule's strength: "AUTH-NEAR-MISS: 20 of 20 mutants caught".
+func (r Rule) String() string {
+	return fmt.Sprintf("%s: %d of %d mutants caught", r.ID, r.Caught, r.Mutants)
+}
+
+//go:embed strength.json
+var figures []byte
+
+// Current is the strength this build carries: strength.json.
+var Current = sync.OnceValues(func() (*Figures, error) {
+	var f Figures
+	if err := json.Unmarshal(figures, &f); err != nil {
+		return nil, fmt.Errorf("strength.json: %w", err)
+	}
+	return &f, nil
+})
