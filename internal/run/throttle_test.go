@@ -120,13 +120,13 @@ func TestRateLimitedGatewayIsCertified(t *testing.T) {
 	// Each limit is far below the pace of an unthrottled run (hundreds of
 	// requests a second, under -race too), so that the run is brought down
 	// to it, and each gateway starts spent, so that the run meets the
-	// limit at its first request whatever the load. A run of about 330
-	// exchanges takes about 330/60 s; the three, each with its own
+	// limit at its first request whatever the load. A run of about 430
+	// exchanges takes about 430/120 s; the three, each with its own
 	// gateway, wait on the clock at once.
 	gateways := []gateway{
-		{"token bucket, a burst of 20 then 60 a second", tokenBucket(20, 60), true},
-		{"fixed windows of 60 a second", fixedWindow(60), true},
-		{"token bucket, 429 without Retry-After", tokenBucket(20, 60), false},
+		{"token bucket, a burst of 20 then 120 a second", tokenBucket(20, 120), true},
+		{"fixed windows of 120 a second", fixedWindow(120), true},
+		{"token bucket, 429 without Retry-After", tokenBucket(20, 120), false},
 	}
 	atOnce(t, gateways, func(g gateway) string { return g.name }, func(t *testing.T, tt gateway) {
 		// A token every scenario can use (72 bytes or more, nothing a
