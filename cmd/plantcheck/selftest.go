@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/plantcheck/plantcheck/internal/buildinfo"
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/selftest"
 	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
+	"github.com/plantcheck/plantcheck/internal/strength"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
@@ -15,7 +18,9 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 	fs := newFlagSet(c, "selftest", "[flags]",
 		"Prove the suite: run it against the bundled reference server, which must pass,\n"+
 			"and against every mutant (the reference with one deliberate defect), each of\n"+
-			"which must fail on a rule it breaks. Prints the table and the mutation score.\n"+
+			"which must fail on a rule it breaks. Prints the table and the mutation score,\n"+
+			"and, when every mutant ran on the whole suite, the strength measured beside\n"+
+			"the figures this build carries (every verdict's), saying when they differ.\n"+
 			"With --seeds N every server runs under N fresh seeds, and a mutant counts as\n"+
 			"caught only if caught under each; a miss names its seed and the rerun that\n"+
 			"replays it (--seed S).\n\n"+
@@ -56,6 +61,17 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 		return exitCannotRun
 	}
 	res.Write(c.stdout)
+	// A whole self-test measures the suite's strength: beside the figures
+	// this build carries, and every verdict it writes, it says whether
+	// they still hold.
+	switch f, err := res.Strength(buildinfo.Version()); {
+	case errors.Is(err, selftest.ErrPart):
+	case err != nil:
+		fmt.Fprintf(c.stdout, "suite strength: not measured: %v\n", err)
+	default:
+		carried, _ := strength.Current()
+		selftest.WriteStrength(c.stdout, f, carried)
+	}
 	if !res.OK() {
 		return exitFailed
 	}

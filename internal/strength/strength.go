@@ -14,6 +14,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/plantcheck/plantcheck/spec/rules"
@@ -116,7 +117,68 @@ func (f *Figures) Line() string {
 
 // String is a rule's strength: "AUTH-NEAR-MISS: 20 of 20 mutants caught".
 func (r Rule) String() string {
-	return fmt.Sprintf("%s: %d of %d mutants caught", r.ID, r.Caught, r.Mutants)
+	return fmt.Sprintf("%s: %s", r.ID, r.Figure())
+}
+
+// Figure is the rule's figure: "20 of 20 mutants caught".
+func (r Rule) Figure() string {
+	return fmt.Sprintf("%d of %d mutants caught", r.Caught, r.Mutants)
+}
+
+// NoMutant is the figure of a rule no shipped mutant breaks: a gap, for a
+// pass of it is proved by no server that breaks it.
+const NoMutant = "no mutant"
+
+// Figure is rule id's figure, "20 of 20 mutants caught", or NoMutant.
+func (f *Figures) Figure(id rules.RuleID) string {
+	if r, ok := f.Rule(id); ok {
+		return r.Figure()
+	}
+	return NoMutant
+}
+
+// Differ lists how measured differs from carried, the figures this build
+// carries, in what a verdict says: the suite digest, and each mutant, the
+// rules it breaks and whether it was caught (the totals and the rules'
+// figures follow from them). When and by which build each was measured
+// is no difference. None: the carried figures are those measured.
+func Differ(carried, measured *Figures) []string {
+	var out []string
+	if carried.Suite != measured.Suite {
+		out = append(out, fmt.Sprintf("the suite digest is %.12s, the carried figures measured %.12s", measured.Suite, carried.Suite))
+	}
+	if a, b := measured.Line(), carried.Line(); measured.Caught != carried.Caught || measured.Mutants != carried.Mutants {
+		out = append(out, fmt.Sprintf("measured %s; carried %s", a, b))
+	}
+	was := map[string]Mutant{}
+	for _, m := range carried.Each {
+		was[m.Name] = m
+	}
+	for _, m := range measured.Each {
+		c, ok := was[m.Name]
+		delete(was, m.Name)
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("mutant %s: not in the carried figures", m.Name))
+		case !slices.Equal(c.Rules, m.Rules):
+			out = append(out, fmt.Sprintf("mutant %s: breaks %s, the carried figures say %s", m.Name, rules.JoinIDs(m.Rules, " "), rules.JoinIDs(c.Rules, " ")))
+		case c.Caught != m.Caught:
+			out = append(out, fmt.Sprintf("mutant %s: %s now, %s in the carried figures", m.Name, caught(m.Caught), caught(c.Caught)))
+		}
+	}
+	for _, m := range carried.Each {
+		if _, ok := was[m.Name]; ok {
+			out = append(out, fmt.Sprintf("mutant %s: in the carried figures, not measured", m.Name))
+		}
+	}
+	return out
+}
+
+func caught(b bool) string {
+	if b {
+		return "caught"
+	}
+	return "not caught"
 }
 
 //go:embed strength.json

@@ -3,36 +3,41 @@
 // carries it, to -out: go generate ./internal/strength. Run it again
 // whenever a mutant is added, removed, or names other rules; a test of
 // package strength fails until then.
+//
+// With -check it writes nothing: it measures, compares with -out and
+// exits 1 when the figures differ (strength.Differ: the suite, the
+// mutants, their rules and their catching; never the day or the build
+// that measured them, which differ on every run). The release runs it.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
-	"time"
 
 	"github.com/plantcheck/plantcheck/internal/buildinfo"
 	"github.com/plantcheck/plantcheck/internal/selftest"
 	"github.com/plantcheck/plantcheck/internal/strength"
-	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
 func main() {
-	out := flag.String("out", "strength.json", "the file to write")
+	out := flag.String("out", "strength.json", "the file to write (with -check, to compare with)")
 	version := flag.String("version", "", "the version to record as the selftest's (default: this build's)")
+	check := flag.Bool("check", false, "write nothing: exit 1 when the figures measured differ from -out's")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := measure(ctx, *out, *version); err != nil {
+	if err := measure(ctx, *out, *version, *check); err != nil {
 		fmt.Fprintf(os.Stderr, "measure: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func measure(ctx context.Context, out, version string) error {
+func measure(ctx context.Context, out, version string, check bool) error {
 	if version == "" {
 		version = buildinfo.Version()
 	}
@@ -40,25 +45,25 @@ func measure(ctx context.Context, out, version string) error {
 	if err != nil {
 		return fmt.Errorf("selftest: %w", err)
 	}
-	// Figures of a suite that fails the reference measure nothing.
-	if !res.ReferencePasses() {
+	f, err := res.Strength(version)
+	if err != nil {
 		res.Write(os.Stderr)
-		return fmt.Errorf("the reference does not pass: nothing written")
+		return fmt.Errorf("%w: nothing written", err)
 	}
-	f := strength.Figures{
-		Measured:   time.Now().UTC().Format(time.DateOnly),
-		Plantcheck: version,
-		Suite:      verdict.SuiteDigest(),
-	}
-	for _, row := range res.Rows {
-		for _, t := range row.Trials {
-			if t.Err != nil {
-				return fmt.Errorf("mutant %s: could not run: %w", row.Mutant.Name, t.Err)
-			}
+	if check {
+		b, err := os.ReadFile(out)
+		if err != nil {
+			return err
 		}
-		f.Each = append(f.Each, strength.Mutant{Name: row.Mutant.Name, Rules: row.Mutant.Rules, Caught: row.Verdict() == selftest.Caught})
+		var carried strength.Figures
+		if err := json.Unmarshal(b, &carried); err != nil {
+			return fmt.Errorf("%s: %w", out, err)
+		}
+		if selftest.WriteStrength(os.Stdout, f, &carried) {
+			return errors.New(selftest.Stale)
+		}
+		return nil
 	}
-	f.Tally()
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
