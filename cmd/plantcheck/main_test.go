@@ -182,7 +182,7 @@ func TestCommands(t *testing.T) {
 		{name: "selftest too many seeds", args: []string{"selftest", "--seeds", "1001"}, wantCode: 2, wantStderr: []string{`--seeds 1001: it must be between 1 and 1000`}},
 		{name: "selftest a seed and seeds", args: []string{"selftest", "--seed", "7", "--seeds", "3"}, wantCode: 2, wantStderr: []string{`--seed 7 replays one seed, and --seeds 3 asks for 3 fresh ones`}},
 		{name: "docs without a folder", args: []string{"docs"}, wantCode: 2, wantStderr: []string{`--report-dir is required`}},
-		{name: "rules", args: []string{"rules"}, wantCode: 0, wantStdout: []string{`(?m)^RULE +LEVEL +SOURCE +SCENARIOS$`, `(?m)^BODY-ID-INTEGER +MUST +Endpoints, POST /plants, rule 3 +` + strconv.Itoa(catalog.perRule[rules.BodyIDInteger]) + `$`, regexp.QuoteMeta(catalog.summary)}},
+		{name: "rules", args: []string{"rules"}, wantCode: 0, wantStdout: []string{`(?m)^RULE +LEVEL +SCENARIOS +STRENGTH +SOURCE$`, `(?m)^BODY-ID-INTEGER +MUST +` + strconv.Itoa(catalog.perRule[rules.BodyIDInteger]) + ` +[^ ].* +Endpoints, POST /plants, rule 3$`, regexp.QuoteMeta(catalog.summary)}},
 		{name: "rules verbose", args: []string{"rules", "--verbose"}, wantCode: 0, wantStdout: []string{`(?m)^AUTH-UNKNOWN \(MUST\), from Authentication$`, `- A bearer token the service did not issue is rejected with an Error record \(` + regexp.QuoteMeta(catalog.where["A bearer token the service did not issue is rejected with an Error record"]) + `\)`}},
 		{name: "rules as JSON", args: []string{"rules", "--format", "json"}, wantCode: 0, wantStdout: []string{`"id": "AUTH-EMPTY"`, `"level": "must"`, `"uri": "authentication.feature"`}},
 		{name: "version", args: []string{"version"}, wantCode: 0, wantStdout: []string{`^plantcheck \S+`, `Plant Store API 1\.0\.0`}},
