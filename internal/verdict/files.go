@@ -13,6 +13,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/internal/htmlpage"
 	"github.com/plantcheck/plantcheck/internal/mdquote"
+	"github.com/plantcheck/plantcheck/internal/strength"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -44,7 +45,24 @@ var reportPage = template.Must(template.New("report").Funcs(htmlpage.Funcs()).Fu
 	"ruleNotes":   (*Verdict).ruleNotes,
 	"foundBy":     (*Verdict).foundBy,
 	"baseline":    (*Verdict).baselineLines,
+	"caught":      (*Verdict).caught,
 }).Parse(reportTemplate))
+
+// caughtCell is a cell of report.html's strength column: of the mutants
+// that break a rule, those the suite caught ("20 of 20"); Gap when some
+// survived or no mutant breaks the rule (strength.NoMutant).
+type caughtCell struct {
+	Text string
+	Gap  bool
+}
+
+// caught is rule id's strength cell.
+func (v *Verdict) caught(id rules.RuleID) caughtCell {
+	if r, ok := v.Strength.Rule(id); ok {
+		return caughtCell{fmt.Sprintf("%d of %d", r.Caught, r.Mutants), r.Caught < r.Mutants}
+	}
+	return caughtCell{strength.NoMutant, true}
+}
 
 // ruleNote is what report.html says of a rule under the rule table, so
 // that the table's cells stay short whatever the reasons and notes hold.

@@ -3,6 +3,7 @@ package verdict
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plantcheck/plantcheck/internal/strength"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
@@ -307,6 +309,86 @@ func TestWordingOnEveryExit(t *testing.T) {
 					if strings.Contains(text, n) {
 						t.Errorf("%s says %q:\n%.1500s", file, n, b)
 					}
+				}
+			}
+		})
+	}
+}
+
+// TestReportShowsStrength: report.html gives each rule of its table the
+// mutants that break it the suite caught, or "no mutant", and the total
+// with its day and version among the facts, escaped; a verdict that
+// carries no strength (one written before it was measured) shows neither.
+func TestReportShowsStrength(t *testing.T) {
+	t.Parallel()
+	withRules := func(f *strength.Figures) *Verdict {
+		v := standing(Run, Pass, Counts{Scenarios: 1, Passed: 1}, Config{})
+		v.Rules = nil
+		for _, r := range rules.Catalog {
+			v.Rules = append(v.Rules, Rule{ID: r.ID, Level: r.Level, Requirement: r.Requirement, Outcome: Pass})
+		}
+		v.Strength = f
+		return v
+	}
+	carried, err := strength.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostileFigures := &strength.Figures{Measured: "<b>2026</b>", Plantcheck: `v1 <script>alert("x")</script>`, Mutants: 3, Caught: 2,
+		Rules: []strength.Rule{{ID: rules.AuthNearMiss, Mutants: 2, Caught: 1}, {ID: rules.Create200, Mutants: 1, Caught: 1}}}
+	tests := []struct {
+		name    string
+		figures *strength.Figures
+		want    []string // in the page
+		notWant []string
+	}{
+		{"the carried figures", carried, []string{
+			"<dt>Suite strength</dt><dd>" + template.HTMLEscapeString(carried.Line()) + "</dd>", "<th title=", ">Mutants caught</th>"}, nil},
+		{"a survivor and hostile text", hostileFigures, []string{
+			"<dt>Suite strength</dt><dd>2 of 3 mutants caught, selftest of &lt;b&gt;2026&lt;/b&gt;, plantcheck v1 &lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;</dd>",
+			`<td class="short gap">1 of 2</td>`, `<td class="short">1 of 1</td>`, `<td class="short gap">no mutant</td>`},
+			[]string{"<script>", "<b>"}},
+		{"no strength carried", nil, nil, []string{"Suite strength", "Mutants caught", "no mutant"}},
+	}
+	row := regexp.MustCompile(`<tr class="[^"]*" data-rule="([^"]+)">(.*?)</tr>`)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if err := withRules(tt.figures).WriteFiles(dir); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, ReportHTML))
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := string(b)
+			for _, w := range tt.want {
+				if !strings.Contains(page, w) {
+					t.Errorf("report.html lacks %q", w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(page, w) {
+					t.Errorf("report.html has %q", w)
+				}
+			}
+			table := page[strings.Index(page, `<table id="rules">`):]
+			table = table[:strings.Index(table, "</table>")]
+			rows := row.FindAllStringSubmatch(table, -1)
+			if len(rows) != len(rules.Catalog) {
+				t.Fatalf("the rules table has %d rows, want %d", len(rows), len(rules.Catalog))
+			}
+			if tt.figures == nil {
+				return
+			}
+			for _, m := range rows {
+				want := strength.NoMutant
+				if r, ok := tt.figures.Rule(rules.RuleID(m[1])); ok {
+					want = fmt.Sprintf("%d of %d", r.Caught, r.Mutants)
+				}
+				if !strings.Contains(m[2], `">`+want+`</td>`) {
+					t.Errorf("rule %s's row lacks its strength %q: %s", m[1], want, m[2])
 				}
 			}
 		})
