@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"go.yaml.in/yaml/v4"
 )
 
 // releaseServer stands in for the releases' download URL on loopback: it
@@ -270,4 +272,48 @@ func TestActionReleaseNeedsNoGo(t *testing.T) {
 	if build == 0 {
 		t.Error("no step builds plantcheck")
 	}
+}
+
+// TestReleaseMeasuresStrength: the release workflow runs the whole
+// self-test and compares it with the figures the binary carries
+// (measure -check on the strength.json the build embeds) before GoReleaser
+// builds anything, in the job that publishes.
+func TestReleaseMeasuresStrength(t *testing.T) {
+	t.Parallel()
+	const (
+		file    = "../../.github/workflows/release.yml"
+		measure = "go run ./internal/strength/measure -check -out internal/strength/strength.json"
+	)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf workflow
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"../../internal/strength/measure/main.go", "../../internal/strength/strength.json"} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("the release's measure names %s: %v", p, err)
+		}
+	}
+	for job, j := range wf.Jobs {
+		measured, released := -1, -1
+		for i, s := range j.Steps {
+			if strings.TrimSpace(s.Run) == measure {
+				measured = i
+			}
+			if strings.HasPrefix(s.Uses, "goreleaser/goreleaser-action@") {
+				released = i
+			}
+		}
+		if released < 0 {
+			continue
+		}
+		if measured < 0 || measured > released {
+			t.Errorf("release.yml, job %s: no step %q before GoReleaser (step %d)", job, measure, released+1)
+		}
+		return
+	}
+	t.Errorf("release.yml has no job running GoReleaser")
 }
