@@ -106,7 +106,9 @@ func dispatch(ctx context.Context, c cli, args []string) int {
 		return exitCannotRun
 	}
 	switch args[0] {
-	case "help", "-h", "-help", "--help":
+	case "help":
+		return help(ctx, c, args[1:])
+	case "-h", "-help", "--help":
 		usage(c.stdout)
 		return exitOK
 	case "-version", "--version":
@@ -137,6 +139,37 @@ func dispatch(ctx context.Context, c cli, args []string) int {
 	return exitCannotRun
 }
 
+// help prints the usage of the command args names, as its -h does but on
+// stdout, or with no name the general usage; a name that is no command is
+// exit 2 with a did-you-mean.
+func help(ctx context.Context, c cli, args []string) int {
+	if len(args) == 0 || args[0] == "help" {
+		usage(c.stdout)
+		return exitOK
+	}
+	if len(args) > 1 {
+		fmt.Fprintf(c.stderr, "plantcheck help: unexpected argument %q\nRun 'plantcheck help' for the commands.\n", evidence.Text(args[1]))
+		return exitCannotRun
+	}
+	name := strings.TrimLeft(args[0], "-")
+	var names []string
+	for _, cmd := range commands {
+		if cmd.name == name {
+			// -h prints the usage where a usage error goes, stderr; help
+			// asked for by name is the output.
+			c.stderr = c.stdout
+			return cmd.run(ctx, c, []string{"-h"})
+		}
+		names = append(names, cmd.name)
+	}
+	fmt.Fprintf(c.stderr, "plantcheck help: unknown command %q\n", evidence.Text(args[0]))
+	if s := config.Suggest(name, names); s != "" {
+		fmt.Fprintf(c.stderr, "did you mean plantcheck help %s?\n", s)
+	}
+	fmt.Fprintln(c.stderr, "Run 'plantcheck help' for the commands.")
+	return exitCannotRun
+}
+
 // runFlag returns the name of run's flag that arg is, "" when it is none.
 func runFlag(arg string) string {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -155,7 +188,7 @@ func usage(w io.Writer) {
 	for _, cmd := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", cmd.name, cmd.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'plantcheck <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'plantcheck help <command>' (or 'plantcheck <command> -h') for a command's flags.")
 	fmt.Fprintln(w, "Exit status: 0 conformant, 1 non-conformant, 2 could not run.")
 }
 

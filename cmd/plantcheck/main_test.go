@@ -496,3 +496,52 @@ func TestColor(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpCommand: plantcheck help NAME prints, on stdout, the usage
+// NAME -h prints, for every command; help alone, the general usage; a
+// name that is no command, exit 2 with a did-you-mean.
+func TestHelpCommand(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range commands {
+		t.Run(cmd.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, want := invoke(t, nil, cmd.name, "-h")
+			if code != exitOK || !strings.HasPrefix(want, "Usage: plantcheck "+cmd.name+" ") {
+				t.Fatalf("plantcheck %s -h: exit %d, %.60q", cmd.name, code, want)
+			}
+			code, stdout, stderr := invoke(t, nil, "help", cmd.name)
+			if code != exitOK || stdout != want || stderr != "" {
+				t.Errorf("plantcheck help %s: exit %d, stderr %q, stdout\n%s\nwant exit 0 and\n%s", cmd.name, code, stderr, stdout, want)
+			}
+		})
+	}
+	_, general, _ := invoke(t, nil, "--help")
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{"help alone", []string{"help"}, exitOK, general, ""},
+		{"help help", []string{"help", "help"}, exitOK, general, ""},
+		{"a typo", []string{"help", "rnu"}, exitCannotRun, "",
+			"plantcheck help: unknown command \"rnu\"\ndid you mean plantcheck help run?\nRun 'plantcheck help' for the commands.\n"},
+		{"no command near", []string{"help", "zzzzzzzz"}, exitCannotRun, "",
+			"plantcheck help: unknown command \"zzzzzzzz\"\nRun 'plantcheck help' for the commands.\n"},
+		{"two names", []string{"help", "run", "proxy"}, exitCannotRun, "",
+			"plantcheck help: unexpected argument \"proxy\"\nRun 'plantcheck help' for the commands.\n"},
+		{"a hostile name", []string{"help", "\x1b[31mrun"}, exitCannotRun, "",
+			"plantcheck help: unknown command \"\\\\x1b[31mrun\"\nRun 'plantcheck help' for the commands.\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := invoke(t, nil, tt.args...)
+			if code != tt.wantCode || stdout != tt.wantStdout || stderr != tt.wantStderr {
+				t.Errorf("plantcheck %q: exit %d, stdout %q, stderr %q; want exit %d, stdout %q, stderr %q",
+					tt.args, code, stdout, stderr, tt.wantCode, tt.wantStdout, tt.wantStderr)
+			}
+		})
+	}
+}
