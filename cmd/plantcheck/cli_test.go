@@ -53,12 +53,12 @@ func commandFlagSets(t *testing.T) map[string]*flag.FlagSet {
 // flagTable is the Markdown table of every command's flags.
 func flagTable(sets map[string]*flag.FlagSet) string {
 	var b strings.Builder
-	b.WriteString("| Command | Flags | Deprecated (work until the next release) |\n|---|---|---|\n")
+	b.WriteString("| Command | Flags | Deprecated (each works until the release that removes it) |\n|---|---|---|\n")
 	for _, cmd := range commands {
 		var flags, old []string
 		sets[cmd.name].VisitAll(func(f *flag.Flag) {
-			if use, ok := config.Deprecated(f); ok {
-				old = append(old, fmt.Sprintf("`%s`: use `%s`", dashed(f.Name), use))
+			if a, ok := config.Deprecated(cmd.name, f); ok {
+				old = append(old, fmt.Sprintf("`%s`: use `%s`, removed in %s", dashed(f.Name), a.Use(), a.Removed))
 				return
 			}
 			flags = append(flags, "`"+dashed(f.Name)+"`")
@@ -107,22 +107,44 @@ func TestSharedNames(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			fs.VisitAll(func(f *flag.Flag) {
-				use, deprecated := config.Deprecated(f)
+				a, deprecated := config.Deprecated(name, f)
 				for shared, others := range sharedNames {
 					for _, o := range others {
 						if f.Name != o {
 							continue
 						}
-						if !deprecated || !strings.HasPrefix(use, "--"+shared) {
+						if !deprecated || a.New != shared {
 							t.Errorf("plantcheck %s --%s: the shared name is --%s (%q)", name, f.Name, shared, f.Usage)
 						}
 					}
 				}
-				if deprecated && fs.Lookup(strings.TrimPrefix(strings.Fields(use)[0], "--")) == nil {
-					t.Errorf("plantcheck %s --%s: deprecated for %s, which it lacks", name, f.Name, use)
+				if deprecated && fs.Lookup(a.New) == nil {
+					t.Errorf("plantcheck %s --%s: deprecated for %s, which it lacks", name, f.Name, a.Use())
 				}
 			})
 		})
+	}
+}
+
+// TestEveryAliasDefined: each row of config.Aliases is a flag of its
+// command, and works: it sets the flag it names.
+func TestEveryAliasDefined(t *testing.T) {
+	t.Parallel()
+	sets := commandFlagSets(t)
+	for _, a := range config.Aliases {
+		fs := sets[a.Command]
+		if fs == nil {
+			t.Errorf("config.Aliases names command %q, which plantcheck lacks", a.Command)
+			continue
+		}
+		f := fs.Lookup(a.Old)
+		if f == nil {
+			t.Errorf("plantcheck %s has no flag --%s (config.Aliases)", a.Command, a.Old)
+			continue
+		}
+		if got, ok := config.Deprecated(a.Command, f); !ok || got != a {
+			t.Errorf("plantcheck %s --%s: Deprecated gives %+v, %v; want %+v", a.Command, a.Old, got, ok, a)
+		}
 	}
 }
 

@@ -15,7 +15,8 @@
 //
 // Flags go before or after a command's file arguments; the names are
 // shared (--report-dir, --format, --verbose, --concurrency), and the old
-// ones work, deprecated, for one release (docs/usage.md has the table).
+// ones work, deprecated, until the release each names (config.Aliases;
+// docs/usage.md has the table).
 //
 // Exit status: 0 conformant (or success), 1 non-conformant, 2 the command
 // could not run (bad flags or configuration, an unreachable target).

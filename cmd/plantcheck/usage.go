@@ -163,12 +163,17 @@ func takesValue(fs *flag.FlagSet, read []string) bool {
 }
 
 // warnDeprecated says, one line each on stderr, the new name of every
-// deprecated flag args gave (config.Deprecated): the old names work for
-// one release.
+// deprecated flag args gave (config.Aliases) and the release that
+// removes it.
 func warnDeprecated(c cli, fs *flag.FlagSet, args []string) {
 	fs.Visit(func(f *flag.Flag) {
-		if use, ok := config.Deprecated(f); ok {
-			fmt.Fprintf(c.stderr, "%s is deprecated; use %s\n", typed(args, f.Name), use)
+		if a, ok := config.Deprecated(commandOf(fs), f); ok {
+			fmt.Fprintf(c.stderr, "%s is deprecated; use %s (removed in %s)\n", typed(args, f.Name), a.Use(), a.Removed)
 		}
 	})
+}
+
+// commandOf is the command whose flag set fs is (newFlagSet names it).
+func commandOf(fs *flag.FlagSet) string {
+	return strings.TrimPrefix(fs.Name(), "plantcheck ")
 }

@@ -104,11 +104,11 @@ func DefineSelftest(fs *flag.FlagSet) *SelftestFlags {
 	fs.StringVar(&f.only, "mutant", "", "run only these mutants (names, comma-separated)")
 	fs.BoolVar(&f.cfg.List, "list", false, "list the mutants and the rules each breaks, and run nothing")
 	fs.IntVar(&f.cfg.Parallel, "concurrency", 2, "runs at once")
-	alias(fs, "parallel", "concurrency")
 	fs.StringVar(&f.cfg.Tags, "tags", "", "restrict every run to some rules (a godog tag expression)")
 	fs.StringVar(&f.without, "without", "", "leave these checks out of every run, to see what they catch ("+strings.Join(Removable, ", ")+")")
 	fs.IntVar(&f.cfg.Seeds, "seeds", 1, fmt.Sprintf("run every server under this many fresh seeds (1 to %d): a mutant is caught only if caught under each", MaxSeeds))
 	fs.Uint64Var(&f.cfg.Seed, "seed", 0, "run every server under this one seed, to replay a miss (the gap line names it); 0 draws one")
+	defineAliases(fs, "selftest")
 	return f
 }
 
@@ -175,7 +175,7 @@ func DefineCompare(fs *flag.FlagSet) *Compare {
 	c := &Compare{}
 	fs.StringVar(&c.ReportDir, "report-dir", "", "write compare.html, compare.md, compare.json and the badges into this folder (created if missing)")
 	fs.StringVar(&c.Format, "format", "markdown", "without --report-dir, what to print: markdown or json")
-	alias(fs, "out", "report-dir")
+	defineAliases(fs, "compare")
 	return c
 }
 
@@ -198,7 +198,7 @@ type Docs struct {
 func DefineDocs(fs *flag.FlagSet) *Docs {
 	d := &Docs{}
 	fs.StringVar(&d.ReportDir, "report-dir", "", "folder to write the documentation into (created if missing)")
-	alias(fs, "out", "report-dir")
+	defineAliases(fs, "docs")
 	return d
 }
 
@@ -222,8 +222,7 @@ func DefineRules(fs *flag.FlagSet) *Rules {
 	r := &Rules{}
 	fs.StringVar(&r.Format, "format", "text", "output: text (a table) or json (the catalog and its scenarios)")
 	fs.BoolVar(&r.Verbose, "verbose", false, "list each rule's scenarios and requirement")
-	fs.Var(setTo{&r.Format, "json"}, "json", deprecatedPrefix+"--format json")
-	alias(fs, "v", "verbose")
+	defineAliases(fs, "rules")
 	return r
 }
 
