@@ -23,9 +23,12 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 			"the figures this build carries (every verdict's), saying when they differ.\n"+
 			"With --seeds N every server runs under N fresh seeds, and a mutant counts as\n"+
 			"caught only if caught under each; a miss names its seed and the rerun that\n"+
-			"replays it (--seed S).\n\n"+
-			"Exit status: 0 the reference passes and every mutant is caught, under every\n"+
-			"seed, 1 otherwise, 2 when the self-test cannot run as configured.")
+			"replays it (--seed S). Every run must agree, rule by rule, with its own\n"+
+			"recording judged again; with --via-proxy each suite runs through a plantcheck\n"+
+			"proxy in front of its server instead, and must agree with the proxy's verdict.\n\n"+
+			"Exit status: 0 the reference passes, every mutant is caught, under every\n"+
+			"seed, and every run agrees, 1 otherwise, 2 when the self-test cannot run as\n"+
+			"configured.")
 	flags := config.DefineSelftest(fs)
 	if code, ok := parse(c, fs, args); !ok {
 		return code
@@ -55,7 +58,7 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 		return exitOK
 	}
 	res, err := selftest.Run(ctx, selftest.Config{Mutants: ms, Tags: cfg.Tags, Parallel: cfg.Parallel, Without: cfg.Without,
-		Seeds: cfg.Seeds, Seed: cfg.Seed})
+		Seeds: cfg.Seeds, Seed: cfg.Seed, ViaProxy: cfg.ViaProxy})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "plantcheck selftest: %v\n", err)
 		return exitCannotRun

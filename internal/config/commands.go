@@ -74,6 +74,9 @@ type Selftest struct {
 	// Seed, when not 0, is the one seed every server runs under: the rerun
 	// of a miss, which names it.
 	Seed uint64
+	// ViaProxy runs every server's suite through a proxy in front of it,
+	// and holds the run's verdict to the proxy's (--via-proxy).
+	ViaProxy bool
 }
 
 // MaxSeeds bounds selftest's --seeds: 1000 seeds are 111,000 runs, about
@@ -108,6 +111,7 @@ func DefineSelftest(fs *flag.FlagSet) *SelftestFlags {
 	fs.StringVar(&f.without, "without", "", "leave these checks out of every run, to see what they catch ("+strings.Join(Removable, ", ")+")")
 	fs.IntVar(&f.cfg.Seeds, "seeds", 1, fmt.Sprintf("run every server under this many fresh seeds (1 to %d): a mutant is caught only if caught under each", MaxSeeds))
 	fs.Uint64Var(&f.cfg.Seed, "seed", 0, "run every server under this one seed, to replay a miss (the gap line names it); 0 draws one")
+	fs.BoolVar(&f.cfg.ViaProxy, "via-proxy", false, "run the suite through a plantcheck proxy in front of each server, and hold each run's verdict to the proxy's, rule by rule")
 	defineAliases(fs, "selftest")
 	return f
 }

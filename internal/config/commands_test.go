@@ -52,14 +52,14 @@ func TestSelftestResolve(t *testing.T) {
 	t.Parallel()
 	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
 	f := DefineSelftest(fs)
-	if err := fs.Parse([]string{"--mutant", "a, b", "--without", WithoutMustEcho, "--concurrency", "3"}); err != nil {
+	if err := fs.Parse([]string{"--mutant", "a, b", "--without", WithoutMustEcho, "--concurrency", "3", "--via-proxy"}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := f.Resolve()
-	if !slices.Equal(cfg.Mutants, []string{"a", " b"}) || !slices.Equal(cfg.Without, []string{WithoutMustEcho}) || cfg.Parallel != 3 {
+	if !slices.Equal(cfg.Mutants, []string{"a", " b"}) || !slices.Equal(cfg.Without, []string{WithoutMustEcho}) || cfg.Parallel != 3 || !cfg.ViaProxy {
 		t.Errorf("Resolve: %+v", cfg)
 	}
-	if none := DefineSelftest(flag.NewFlagSet("selftest", flag.ContinueOnError)).Resolve(); none.Mutants != nil || none.Without != nil || none.Parallel != 2 || none.Seeds != 1 || none.Seed != 0 {
+	if none := DefineSelftest(flag.NewFlagSet("selftest", flag.ContinueOnError)).Resolve(); none.Mutants != nil || none.Without != nil || none.Parallel != 2 || none.Seeds != 1 || none.Seed != 0 || none.ViaProxy {
 		t.Errorf("the defaults: %+v", none)
 	}
 }

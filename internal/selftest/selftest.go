@@ -56,6 +56,10 @@ type Config struct {
 	// Seed, when not 0, is the one seed every server runs under (Seeds
 	// is then 1): the rerun a miss prints.
 	Seed uint64
+	// ViaProxy runs the suite through a `plantcheck proxy` in front of
+	// each server, and holds the run's verdict to the proxy's, rule by
+	// rule, instead of to the run's own recording judged again.
+	ViaProxy bool
 
 	// drawSeed draws a fresh seed; nil means config.NewSeed. A test fixes
 	// its draws.
@@ -87,8 +91,12 @@ type Trial struct {
 	Err      error // why the run could not be made
 	Duration time.Duration
 	// Disagree names each rule whose outcome the run's own recording,
-	// judged again from its traffic alone, contradicts (it must be none).
+	// judged again from its traffic alone, contradicts, or under
+	// Config.ViaProxy the proxy's verdict does (it must be none).
 	Disagree []string
+	// ProxyFailed, under Config.ViaProxy, is every rule the proxy's
+	// verdict failed, from the run's traffic alone.
+	ProxyFailed []rules.RuleID
 	// The reference's run's scenarios, exchanges and verdict line (zero
 	// for a mutant's): a whole report, kept for each of a thousand seeds,
 	// would hold gigabytes.
@@ -114,8 +122,14 @@ type Result struct {
 	cfg Config
 }
 
-// passes reports whether the reference's run passed.
-func (t Trial) passes() bool { return t.Err == nil && t.ExitCode == 0 }
+// passes reports whether the reference's run passed, and the proxy it
+// went through, if any, failed no rule.
+func (t Trial) passes() bool { return t.Err == nil && t.ExitCode == 0 && len(t.ProxyFailed) == 0 }
+
+// proxyCaught reports whether the proxy failed a rule the mutant breaks.
+func (t Trial) proxyCaught(m mutants.Mutant) bool {
+	return slices.ContainsFunc(m.Rules, func(id rules.RuleID) bool { return slices.Contains(t.ProxyFailed, id) })
+}
 
 // caught counts the seeds under which the mutant was caught.
 func (row Row) caught() int {
@@ -312,19 +326,43 @@ func runTrial(ctx context.Context, cfg Config, m *mutants.Mutant, seed uint64) (
 		return t
 	}
 	defer stop()
-	file, done, err := recording()
-	if err != nil {
-		t.Err = err
-		return t
+	rc.BaseURL, rc.Token = url, token
+	var file string
+	var stopProxy func() (*verdict.Verdict, error)
+	if cfg.ViaProxy {
+		if rc.BaseURL, stopProxy, err = startProxy(url); err != nil {
+			t.Err = err
+			return t
+		}
+	} else {
+		var done func()
+		if file, done, err = recording(); err != nil {
+			t.Err = err
+			return t
+		}
+		defer done()
+		rc.HAR = file
 	}
-	defer done()
-	rc.BaseURL, rc.Token, rc.HAR = url, token, file
 	if rc, err = rc.Complete(); err != nil {
 		t.Err = err
 		return t
 	}
 	rep, err := run.Run(ctx, run.Config(rc), run.Options{Output: io.Discard, IDSalt: salt})
-	if err == nil {
+	switch {
+	case stopProxy != nil:
+		pv, perr := stopProxy()
+		if err == nil && perr != nil {
+			err = perr
+		}
+		if err == nil {
+			t.Disagree = contradictions(rep.Rules, pv.Rules, "proxy")
+			for _, r := range pv.Rules {
+				if r.Outcome == verdict.Fail {
+					t.ProxyFailed = append(t.ProxyFailed, r.ID)
+				}
+			}
+		}
+	case err == nil:
 		t.Disagree, err = disagreements(file, rep.Rules)
 	}
 	if err != nil {
@@ -352,6 +390,9 @@ func runTrial(ctx context.Context, cfg Config, m *mutants.Mutant, seed uint64) (
 // under seed: what the run sent is sent again.
 func (cfg Config) rerun(m *mutants.Mutant, seed uint64) string {
 	s := "plantcheck selftest"
+	if cfg.ViaProxy {
+		s += " --via-proxy"
+	}
 	if m != nil {
 		s += " --mutant " + m.Name
 	}
@@ -376,17 +417,32 @@ func (r *Result) Write(w io.Writer) {
 	if n > 1 {
 		timeHead = "MEAN TIME"
 	}
-	fmt.Fprintf(tw, "MUTANT\tDEFECT\tCAUGHT BY\tVERDICT\t%s\n", timeHead)
+	proxyHead := ""
+	if r.cfg.ViaProxy {
+		proxyHead = "PROXY\t"
+	}
+	fmt.Fprintf(tw, "MUTANT\tDEFECT\tCAUGHT BY\tVERDICT\t%s%s\n", proxyHead, timeHead)
 	for _, row := range r.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", row.Mutant.Name, row.Mutant.Defect, row.caughtBy(), row.verdictCell(),
-			row.meanDuration().Round(time.Millisecond))
+		proxyCell := ""
+		if r.cfg.ViaProxy {
+			proxyCell = row.proxyCell() + "\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\n", row.Mutant.Name, row.Mutant.Defect, row.caughtBy(), row.verdictCell(),
+			proxyCell, row.meanDuration().Round(time.Millisecond))
 	}
 	tw.Flush()
 	under := ""
 	if n > 1 {
 		under = fmt.Sprintf(" under each of %d seeds", n)
 	}
-	fmt.Fprintf(w, "\nmutation score: %d of %d mutants caught%s (%.0f%%)\n", r.Caught(), len(r.Rows), under, r.Score())
+	through := ""
+	if r.cfg.ViaProxy {
+		through = " by the suite through the proxy"
+	}
+	fmt.Fprintf(w, "\nmutation score: %d of %d mutants caught%s%s (%.0f%%)\n", r.Caught(), len(r.Rows), through, under, r.Score())
+	if r.cfg.ViaProxy {
+		fmt.Fprintf(w, "the proxy alone, from the suite's traffic, catches %d of %d mutants%s (fails a rule each breaks)\n", r.ProxyCaught(), len(r.Rows), under)
+	}
 	for _, row := range r.Rows {
 		for _, t := range row.Trials {
 			switch t.Verdict {
@@ -400,36 +456,67 @@ func (r *Result) Write(w io.Writer) {
 			}
 		}
 	}
+	other, agrees := "its recording, judged again,", "rule by rule with their own recording judged again"
+	if r.cfg.ViaProxy {
+		other, agrees = "the proxy's verdict", "with the proxy's verdict, rule by rule"
+	}
 	for _, t := range r.Reference {
 		if len(t.Disagree) > 0 {
-			fmt.Fprintf(w, "contradiction: the reference's recording under seed %d, judged again, disagrees with its run: %s; rerun: %s\n",
-				t.Seed, strings.Join(t.Disagree, "; "), r.cfg.rerun(nil, t.Seed))
+			fmt.Fprintf(w, "contradiction: the reference under seed %d: %s disagrees with its run: %s; rerun: %s\n",
+				t.Seed, other, strings.Join(t.Disagree, "; "), r.cfg.rerun(nil, t.Seed))
 		}
 	}
 	for _, row := range r.Rows {
 		for _, t := range row.Trials {
 			if len(t.Disagree) > 0 {
-				fmt.Fprintf(w, "contradiction: mutant %q's recording under seed %d, judged again, disagrees with its run: %s; rerun: %s\n",
-					row.Mutant.Name, t.Seed, strings.Join(t.Disagree, "; "), r.cfg.rerun(&row.Mutant, t.Seed))
+				fmt.Fprintf(w, "contradiction: mutant %q under seed %d: %s disagrees with its run: %s; rerun: %s\n",
+					row.Mutant.Name, t.Seed, other, strings.Join(t.Disagree, "; "), r.cfg.rerun(&row.Mutant, t.Seed))
 			}
 		}
 	}
-	fmt.Fprintf(w, "one verdict per answer: %d of %d runs agree rule by rule with their own recording judged again\n",
-		r.Runs()-r.Disagreements(), r.Runs())
+	fmt.Fprintf(w, "one verdict per answer: %d of %d runs agree %s\n", r.Runs()-r.Disagreements(), r.Runs(), agrees)
+	agreement := "every run agrees with its recording judged again"
+	if r.cfg.ViaProxy {
+		agreement = "every run through the proxy agrees with the proxy's verdict"
+	}
 	switch {
 	case !r.OK():
 		fmt.Fprintln(w, "SELFTEST: FAIL")
 	case n > 1:
-		fmt.Fprintf(w, "SELFTEST: PASS: under each of %d seeds, the reference passes, every mutant is caught, and every run agrees with its recording judged again\n", n)
+		fmt.Fprintf(w, "SELFTEST: PASS: under each of %d seeds, the reference passes, every mutant is caught, and %s\n", n, agreement)
 	default:
-		fmt.Fprintln(w, "SELFTEST: PASS: the reference passes, every mutant is caught, and every run agrees with its recording judged again")
+		fmt.Fprintf(w, "SELFTEST: PASS: the reference passes, every mutant is caught, and %s\n", agreement)
 	}
+}
+
+// ProxyCaught is the number of mutants the proxy caught, under
+// Config.ViaProxy, under every seed: its verdict failed a rule the mutant
+// breaks.
+func (r *Result) ProxyCaught() int {
+	n := 0
+	for _, row := range r.Rows {
+		if !slices.ContainsFunc(row.Trials, func(t Trial) bool { return !t.proxyCaught(row.Mutant) }) {
+			n++
+		}
+	}
+	return n
+}
+
+// proxyCell is what the proxy made of the mutant: the rules it breaks
+// that the proxy failed under some seed, and how many other rules it
+// failed.
+func (row Row) proxyCell() string {
+	return row.failedCell(func(t Trial) []rules.RuleID { return t.ProxyFailed }, "-")
 }
 
 // writeReference prints the reference's verdict: that it passes, or each
 // seed it failed under, with the rules it failed and the rerun.
 func (r *Result) writeReference(w io.Writer) {
 	n := len(r.Seeds)
+	ref := "reference server"
+	if r.cfg.ViaProxy {
+		ref = "reference server, through the proxy"
+	}
 	var bad []Trial
 	for _, t := range r.Reference {
 		if !t.passes() {
@@ -446,22 +533,25 @@ func (r *Result) writeReference(w io.Writer) {
 			exchanges = fmt.Sprintf("%d to %d exchanges", lo, hi)
 		}
 		if n == 1 {
-			fmt.Fprintf(w, "reference server: passes (%d scenarios, %s)\n", r.Reference[0].Scenarios, exchanges)
+			fmt.Fprintf(w, "%s: passes (%d scenarios, %s)\n", ref, r.Reference[0].Scenarios, exchanges)
 		} else {
-			fmt.Fprintf(w, "reference server: passes under each of %d seeds (%d scenarios, %s a run)\n", n, r.Reference[0].Scenarios, exchanges)
+			fmt.Fprintf(w, "%s: passes under each of %d seeds (%d scenarios, %s a run)\n", ref, n, r.Reference[0].Scenarios, exchanges)
 		}
 		return
 	}
 	if n > 1 {
-		fmt.Fprintf(w, "reference server: FAILED under %d of %d seeds\n", len(bad), n)
+		fmt.Fprintf(w, "%s: FAILED under %d of %d seeds\n", ref, len(bad), n)
 	}
 	for _, t := range bad {
 		if t.Err != nil {
-			fmt.Fprintf(w, "reference server: could not run under seed %d: %v\n", t.Seed, t.Err)
+			fmt.Fprintf(w, "%s: could not run under seed %d: %v\n", ref, t.Seed, t.Err)
 		} else {
-			fmt.Fprintf(w, "reference server: FAILED under seed %d: %s\n", t.Seed, t.VerdictLine)
+			fmt.Fprintf(w, "%s: FAILED under seed %d: %s\n", ref, t.Seed, t.VerdictLine)
 			for _, id := range t.Failed {
 				fmt.Fprintf(w, "  %s failed\n", id)
+			}
+			for _, id := range t.ProxyFailed {
+				fmt.Fprintf(w, "  %s failed in the proxy's verdict\n", id)
 			}
 		}
 		fmt.Fprintf(w, "  rerun: %s\n", r.cfg.rerun(nil, t.Seed))
@@ -494,12 +584,21 @@ func (row Row) meanDuration() time.Duration {
 // counts the other rules that failed with them; a run that could not be
 // made shows its error instead.
 func (row Row) caughtBy() string {
-	var own, other []rules.RuleID
 	for _, t := range row.Trials {
 		if t.Err != nil {
 			return t.Err.Error()
 		}
-		for _, id := range t.Failed {
+	}
+	return row.failedCell(func(t Trial) []rules.RuleID { return t.Failed }, "none of "+rules.JoinIDs(row.Mutant.Rules, " "))
+}
+
+// failedCell names the rules of the mutant among those failed, of each
+// trial, under some seed (none when there are none), and counts the other
+// rules failed.
+func (row Row) failedCell(failed func(Trial) []rules.RuleID, none string) string {
+	var own, other []rules.RuleID
+	for _, t := range row.Trials {
+		for _, id := range failed(t) {
 			switch {
 			case slices.Contains(row.Mutant.Rules, id):
 				if !slices.Contains(own, id) {
@@ -512,7 +611,7 @@ func (row Row) caughtBy() string {
 	}
 	s := rules.JoinIDs(own, " ")
 	if len(own) == 0 {
-		s = "none of " + rules.JoinIDs(row.Mutant.Rules, " ")
+		s = none
 	}
 	switch n := len(other); {
 	case n == 1:

@@ -25,17 +25,7 @@ func TestEveryMutantIsCaught(t *testing.T) {
 	// Every mutant under one fresh seed, each `go test` a new one: the
 	// seeds' bookkeeping is TestSeedsNameTheMiss's, and CI's `plantcheck
 	// selftest --seeds 32` looks for a mutant that only some draws catch.
-	seeds, sample := 1, []mutants.Mutant(nil)
-	if raceEnabled {
-		// Under the race detector every run is several times slower: the
-		// sweep takes every ninth mutant, which still runs the self-test's
-		// concurrency under the detector; the whole sweep runs without it.
-		for i, m := range mutants.All {
-			if i%9 == 0 {
-				sample = append(sample, m)
-			}
-		}
-	}
+	seeds, sample := 1, sweep()
 	res, err := Run(context.Background(), Config{Seeds: seeds, Mutants: sample})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -92,6 +82,26 @@ func TestEveryMutantIsCaught(t *testing.T) {
 	if !res.OK() {
 		t.Error("OK() = false, want true")
 	}
+}
+
+// sweep is the mutants a test's sweep runs: every one (nil), or under the
+// race detector, which makes every run several times slower, every ninth,
+// which still runs the self-test's concurrency under the detector; the
+// whole sweep runs without it.
+func sweep() []mutants.Mutant {
+	if !raceEnabled {
+		return nil
+	}
+	return every(9, 0)
+}
+
+// every is every step-th mutant, from the one at offset.
+func every(step, offset int) []mutants.Mutant {
+	var sample []mutants.Mutant
+	for i := offset; i < len(mutants.All); i += step {
+		sample = append(sample, mutants.All[i])
+	}
+	return sample
 }
 
 // TestSurvivorIsNamed proves the self-test can fail: with the scenario that
