@@ -260,7 +260,7 @@ func (s *Suite) ask(ctx context.Context, rules ...rules.RuleID) error {
 		return err
 	}
 	for _, rule := range rules {
-		if j, ok := x.judgedBy(rule); ok {
+		if j, ok := x.JudgedBy(rule); ok {
 			return s.judged(st, rule, x, j)
 		}
 	}
