@@ -188,7 +188,7 @@ func (s *Suite) checkIntent(st *state, x *Sent, want int) error {
 			why[i] = v.String()
 		}
 		return &HarnessError{fmt.Errorf("%w: the scenario expects 200 for a request the document refuses: %s",
-			ErrSuiteDefect, s.redact(strings.Join(why, "; ")))}
+			ErrSuiteDefect, s.Redact(strings.Join(why, "; ")))}
 	}
 	return &HarnessError{fmt.Errorf("%w: the scenario expects 400 for a request the document accepts", ErrSuiteDefect)}
 }

@@ -630,11 +630,8 @@ func (s *Suite) fail(st *state, rule rules.RuleID, x *Sent, expected, actual str
 	return f
 }
 
-// redact hides the user's token, and every credential near it, in text
+// Redact hides the user's token, and every credential near it, in text
 // that may quote the target.
-func (s *Suite) redact(text string) string { return s.red.String(text) }
-
-// Redact is redact, for the run's own reading of the answers.
 func (s *Suite) Redact(text string) string { return s.red.String(text) }
 
 // evidenceText bounds how much of one piece of evidence (an expected or
