@@ -236,24 +236,7 @@ func (v *Verdict) saidApart(r Rule) bool {
 
 // wrap breaks a list joined by ", " into lines of about width bytes,
 // each after the first indented.
-func wrap(s string, width int, indent string) string {
-	var b strings.Builder
-	n := 0
-	for i, word := range strings.Split(s, ", ") {
-		switch {
-		case i == 0:
-		case n+len(word)+2 > width:
-			b.WriteString(",\n" + indent)
-			n = len(indent)
-		default:
-			b.WriteString(", ")
-			n += 2
-		}
-		b.WriteString(word)
-		n += len(word)
-	}
-	return b.String()
-}
+func wrap(s string, width int, indent string) string { return wrapAt(s, ", ", 0, width, indent) }
 
 // maxNamed bounds the rules a line of reasons not run names.
 const maxNamed = 5
@@ -905,17 +888,24 @@ func indent(s, prefix string) string {
 // lines of at most width columns where it can, each after the first
 // indented.
 func wrapWords(s string, start, width int, indent string) string {
+	return wrapAt(s, " ", start, width, indent)
+}
+
+// wrapAt breaks s, which starts at column start, at each sep, into lines
+// of at most width columns where it can (the sep's comma, if any, ending
+// the line), each after the first indented.
+func wrapAt(s, sep string, start, width int, indent string) string {
 	var b strings.Builder
 	n := start
-	for i, word := range strings.Split(s, " ") {
+	for i, word := range strings.Split(s, sep) {
 		switch {
 		case i == 0:
-		case n+1+len(word) > width:
-			b.WriteString("\n" + indent)
+		case n+len(sep)+len(word) > width:
+			b.WriteString(strings.TrimSuffix(sep, " ") + "\n" + indent)
 			n = len(indent)
 		default:
-			b.WriteByte(' ')
-			n++
+			b.WriteString(sep)
+			n += len(sep)
 		}
 		b.WriteString(word)
 		n += len(word)
