@@ -74,11 +74,11 @@ func TestNearMisses(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range nearMissesOf(tok) {
-		if got := s.redact("echoed: " + v + "."); strings.Contains(got, v) || !strings.Contains(got, redacted) {
+		if got := s.Redact("echoed: " + v + "."); strings.Contains(got, v) || !strings.Contains(got, redacted) {
 			t.Errorf("redact leaves the variant %q: %q", v, got)
 		}
 	}
-	if got, want := s.redact("a plain answer"), "a plain answer"; got != want {
+	if got, want := s.Redact("a plain answer"), "a plain answer"; got != want {
 		t.Errorf("redact(%q) = %q", want, got)
 	}
 }

@@ -39,35 +39,20 @@ type Sent struct {
 	// steps read (its cookies) until the scenario is over.
 	header http.Header
 
-	// exercises reads the rules the request exercises (Exercises), once
-	// its scenario is over.
-	exercises func(*Sent) []rules.RuleID
-
 	// Violations are the document's findings on the response, bounded and
 	// made safe.
 	Violations []spec.Violation
 }
 
-// judgedBy is the one judge's judgement of the exchange by a rule, and
+// JudgedBy is the one judge's judgement of the exchange by a rule, and
 // whether it judged the exchange by that rule at all.
-func (x *Sent) judgedBy(rule rules.RuleID) (judge.Judgement, bool) {
+func (x *Sent) JudgedBy(rule rules.RuleID) (judge.Judgement, bool) {
 	for _, r := range x.judged.Results {
 		if r.Rule == rule {
 			return r.Judgement, true
 		}
 	}
 	return judge.Judgement{}, false
-}
-
-// Exercises names the rules of the catalog the request exercises, as
-// package judge reads it (the proxy's reading of its clients' requests),
-// once its scenario is over: read when asked, since a run needs it only to
-// hold the classifier to the suite.
-func (x *Sent) Exercises() []rules.RuleID {
-	if x.exercises == nil {
-		return nil
-	}
-	return x.exercises(x)
 }
 
 // Issued reports whether the request carried the user's token in the

@@ -121,7 +121,7 @@ func (s *Suite) checkCase(c *generate.Case) error {
 		why[i] = v.String()
 	}
 	return &HarnessError{fmt.Errorf("%w: a generated case (%s) is not what it claims: the document finds it valid=%v %s",
-		ErrSuiteDefect, c.Class, valid, s.redact(strings.Join(why, "; ")))}
+		ErrSuiteDefect, c.Class, valid, s.Redact(strings.Join(why, "; ")))}
 }
 
 func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Sent, error) {

@@ -64,7 +64,7 @@ func TestTheSuiteChecksItsOwnRequests(t *testing.T) {
 				} else {
 					x.Err = io.ErrUnexpectedEOF
 				}
-				x.judged = judge.Judge(s.validator, &x.Exchange, s.bounds(), s.redact)
+				x.judged = judge.Judge(s.validator, &x.Exchange, s.bounds(), s.Redact)
 				x.Violations = x.judged.ResponseViolations
 				s.scrub(x)
 				err := s.checkIntent(&state{}, x, c.want)

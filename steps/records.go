@@ -188,7 +188,7 @@ func (s *Suite) checkIntent(st *state, x *Sent, want int) error {
 			why[i] = v.String()
 		}
 		return &HarnessError{fmt.Errorf("%w: the scenario expects 200 for a request the document refuses: %s",
-			ErrSuiteDefect, s.redact(strings.Join(why, "; ")))}
+			ErrSuiteDefect, s.Redact(strings.Join(why, "; ")))}
 	}
 	return &HarnessError{fmt.Errorf("%w: the scenario expects 400 for a request the document accepts", ErrSuiteDefect)}
 }
@@ -260,7 +260,7 @@ func (s *Suite) ask(ctx context.Context, rules ...rules.RuleID) error {
 		return err
 	}
 	for _, rule := range rules {
-		if j, ok := x.judgedBy(rule); ok {
+		if j, ok := x.JudgedBy(rule); ok {
 			return s.judged(st, rule, x, j)
 		}
 	}

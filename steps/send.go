@@ -83,7 +83,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	x.Duration = time.Since(start)
 	if err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) || isNotFound(err) {
-			return nil, &HarnessError{fmt.Errorf("%w: %s", ErrUnreachable, s.redact(err.Error()))}
+			return nil, &HarnessError{fmt.Errorf("%w: %s", ErrUnreachable, s.Redact(err.Error()))}
 		}
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return nil, &HarnessError{fmt.Errorf("the run was cancelled: %w", err)}
@@ -92,7 +92,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 		// The one judge judges an exchange with no whole answer too:
 		// under RESPONSE-TIMELY, or RESPONSE-DOCUMENTED for an answer past
 		// the read bound or one HTTP cannot frame (judge.Answered).
-		x.judged = judge.Judge(s.validator, &x.Exchange, s.sender(ctx, r, cred), s.redact)
+		x.judged = judge.Judge(s.validator, &x.Exchange, s.sender(ctx, r, cred), s.Redact)
 		s.scrub(x)
 		// A body past the read bound counts as no answer too: a target
 		// that streams endlessly would otherwise cost a megabyte a scenario.
@@ -108,12 +108,12 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	// judges its clients' exchanges; the steps and the after-hooks read its
 	// outcome.
 	in := s.sender(ctx, r, cred)
-	x.judged = judge.Judge(s.validator, &x.Exchange, in, s.redact)
+	x.judged = judge.Judge(s.validator, &x.Exchange, in, s.Redact)
 	if why := s.mayBeStored(ctx, r, x); why != "" {
 		// What the target refuses is now known: the one judge judges the
 		// exchange again knowing it.
 		in.Unsure = why
-		x.judged = judge.Judge(s.validator, &x.Exchange, in, s.redact)
+		x.judged = judge.Judge(s.validator, &x.Exchange, in, s.Redact)
 	}
 	x.Violations = x.judged.ResponseViolations
 	s.scrub(x)

@@ -531,7 +531,6 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 	// run holds a few kilobytes an exchange whatever the target sends.
 	for _, x := range st.exchanges {
 		x.header, x.judged.Violations = nil, nil
-		x.exercises = s.exercises
 	}
 	if s.cfg.OnScenario != nil {
 		s.cfg.OnScenario(res)
@@ -547,17 +546,9 @@ func judgedOwnRule(res Result, st *state) bool {
 		return false
 	}
 	return slices.ContainsFunc(st.exchanges, func(x *Sent) bool {
-		_, ok := x.judgedBy(st.rule.ID)
+		_, ok := x.JudgedBy(st.rule.ID)
 		return ok
 	})
-}
-
-// exercises names the rules a request exercises, as the proxy reads its
-// clients' requests (package judge), so that the two drivers' readings of
-// a request are one.
-func (s *Suite) exercises(x *Sent) []rules.RuleID {
-	valid := x.conforms || x.judged.Valid
-	return judge.Exercises(judge.Request{Header: x.Header, Body: x.Body, Valid: valid, Issued: s.cfg.Token})
 }
 
 // unreported lays every failed judgement of the scenario's exchanges
@@ -639,11 +630,8 @@ func (s *Suite) fail(st *state, rule rules.RuleID, x *Sent, expected, actual str
 	return f
 }
 
-// redact hides the user's token, and every credential near it, in text
+// Redact hides the user's token, and every credential near it, in text
 // that may quote the target.
-func (s *Suite) redact(text string) string { return s.red.String(text) }
-
-// Redact is redact, for the run's own reading of the answers.
 func (s *Suite) Redact(text string) string { return s.red.String(text) }
 
 // evidenceText bounds how much of one piece of evidence (an expected or

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/config"
@@ -51,8 +50,8 @@ type ExampleKey struct {
 // Examples runs the whole suite against a reference server of its own, on
 // loopback, and returns one exchange for each rule of each feature file:
 // from the first of the rule's scenarios there that passed (an open rule's
-// passes when its answer is noted), the first request the one judge reads
-// as exercising the rule (or, when it reads none so, the scenario's last).
+// passes when its answer is noted), the first answered request the one
+// judge judged by the rule (or, when it judged none so, the scenario's last).
 func Examples(ctx context.Context) (map[ExampleKey]Example, error) {
 	srv, err := reference.New(reference.Config{Token: exampleToken})
 	if err != nil {
@@ -85,7 +84,7 @@ func Examples(ctx context.Context) (map[ExampleKey]Example, error) {
 		}
 		x := sc.Exchanges[len(sc.Exchanges)-1]
 		for _, e := range sc.Exchanges {
-			if e.Answered() && slices.Contains(e.Exercises(), id) {
+			if _, judged := e.JudgedBy(id); judged && e.Answered() {
 				x = e
 				break
 			}

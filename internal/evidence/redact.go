@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -411,3 +412,56 @@ func decodeOne(s string) (rune, int) {
 
 func utf16IsHigh(r rune) bool { return r >= 0xD800 && r <= 0xDBFF }
 func utf16IsLow(r rune) bool  { return r >= 0xDC00 && r <= 0xDFFF }
+
+// maxSecrets bounds the distinct secrets a Set remembers (a proxy's, across
+// exchanges, to hide one exchange's credential where another's evidence
+// shows it). An exchange's own secrets are always hidden in its evidence.
+const maxSecrets = 256
+
+// Set is a set of secrets that may grow, with a Redactor of them built
+// once for each change: a run's token and extra headers' values, or the
+// credentials a proxy has seen. Its zero value is empty; it is safe for
+// concurrent use.
+type Set struct {
+	mu   sync.Mutex
+	seen map[string]bool
+	list []string
+	red  *Redactor // of list, built when first needed
+}
+
+// NewSet returns the set of secrets.
+func NewSet(secrets ...string) *Set {
+	s := &Set{}
+	s.Add(secrets...)
+	return s
+}
+
+// Add remembers secrets (empty ones ignored), up to maxSecrets in all.
+func (s *Set) Add(secrets ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range secrets {
+		if v == "" || s.seen[v] || len(s.list) >= maxSecrets {
+			continue
+		}
+		if s.seen == nil {
+			s.seen = map[string]bool{}
+		}
+		s.seen[v] = true
+		s.list = append(s.list, v)
+		s.red = nil
+	}
+}
+
+// Redactor hides every secret of the set and of extra (one exchange's own).
+func (s *Set) Redactor(extra []string) *Redactor {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if slices.ContainsFunc(extra, func(v string) bool { return v != "" && !s.seen[v] }) {
+		return New(append(slices.Clone(s.list), extra...)...)
+	}
+	if s.red == nil {
+		s.red = New(s.list...)
+	}
+	return s.red
+}

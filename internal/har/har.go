@@ -18,7 +18,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/plantcheck/plantcheck/internal/exchange"
 	"io"
 	"net/http"
 	"net/url"
@@ -28,6 +27,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/plantcheck/plantcheck/internal/exchange"
 )
 
 // Version is the HAR version written.

@@ -2,13 +2,15 @@ package har
 
 import (
 	"errors"
-	"github.com/plantcheck/plantcheck/internal/exchange"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/exchange"
 )
 
 // TestRoundTrip writes exchanges as run and the proxy write them and reads
@@ -57,7 +59,7 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w.Add(NewEntry(x, NewHider(token, NewKnown(token).Redactor(Secrets(&x.Exchange, nil))), tc.max))
+			w.Add(NewEntry(x, NewHider(token, evidence.NewSet(token).Redactor(Secrets(&x.Exchange, nil))), tc.max))
 			if n, err := w.Close(); err != nil || n != 1 {
 				t.Fatalf("close: %d, %v", n, err)
 			}

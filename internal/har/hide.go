@@ -2,7 +2,6 @@ package har
 
 import (
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -106,34 +105,4 @@ func Secrets(x *exchange.Exchange, into []string) []string {
 		into = exchange.QuerySecrets(u.RawQuery, into)
 	}
 	return exchange.BodySecrets(x.Body, into)
-}
-
-// Known is a fixed set of secrets (a run's token and extra headers'
-// values), with each exchange's own added: Redactor builds a Redactor of
-// the fixed set once, and another only for an exchange that carries a
-// secret the set lacks.
-type Known struct {
-	list []string
-	red  *evidence.Redactor
-}
-
-// NewKnown returns the set of secrets (empty ones ignored).
-func NewKnown(secrets ...string) *Known {
-	var list []string
-	for _, s := range secrets {
-		if s != "" && !slices.Contains(list, s) {
-			list = append(list, s)
-		}
-	}
-	return &Known{list: list, red: evidence.New(list...)}
-}
-
-// Redactor hides the set's secrets and own.
-func (k *Known) Redactor(own []string) *evidence.Redactor {
-	for _, s := range own {
-		if !slices.Contains(k.list, s) {
-			return evidence.New(append(slices.Clone(k.list), own...)...)
-		}
-	}
-	return k.red
 }

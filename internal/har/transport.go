@@ -2,11 +2,13 @@ package har
 
 import (
 	"bytes"
-	"github.com/plantcheck/plantcheck/internal/exchange"
 	"io"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/exchange"
 )
 
 // Transport records every exchange made through it into a Writer: the
@@ -23,7 +25,7 @@ type Transport struct {
 	Base  http.RoundTripper
 	W     *Writer
 	Token string
-	Known *Known
+	Known *evidence.Set
 	queue chan *Record
 	done  chan struct{}
 }

@@ -6,7 +6,7 @@ import (
 
 // With Config.HAR, every exchange the upstream answered is written to a
 // HAR file (package har), its secrets hidden by the proxy's own memory of
-// them (secrets.go), as in every report: the bodies of POST /plants as
+// them (an evidence.Set), as in every report: the bodies of POST /plants as
 // kept for judging, up to har.MaxBody (a longer one cut and marked), the
 // others' headers alone (their bodies are never kept).
 
@@ -22,6 +22,6 @@ func (h *Handler) writeHAR(x *flight, bodies bool) {
 		hx.BodyIncomplete, hx.RespIncomplete = "", ""
 	}
 	own := har.Secrets(&hx.Exchange, nil)
-	h.secrets.add(own)
-	h.har.Add(har.NewEntry(hx, har.NewHider("", h.secrets.redactor(own)), min(h.maxJudge, har.MaxBody)))
+	h.secrets.Add(own...)
+	h.har.Add(har.NewEntry(hx, har.NewHider("", h.secrets.Redactor(own)), min(h.maxJudge, har.MaxBody)))
 }

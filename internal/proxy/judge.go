@@ -51,7 +51,7 @@ type Options struct {
 type judging struct {
 	validator *spec.Validator
 	tally     *verdict.Tally
-	secrets   secrets
+	secrets   evidence.Set
 	// events logs failed judgements (nil: none).
 	events *eventLog
 }
@@ -113,7 +113,7 @@ func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 		rawQuery = u.RawQuery
 	}
 	secrets := exchange.QuerySecrets(rawQuery, exchange.HeaderSecrets(e.RespHeader, exchange.HeaderSecrets(e.Header, nil)))
-	j.secrets.add(secrets)
+	j.secrets.Add(secrets...)
 	c := verdict.Judged{Unjudged: o.Unjudged, Own: own}
 	for _, r := range o.Results {
 		if r.OK() {
@@ -138,8 +138,8 @@ func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 	// Evidence: the exchange judged again with every secret hidden, those
 	// of its body too (looked for only here: most exchanges keep none).
 	secrets = exchange.BodySecrets(e.Body, secrets)
-	j.secrets.add(secrets)
-	red := j.secrets.redactor(secrets)
+	j.secrets.Add(secrets...)
+	red := j.secrets.Redactor(secrets)
 	again := j.judge(e, red.String)
 	server := func(rule rules.RuleID, detail bool) verdict.Evidence {
 		f, ok := failedIn(again, rule)
@@ -250,7 +250,7 @@ func violationLines(vs []spec.Violation) []string {
 // secret seen by now hidden in every piece of evidence, whichever exchange
 // brought it. verdict.Finish gives its exit status, as it does run's.
 func (j *judging) verdict(opts Options, target string, started, ended time.Time, timeout string, maxJudge int64) *verdict.Verdict {
-	red := j.secrets.redactor(nil)
+	red := j.secrets.Redactor(nil)
 	target = evidence.Text(target)
 	v := &verdict.Verdict{
 		Driver: verdict.Proxy, Target: target, Started: started, Ended: ended, Scope: "traffic",

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/plantcheck/plantcheck/internal/buildinfo"
+	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/har"
 )
 
@@ -24,7 +25,7 @@ func recordHAR(c *http.Client, cfg *Config) (func() error, error) {
 	for _, vs := range cfg.Headers {
 		secrets = append(secrets, vs...)
 	}
-	t := &har.Transport{Base: c.Transport, W: w, Token: cfg.Token, Known: har.NewKnown(secrets...)}
+	t := &har.Transport{Base: c.Transport, W: w, Token: cfg.Token, Known: evidence.NewSet(secrets...)}
 	t.Start()
 	c.Transport = t
 	var once sync.Once

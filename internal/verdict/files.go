@@ -35,8 +35,8 @@ var reportPage = template.Must(template.New("report").Funcs(htmlpage.Funcs()).Fu
 	"plural":      plural,
 	"class":       (*Verdict).class,
 	"traffic":     (*Verdict).trafficLine,
-	"countedBy":   func(v *Verdict) string { return capital(v.countedBy()) },
-	"counted":     (*Verdict).counted,
+	"countedBy":   func(v *Verdict) string { return capital(v.words().counted) },
+	"counted":     func(v *Verdict, r Rule) int64 { return v.words().count(r) },
 	"rowClass":    rowClass,
 	"prose":       prose,
 	"shown":       (*Verdict).shown,
@@ -79,7 +79,7 @@ type ruleNote struct {
 func (v *Verdict) ruleNotes() []ruleNote {
 	var out []ruleNote
 	for _, r := range v.Rules {
-		if r.NotJudgedBecause != "" && (r.Outcome == NotJudged || r.Outcome == Pass && v.partlyJudged(r)) {
+		if v.unjudgedWhy(r) {
 			kind := "not judged"
 			if r.Outcome == Pass {
 				kind = fmt.Sprintf("judged in %d of %d scenarios", r.Judged, r.Scenarios)
@@ -121,7 +121,7 @@ func rowClass(o Outcome) string {
 // class is the verdict's class in report.html, after its standing.
 func (v *Verdict) class() string {
 	switch {
-	case v.Partial() || v.Driver == Proxy && v.truth() == 0 && v.Counts.Judged == 0:
+	case v.Partial() || v.nothingJudged():
 		return "partial"
 	case v.truth() == 0:
 		return "ok"
@@ -129,6 +129,12 @@ func (v *Verdict) class() string {
 		return "bad"
 	}
 	return "incomplete"
+}
+
+// nothingJudged: traffic was counted, broke nothing, and none of it was
+// judged.
+func (v *Verdict) nothingJudged() bool {
+	return v.words().traffic && v.truth() == 0 && v.Counts.Judged == 0
 }
 
 // prose writes plantcheck's own text for a page: what it quotes between
@@ -151,19 +157,16 @@ func prose(s string) template.HTML {
 // Badge is badge.svg: the spec, the plantcheck that judged, and the
 // verdict's standing.
 func (v *Verdict) Badge() []byte {
-	left := v.Spec.Title + " " + v.Spec.Version + " (plantcheck " + v.suiteVersion() + ")"
-	if v.Driver == Proxy {
-		left += " traffic"
-	}
+	left := v.Spec.Title + " " + v.Spec.Version + " (plantcheck " + v.suiteVersion() + ")" + v.words().badge
 	word, colour := "non-conformant", htmlpage.Fail
 	switch {
 	case v.Error != "":
 		word, colour = "could not run", htmlpage.Warn
 	case v.Partial():
 		word, colour = "partial", htmlpage.Neutral
-	case v.Driver == Proxy && v.truth() == 0 && v.Counts.Judged == 0:
+	case v.nothingJudged():
 		word, colour = "nothing judged", htmlpage.Neutral
-	case v.Driver == Proxy && v.truth() == 0:
+	case v.words().traffic && v.truth() == 0:
 		word, colour = "no violation seen", htmlpage.Pass
 	case v.truth() == 0:
 		word, colour = "conformant", htmlpage.Pass

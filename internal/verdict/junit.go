@@ -94,13 +94,11 @@ func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 		idx[r.ID] = len(top.Suites)
 		top.Suites = append(top.Suites, junitSuite{Name: fmt.Sprintf("%s (%s)", r.ID, upper(r.Level))})
 	}
-	if v.Driver == Proxy {
+	if v.words().traffic {
 		v.junitRules(top.Suites)
+		top.Suites = append(top.Suites, v.junitClients())
 	} else {
 		v.junitScenarios(top.Suites, idx)
-	}
-	if v.Driver == Proxy {
-		top.Suites = append(top.Suites, v.junitClients())
 	}
 	if v.Error != "" {
 		s := junitSuite{Name: "plantcheck"}

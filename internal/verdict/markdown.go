@@ -85,7 +85,7 @@ func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
 
 	// The rules table holds plantcheck's text only: the notes, which may
 	// quote the target, follow it as a list.
-	fmt.Fprintf(b, "| Rule | Level | Result | %s | Requirement |\n|---|---|---|---|---|\n", capital(v.countedBy()))
+	fmt.Fprintf(b, "| Rule | Level | Result | %s | Requirement |\n|---|---|---|---|---|\n", capital(v.words().counted))
 	for _, r := range v.Rules {
 		req := r.Requirement
 		for _, by := range r.FoundBy {
@@ -94,7 +94,7 @@ func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
 		if r.Outcome == NotJudged && len(r.NotJudgedBecause) > maxWhyInTable {
 			req += "<br>not judged: " + r.NotJudgedBecause
 		}
-		fmt.Fprintf(b, "| %s %s | %s | %s | %d | %s |\n", mdMarks[r.Outcome], r.ID, upper(r.Level), mdTable(r.Result), v.counted(r), mdTable(req))
+		fmt.Fprintf(b, "| %s %s | %s | %s | %d | %s |\n", mdMarks[r.Outcome], r.ID, upper(r.Level), mdTable(r.Result), v.words().count(r), mdTable(req))
 	}
 	noted := false
 	for _, r := range v.Rules {
@@ -181,11 +181,7 @@ func (v *Verdict) writeMarkdownFacts(b *bytes.Buffer, q Quote, n int) {
 	if v.Target == "" {
 		target = "(none)"
 	}
-	name := "Target"
-	if v.Driver == Proxy {
-		name = "Upstream"
-	}
-	fmt.Fprintf(b, "| %s | %s |\n", name, target)
+	fmt.Fprintf(b, "| %s | %s |\n", v.words().target, target)
 	if v.Config.Proxy != "" {
 		fmt.Fprintf(b, "| Proxy | %s |\n", q.Cell(cutTo(v.Config.Proxy, n)))
 	}
@@ -201,7 +197,7 @@ func (v *Verdict) writeMarkdownFacts(b *bytes.Buffer, q Quote, n int) {
 		return
 	}
 	c := v.Counts
-	if v.Driver == Run {
+	if !v.words().traffic {
 		fmt.Fprintf(b, "| Scenarios | %d: %d passed, %d failed, %d errors, %d not run |\n", c.Scenarios, c.Passed, c.Failed, c.Errors, c.NotRun)
 		fmt.Fprintf(b, "| Exchanges | %d in %.0f ms (seed %d) |\n", c.Exchanges, v.Duration, v.Seed)
 	} else {

@@ -50,8 +50,8 @@ func (v *Verdict) WriteText(w io.Writer, o TextOptions) error {
 func (v *console) writeText(w *strings.Builder) {
 	fmt.Fprintf(w, "\nplantcheck verdict: %s %s\n", v.Spec.Title, v.Spec.Version)
 	target := v.Target
-	switch v.Driver {
-	case Proxy:
+	switch {
+	case v.words().traffic:
 		fmt.Fprintf(w, "upstream: %s; traffic from %s to %s\n", target, v.Started.Format(time.RFC3339), v.Ended.Format(time.RFC3339))
 	default:
 		fmt.Fprintf(w, "target: %s\n", target)
@@ -71,7 +71,7 @@ func (v *console) writeText(w *strings.Builder) {
 	if v.Partial() {
 		fmt.Fprintf(w, "scope:  partial, scenarios selected by --tags %q\n", v.Config.Tags)
 	}
-	if v.Driver == Proxy {
+	if v.words().traffic {
 		fmt.Fprintf(w, "%s\n", v.trafficLine())
 		for _, c := range v.NotJudgedInPart {
 			fmt.Fprintf(w, "  not judged in %s: %s\n", plural(c.N, "exchange"), c.Reason)
@@ -93,7 +93,7 @@ func (v *console) writeText(w *strings.Builder) {
 	var whys []string
 	byWhy := map[string][]string{}
 	for _, r := range v.Rules {
-		if r.NotJudgedBecause != "" && (r.Outcome == NotJudged || r.Outcome == Pass && v.partlyJudged(r)) {
+		if v.unjudgedWhy(r) {
 			if _, ok := byWhy[r.NotJudgedBecause]; !ok {
 				whys = append(whys, r.NotJudgedBecause)
 			}
@@ -137,7 +137,7 @@ func (v *console) writeText(w *strings.Builder) {
 	v.writeClients(w)
 
 	c := v.Counts
-	if v.Driver == Run {
+	if !v.words().traffic {
 		fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d errors, %d not run; %d HTTP exchanges in %s (seed %d)\n",
 			c.Scenarios, c.Passed, c.Failed, c.Errors, c.NotRun, c.Exchanges, v.Ended.Sub(v.Started).Round(time.Millisecond), v.Seed)
 	} else {
@@ -159,7 +159,7 @@ func (v *console) writeText(w *strings.Builder) {
 		fmt.Fprintf(w, "Connections: %s\n", v.Connections.Summary)
 	}
 	if v.ReportDir != "" {
-		fmt.Fprintf(w, "Reports: %s (%s)\n", v.ReportDir, strings.Join(v.files(), ", "))
+		fmt.Fprintf(w, "Reports: %s (%s)\n", v.ReportDir, strings.Join(v.words().files, ", "))
 	}
 	v.writeBaseline(w)
 	style := green
@@ -180,7 +180,7 @@ func (v *console) writeText(w *strings.Builder) {
 func (v *console) writeTable(w *strings.Builder, brief bool) {
 	var tb strings.Builder
 	tw := tabwriter.NewWriter(&tb, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "RULE\tLEVEL\tRESULT\t%s\tREQUIREMENT\n", strings.ToUpper(v.countedBy()))
+	fmt.Fprintf(tw, "RULE\tLEVEL\tRESULT\t%s\tREQUIREMENT\n", strings.ToUpper(v.words().counted))
 	var rows []Rule
 	var passed []string
 	for _, r := range v.Rules {
@@ -192,7 +192,7 @@ func (v *console) writeTable(w *strings.Builder, brief bool) {
 			continue
 		}
 		rows = append(rows, r)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, upper(r.Level), v.shortWord(r), v.counted(r), cutRunes(r.Requirement, 70))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, upper(r.Level), v.shortWord(r), v.words().count(r), cutRunes(r.Requirement, 70))
 	}
 	tw.Flush()
 	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
@@ -228,7 +228,7 @@ func (v *Verdict) saidApart(r Rule) bool {
 	switch {
 	case r.Outcome == Fail && r.Level != rules.Open:
 		return true
-	case r.NotJudgedBecause != "" && (r.Outcome == NotJudged || r.Outcome == Pass && v.partlyJudged(r)):
+	case v.unjudgedWhy(r):
 		return true
 	}
 	return false
@@ -236,24 +236,7 @@ func (v *Verdict) saidApart(r Rule) bool {
 
 // wrap breaks a list joined by ", " into lines of about width bytes,
 // each after the first indented.
-func wrap(s string, width int, indent string) string {
-	var b strings.Builder
-	n := 0
-	for i, word := range strings.Split(s, ", ") {
-		switch {
-		case i == 0:
-		case n+len(word)+2 > width:
-			b.WriteString(",\n" + indent)
-			n = len(indent)
-		default:
-			b.WriteString(", ")
-			n += 2
-		}
-		b.WriteString(word)
-		n += len(word)
-	}
-	return b.String()
-}
+func wrap(s string, width int, indent string) string { return wrapAt(s, ", ", 0, width, indent) }
 
 // maxNamed bounds the rules a line of reasons not run names.
 const maxNamed = 5
@@ -275,8 +258,7 @@ func (v *Verdict) notRunReasons() []string {
 		if why == "" {
 			why = "skipped"
 		}
-		if r, ok := v.rule(s.Rule); ok && r.NotJudgedBecause != "" && strings.Contains(r.NotJudgedBecause, why) &&
-			(r.Outcome == NotJudged || r.Outcome == Pass && v.partlyJudged(r)) {
+		if r, ok := v.rule(s.Rule); ok && v.unjudgedWhy(r) && strings.Contains(r.NotJudgedBecause, why) {
 			continue // said with the rules not judged, once
 		}
 		if n[why] == 0 {
@@ -321,31 +303,48 @@ func (v *Verdict) shortWord(r Rule) string {
 
 // partlyJudged: some of a run's rule's scenarios could not judge it.
 func (v *Verdict) partlyJudged(r Rule) bool {
-	return v.Driver == Run && r.Judged < int64(r.Scenarios) && r.NotJudgedBecause != ""
+	return !v.words().traffic && r.Judged < int64(r.Scenarios) && r.NotJudgedBecause != ""
 }
 
-// files names the report files the verdict's driver writes.
-func (v *Verdict) files() []string {
-	names := []string{SummaryJSON, SummaryMD, SummaryShortMD, ReportHTML, BadgeSVG, JUnitXML, StatementJSON}
-	if v.Driver == Run {
-		names = append(names, "cucumber.json")
+// unjudgedWhy: the reports give the reason a rule was not judged, or
+// judged in part, apart from its row.
+func (v *Verdict) unjudgedWhy(r Rule) bool {
+	return r.NotJudgedBecause != "" && r.Outcome == NotJudged || r.Outcome == Pass && v.partlyJudged(r)
+}
+
+// words are what the writers say differently of a run's scenarios and of
+// the traffic a proxy (or judge, or merge) counted: each driver's wording,
+// chosen here once.
+type words struct {
+	traffic bool             // the counts are of exchanges seen, not scenarios sent
+	target  string           // what was judged, as the facts name it
+	counted string           // what the rule table's count column counts
+	count   func(Rule) int64 // and its figure of a rule
+	files   []string         // the report files the driver writes
+	badge   string           // after the badge's spec
+	header  string           // what a PLANTCHECK_HEADER_<NAME> holds
+}
+
+var reportFiles = []string{SummaryJSON, SummaryMD, SummaryShortMD, ReportHTML, BadgeSVG, JUnitXML, StatementJSON}
+
+var (
+	runWords = words{
+		target: "Target", counted: "scenarios", count: func(r Rule) int64 { return int64(r.Scenarios) },
+		files:  append(slices.Clip(reportFiles), "cucumber.json"),
+		header: "the value of the --header of that name",
 	}
-	return names
-}
+	trafficWords = words{
+		traffic: true, target: "Upstream", counted: "judged", count: func(r Rule) int64 { return r.Judged },
+		files: reportFiles, badge: " traffic",
+		header: "the value the client sent in the header of that name, which no report shows",
+	}
+)
 
-// countedBy is what the rule table's count column counts.
-func (v *Verdict) countedBy() string {
+func (v *Verdict) words() words {
 	if v.Driver == Proxy {
-		return "judged"
+		return trafficWords
 	}
-	return "scenarios"
-}
-
-func (v *Verdict) counted(r Rule) int64 {
-	if v.Driver == Proxy {
-		return r.Judged
-	}
-	return int64(r.Scenarios)
+	return runWords
 }
 
 // trafficLine says what traffic passed through a proxy.
@@ -400,10 +399,9 @@ func (v *console) writeFailures(w io.Writer) {
 	if len(server) == 0 {
 		return
 	}
-	switch v.Driver {
-	case Proxy:
+	if v.words().traffic {
 		fmt.Fprintf(w, "\nServer-side failures (the service's):\n")
-	default:
+	} else {
 		fmt.Fprintf(w, "\nFailures (%s):\n", plural(int64(len(server)), "scenario"))
 	}
 	if c := v.a.Cause; c != "" {
@@ -552,11 +550,7 @@ func (v *Verdict) ReproNote() string {
 		note += "."
 	}
 	if slices.ContainsFunc(vars, func(s string) bool { return strings.HasPrefix(s, "$PLANTCHECK_HEADER_") }) {
-		if v.Driver == Run {
-			note += " Each PLANTCHECK_HEADER_<NAME> holds the value of the --header of that name."
-		} else {
-			note += " Each PLANTCHECK_HEADER_<NAME> holds the value the client sent in the header of that name, which no report shows."
-		}
+		note += " Each PLANTCHECK_HEADER_<NAME> holds " + v.words().header + "."
 	}
 	if slices.Contains(vars, "$"+shell.ProxyUserinfoVar) {
 		note += " " + shell.ProxyUserinfoVar + " holds the user:password of the proxy's URL."
@@ -894,17 +888,24 @@ func indent(s, prefix string) string {
 // lines of at most width columns where it can, each after the first
 // indented.
 func wrapWords(s string, start, width int, indent string) string {
+	return wrapAt(s, " ", start, width, indent)
+}
+
+// wrapAt breaks s, which starts at column start, at each sep, into lines
+// of at most width columns where it can (the sep's comma, if any, ending
+// the line), each after the first indented.
+func wrapAt(s, sep string, start, width int, indent string) string {
 	var b strings.Builder
 	n := start
-	for i, word := range strings.Split(s, " ") {
+	for i, word := range strings.Split(s, sep) {
 		switch {
 		case i == 0:
-		case n+1+len(word) > width:
-			b.WriteString("\n" + indent)
+		case n+len(sep)+len(word) > width:
+			b.WriteString(strings.TrimSuffix(sep, " ") + "\n" + indent)
 			n = len(indent)
 		default:
-			b.WriteByte(' ')
-			n++
+			b.WriteString(sep)
+			n += len(sep)
 		}
 		b.WriteString(word)
 		n += len(word)
