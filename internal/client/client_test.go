@@ -69,12 +69,12 @@ func (tg *target) sent() []string {
 	return append([]string(nil), tg.bodies...)
 }
 
-// testClient is New on a fakeClock: waits and pauses take no time, and
+// testClient is New on a FakeClock: waits and pauses take no time, and
 // what the client measures of them is exact.
-func testClient(hc *http.Client, cfg Config) (*Client, *fakeClock) {
+func testClient(hc *http.Client, cfg Config) (*Client, *FakeClock) {
+	clk := NewFakeClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
+	cfg.Clock = clk
 	c := New(hc, cfg)
-	clk := &fakeClock{t: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-	c.gate.clock, c.flight.clock = clk, clk
 	return c, clk
 }
 

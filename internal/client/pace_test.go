@@ -49,31 +49,10 @@ func TestThrottleWait(t *testing.T) {
 	}
 }
 
-// fakeClock is a gate's clock that moves only when the gate sleeps, to the
-// end of the sleep: what a test of the gate measures is then exact,
-// whatever the machine's load.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(max(d, 0))
-	return ctx.Err()
-}
-
 // testGate is newGate on a fakeClock, set at a fixed time.
-func testGate(ceiling float64, bound Throttle, notice func(string)) (*gate, *fakeClock) {
+func testGate(ceiling float64, bound Throttle, notice func(string)) (*gate, *FakeClock) {
 	g := newGate(ceiling, bound, notice)
-	clk := &fakeClock{t: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	clk := NewFakeClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
 	g.clock = clk
 	return g, clk
 }
@@ -364,6 +343,65 @@ func TestGateNamesThePattern(t *testing.T) {
 				t.Errorf("got %q\nwant it to hold %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestGateWhateverThePace: a gateway that refuses one request in three
+// whatever the pace cannot be waited out politely. Nine requests go at
+// once, unpaced; their answers come a millisecond later, every third
+// throttled with Retry-After: 1, and the first cuts the pace; then the
+// requests go one at a time at the slower pace, every third throttled
+// still. The share at the new pace is the share at the one before: the
+// gate stops at its bound on the time paused, and names the pattern, not
+// "slow the run".
+func TestGateWhateverThePace(t *testing.T) {
+	t.Parallel()
+	g, clk := testGate(0, Throttle{MaxPaused: 3 * time.Second, MinPace: 2}, nil)
+	n := 0
+	// answer gives the n-th request's answer, to the request sent at.
+	answer := func(at time.Time) error {
+		n++
+		if n%3 != 0 {
+			g.accepted(at)
+			return nil
+		}
+		return g.throttled(at, http.StatusTooManyRequests, time.Second, 0, "1")
+	}
+	first := sendAll(t, g, 9)
+	clk.Sleep(context.Background(), time.Millisecond)
+	for _, at := range first {
+		if err := answer(at); err != nil {
+			t.Fatalf("answer %d: %v", n, err)
+		}
+	}
+	if st := g.stats(); st.Pauses != 1 || st.Paused != time.Second || st.Slowest == 0 {
+		t.Fatalf("after the nine answers at once: %+v; want one pause of 1s, and the pace cut", st)
+	}
+	var err error
+	for err == nil && n < 100 {
+		var at time.Time
+		if at, err = g.wait(context.Background()); err == nil {
+			clk.Sleep(context.Background(), time.Millisecond)
+			err = answer(at)
+		}
+	}
+	st := g.stats()
+	t.Logf("%d requests; %+v", n, st)
+	if !errors.Is(err, ErrThrottled) {
+		t.Fatalf("after %d requests: %v, want ErrThrottled", n, err)
+	}
+	for _, want := range []string{"the run would be paused more than 3s in all", "about 1 in 3 requests was throttled whatever the pace (as often at ", " as with no pace)"} {
+		if !strings.Contains(st.Exceeded, want) {
+			t.Errorf("exceeded %q does not say %q", st.Exceeded, want)
+		}
+	}
+	if strings.Contains(st.Exceeded, "slow the run") {
+		t.Errorf("exceeded %q advises slowing a run whose pace does not help", st.Exceeded)
+	}
+	// Each pause is the 1s asked, one request at a time: the gate stops
+	// at the pause that would take it past 3s.
+	if st.Paused != 3*time.Second || st.Pauses != 3 {
+		t.Errorf("%d pauses, %s paused; want 3, 3s", st.Pauses, st.Paused)
 	}
 }
 
