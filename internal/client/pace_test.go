@@ -405,6 +405,50 @@ func TestGateWhateverThePace(t *testing.T) {
 	}
 }
 
+// TestGateStillThrottledAtTheFloor: a gateway that refuses every request,
+// whatever the pace, asking no wait (a 503 with Retry-After: 0): sixteen
+// requests go at once, unpaced, then one at a time; each throttling answer
+// closes the gate for a slot of the pace, which comes down to the floor.
+// At the bound on the time paused the gate stops and says the requests were
+// still throttled at the slowest pace it goes on its own, and --rate. Each
+// answer is to a request of its own: one request sent again past
+// MaxRetries is TestGateOtherBounds'.
+func TestGateStillThrottledAtTheFloor(t *testing.T) {
+	t.Parallel()
+	g, clk := testGate(0, Throttle{MaxPaused: time.Second, MinPace: 20}, nil)
+	throttle := func(at time.Time) error {
+		return g.throttled(at, http.StatusServiceUnavailable, 0, 0, "0")
+	}
+	first := sendAll(t, g, 16)
+	clk.Sleep(context.Background(), time.Millisecond)
+	var err error
+	n := 0
+	for _, at := range first {
+		if n++; err == nil {
+			err = throttle(at)
+		}
+	}
+	for err == nil && n < 1000 {
+		var at time.Time
+		if at, err = g.wait(context.Background()); err == nil {
+			n++
+			clk.Sleep(context.Background(), time.Millisecond)
+			err = throttle(at)
+		}
+	}
+	st := g.stats()
+	t.Logf("%d requests; %+v", n, st)
+	if !errors.Is(err, ErrThrottled) {
+		t.Fatalf("after %d requests: %v, want ErrThrottled", n, err)
+	}
+	if want := "the run would be paused more than 1s in all: nearly every request was still throttled at 20 requests a second, the slowest plantcheck goes on its own: slow the run further with --rate"; st.Exceeded != want {
+		t.Errorf("exceeded %q\nwant %q", st.Exceeded, want)
+	}
+	if st.Slowest != 20 || st.Paused > time.Second {
+		t.Errorf("slowest pace %g, paused %s; want 20, at most 1s", st.Slowest, st.Paused)
+	}
+}
+
 // TestGateTells: a pause that starts is told on the console, at most once
 // each tellEvery, the next line counting those not told; the pattern is
 // told once.

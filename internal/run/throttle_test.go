@@ -296,7 +296,9 @@ func TestThrottlingOneAtATime(t *testing.T) {
 
 // TestThrottlingPastTheBound: past one of the other bounds the run is
 // incomplete (exit 2), never the service's failure, and the verdict names
-// the bound and --rate.
+// the bound and --rate. The bound on the time paused, and the pattern it
+// names, are the gate's (TestGateStillThrottledAtTheFloor,
+// TestGateWhateverThePace) and TestThrottlingOneAtATime's.
 func TestThrottlingPastTheBound(t *testing.T) {
 	t.Parallel()
 	type bound struct {
@@ -304,33 +306,23 @@ func TestThrottlingPastTheBound(t *testing.T) {
 		throttle func(int64) (int, string)
 		bound    steps.Throttle
 		want     string
-		// wall: the run paces on the wall clock, at its concurrency (a
-		// fake clock's sleeps add up: what the pace comes to is the
-		// case); else on a fake clock, its pauses taking no time.
-		wall bool
 	}
 	tests := []bound{
-		{"a wait longer than the bound", func(int64) (int, string) { return http.StatusTooManyRequests, "3600" }, steps.Throttle{}, "more than 30s", false},
+		{"a wait longer than the bound", func(int64) (int, string) { return http.StatusTooManyRequests, "3600" }, steps.Throttle{}, "more than 30s"},
 		{"a date too far", func(int64) (int, string) {
 			return http.StatusTooManyRequests, time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)
-		}, steps.Throttle{}, "more than 30s", false},
-		{"every request, whatever the pace", func(int64) (int, string) { return http.StatusServiceUnavailable, "0" },
-			steps.Throttle{MaxPaused: time.Second, MinPace: 20}, "nearly every request was still throttled at 20 requests a second", true},
+		}, steps.Throttle{}, "more than 30s"},
 		{"a request resent past MaxRetries", func(n int64) (int, string) {
 			if n > 3 {
 				return http.StatusTooManyRequests, "0"
 			}
 			return 0, ""
-		}, steps.Throttle{MaxRetries: 3, MinPace: 1000}, "throttled 4 times in a row", false},
+		}, steps.Throttle{MaxRetries: 3, MinPace: 1000}, "throttled 4 times in a row"},
 	}
-	// Each waits out its own target's pauses at once.
+	// Each waits out its own target's pauses on a fake clock.
 	atOnce(t, tests, func(b bound) string { return b.name }, func(t *testing.T, tt bound) {
 		url, token := startTarget(t, throttling(tt.throttle))
-		opts := Options{Output: io.Discard, Throttle: tt.bound}
-		if !tt.wall {
-			opts.Clock = fakeClock()
-		}
-		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token}, opts)
+		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token}, Options{Output: io.Discard, Throttle: tt.bound, Clock: fakeClock()})
 		if err != nil {
 			t.Fatal(err)
 		}
