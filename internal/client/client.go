@@ -46,7 +46,7 @@ type Config struct {
 	// none.
 	Redactor *evidence.Redactor
 	// Clock is the time the client paces and waits by; nil: the wall
-	// clock. A test gives a FakeClock, so that waits take no time.
+	// clock. A test gives a fake one, so that waits take no time.
 	Clock Clock
 }
 

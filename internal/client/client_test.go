@@ -69,10 +69,10 @@ func (tg *target) sent() []string {
 	return append([]string(nil), tg.bodies...)
 }
 
-// testClient is New on a FakeClock: waits and pauses take no time, and
+// testClient is New on a fakeClock: waits and pauses take no time, and
 // what the client measures of them is exact.
-func testClient(hc *http.Client, cfg Config) (*Client, *FakeClock) {
-	clk := NewFakeClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
+func testClient(hc *http.Client, cfg Config) (*Client, *fakeClock) {
+	clk := &fakeClock{t: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
 	cfg.Clock = clk
 	c := New(hc, cfg)
 	return c, clk

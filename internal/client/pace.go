@@ -177,7 +177,7 @@ type epoch struct {
 func (e epoch) share() float64 { return float64(e.throttled) / float64(max(e.n, 1)) }
 
 // Clock is the client's time (the gate's, and the flight's notices): the
-// wall clock in a run; in a test, a FakeClock, which moves only when the
+// wall clock in a run; in a test, a fake clock, which moves only when the
 // gate sleeps, so that what the gate measures (time paused, the span a
 // pace is judged on) does not move with the machine's load.
 type Clock interface {
@@ -200,34 +200,6 @@ func (wallClock) Sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// FakeClock is a Clock for tests that moves only when slept, to the end of
-// the sleep, at once: a wait takes no time, and what the client measures of
-// it is exact, whatever the machine's load. Sleeps add up, so that it
-// keeps a test's time exact where one request at a time sleeps (a run at
-// --concurrency 1, or a test that drives the gate itself).
-type FakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-// NewFakeClock returns a FakeClock set at t.
-func NewFakeClock(t time.Time) *FakeClock { return &FakeClock{t: t} }
-
-// Now is the clock's time.
-func (c *FakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Sleep moves the clock d forward and returns the context's error.
-func (c *FakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(max(d, 0))
-	return ctx.Err()
 }
 
 func newGate(ceiling float64, bound Throttle, notice func(string)) *gate {

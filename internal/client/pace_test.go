@@ -49,10 +49,34 @@ func TestThrottleWait(t *testing.T) {
 	}
 }
 
+// fakeClock is a Clock that moves only when slept, to the end of the
+// sleep, at once: a wait takes no time, and what the client measures of it
+// is exact, whatever the machine's load. Sleeps add up, so that it keeps a
+// test's time exact where one request at a time sleeps (a test that drives
+// the gate itself, or a run at --concurrency 1: internal/run's tests keep
+// a copy).
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(max(d, 0))
+	return ctx.Err()
+}
+
 // testGate is newGate on a fakeClock, set at a fixed time.
-func testGate(ceiling float64, bound Throttle, notice func(string)) (*gate, *FakeClock) {
+func testGate(ceiling float64, bound Throttle, notice func(string)) (*gate, *fakeClock) {
 	g := newGate(ceiling, bound, notice)
-	clk := NewFakeClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
+	clk := &fakeClock{t: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
 	g.clock = clk
 	return g, clk
 }

@@ -93,7 +93,7 @@ type Options struct {
 	// is steps.DefaultThrottle's.
 	Throttle steps.Throttle
 	// Clock is the time the run paces and waits out throttling by; nil:
-	// the wall clock (a test gives a client.FakeClock, so that a pause
+	// the wall clock (a test gives a fake clock, so that a pause
 	// takes no time and is measured exactly).
 	Clock steps.Clock
 	// IDSalt is steps.Config's: 0 (every run's) draws one, so that two runs

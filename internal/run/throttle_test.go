@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plantcheck/plantcheck/internal/client"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/steps"
 )
@@ -159,10 +158,31 @@ func TestRateLimitedGatewayIsCertified(t *testing.T) {
 	})
 }
 
-// fakeClock is a client.FakeClock set at the wall clock's time: a run on
-// it waits out every pause at once, and measures it exactly. It keeps a
-// run's time exact at --concurrency 1, where one request at a time waits.
-func fakeClock() *client.FakeClock { return client.NewFakeClock(time.Now()) }
+// fakeClock is a steps.Clock that moves only when slept, to the end of the
+// sleep, at once (internal/client's tests keep a copy): a run on it waits
+// out every pause at once, and measures it exactly. Sleeps add up, so that
+// it keeps a run's time exact at --concurrency 1, where one request at a
+// time waits.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(max(d, 0))
+	return ctx.Err()
+}
+
+// newFakeClock is a fakeClock set at the wall clock's time.
+func newFakeClock() *fakeClock { return &fakeClock{t: time.Now()} }
 
 // TestThrottlingIsWaitedOut: a 429 (with Retry-After, or without: 1 s) and a
 // 503 with Retry-After are the infrastructure's, waited out and counted; the
@@ -198,7 +218,7 @@ func TestThrottlingIsWaitedOut(t *testing.T) {
 	// is then the Retry-Afters' (1s, and 1s three times), and at most a
 	// millisecond for each of the others.
 	bound := steps.Throttle{MinPace: 1000}
-	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, ReportDir: dir, Concurrency: 1}, Options{Output: &out, Throttle: bound, Clock: fakeClock()})
+	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, ReportDir: dir, Concurrency: 1}, Options{Output: &out, Throttle: bound, Clock: newFakeClock()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +292,7 @@ func TestThrottlingOneAtATime(t *testing.T) {
 			}
 			return http.StatusTooManyRequests, after
 		}))
-		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Concurrency: 1}, Options{Output: io.Discard, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}, Clock: fakeClock()})
+		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Concurrency: 1}, Options{Output: io.Discard, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}, Clock: newFakeClock()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,7 +342,7 @@ func TestThrottlingPastTheBound(t *testing.T) {
 	// Each waits out its own target's pauses on a fake clock.
 	atOnce(t, tests, func(b bound) string { return b.name }, func(t *testing.T, tt bound) {
 		url, token := startTarget(t, throttling(tt.throttle))
-		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token}, Options{Output: io.Discard, Throttle: tt.bound, Clock: fakeClock()})
+		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token}, Options{Output: io.Discard, Throttle: tt.bound, Clock: newFakeClock()})
 		if err != nil {
 			t.Fatal(err)
 		}
