@@ -191,6 +191,8 @@ func newFakeClock() *fakeClock { return &fakeClock{t: time.Now()} }
 // one request at a time on a fake clock, so that each pause is the wait
 // asked (or a slot of the pace), exactly, whatever the load: that answers
 // throttled at once are one pause is the gate's (TestGatePauseIsShared).
+// The scenarios of one area (@area-auth, 50 requests or more) are enough:
+// what is shown is the client's waits and how the reports tell them.
 func TestThrottlingIsWaitedOut(t *testing.T) {
 	t.Parallel()
 	var secret string
@@ -200,12 +202,12 @@ func TestThrottlingIsWaitedOut(t *testing.T) {
 			// Not a Retry-After plantcheck reads (it waits 1 s), and one
 			// the console shows redacted and escaped.
 			return http.StatusTooManyRequests, "later " + secret + " \u202e"
-		case n == 60 || n == 61 || n == 62:
+		case n == 20 || n == 21 || n == 22:
 			// One request, throttled three times in a row.
 			return http.StatusServiceUnavailable, "1"
-		case n%50 == 0:
+		case n%15 == 0:
 			return http.StatusTooManyRequests, "0" // a pause of one slot of the pace
-		case n%70 == 0:
+		case n%25 == 0:
 			return http.StatusServiceUnavailable, "0"
 		}
 		return 0, ""
@@ -218,7 +220,7 @@ func TestThrottlingIsWaitedOut(t *testing.T) {
 	// is then the Retry-Afters' (1s, and 1s three times), and at most a
 	// millisecond for each of the others.
 	bound := steps.Throttle{MinPace: 1000}
-	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, ReportDir: dir, Concurrency: 1}, Options{Output: &out, Throttle: bound, Clock: newFakeClock()})
+	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, ReportDir: dir, Concurrency: 1, Tags: "@area-auth"}, Options{Output: &out, Throttle: bound, Clock: newFakeClock()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +294,7 @@ func TestThrottlingOneAtATime(t *testing.T) {
 			}
 			return http.StatusTooManyRequests, after
 		}))
-		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Concurrency: 1}, Options{Output: io.Discard, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}, Clock: newFakeClock()})
+		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Concurrency: 1, Tags: "@area-auth"}, Options{Output: io.Discard, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}, Clock: newFakeClock()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -342,7 +344,7 @@ func TestThrottlingPastTheBound(t *testing.T) {
 	// Each waits out its own target's pauses on a fake clock.
 	atOnce(t, tests, func(b bound) string { return b.name }, func(t *testing.T, tt bound) {
 		url, token := startTarget(t, throttling(tt.throttle))
-		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token}, Options{Output: io.Discard, Throttle: tt.bound, Clock: newFakeClock()})
+		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Tags: "@area-auth"}, Options{Output: io.Discard, Throttle: tt.bound, Clock: newFakeClock()})
 		if err != nil {
 			t.Fatal(err)
 		}
