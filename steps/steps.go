@@ -72,6 +72,9 @@ func (s *Suite) Faults() client.Faults { return s.client.Faults() }
 // Throttle is client.Throttle, which internal/config reads.
 type Throttle = client.Throttle
 
+// Clock is client.Clock, the time a run paces and waits by.
+type Clock = client.Clock
+
 // breakerThreshold is how many answers in a row may fail to arrive (or to
 // end within the read bound) before the remaining scenarios are not run: a
 // target that never answers ends the run in a few time limits, not one per
@@ -112,12 +115,13 @@ type Config struct {
 	// Without names checks to leave out (config.Removable), to prove that each
 	// is needed; a run for a verdict leaves none out.
 	Without []string
-	// Rate, InFlight (0 means 1), Throttle and Notice pace and bound the
-	// run's requests, as client.Config says.
+	// Rate, InFlight (0 means 1), Throttle, Notice and Clock pace and
+	// bound the run's requests, as client.Config says.
 	Rate     float64
 	InFlight int
 	Throttle Throttle
 	Notice   func(line string)
+	Clock    Clock
 	// CurlFlags are the connection's settings a curl reproduction needs
 	// (--cacert FILE, --cert FILE --key FILE, --proxy URL), shell-quoted.
 	CurlFlags []string
@@ -234,7 +238,7 @@ func New(cfg Config) (*Suite, error) {
 	}
 	s.red = evidence.New(secrets...)
 	s.client = client.New(cfg.Client, client.Config{
-		Rate: cfg.Rate, InFlight: cfg.InFlight, Throttle: cfg.Throttle, MaxBody: cfg.MaxBody, Notice: cfg.Notice, Redactor: s.red,
+		Rate: cfg.Rate, InFlight: cfg.InFlight, Throttle: cfg.Throttle, MaxBody: cfg.MaxBody, Notice: cfg.Notice, Redactor: s.red, Clock: cfg.Clock,
 	})
 	s.steps = s.stepDefs()
 	if s.shape, err = generate.FromDocument(v.Model(), http.MethodPost, "/plants"); err != nil {

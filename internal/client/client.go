@@ -45,6 +45,9 @@ type Config struct {
 	// Redactor hides secrets in a Retry-After a Notice line quotes; nil:
 	// none.
 	Redactor *evidence.Redactor
+	// Clock is the time the client paces and waits by; nil: the wall
+	// clock. A test gives a fake one, so that waits take no time.
+	Clock Clock
 }
 
 // Client sends requests through an *http.Client within the run's pace and
@@ -70,6 +73,9 @@ func New(hc *http.Client, cfg Config) *Client {
 	c.gate = newGate(cfg.Rate, cfg.Throttle, cfg.Notice)
 	c.gate.inFlight = cfg.InFlight
 	c.flight = newFlight(cfg.InFlight, cfg.Notice)
+	if cfg.Clock != nil {
+		c.gate.clock, c.flight.clock = cfg.Clock, cfg.Clock
+	}
 	return c
 }
 

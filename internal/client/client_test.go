@@ -72,9 +72,9 @@ func (tg *target) sent() []string {
 // testClient is New on a fakeClock: waits and pauses take no time, and
 // what the client measures of them is exact.
 func testClient(hc *http.Client, cfg Config) (*Client, *fakeClock) {
-	c := New(hc, cfg)
 	clk := &fakeClock{t: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-	c.gate.clock, c.flight.clock = clk, clk
+	cfg.Clock = clk
+	c := New(hc, cfg)
 	return c, clk
 }
 

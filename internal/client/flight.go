@@ -38,7 +38,7 @@ type flight struct {
 	seen    Faults
 	// notice receives a line for the console; nil: none.
 	notice func(string)
-	clock  clock
+	clock  Clock
 	told   time.Time
 }
 

@@ -123,7 +123,7 @@ const (
 // above the ceiling (--rate). A run never throttled and without --rate is
 // not paced: the gate then costs a lock and a clock reading.
 type gate struct {
-	clock   clock
+	clock   Clock
 	bound   Throttle
 	ceiling float64 // --rate; 0: none
 	floor   float64
@@ -176,11 +176,11 @@ type epoch struct {
 
 func (e epoch) share() float64 { return float64(e.throttled) / float64(max(e.n, 1)) }
 
-// clock is the client's time (the gate's, and the flight's notices): the
-// wall clock in a run; in a test, a clock that moves only when the gate
-// sleeps, so that what the gate measures (time paused, the span a pace is
-// judged on) does not move with the machine's load.
-type clock interface {
+// Clock is the client's time (the gate's, and the flight's notices): the
+// wall clock in a run; in a test, a fake clock, which moves only when the
+// gate sleeps, so that what the gate measures (time paused, the span a
+// pace is judged on) does not move with the machine's load.
+type Clock interface {
 	Now() time.Time
 	Sleep(ctx context.Context, d time.Duration) error
 }

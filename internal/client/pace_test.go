@@ -49,9 +49,12 @@ func TestThrottleWait(t *testing.T) {
 	}
 }
 
-// fakeClock is a gate's clock that moves only when the gate sleeps, to the
-// end of the sleep: what a test of the gate measures is then exact,
-// whatever the machine's load.
+// fakeClock is a Clock that moves only when slept, to the end of the
+// sleep, at once: a wait takes no time, and what the client measures of it
+// is exact, whatever the machine's load. Sleeps add up, so that it keeps a
+// test's time exact where one request at a time sleeps (a test that drives
+// the gate itself, or a run at --concurrency 1: internal/run's tests keep
+// a copy).
 type fakeClock struct {
 	mu sync.Mutex
 	t  time.Time
@@ -364,6 +367,109 @@ func TestGateNamesThePattern(t *testing.T) {
 				t.Errorf("got %q\nwant it to hold %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestGateWhateverThePace: a gateway that refuses one request in three
+// whatever the pace cannot be waited out politely. Nine requests go at
+// once, unpaced; their answers come a millisecond later, every third
+// throttled with Retry-After: 1, and the first cuts the pace; then the
+// requests go one at a time at the slower pace, every third throttled
+// still. The share at the new pace is the share at the one before: the
+// gate stops at its bound on the time paused, and names the pattern, not
+// "slow the run".
+func TestGateWhateverThePace(t *testing.T) {
+	t.Parallel()
+	g, clk := testGate(0, Throttle{MaxPaused: 3 * time.Second, MinPace: 2}, nil)
+	n := 0
+	// answer gives the n-th request's answer, to the request sent at.
+	answer := func(at time.Time) error {
+		n++
+		if n%3 != 0 {
+			g.accepted(at)
+			return nil
+		}
+		return g.throttled(at, http.StatusTooManyRequests, time.Second, 0, "1")
+	}
+	first := sendAll(t, g, 9)
+	clk.Sleep(context.Background(), time.Millisecond)
+	for _, at := range first {
+		if err := answer(at); err != nil {
+			t.Fatalf("answer %d: %v", n, err)
+		}
+	}
+	if st := g.stats(); st.Pauses != 1 || st.Paused != time.Second || st.Slowest == 0 {
+		t.Fatalf("after the nine answers at once: %+v; want one pause of 1s, and the pace cut", st)
+	}
+	var err error
+	for err == nil && n < 100 {
+		var at time.Time
+		if at, err = g.wait(context.Background()); err == nil {
+			clk.Sleep(context.Background(), time.Millisecond)
+			err = answer(at)
+		}
+	}
+	st := g.stats()
+	t.Logf("%d requests; %+v", n, st)
+	if !errors.Is(err, ErrThrottled) {
+		t.Fatalf("after %d requests: %v, want ErrThrottled", n, err)
+	}
+	for _, want := range []string{"the run would be paused more than 3s in all", "about 1 in 3 requests was throttled whatever the pace (as often at ", " as with no pace)"} {
+		if !strings.Contains(st.Exceeded, want) {
+			t.Errorf("exceeded %q does not say %q", st.Exceeded, want)
+		}
+	}
+	if strings.Contains(st.Exceeded, "slow the run") {
+		t.Errorf("exceeded %q advises slowing a run whose pace does not help", st.Exceeded)
+	}
+	// Each pause is the 1s asked, one request at a time: the gate stops
+	// at the pause that would take it past 3s.
+	if st.Paused != 3*time.Second || st.Pauses != 3 {
+		t.Errorf("%d pauses, %s paused; want 3, 3s", st.Pauses, st.Paused)
+	}
+}
+
+// TestGateStillThrottledAtTheFloor: a gateway that refuses every request,
+// whatever the pace, asking no wait (a 503 with Retry-After: 0): sixteen
+// requests go at once, unpaced, then one at a time; each throttling answer
+// closes the gate for a slot of the pace, which comes down to the floor.
+// At the bound on the time paused the gate stops and says the requests were
+// still throttled at the slowest pace it goes on its own, and --rate. Each
+// answer is to a request of its own: one request sent again past
+// MaxRetries is TestGateOtherBounds'.
+func TestGateStillThrottledAtTheFloor(t *testing.T) {
+	t.Parallel()
+	g, clk := testGate(0, Throttle{MaxPaused: time.Second, MinPace: 20}, nil)
+	throttle := func(at time.Time) error {
+		return g.throttled(at, http.StatusServiceUnavailable, 0, 0, "0")
+	}
+	first := sendAll(t, g, 16)
+	clk.Sleep(context.Background(), time.Millisecond)
+	var err error
+	n := 0
+	for _, at := range first {
+		if n++; err == nil {
+			err = throttle(at)
+		}
+	}
+	for err == nil && n < 1000 {
+		var at time.Time
+		if at, err = g.wait(context.Background()); err == nil {
+			n++
+			clk.Sleep(context.Background(), time.Millisecond)
+			err = throttle(at)
+		}
+	}
+	st := g.stats()
+	t.Logf("%d requests; %+v", n, st)
+	if !errors.Is(err, ErrThrottled) {
+		t.Fatalf("after %d requests: %v, want ErrThrottled", n, err)
+	}
+	if want := "the run would be paused more than 1s in all: nearly every request was still throttled at 20 requests a second, the slowest plantcheck goes on its own: slow the run further with --rate"; st.Exceeded != want {
+		t.Errorf("exceeded %q\nwant %q", st.Exceeded, want)
+	}
+	if st.Slowest != 20 || st.Paused > time.Second {
+		t.Errorf("slowest pace %g, paused %s; want 20, at most 1s", st.Slowest, st.Paused)
 	}
 }
 

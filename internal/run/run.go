@@ -92,6 +92,10 @@ type Options struct {
 	// Throttle bounds the waits for a throttling target; a bound left zero
 	// is steps.DefaultThrottle's.
 	Throttle steps.Throttle
+	// Clock is the time the run paces and waits out throttling by; nil:
+	// the wall clock (a test gives a fake clock, so that a pause
+	// takes no time and is measured exactly).
+	Clock steps.Clock
 	// IDSalt is steps.Config's: 0 (every run's) draws one, so that two runs
 	// with one seed send different ids.
 	IDSalt uint64
@@ -187,7 +191,7 @@ func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Basel
 	st, err := steps.New(steps.Config{
 		BaseURL: cfg.BaseURL, Token: cfg.Token, Client: client, Validator: v, Seed: cfg.Seed, IDSalt: opts.IDSalt, Examples: cfg.Examples,
 		AllStrings: cfg.AllStrings, Without: cfg.Without, Headers: cfg.Headers, CurlFlags: cfg.curlFlags(rt),
-		Rate: cfg.Rate, InFlight: cfg.Concurrency, Throttle: opts.Throttle, Notice: notes.notice,
+		Rate: cfg.Rate, InFlight: cfg.Concurrency, Throttle: opts.Throttle, Notice: notes.notice, Clock: opts.Clock,
 		OnScenario: func(r steps.Result) {
 			mu.Lock()
 			rep.Scenarios = append(rep.Scenarios, r)

@@ -158,34 +158,56 @@ func TestRateLimitedGatewayIsCertified(t *testing.T) {
 	})
 }
 
+// fakeClock is a steps.Clock that moves only when slept, to the end of the
+// sleep, at once (internal/client's tests keep a copy): a run on it waits
+// out every pause at once, and measures it exactly. Sleeps add up, so that
+// it keeps a run's time exact at --concurrency 1, where one request at a
+// time waits.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(max(d, 0))
+	return ctx.Err()
+}
+
+// newFakeClock is a fakeClock set at the wall clock's time.
+func newFakeClock() *fakeClock { return &fakeClock{t: time.Now()} }
+
 // TestThrottlingIsWaitedOut: a 429 (with Retry-After, or without: 1 s) and a
 // 503 with Retry-After are the infrastructure's, waited out and counted; the
-// same request is sent again and the service judged on its answer. Answers
-// throttled at once are one pause, and the reports say how long.
+// same request is sent again and the service judged on its answer, and the
+// console and the reports say how long the run was paused. The run goes
+// one request at a time on a fake clock, so that each pause is the wait
+// asked (or a slot of the pace), exactly, whatever the load: that answers
+// throttled at once are one pause is the gate's (TestGatePauseIsShared).
+// The scenarios of one area (@area-auth, 50 requests or more) are enough:
+// what is shown is the client's waits and how the reports tell them.
 func TestThrottlingIsWaitedOut(t *testing.T) {
 	t.Parallel()
 	var secret string
-	third := make(chan struct{})
 	url, token := startTarget(t, throttling(func(n int64) (int, string) {
 		switch {
 		case n == 5:
 			// Not a Retry-After plantcheck reads (it waits 1 s), and one
 			// the console shows redacted and escaped.
 			return http.StatusTooManyRequests, "later " + secret + " \u202e"
-		case n == 60 || n == 61 || n == 62:
-			// Held until the three have come, so that they are in flight
-			// at once whatever the load: one pause.
-			if n == 62 {
-				close(third)
-			}
-			select {
-			case <-third:
-			case <-time.After(30 * time.Second): // a guard against a hang: the pause then tells
-			}
+		case n == 20 || n == 21 || n == 22:
+			// One request, throttled three times in a row.
 			return http.StatusServiceUnavailable, "1"
-		case n%50 == 0:
+		case n%15 == 0:
 			return http.StatusTooManyRequests, "0" // a pause of one slot of the pace
-		case n%70 == 0:
+		case n%25 == 0:
 			return http.StatusServiceUnavailable, "0"
 		}
 		return 0, ""
@@ -193,29 +215,29 @@ func TestThrottlingIsWaitedOut(t *testing.T) {
 	secret = token
 	var out bytes.Buffer
 	dir := t.TempDir()
-	start := time.Now()
 	// A pace floor so high that the pauses of one slot of the pace (the
-	// answers asking for none) cost a millisecond each, whatever pace the
-	// load would have brought the run to: the time paused is then the
-	// Retry-Afters' (1s, and 1s for the three at once), give or take.
+	// answers asking for none) are a millisecond at most: the time paused
+	// is then the Retry-Afters' (1s, and 1s three times), and at most a
+	// millisecond for each of the others.
 	bound := steps.Throttle{MinPace: 1000}
-	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, ReportDir: dir}, Options{Output: &out, Throttle: bound})
+	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, ReportDir: dir, Concurrency: 1, Tags: "@area-auth"}, Options{Output: &out, Throttle: bound, Clock: newFakeClock()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d exchanges in %s; %+v", rep.Counts.Exchanges, time.Since(start).Round(time.Millisecond), rep.Throttling)
+	t.Logf("%d exchanges; %+v", rep.Counts.Exchanges, rep.Throttling)
 	rep.WriteVerdict(&out)
 	if rep.ExitCode() != 0 {
 		t.Errorf("exit %d, want 0: throttling is not the service's answer\n%s", rep.ExitCode(), out.String())
 	}
 	th := rep.Throttling
-	if th.Answers[http.StatusTooManyRequests] < 2 || th.Answers[http.StatusServiceUnavailable] < 3 || th.Paused < 2*time.Second {
-		t.Errorf("throttling counted as %v, paused %s", th.Answers, th.Paused)
+	if th.Answers[http.StatusTooManyRequests] < 2 || th.Answers[http.StatusServiceUnavailable] < 4 {
+		t.Errorf("throttling counted as %v", th.Answers)
 	}
-	// Two pauses of a second, one of them asked three times at once (and
-	// a few of a slot of the pace): 4 s if they were added up.
-	if th.Asked != 4*time.Second || th.Paused >= 3*time.Second {
-		t.Errorf("paused %s, asked %s: answers throttled at once were added up", th.Paused, th.Asked)
+	// 1s, and 1s three times: 4s asked, and paused, with a slot of the
+	// pace (a millisecond at most) for each answer that asked no wait.
+	slots := time.Duration(th.Total()-4) * time.Millisecond
+	if th.Asked != 4*time.Second || th.Paused < th.Asked || th.Paused > th.Asked+slots {
+		t.Errorf("paused %s, asked %s; want 4s asked, and paused 4s to %s", th.Paused, th.Asked, 4*time.Second+slots)
 	}
 	console, _, _ := strings.Cut(out.String(), "plantcheck verdict")
 	// The pause is its own line: at the start of the console when no
@@ -251,64 +273,8 @@ func TestThrottlingIsWaitedOut(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if got := doc.Throttling; got.PausedMs < 2000 || got.PausedMs >= 3000 || got.WaitedMs != 4000 {
-		t.Errorf("summary.json throttling: pausedMs %g, waitedMs %g", got.PausedMs, got.WaitedMs)
-	}
-}
-
-// TestThrottlingWhateverThePace: a gateway that refuses one request in
-// three whatever the pace cannot be waited out politely: once the run has
-// been paused as long as its bound, it is incomplete (exit 2), never the
-// service's failure, and the verdict names the pattern.
-//
-// The gate judges a pace against the one before on two throttling answers
-// at each. The first pace is the requests that went before the first
-// throttling answer came back: how many is the scheduler's draw (on a
-// loaded machine, three: one throttling answer, and the pattern is never
-// judged). The gateway holds its first three throttling answers until the
-// ninth request has come, so that the first pace holds three whatever the
-// load; then the second throttling answer at the next pace, within the
-// three pauses of a second the bound of 3s allows, judges it.
-func TestThrottlingWhateverThePace(t *testing.T) {
-	t.Parallel()
-	ninth := make(chan struct{})
-	url, token := startTarget(t, throttling(func(n int64) (int, string) {
-		if n == 9 {
-			close(ninth)
-		}
-		if n%3 != 0 {
-			return 0, ""
-		}
-		if n < 9 {
-			select {
-			case <-ninth:
-			case <-time.After(30 * time.Second): // a guard against a hang: the verdict then tells
-			}
-		}
-		return http.StatusTooManyRequests, "1"
-	}))
-	var out bytes.Buffer
-	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token}, Options{Output: &out, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%+v", rep.Throttling)
-	if rep.ExitCode() != 2 {
-		t.Errorf("exit %d, want 2", rep.ExitCode())
-	}
-	v := rep.VerdictLine()
-	for _, want := range []string{"paused more than 3s in all", "about 1 in 3 requests was throttled whatever the pace (as often at "} {
-		if !strings.Contains(v, want) {
-			t.Errorf("verdict %q does not say %q", v, want)
-		}
-	}
-	if rep.Counts.Failed > 0 {
-		t.Errorf("%d scenarios failed: throttling was laid to the service", rep.Counts.Failed)
-	}
-	// A pause adds at most the 1s asked: the run stops less than that
-	// under the bound.
-	if p := rep.Throttling.Paused; p > 3*time.Second || p < 2*time.Second {
-		t.Errorf("paused %s, want just under the bound of 3s", p)
+	if got, paused := doc.Throttling, verdict.Ms(th.Paused); got.PausedMs != paused || got.WaitedMs != 4000 {
+		t.Errorf("summary.json throttling: pausedMs %g, waitedMs %g; want %g, 4000", got.PausedMs, got.WaitedMs, paused)
 	}
 }
 
@@ -320,7 +286,7 @@ func TestThrottlingWhateverThePace(t *testing.T) {
 // target throttled one request at a time and what it accepted.
 func TestThrottlingOneAtATime(t *testing.T) {
 	t.Parallel()
-	// Each pause is a second of the clock: the two wait at once.
+	// Each pause is a second of a fake clock: no time at all.
 	atOnce(t, []string{"1", ""}, func(after string) string { return "Retry-After " + after }, func(t *testing.T, after string) {
 		url, token := startTarget(t, throttling(func(n int64) (int, string) {
 			if n%3 != 0 {
@@ -328,7 +294,7 @@ func TestThrottlingOneAtATime(t *testing.T) {
 			}
 			return http.StatusTooManyRequests, after
 		}))
-		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Concurrency: 1}, Options{Output: io.Discard, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}})
+		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Concurrency: 1, Tags: "@area-auth"}, Options{Output: io.Discard, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}, Clock: newFakeClock()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -352,7 +318,9 @@ func TestThrottlingOneAtATime(t *testing.T) {
 
 // TestThrottlingPastTheBound: past one of the other bounds the run is
 // incomplete (exit 2), never the service's failure, and the verdict names
-// the bound and --rate.
+// the bound and --rate. The bound on the time paused, and the pattern it
+// names, are the gate's (TestGateStillThrottledAtTheFloor,
+// TestGateWhateverThePace) and TestThrottlingOneAtATime's.
 func TestThrottlingPastTheBound(t *testing.T) {
 	t.Parallel()
 	type bound struct {
@@ -366,8 +334,6 @@ func TestThrottlingPastTheBound(t *testing.T) {
 		{"a date too far", func(int64) (int, string) {
 			return http.StatusTooManyRequests, time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)
 		}, steps.Throttle{}, "more than 30s"},
-		{"every request, whatever the pace", func(int64) (int, string) { return http.StatusServiceUnavailable, "0" },
-			steps.Throttle{MaxPaused: time.Second, MinPace: 20}, "nearly every request was still throttled at 20 requests a second"},
 		{"a request resent past MaxRetries", func(n int64) (int, string) {
 			if n > 3 {
 				return http.StatusTooManyRequests, "0"
@@ -375,10 +341,10 @@ func TestThrottlingPastTheBound(t *testing.T) {
 			return 0, ""
 		}, steps.Throttle{MaxRetries: 3, MinPace: 1000}, "throttled 4 times in a row"},
 	}
-	// Each waits out its own target's pauses: they wait at once.
+	// Each waits out its own target's pauses on a fake clock.
 	atOnce(t, tests, func(b bound) string { return b.name }, func(t *testing.T, tt bound) {
 		url, token := startTarget(t, throttling(tt.throttle))
-		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token}, Options{Output: io.Discard, Throttle: tt.bound})
+		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Tags: "@area-auth"}, Options{Output: io.Discard, Throttle: tt.bound, Clock: newFakeClock()})
 		if err != nil {
 			t.Fatal(err)
 		}
