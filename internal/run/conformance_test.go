@@ -202,7 +202,7 @@ func TestFailureEvidence(t *testing.T) {
 	t.Parallel()
 	m, _ := mutants.Lookup("drop-tag")
 	url, token := startTarget(t, m.Wrap)
-	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Timeout: 5 * time.Second, Tags: "@CREATE-TAG"}, Options{Output: io.Discard})
+	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Timeout: time.Minute, Tags: "@CREATE-TAG"}, Options{Output: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

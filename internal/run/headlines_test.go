@@ -66,7 +66,7 @@ func TestHeadlinesNameTheRealCause(t *testing.T) {
 			t.Parallel()
 			url, token := startTarget(t, tt.wrap)
 			var out bytes.Buffer
-			rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Timeout: 5 * time.Second}, Options{Output: &out})
+			rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Timeout: time.Minute}, Options{Output: &out})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -251,7 +251,7 @@ func TestCompleteReproductions(t *testing.T) {
 	for _, format := range []string{"progress", "pretty"} {
 		t.Run(format, func(t *testing.T) {
 			var out bytes.Buffer
-			cfg := Config{BaseURL: url, Token: token, Format: format, Tags: "@CREATE-TAG", Seed: 777, Examples: 3, Timeout: 4 * time.Second}
+			cfg := Config{BaseURL: url, Token: token, Format: format, Tags: "@CREATE-TAG", Seed: 777, Examples: 3, Timeout: 45 * time.Second}
 			rep, err := runWith(context.Background(), cfg, Options{Output: &out})
 			if err != nil {
 				t.Fatal(err)
@@ -260,7 +260,7 @@ func TestCompleteReproductions(t *testing.T) {
 			rep.WriteVerdict(&out)
 			console := out.String()
 			rerun := rep.Rerun(rules.CreateTag)
-			for _, want := range []string{"--seed 777", "--examples 3", "--timeout 4s", "--base-url '" + url + "'"} {
+			for _, want := range []string{"--seed 777", "--examples 3", "--timeout 45s", "--base-url '" + url + "'"} {
 				if !strings.Contains(rerun, want) {
 					t.Errorf("rerun %q lacks %s", rerun, want)
 				}

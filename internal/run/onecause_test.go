@@ -77,7 +77,7 @@ func TestOneCauseIsNamedOnce(t *testing.T) {
 			url, token := startTarget(t, tt.wrap)
 			dir := t.TempDir()
 			var out bytes.Buffer
-			rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Timeout: 5 * time.Second, ReportDir: dir}, Options{Output: &out})
+			rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Timeout: time.Minute, ReportDir: dir}, Options{Output: &out})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -127,7 +127,7 @@ func TestConsoleFitsAScreenOrTwo(t *testing.T) {
 	defer srv.Close()
 	var out bytes.Buffer
 	dir := t.TempDir()
-	rep, err := runWith(context.Background(), Config{BaseURL: srv.URL, Token: token, Timeout: 5 * time.Second, ReportDir: dir}, Options{Output: &out})
+	rep, err := runWith(context.Background(), Config{BaseURL: srv.URL, Token: token, Timeout: time.Minute, ReportDir: dir}, Options{Output: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
