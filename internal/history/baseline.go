@@ -64,10 +64,20 @@ func Entries(v *verdict.Verdict) []verdict.BaselineEntry {
 }
 
 // WriteBaseline writes the baseline v passes with into the file name
-// (--baseline-update): an entry for each of its failures, and the rules it
-// did not judge.
+// (--baseline-update): an entry for each of its failures, with the reason
+// of the entry of v's baseline that held it, and the rules it did not
+// judge.
 func WriteBaseline(name string, v *verdict.Verdict) error {
 	f := File{Schema: verdict.BaselineSchemaID, Driver: v.Driver, Plantcheck: v.Plantcheck.Version, Entries: Entries(v)}
+	if v.Base != nil {
+		// The reasons of the baseline the verdict was made against stay
+		// with the failures they were given for.
+		for i, en := range f.Entries {
+			if j := slices.IndexFunc(v.Base.Entries, func(old verdict.BaselineEntry) bool { return old.Reason != "" && old.Covers(en) }); j >= 0 {
+				f.Entries[i].Reason = v.Base.Entries[j].Reason
+			}
+		}
+	}
 	for _, r := range v.Rules {
 		if r.Outcome == verdict.NotJudged {
 			f.NotJudged = append(f.NotJudged, r.ID)

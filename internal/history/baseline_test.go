@@ -289,6 +289,14 @@ func TestBaselineFile(t *testing.T) {
 	if again.ExitCode != 0 || len(again.Baseline.Stale) > 0 {
 		t.Errorf("the run its baseline was written from: exit %d, stale %q; want 0", again.ExitCode, again.Baseline.Stale)
 	}
+	// Written again against a baseline, the reasons stay.
+	bl.Entries = []verdict.BaselineEntry{{Rule: "CREATE-NAME", Reason: "PLAT-7"}}
+	if err := WriteBaseline(name, again); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(name); strings.Count(string(b), `"reason": "PLAT-7"`) != 1 {
+		t.Errorf("the reason of CREATE-NAME's entry is not kept once:\n%s", b)
+	}
 
 	untyped := synthetic([]fail{{"The Plant record carries the name that was sent", "CREATE-NAME", "x", 0, ""}})
 	untyped.Failures[0].Evidence[0].NoAnswer, untyped.Failures[0].Evidence[0].Response = "", `200 application/json, body "{}" (after 1ms)`

@@ -1,11 +1,11 @@
 package verdict
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"fmt"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/plantcheck/plantcheck/spec/rules"
@@ -41,7 +41,12 @@ type BaselineEntry struct {
 
 // holds reports whether the entry holds evidence e of block b.
 func (en BaselineEntry) holds(b Block, e Evidence) bool {
-	return en.Rule == e.Rule && (en.Kind == "" || en.Kind == e.Kind()) && (en.Scenario == "" || en.Scenario == b.Scenario)
+	return en.Covers(BaselineEntry{Rule: e.Rule, Kind: e.Kind(), Scenario: b.Scenario})
+}
+
+// Covers reports whether the entry holds every failure other holds.
+func (en BaselineEntry) Covers(other BaselineEntry) bool {
+	return en.Rule == other.Rule && (en.Kind == "" || en.Kind == other.Kind) && (en.Scenario == "" || en.Scenario == other.Scenario)
 }
 
 // which says what of its rule's failures the entry holds, when it names
