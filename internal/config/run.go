@@ -147,7 +147,7 @@ func (f *RunFlags) Resolve(env Env) (Run, []string, error) {
 // --baseline-update's help, the same for run and proxy.
 const (
 	baselineUsage       = "a baseline file (written by --baseline-update) or a summary.json of this plantcheck, whose failures are known: exit 1 only on a failure it does not hold (a rule newly failing, a new scenario or a new kind of answer) or on a stale entry (one that holds no failure of a rule judged now: remove it); the reports still show every failure, the known ones marked"
-	baselineUpdateUsage = "write the baseline this verdict passes with to this file (an entry for each rule, kind of answer and scenario that failed), for --baseline; edit it by hand to broaden or explain entries"
+	baselineUpdateUsage = "write the baseline this verdict passes with to this file (an entry for each rule and kind of answer that failed), for --baseline; edit it by hand to broaden or explain entries"
 )
 
 // token reads the token from where it was given, and says where in

@@ -41,17 +41,20 @@ type File struct {
 	NotJudged  []rules.RuleID          `json:"notJudged,omitempty"`
 }
 
-// Entries are the known failures a verdict shows, one entry of each rule,
-// kind of answer and scenario (run) its evidence shows: the baseline the
-// same run passes with.
-func Entries(v *verdict.Verdict) []verdict.BaselineEntry {
+// Entries are the known failures a verdict shows, one entry of each rule
+// and kind of answer its evidence shows, and of each scenario (run) when
+// byScenario: the baseline the same run passes with.
+func Entries(v *verdict.Verdict, byScenario bool) []verdict.BaselineEntry {
 	out := []verdict.BaselineEntry{}
 	for _, b := range v.Failures {
 		if b.Outcome != verdict.Fail || b.Side == "client" {
 			continue
 		}
 		for _, e := range b.Evidence {
-			en := verdict.BaselineEntry{Rule: e.Rule, Kind: e.Kind(), Scenario: b.Scenario}
+			en := verdict.BaselineEntry{Rule: e.Rule, Kind: e.Kind()}
+			if byScenario {
+				en.Scenario = b.Scenario
+			}
 			if !slices.Contains(out, en) {
 				out = append(out, en)
 			}
@@ -64,11 +67,13 @@ func Entries(v *verdict.Verdict) []verdict.BaselineEntry {
 }
 
 // WriteBaseline writes the baseline v passes with into the file name
-// (--baseline-update): an entry for each of its failures, with the reason
+// (--baseline-update): an entry for each rule and kind of answer it
+// failed with (not its scenarios: a team reads and keeps a rule's kinds,
+// and which scenarios show a broken rule may be the run's draw), with the reason
 // of the entry of v's baseline that held it, and the rules it did not
 // judge.
 func WriteBaseline(name string, v *verdict.Verdict) error {
-	f := File{Schema: verdict.BaselineSchemaID, Driver: v.Driver, Plantcheck: v.Plantcheck.Version, Entries: Entries(v)}
+	f := File{Schema: verdict.BaselineSchemaID, Driver: v.Driver, Plantcheck: v.Plantcheck.Version, Entries: Entries(v, false)}
 	if v.Base != nil {
 		// The reasons of the baseline the verdict was made against stay
 		// with the failures they were given for.
@@ -173,7 +178,7 @@ func NewBaseline(base *verdict.Verdict, file string, driver verdict.Driver) (*ve
 		compared = fmt.Sprintf("spec %s %s and its sha256, features sha256: the same; plantcheck %s and %s: not compared (a build with no release version; its judging may differ)",
 			cur.Spec.Title, cur.Spec.Version, bv, buildinfo.Version())
 	}
-	b := &verdict.Baseline{File: name, Compared: compared, Plantcheck: bv, Entries: Entries(base), NotJudged: map[rules.RuleID]bool{}}
+	b := &verdict.Baseline{File: name, Compared: compared, Plantcheck: bv, Entries: Entries(base, true), NotJudged: map[rules.RuleID]bool{}}
 	if slices.ContainsFunc(b.Entries, func(en verdict.BaselineEntry) bool { return en.Kind == verdict.KindUntyped }) {
 		return refuse("written before plantcheck recorded each failure's kind of answer (its status and media type): make a new baseline with --baseline-update")
 	}
