@@ -102,14 +102,16 @@ func TestBaselineDiffCompareOnRealRuns(t *testing.T) {
 	}
 	upper := []string{"upper-case-name"}
 	both := []string{"upper-case-name", "anonymous-allowed"}
-	code, _, baseDir := runOn(t, upper)
+	update := filepath.Join(t.TempDir(), "baseline.json")
+	code, _, baseDir := runOn(t, upper, "--baseline-update", update)
 	if code != 1 {
 		t.Fatalf("the baseline's run exited %d, want 1", code)
 	}
 	baseline := filepath.Join(baseDir, verdict.SummaryJSON)
 
 	t.Run("known failure passes", func(t *testing.T) {
-		code, out, dir := runOn(t, upper, "--baseline", baseline)
+		// The baseline --baseline-update wrote: the same run passes with it.
+		code, out, dir := runOn(t, upper, "--baseline", update)
 		v := summaryOf(t, dir)
 		if code != 0 || v.ExitCode != 0 {
 			t.Fatalf("exit %d (summary %d), want 0:\n%s", code, v.ExitCode, lastLine(out))
@@ -169,13 +171,18 @@ func TestBaselineDiffCompareOnRealRuns(t *testing.T) {
 	})
 
 	code, out, refDir := runOn(t, nil, "--baseline", baseline)
-	t.Run("fixed rule named", func(t *testing.T) {
+	t.Run("stale entry fails", func(t *testing.T) {
 		v := summaryOf(t, refDir)
-		if code != 0 || !slices.Contains(v.Baseline.Fixed, "CREATE-NAME") {
-			t.Fatalf("exit %d, fixed %v: want 0 and CREATE-NAME fixed\n%s", code, v.Baseline.Fixed, lastLine(out))
+		if code != 1 || v.Baseline.ExitCodeWithout != 0 || len(v.Baseline.Stale) == 0 {
+			t.Fatalf("exit %d (%d without the baseline), stale %q: want 1, 0 and CREATE-NAME stale\n%s", code, v.Baseline.ExitCodeWithout, v.Baseline.Stale, lastLine(out))
 		}
-		if !strings.Contains(lastLine(out), "fixed since the baseline: CREATE-NAME") {
-			t.Errorf("verdict line %q does not name the fixed rule", lastLine(out))
+		for _, msg := range v.Baseline.Stale {
+			if !strings.HasPrefix(msg, "stale entry: rule CREATE-NAME passes now; remove its entry (") || !strings.Contains(out, msg) {
+				t.Errorf("stale entry %q: want CREATE-NAME passing, said on the console", msg)
+			}
+		}
+		if !strings.Contains(lastLine(out), "stale baseline entries: ") || v.Status != "certified conformant" {
+			t.Errorf("verdict line %q, status %q: want the stale entries counted, the reference still certified", lastLine(out), v.Status)
 		}
 	})
 
@@ -260,27 +267,44 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // TestProxyBaseline: a proxy with --baseline exits 0 on the failure its
 // baseline holds, still saying non-conformant, and 1 against a baseline
-// of clean traffic.
+// of clean traffic; the baseline its --baseline-update wrote passes the
+// same traffic, and an entry of a rule the traffic now keeps is stale
+// (exit 1); a rule no traffic showed is not judged, never stale.
 func TestProxyBaseline(t *testing.T) {
 	t.Parallel()
 	broken := proxySummary(t, `{"id":4,"name":"boom"}`)
 	clean := proxySummary(t, `{"id":5,"name":"Fern"}`)
+	update := filepath.Join(t.TempDir(), "baseline.json")
+	{
+		upstream, token := boomUpstream(t)
+		base, stop := startProxyCmd(t, nil, "--addr", "127.0.0.1:0", "--upstream", upstream, "--progress", "0", "--baseline-update", update)
+		postJSON(t, base, token, `{"id":4,"name":"boom"}`)
+		if code, _, errOut := stop(); code != 1 || !strings.Contains(errOut, "wrote the baseline this verdict passes with to "+update) {
+			t.Fatalf("the proxy writing its baseline exited %d: %s", code, errOut)
+		}
+	}
+	boom, fern := `{"id":6,"name":"boom"}`, `{"id":7,"name":"Fern"}`
 	for _, tc := range []struct {
-		name, baseline string
-		exit           int
-		want           string
+		name, baseline, body string
+		exit                 int
+		want                 string
 	}{
-		{"the known failure", broken, 0, "no new failures against the baseline"},
-		{"against clean traffic", clean, 1, "new failures against the baseline"},
+		{"the known failure", broken, boom, 0, "no new failures against the baseline"},
+		{"against clean traffic", clean, boom, 1, "new failures against the baseline"},
+		{"its --baseline-update", update, boom, 0, "no new failures against the baseline"},
+		{"fixed: a stale entry", update, fern, 1, "NO VIOLATION SEEN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			upstream, token := boomUpstream(t)
 			base, stop := startProxyCmd(t, nil, "--addr", "127.0.0.1:0", "--upstream", upstream, "--progress", "0", "--baseline", tc.baseline)
-			postJSON(t, base, token, `{"id":6,"name":"boom"}`)
+			postJSON(t, base, token, tc.body)
 			code, out, errOut := stop()
 			line := lastLine(out)
-			if code != tc.exit || !strings.Contains(line, "NON-CONFORMANT") || !strings.Contains(line, tc.want) {
-				t.Errorf("exit %d, want %d; verdict %q, want NON-CONFORMANT and %q\n%s", code, tc.exit, line, tc.want, errOut)
+			if code != tc.exit || strings.Contains(line, "NON-CONFORMANT") != (tc.body == boom) || !strings.Contains(line, tc.want) {
+				t.Errorf("exit %d, want %d; verdict %q, want %q, NON-CONFORMANT when the traffic broke a rule\n%s", code, tc.exit, line, tc.want, errOut)
+			}
+			if stale := strings.Contains(out, "stale entry: rule "); stale != (tc.body == fern) {
+				t.Errorf("stale entries said: %v, want %v:\n%s", stale, tc.body == fern, out)
 			}
 		})
 	}

@@ -39,6 +39,9 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 			rep.WriteVerdict(c.stdout)
 		}
 		if err == nil {
+			if cfg.BaselineUpdate != "" {
+				fmt.Fprintf(c.stderr, "plantcheck run: wrote the baseline this verdict passes with to %s\n", cfg.BaselineUpdate)
+			}
 			return rep.ExitCode()
 		}
 	}

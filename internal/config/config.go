@@ -159,10 +159,11 @@ type Run struct {
 	// names it, and the reproductions say how to set PLANTCHECK_TOKEN
 	// from it. "" when unknown.
 	TokenFrom string
-	// BaselineFile is the summary.json given as --baseline, an earlier
-	// verdict whose known failures do not fail the exit status (the run
-	// reads it at start).
-	BaselineFile string
+	// BaselineFile is --baseline, the failures known (a baseline file or
+	// an earlier summary.json), which do not fail the exit status (the run
+	// reads it at start); BaselineUpdate is --baseline-update, the file
+	// that receives the baseline the verdict passes with.
+	BaselineFile, BaselineUpdate string
 }
 
 // Defaults fills each setting left zero that has a default: a library

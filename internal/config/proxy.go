@@ -55,8 +55,9 @@ type Proxy struct {
 	HAR string
 	// ConfigFile is the config file the settings came from, if any.
 	ConfigFile string
-	// BaselineFile is --baseline, which the proxy reads at start.
-	BaselineFile string
+	// BaselineFile is --baseline, which the proxy reads at start;
+	// BaselineUpdate is --baseline-update, written at exit.
+	BaselineFile, BaselineUpdate string
 }
 
 // Validate checks every setting of the proxy against its range and rules,
@@ -116,6 +117,7 @@ func DefineProxy(fs *flag.FlagSet) *ProxyFlags {
 	fs.DurationVar(&p.ReportEvery, "report-every", ProxyReportEvery, "with --report-dir, rewrite the reports (atomically) this often while running, and at exit (0: only at exit)")
 	fs.StringVar(&p.HAR, "har", "", "write every exchange the upstream answered to this file as HAR 1.2, secrets <redacted> (bodies of POST /plants up to --max-judge; others' headers only), for 'plantcheck judge' or a browser's developer tools")
 	fs.StringVar(&p.BaselineFile, "baseline", "", baselineUsage)
+	fs.StringVar(&p.BaselineUpdate, "baseline-update", "", baselineUpdateUsage)
 	fs.StringVar(&p.Events, "events", "", "write one line of JSON to this file (- for standard output) for each failed judgement, as it is judged")
 	return f
 }

@@ -72,6 +72,7 @@ func DefineRun(fs *flag.FlagSet) *RunFlags {
 	fs.BoolVar(&cfg.AllStrings, "all-strings", false, "send every string of the catalog of hostile strings as a name and as a tag, not the fixed ones and one drawn from each category")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of the run's random ids and values; 0 draws one (printed with the verdict)")
 	fs.StringVar(&cfg.BaselineFile, "baseline", "", baselineUsage)
+	fs.StringVar(&cfg.BaselineUpdate, "baseline-update", "", baselineUpdateUsage)
 	fs.BoolVar(&f.requireTarget, "require-target", false, "refuse (exit 2) to certify the bundled reference server: a CI gate must name its target (--base-url, "+EnvBaseURL+" or the config file)")
 	return f
 }
@@ -142,8 +143,12 @@ func (f *RunFlags) Resolve(env Env) (Run, []string, error) {
 	return cfg, warnings, nil
 }
 
-// baselineUsage is --baseline's help, the same for run and proxy.
-const baselineUsage = "a summary.json of an earlier verdict of this plantcheck whose failures are known: exit 1 only on a failure it does not hold (a rule newly failing, a new scenario or a new kind of evidence); the reports still show every failure, the known ones marked, and name the rules fixed since"
+// baselineUsage and baselineUpdateUsage are --baseline's and
+// --baseline-update's help, the same for run and proxy.
+const (
+	baselineUsage       = "a baseline file (written by --baseline-update) or a summary.json of this plantcheck, whose failures are known: exit 1 only on a failure it does not hold (a rule newly failing, a new scenario or a new kind of answer) or on a stale entry (one that holds no failure of a rule judged now: remove it); the reports still show every failure, the known ones marked"
+	baselineUpdateUsage = "write the baseline this verdict passes with to this file (an entry for each rule and kind of answer that failed), for --baseline; edit it by hand to broaden or explain entries"
+)
 
 // token reads the token from where it was given, and says where in
 // cfg.TokenFrom.

@@ -4,16 +4,19 @@
 // failures a run or a proxy is decided against (LoadBaseline, filling
 // verdict.Baseline), the diff of two verdicts (Compare), the table of
 // several implementations' verdicts (CompareAll, compare.html) and the
-// merge of several proxies' verdicts into one (Merge). What a failure's
-// kind is, from one run to the next, is decided here (Kind). It writes
-// nothing of a verdict itself: a merged verdict is decided and written by
-// package verdict.
+// merge of several proxies' verdicts into one (Merge). A baseline is a
+// baseline file (File, written by --baseline-update: WriteBaseline) or an
+// earlier summary.json. It writes no report of a verdict itself: a merged
+// verdict is decided and written by package verdict.
 package history
 
 import (
+	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/buildinfo"
@@ -27,103 +30,112 @@ import (
 // file cannot serve as a baseline of this plantcheck (exit status 2).
 var ErrBaseline = errors.New("baseline refused")
 
-// FailureKey is the kind of one failure: what stays the same from one run
-// of a server to the next whatever the run drew (ids, names, timestamps,
-// durations), or which of a scenario's failures a run met first. It is
-// the side (server or client), the scenario's name (run; the proxy has
-// none), the rule the evidence cites, and the kind of answer (Kind).
-type FailureKey struct {
-	Side     string       `json:"side"`
-	Scenario string       `json:"scenario"`
-	Rule     rules.RuleID `json:"rule"`
-	Shape    string       `json:"shape"`
+// File is a baseline file (baseline.schema.json): the failures a team
+// knows of, written by --baseline-update (WriteBaseline) and edited by
+// hand.
+type File struct {
+	Schema     string                  `json:"schema"`
+	Driver     verdict.Driver          `json:"driver"`
+	Plantcheck string                  `json:"plantcheck"`
+	Entries    []verdict.BaselineEntry `json:"entries"`
+	NotJudged  []rules.RuleID          `json:"notJudged,omitempty"`
 }
 
-var (
-	quotedText = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
-	numberText = regexp.MustCompile(`[0-9]+(?:\.[0-9]+)?`)
-)
-
-// maxShape bounds a failure's shape.
-const maxShape = 200
-
-// Shape is what a failure's "actual" says once what a run draws is taken
-// out of it: every quoted string becomes "…" and every number N, except a
-// three-digit status after the word "status" ("status 200" stays, so that
-// a 500 where a 200 was known is a new kind). `name is "MONSTERA": its
-// letter case changed` is `name is "…": its letter case changed` in every
-// run.
-func Shape(actual string) string {
-	s := quotedText.ReplaceAllString(actual, `"…"`)
-	var b strings.Builder
-	last := 0
-	for _, m := range numberText.FindAllStringIndex(s, -1) {
-		b.WriteString(s[last:m[0]])
-		if m[1]-m[0] == 3 && strings.HasSuffix(s[:m[0]], "status ") {
-			b.WriteString(s[m[0]:m[1]])
-		} else {
-			b.WriteString("N")
-		}
-		last = m[1]
-	}
-	b.WriteString(s[last:])
-	return evidence.Cut(b.String(), maxShape)
-}
-
-// responseHead is the status and media type that begin a response line
-// (exchange.Exchange.ResponseLine: "200 application/json; charset=utf-8,
-// body …").
-var responseHead = regexp.MustCompile(`^([0-9]{3}) ([^,;]*)`)
-
-// statusIn is a status an "actual" names.
-var statusIn = regexp.MustCompile(`\bstatus ([0-9]{3})\b`)
-
-// Kind is the kind of answer a failure's evidence shows: its status and
-// media type ("answered 200 application/json"), or, with no answer, the
-// shape of what came instead (Shape). Not the wording of "actual": a
-// scenario that sends many requests (the hostile strings) keeps its first
-// failures, and which come first, and so how they read ("its letter case
-// changed", "character 3 differs"), is the run's draw and its order. A
-// 500 or a text/plain answer where a 200 application/json was known is a
-// new kind.
-func Kind(e verdict.Evidence) string {
-	if m := responseHead.FindStringSubmatch(e.Response); m != nil {
-		return strings.TrimSpace("answered " + m[1] + " " + strings.TrimSpace(m[2]))
-	}
-	if m := statusIn.FindStringSubmatch(e.Actual); m != nil {
-		return "answered " + m[1]
-	}
-	return Shape(e.Actual)
-}
-
-// Key is the kind of evidence e of block b.
-func Key(b verdict.Block, e verdict.Evidence) FailureKey {
-	return FailureKey{Side: b.Side, Scenario: b.Scenario, Rule: e.Rule, Shape: Kind(e)}
-}
-
-// Keys are the kinds of every failure of v (blocks in error are a fault of
-// the harness or the network, never a failure).
-func Keys(v *verdict.Verdict) map[FailureKey]bool {
-	out := map[FailureKey]bool{}
+// Entries are the known failures a verdict shows, one entry of each rule
+// and kind of answer its evidence shows, and of each scenario (run) when
+// byScenario: the baseline the same run passes with.
+func Entries(v *verdict.Verdict, byScenario bool) []verdict.BaselineEntry {
+	out := []verdict.BaselineEntry{}
 	for _, b := range v.Failures {
-		if b.Outcome != verdict.Fail {
+		if b.Outcome != verdict.Fail || b.Side == "client" {
 			continue
 		}
 		for _, e := range b.Evidence {
-			out[Key(b, e)] = true
+			en := verdict.BaselineEntry{Rule: e.Rule, Kind: e.Kind()}
+			if byScenario {
+				en.Scenario = b.Scenario
+			}
+			if !slices.Contains(out, en) {
+				out = append(out, en)
+			}
 		}
 	}
+	slices.SortFunc(out, func(a, b verdict.BaselineEntry) int {
+		return cmp.Or(cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Scenario, b.Scenario), cmp.Compare(a.Kind, b.Kind))
+	})
 	return out
 }
 
-// LoadBaseline reads the summary.json name (ReadFile) as a baseline of a
-// verdict driver will make (NewBaseline).
-func LoadBaseline(name string, driver verdict.Driver) (*verdict.Baseline, error) {
-	base, err := ReadFile(name)
+// WriteBaseline writes the baseline v passes with into the file name
+// (--baseline-update): an entry for each rule and kind of answer it
+// failed with (not its scenarios: a team reads and keeps a rule's kinds,
+// and which scenarios show a broken rule may be the run's draw), with the reason
+// of the entry of v's baseline that held it, and the rules it did not
+// judge.
+func WriteBaseline(name string, v *verdict.Verdict) error {
+	f := File{Schema: verdict.BaselineSchemaID, Driver: v.Driver, Plantcheck: v.Plantcheck.Version, Entries: Entries(v, false)}
+	if v.Base != nil {
+		// The reasons of the baseline the verdict was made against stay
+		// with the failures they were given for.
+		for i, en := range f.Entries {
+			if j := slices.IndexFunc(v.Base.Entries, func(old verdict.BaselineEntry) bool { return old.Reason != "" && old.Covers(en) }); j >= 0 {
+				f.Entries[i].Reason = v.Base.Entries[j].Reason
+			}
+		}
+	}
+	for _, r := range v.Rules {
+		if r.Outcome == verdict.NotJudged {
+			f.NotJudged = append(f.NotJudged, r.ID)
+		}
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
+		return err
+	}
+	return verdict.WriteAtomic(filepath.Dir(name), filepath.Base(name), append(b, '\n'))
+}
+
+// LoadBaseline reads the file name as a baseline of a verdict driver will
+// make: a baseline file (baseline.schema.json), or an earlier summary.json
+// (Read, NewBaseline).
+func LoadBaseline(name string, driver verdict.Driver) (*verdict.Baseline, error) {
+	refuse := func(err error) (*verdict.Baseline, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrBaseline, evidence.Text(name), err)
 	}
-	return NewBaseline(base, name, driver)
+	b, err := readBounded(name, MaxSummary)
+	if err != nil {
+		return refuse(err)
+	}
+	var head struct{ Schema string }
+	if json.Unmarshal(b, &head) != nil || head.Schema != verdict.BaselineSchemaID {
+		base, err := Read(b)
+		if err != nil {
+			return refuse(err)
+		}
+		return NewBaseline(base, name, driver)
+	}
+	if err := verdict.CheckBaseline(b); err != nil {
+		why := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+		return refuse(fmt.Errorf("it does not follow baseline.schema.json: %s", evidence.Text(evidence.Cut(why, 1<<9))))
+	}
+	var f File
+	if err := json.Unmarshal(b, &f); err != nil {
+		return refuse(err)
+	}
+	if f.Driver != driver {
+		return refuse(fmt.Errorf("a baseline of 'plantcheck %s', not of 'plantcheck %s'", f.Driver, driver))
+	}
+	bl := &verdict.Baseline{File: evidence.Text(name), Plantcheck: evidence.Text(f.Plantcheck), NotJudged: map[rules.RuleID]bool{},
+		Compared: "a baseline file: its entries name rules of this plantcheck's catalog", Entries: f.Entries}
+	for _, en := range f.Entries {
+		if _, ok := rules.Lookup(en.Rule); !ok {
+			return refuse(fmt.Errorf("an entry names rule %s, which this plantcheck's catalog lacks: remove it, or name the rule as 'plantcheck rules' lists it", evidence.Text(string(en.Rule))))
+		}
+	}
+	for _, id := range f.NotJudged {
+		bl.NotJudged[id] = true
+	}
+	return bl, nil
 }
 
 // develVersion reports whether a plantcheck version names no release
@@ -166,15 +178,12 @@ func NewBaseline(base *verdict.Verdict, file string, driver verdict.Driver) (*ve
 		compared = fmt.Sprintf("spec %s %s and its sha256, features sha256: the same; plantcheck %s and %s: not compared (a build with no release version; its judging may differ)",
 			cur.Spec.Title, cur.Spec.Version, bv, buildinfo.Version())
 	}
-	keys := Keys(base)
-	b := &verdict.Baseline{File: name, Compared: compared, Plantcheck: bv,
-		Holds:   func(b verdict.Block, e verdict.Evidence) bool { return keys[Key(b, e)] },
-		Failing: map[rules.RuleID]bool{}, NotJudged: map[rules.RuleID]bool{}}
+	b := &verdict.Baseline{File: name, Compared: compared, Plantcheck: bv, Entries: Entries(base, true), NotJudged: map[rules.RuleID]bool{}}
+	if slices.ContainsFunc(b.Entries, func(en verdict.BaselineEntry) bool { return en.Kind == verdict.KindUntyped }) {
+		return refuse("written before plantcheck recorded each failure's kind of answer (its status and media type): make a new baseline with --baseline-update")
+	}
 	for _, r := range base.Rules {
-		switch {
-		case r.Outcome == verdict.Fail && r.Level != rules.Open:
-			b.Failing[r.ID] = true
-		case r.Outcome == verdict.NotJudged:
+		if r.Outcome == verdict.NotJudged {
 			b.NotJudged[r.ID] = true
 		}
 	}

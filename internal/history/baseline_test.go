@@ -15,11 +15,14 @@ import (
 )
 
 // fail is one failure of a synthetic verdict: a scenario, the rule its
-// evidence cites, and what came back.
+// evidence cites, what it says came back, and the status and media type
+// that came back (0: none).
 type fail struct {
 	scenario string
 	rule     rules.RuleID
 	actual   string
+	status   int
+	media    string
 }
 
 // synthetic is a run's verdict, stamped by this plantcheck, in which every
@@ -33,7 +36,7 @@ func synthetic(fails []fail, notJudged ...rules.RuleID) *verdict.Verdict {
 		failures[f.rule]++
 		r, _ := rules.Lookup(f.rule)
 		v.Failures = append(v.Failures, verdict.Block{Heading: string(f.rule) + " " + f.scenario, Rule: f.rule, Level: r.Level, Side: "server", Outcome: verdict.Fail,
-			Scenario: f.scenario, Evidence: []verdict.Evidence{{Rule: f.rule, Level: r.Level, Actual: f.actual}}})
+			Scenario: f.scenario, Evidence: []verdict.Evidence{{Rule: f.rule, Level: r.Level, Actual: f.actual, Status: f.status, MediaType: f.media, NoAnswer: noAnswer(f.status)}}})
 	}
 	for _, r := range rules.Catalog {
 		rule := verdict.Rule{ID: r.ID, Level: r.Level, Outcome: verdict.Pass, Scenarios: 1, Judged: 1, Passed: 1}
@@ -48,26 +51,12 @@ func synthetic(fails []fail, notJudged ...rules.RuleID) *verdict.Verdict {
 	return v
 }
 
-func TestShape(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ a, b string }{
-		{`name is "MONSTERA": its letter case changed`, `name is "FICUS \" LYRATA": its letter case changed`},
-		{`status 200 with id 9223372036854775807`, `status 200 with id 12`},
-		{`no answer within 10s (after 10.02s)`, `no answer within 3s (after 3.5s)`},
-		{`name is "x…" … (1234 bytes in all)`, `name is "yy…" … (950 bytes in all)`},
-	} {
-		if Shape(tc.a) != Shape(tc.b) {
-			t.Errorf("what a run draws changes the shape: %q is %q, %q is %q", tc.a, Shape(tc.a), tc.b, Shape(tc.b))
-		}
+// noAnswer is what a synthetic failure without a status met.
+func noAnswer(status int) string {
+	if status == 0 {
+		return "time limit"
 	}
-	for _, tc := range []struct{ a, b string }{
-		{`status 200`, `status 500`},
-		{`name is "X": its letter case changed`, `name is missing`},
-	} {
-		if Shape(tc.a) == Shape(tc.b) {
-			t.Errorf("two kinds of failure share the shape %q: %q and %q", Shape(tc.a), tc.a, tc.b)
-		}
-	}
+	return ""
 }
 
 // TestBaselineGate: the exit status against a baseline, on synthetic
@@ -78,38 +67,90 @@ func TestShape(t *testing.T) {
 // rule fails.
 func TestBaselineGate(t *testing.T) {
 	t.Parallel()
-	caseChanged := fail{"The Plant record carries the name that was sent", "CREATE-NAME", `name is "MONSTERA": its letter case changed`}
+	const scenario = "The Plant record carries the name that was sent"
+	caseChanged := fail{scenario, "CREATE-NAME", `name is "MONSTERA": its letter case changed`, 200, "application/json"}
+	authScenario := "A request without an Authorization header is rejected with an Error record"
 	base := synthetic([]fail{caseChanged}, "CREATE-TAG")
 	b, err := NewBaseline(base, "base.json", verdict.Run)
 	if err != nil {
 		t.Fatal(err)
 	}
+	auth := &verdict.Baseline{File: "team.json", Entries: []verdict.BaselineEntry{{Rule: "AUTH-MISSING", Kind: "201 application/json"}}}
+	ruleOnly := &verdict.Baseline{File: "team.json", Entries: []verdict.BaselineEntry{{Rule: "AUTH-MISSING"}}}
 	for _, tc := range []struct {
 		name      string
+		base      *verdict.Baseline
 		fails     []fail
 		notJudged []rules.RuleID
+		tags      string
 		exit      int
 		without   int
 		newRules  []rules.RuleID
-		fixed     []rules.RuleID
+		stale     string // what the first stale entry's message says ("": none)
+		newKind   string // what the first new kind's message says
 	}{
-		{"the known failure, another name drawn", []fail{{caseChanged.scenario, "CREATE-NAME", `name is "FICUS": its letter case changed`}}, []rules.RuleID{"CREATE-TAG"}, 0, 1, nil, nil},
-		{"the same rule in another scenario", []fail{caseChanged, {"A valid request is answered with status 200 and a Plant record", "CREATE-NAME", `name is "X": its letter case changed`}}, []rules.RuleID{"CREATE-TAG"}, 1, 1, []rules.RuleID{"CREATE-NAME"}, nil},
-		{"the same scenario, a new kind", []fail{{caseChanged.scenario, "CREATE-NAME", `status 500`}}, []rules.RuleID{"CREATE-TAG"}, 1, 1, []rules.RuleID{"CREATE-NAME"}, nil},
-		{"another rule", []fail{caseChanged, {"A request without an Authorization header is rejected with an Error record", "AUTH-MISSING", "status 200"}}, []rules.RuleID{"CREATE-TAG"}, 1, 1, []rules.RuleID{"AUTH-MISSING"}, nil},
-		{"a rule judged in the baseline, not now", []fail{caseChanged}, []rules.RuleID{"CREATE-TAG", "GEN-VALID"}, 2, 1, nil, nil},
-		{"fixed", nil, nil, 0, 0, nil, []rules.RuleID{"CREATE-NAME"}},
+		{"the known failure, another name drawn", b, []fail{{scenario, "CREATE-NAME", `name is "FICUS": its letter case changed`, 200, "application/json"}}, []rules.RuleID{"CREATE-TAG"}, "", 0, 1, nil, "", ""},
+		{"the same rule in another scenario", b, []fail{caseChanged, {"A valid request is answered with status 200 and a Plant record", "CREATE-NAME", `name is "X": its letter case changed`, 200, "application/json"}}, []rules.RuleID{"CREATE-TAG"}, "", 1, 1, []rules.RuleID{"CREATE-NAME"}, "", ""},
+		{"the same scenario, a new kind", b, []fail{{scenario, "CREATE-NAME", `name is "X": its letter case changed`, 500, "application/json"}}, []rules.RuleID{"CREATE-TAG"}, "", 1, 1, []rules.RuleID{"CREATE-NAME"},
+			`stale entry: rule CREATE-NAME (200 application/json, in scenario "` + scenario + `") no longer fails so: it fails now with 500 application/json, a new kind of failure`,
+			"CREATE-NAME fails with 500 application/json, a new kind of failure: the baseline holds it with 200 application/json"},
+		{"another rule", b, []fail{caseChanged, {authScenario, "AUTH-MISSING", "status 200", 200, "application/json"}}, []rules.RuleID{"CREATE-TAG"}, "", 1, 1, []rules.RuleID{"AUTH-MISSING"}, "", ""},
+		{"a rule judged in the baseline, not now", b, []fail{caseChanged}, []rules.RuleID{"CREATE-TAG", "GEN-VALID"}, "", 2, 1, nil, "", ""},
+		{"fixed: a stale entry", b, nil, nil, "", 1, 0, nil, `stale entry: rule CREATE-NAME passes now; remove its entry (200 application/json, in scenario "` + scenario + `") from the baseline`, ""},
+		{"fixed, its scenario not run (--tags)", b, nil, []rules.RuleID{}, "@AUTH-MISSING", 0, 0, nil, "", ""},
+		{"not judged is not stale", b, nil, []rules.RuleID{"CREATE-NAME"}, "", 2, 2, nil, "", ""},
+		{"a kind: known", auth, []fail{{authScenario, "AUTH-MISSING", "status 201", 201, "application/json"}}, nil, "", 0, 1, nil, "", ""},
+		{"a kind: 201 became 200", auth, []fail{{authScenario, "AUTH-MISSING", "status 200", 200, "application/json"}}, nil, "", 1, 1, []rules.RuleID{"AUTH-MISSING"},
+			"stale entry: rule AUTH-MISSING (201 application/json) no longer fails so: it fails now with 200 application/json, a new kind of failure",
+			"AUTH-MISSING fails with 200 application/json, a new kind of failure: the baseline holds it with 201 application/json"},
+		{"a kind: passes now", auth, nil, nil, "", 1, 0, nil, "stale entry: rule AUTH-MISSING passes now; remove its entry (201 application/json) from the baseline", ""},
+		{"a rule alone: any kind", ruleOnly, []fail{{authScenario, "AUTH-MISSING", "no answer", 0, ""}}, nil, "", 0, 1, nil, "", ""},
+		{"a rule alone: passes now", ruleOnly, nil, nil, "", 1, 0, nil, "stale entry: rule AUTH-MISSING passes now; remove it from the baseline", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			v := synthetic(tc.fails, tc.notJudged...)
-			v.Base = b
+			for _, sc := range []string{scenario, authScenario} {
+				outcome := verdict.Pass
+				if slices.ContainsFunc(tc.fails, func(f fail) bool { return f.scenario == sc }) {
+					outcome = verdict.Fail
+				}
+				v.Scenarios = append(v.Scenarios, verdict.Scenario{Name: sc, Outcome: outcome})
+			}
+			if tc.tags != "" {
+				// A partial run: the rules not selected are not run.
+				v.Config.Tags = tc.tags
+				for i := range v.Rules {
+					if v.Rules[i].ID != "AUTH-MISSING" {
+						v.Rules[i].Outcome = verdict.Skip
+					}
+				}
+			}
+			v.Base = tc.base
 			v.Finish()
 			if v.ExitCode != tc.exit || v.Baseline.ExitCodeWithout != tc.without {
-				t.Errorf("exit %d (%d without the baseline), want %d (%d)", v.ExitCode, v.Baseline.ExitCodeWithout, tc.exit, tc.without)
+				t.Errorf("exit %d (%d without the baseline), want %d (%d); stale %q", v.ExitCode, v.Baseline.ExitCodeWithout, tc.exit, tc.without, v.Baseline.Stale)
 			}
-			if !slices.Equal(v.Baseline.New, tc.newRules) || !slices.Equal(v.Baseline.Fixed, tc.fixed) {
-				t.Errorf("new %v fixed %v, want %v %v", v.Baseline.New, v.Baseline.Fixed, tc.newRules, tc.fixed)
+			if !slices.Equal(v.Baseline.New, tc.newRules) {
+				t.Errorf("new %v, want %v", v.Baseline.New, tc.newRules)
+			}
+			switch {
+			case tc.stale == "" && len(v.Baseline.Stale) > 0:
+				t.Errorf("stale %q, want none", v.Baseline.Stale)
+			case tc.stale != "" && (len(v.Baseline.Stale) == 0 || !strings.HasPrefix(v.Baseline.Stale[0], tc.stale)):
+				t.Errorf("stale %q, want one beginning %q", v.Baseline.Stale, tc.stale)
+			case tc.stale != "" && !strings.Contains(v.Verdict, "stale baseline entries: 1"):
+				t.Errorf("verdict %q does not count the stale entry", v.Verdict)
+			}
+			if tc.newKind != "" && !slices.Contains(v.Baseline.NewKinds, tc.newKind) {
+				t.Errorf("new kinds %q, want %q", v.Baseline.NewKinds, tc.newKind)
+			}
+			var out strings.Builder
+			v.WriteText(&out, verdict.TextOptions{})
+			for _, want := range append(v.Baseline.Stale, v.Baseline.NewKinds...) {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("the console does not say %q", want)
+				}
 			}
 			if tc.without == 1 && (v.Status != "non-conformant" || !strings.HasPrefix(v.Verdict, "NON-CONFORMANT") || badgeWord(v) != "non-conformant" || pageClass(t, v) != "bad") {
 				t.Errorf("a MUST rule fails, yet status %q, verdict %q, badge %q, page %q", v.Status, v.Verdict, badgeWord(v), pageClass(t, v))
@@ -209,30 +250,82 @@ func TestReadRefusesWithTheReason(t *testing.T) {
 	}
 }
 
-// TestKind: a failure's kind is its answer's status and media type, never
-// how its "actual" reads: which of a scenario's failures a run meets first
-// (and so its wording) is the draw's and the order's. Another status or
-// media type is another kind.
-func TestKind(t *testing.T) {
+// TestBaselineFile: --baseline-update's file follows baseline.schema.json,
+// and read back as a baseline it passes the verdict it was written from
+// (an entry for each rule, scenario and kind); a hand-made file with an
+// unknown rule, another driver's, or a summary.json whose failures carry
+// no typed kind, is refused with the reason.
+func TestBaselineFile(t *testing.T) {
 	t.Parallel()
-	ok200 := `200 application/json, body "{\"name\":\"X\"}" (after 20ms)`
-	for _, tc := range []struct{ a, b verdict.Evidence }{
-		{verdict.Evidence{Actual: `name is "SANSEVIERIA": its letter case changed`, Response: ok200},
-			verdict.Evidence{Actual: `name is "ǅ…": character 3 differs: U+01C5 sent, U+01C4 answered`, Response: `200 application/json; charset=utf-8, body "…" (after 3ms)`}},
-		{verdict.Evidence{Actual: `status 500`}, verdict.Evidence{Actual: `status 500 with an Error record`}},
-	} {
-		if Kind(tc.a) != Kind(tc.b) {
-			t.Errorf("what a run draws changes the kind: %q and %q", Kind(tc.a), Kind(tc.b))
+	dir := t.TempDir()
+	v := synthetic([]fail{
+		{"The Plant record carries the name that was sent", "CREATE-NAME", `name is "A": its letter case changed`, 200, "application/json"},
+		{"A request without an Authorization header is rejected with an Error record", "AUTH-MISSING", "no answer", 0, ""},
+	}, "CREATE-TAG")
+	v.Finish()
+	name := filepath.Join(dir, "baseline.json")
+	if err := WriteBaseline(name, v); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(name)
+	if err := verdict.CheckBaseline(b); err != nil {
+		t.Fatalf("the written baseline does not follow its schema: %v\n%s", err, b)
+	}
+	for _, want := range []string{`"kind": "200 application/json"`, `"kind": "no answer (time limit)"`, `"notJudged": [`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the baseline lacks %s:\n%s", want, b)
 		}
 	}
-	for _, tc := range []struct{ a, b verdict.Evidence }{
-		{verdict.Evidence{Actual: `x`, Response: ok200}, verdict.Evidence{Actual: `x`, Response: `500 application/json, body "" (after 1ms)`}},
-		{verdict.Evidence{Actual: `x`, Response: `400 application/json, body "" (after 1ms)`}, verdict.Evidence{Actual: `x`, Response: `400 text/plain, body "" (after 1ms)`}},
-		{verdict.Evidence{Actual: `status 200`}, verdict.Evidence{Actual: `status 500`}},
-		{verdict.Evidence{Actual: `the connection was reset`}, verdict.Evidence{Actual: `no answer within 10s`}},
+	bl, err := LoadBaseline(name, verdict.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := synthetic([]fail{
+		{"The Plant record carries the name that was sent", "CREATE-NAME", `name is "B": its letter case changed`, 200, "application/json"},
+		{"A request without an Authorization header is rejected with an Error record", "AUTH-MISSING", "no answer", 0, ""},
+	}, "CREATE-TAG")
+	again.Base = bl
+	withScenarios(again)
+	if again.ExitCode != 0 || len(again.Baseline.Stale) > 0 {
+		t.Errorf("the run its baseline was written from: exit %d, stale %q; want 0", again.ExitCode, again.Baseline.Stale)
+	}
+	// Written again against a baseline, the reasons stay.
+	bl.Entries = []verdict.BaselineEntry{{Rule: "CREATE-NAME", Reason: "PLAT-7"}}
+	if err := WriteBaseline(name, again); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(name); strings.Count(string(b), `"reason": "PLAT-7"`) != 1 {
+		t.Errorf("the reason of CREATE-NAME's entry is not kept once:\n%s", b)
+	}
+
+	untyped := synthetic([]fail{{"The Plant record carries the name that was sent", "CREATE-NAME", "x", 0, ""}})
+	untyped.Failures[0].Evidence[0].NoAnswer, untyped.Failures[0].Evidence[0].Response = "", `200 application/json, body "{}" (after 1ms)`
+	untyped.Scope = "certified"
+	for _, tc := range []struct{ name, body, want string }{
+		{"unknown.json", `{"schema":"https://plantcheck.dev/baseline.schema.json","driver":"run","entries":[{"rule":"NO-SUCH-RULE"}]}`, "which this plantcheck's catalog lacks"},
+		{"proxy.json", `{"schema":"https://plantcheck.dev/baseline.schema.json","driver":"proxy","entries":[]}`, "a baseline of 'plantcheck proxy', not of 'plantcheck run'"},
+		{"bad.json", `{"schema":"https://plantcheck.dev/baseline.schema.json","driver":"run","entries":[{"kind":"200 application/json"}]}`, "does not follow baseline.schema.json"},
+		{"old-summary.json", string(summaryJSON(t, untyped)), "make a new baseline with --baseline-update"},
 	} {
-		if Kind(tc.a) == Kind(tc.b) {
-			t.Errorf("two kinds of failure share the kind %q", Kind(tc.a))
+		p := filepath.Join(dir, tc.name)
+		os.WriteFile(p, []byte(tc.body), 0o644)
+		_, err := LoadBaseline(p, verdict.Run)
+		if !errors.Is(err, ErrBaseline) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) {
+			t.Errorf("%s: %v, want ErrBaseline naming it and %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// summaryJSON is v's summary.json as written.
+func summaryJSON(t *testing.T, v *verdict.Verdict) []byte {
+	dir := t.TempDir()
+	v.Finish()
+	if err := v.WriteFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, verdict.SummaryJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

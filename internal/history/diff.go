@@ -112,7 +112,7 @@ func judgedOutcome(o verdict.Outcome) verdict.Outcome {
 type kinds map[string]bool
 
 func (k kinds) add(b verdict.Block, e verdict.Evidence) {
-	k[string(e.Rule)+": "+evidence.Text(Kind(e))] = true
+	k[string(e.Rule)+": "+evidence.Text(e.Kind())] = true
 }
 
 // Compare is the diff of old and new (read from oldFile and newFile): per
@@ -159,7 +159,7 @@ func Compare(old, new *verdict.Verdict, oldFile, newFile string, strict bool) (*
 				}
 				// A rule's kinds are per scenario: a known failure in a
 				// new scenario is a new way to fail.
-				out[e.Rule][evidence.Text(b.Scenario)+" | "+evidence.Text(Kind(e))] = true
+				out[e.Rule][evidence.Text(b.Scenario)+" | "+evidence.Text(e.Kind())] = true
 			}
 		}
 		return out

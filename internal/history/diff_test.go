@@ -26,9 +26,9 @@ func withScenarios(v *verdict.Verdict) *verdict.Verdict {
 
 func TestDiff(t *testing.T) {
 	t.Parallel()
-	name := fail{"The Plant record carries the name that was sent", "CREATE-NAME", `name is "A": its letter case changed`}
-	auth := fail{"A request without an Authorization header is rejected with an Error record", "AUTH-MISSING", "status 200"}
-	should := fail{"A body whose id is zero is accepted", "BODY-ID-RANGE", "status 400"}
+	name := fail{"The Plant record carries the name that was sent", "CREATE-NAME", `name is "A": its letter case changed`, 200, "application/json"}
+	auth := fail{"A request without an Authorization header is rejected with an Error record", "AUTH-MISSING", "status 200", 200, "application/json"}
+	should := fail{"A body whose id is zero is accepted", "BODY-ID-RANGE", "status 400", 400, "application/json"}
 	for _, tc := range []struct {
 		name     string
 		old, new []fail
@@ -39,8 +39,8 @@ func TestDiff(t *testing.T) {
 	}{
 		{"newly failing", []fail{name}, []fail{name, auth}, false, 1, "AUTH-MISSING", NewlyFailing},
 		{"fixed", []fail{name, auth}, []fail{name}, false, 0, "AUTH-MISSING", Fixed},
-		{"still failing", []fail{name}, []fail{{name.scenario, name.rule, `name is "B": its letter case changed`}}, false, 0, "CREATE-NAME", StillFailing},
-		{"changed evidence", []fail{name}, []fail{{name.scenario, name.rule, "status 500"}}, false, 1, "CREATE-NAME", ChangedEvidence},
+		{"still failing", []fail{name}, []fail{{name.scenario, name.rule, `name is "B": its letter case changed`, 200, "application/json"}}, false, 0, "CREATE-NAME", StillFailing},
+		{"changed evidence", []fail{name}, []fail{{name.scenario, name.rule, "status 500", 500, "application/json"}}, false, 1, "CREATE-NAME", ChangedEvidence},
 		{"a SHOULD rule newly failing", nil, []fail{should}, false, 0, "BODY-ID-RANGE", NewlyFailing},
 		{"a SHOULD rule newly failing, strict", nil, []fail{should}, true, 1, "BODY-ID-RANGE", NewlyFailing},
 	} {
@@ -107,7 +107,7 @@ func TestDiffRefusesAndNotes(t *testing.T) {
 
 func TestCompare(t *testing.T) {
 	t.Parallel()
-	name := fail{"The Plant record carries the name that was sent", "CREATE-NAME", `name is "A": its letter case changed`}
+	name := fail{"The Plant record carries the name that was sent", "CREATE-NAME", `name is "A": its letter case changed`, 200, "application/json"}
 	hostile := synthetic([]fail{name})
 	hostile.Finish()
 	in := []CompareInput{

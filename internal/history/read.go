@@ -3,8 +3,6 @@ package history
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -20,12 +18,7 @@ const MaxSummary = 64 << 20
 // verdicts plantcheck wrote before (merge, --baseline, diff, compare); an
 // error says why the file is refused, with nothing of it unescaped.
 func ReadFile(name string) (*verdict.Verdict, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxSummary+1))
+	b, err := readBounded(name, MaxSummary)
 	if err != nil {
 		return nil, err
 	}

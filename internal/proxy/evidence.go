@@ -29,6 +29,7 @@ func (j *judging) failure(e *exchange.Exchange, red *evidence.Redactor, side str
 		Reproduce: e.Curl(red),
 		At:        time.Now().UTC().Format(time.RFC3339Nano),
 	}
+	f.AnswerOf(e)
 	if r, ok := rules.Lookup(rule); ok && side == "server" {
 		f.Level, f.Requirement = r.Level, r.Requirement
 	}

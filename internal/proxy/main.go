@@ -129,7 +129,16 @@ func Run(ctx context.Context, cfg config.Proxy, s Streams) (*verdict.Verdict, er
 	if n, err := h.EventsErr(); err != nil {
 		say("warning: the event log stopped after %d events: %v", n, err)
 	}
-	return v, write(v, s.Stdout, cfg.ReportDir)
+	if err := write(v, s.Stdout, cfg.ReportDir); err != nil {
+		return v, err
+	}
+	if cfg.BaselineUpdate != "" {
+		if err := history.WriteBaseline(cfg.BaselineUpdate, v); err != nil {
+			return v, fmt.Errorf("--baseline-update: %v", err)
+		}
+		say("wrote the baseline this verdict passes with to %s", cfg.BaselineUpdate)
+	}
+	return v, nil
 }
 
 // write writes the verdict to the console, and the reports into dir ("":

@@ -2,9 +2,7 @@ package run
 
 import (
 	"fmt"
-	"mime"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -153,10 +151,8 @@ func block(r *Report, sc steps.Result, where, err string, shown map[*steps.Sent]
 		if x := f.Exchange; x != nil {
 			s := show(x, shown)
 			e.Request, e.Reproduce, e.Violations = s.request, s.reproduce, x.Violations
-			if x.Status != 0 {
-				e.Response = s.response
-				e.Status, e.MediaType = x.Status, mediaType(x.RespHeader.Get("Content-Type"))
-			}
+			e.Response = s.response
+			e.AnswerOf(&x.Exchange)
 		}
 		b.Evidence = append(b.Evidence, e)
 	}
@@ -177,13 +173,4 @@ func WriteCannotRun(dir, target string, err error) error {
 		return fmt.Errorf("write the reports: %w", werr)
 	}
 	return nil
-}
-
-// mediaType is a Content-Type without its parameters, lower case; "" for
-// none, and the value as sent, cut, when it does not parse.
-func mediaType(ct string) string {
-	if mt, _, err := mime.ParseMediaType(ct); err == nil {
-		return mt
-	}
-	return strings.ToLower(evidence.Text(evidence.Cut(ct, 64)))
 }

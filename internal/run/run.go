@@ -261,6 +261,11 @@ func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Basel
 			return rep, fmt.Errorf("%w: %v", ErrReport, err)
 		}
 	}
+	if cfg.BaselineUpdate != "" {
+		if err := history.WriteBaseline(cfg.BaselineUpdate, rep.Model()); err != nil {
+			return rep, fmt.Errorf("%w: --baseline-update: %v", ErrReport, err)
+		}
+	}
 	if cukeErr != nil {
 		return rep, fmt.Errorf("%w: cucumber.json: %v", ErrReport, cukeErr)
 	}

@@ -2,46 +2,92 @@ package verdict
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-// Baseline is an earlier verdict whose failures are known (--baseline;
-// history.LoadBaseline reads one): Finish marks the failures it holds, and
-// run and proxy exit 1 only when a rule that decides the verdict fails in
-// a way it does not hold. It changes the exit status, never the truth of
-// the report: every failure is still shown, the known ones marked. It is
-// not changed once made, and may be shared.
+// Baseline is the failures a run or proxy knows of (--baseline;
+// history.LoadBaseline reads one, from a baseline file or an earlier
+// summary.json): Finish marks the failures its entries hold, and run and
+// proxy exit 1 when a rule that decides the verdict fails in a way no
+// entry holds, or when an entry holds no failure of a rule judged now (a
+// stale entry: a fixed rule must not regress unseen behind it). It changes
+// the exit status, never the truth of the report: every failure is still
+// shown, the known ones marked. It is not changed once made, and may be
+// shared.
 type Baseline struct {
-	// File is its summary.json as given (escaped), Plantcheck the version
+	// File is the baseline as given (escaped), Plantcheck the version
 	// that wrote it, Compared what of the two versions was compared.
 	File, Plantcheck, Compared string
-	// Holds reports whether it holds a failure of the kind of e, a piece
-	// of evidence of block b.
-	Holds func(b Block, e Evidence) bool
-	// Failing are the rules it found broken, NotJudged those it did not.
-	Failing, NotJudged map[rules.RuleID]bool
+	Entries                    []BaselineEntry
+	// NotJudged are the rules the baseline's run did not judge.
+	NotJudged map[rules.RuleID]bool
+}
+
+// BaselineEntry is one known failure: of a rule, and when given of one kind
+// of answer (Evidence.Kind) and in one scenario (run); an entry that names
+// a rule alone holds its every failure. Reason is the team's note.
+type BaselineEntry struct {
+	Rule     rules.RuleID `json:"rule"`
+	Kind     string       `json:"kind,omitempty"`
+	Scenario string       `json:"scenario,omitempty"`
+	Reason   string       `json:"reason,omitempty"`
+}
+
+// holds reports whether the entry holds evidence e of block b.
+func (en BaselineEntry) holds(b Block, e Evidence) bool {
+	return en.Covers(BaselineEntry{Rule: e.Rule, Kind: e.Kind(), Scenario: b.Scenario})
+}
+
+// Covers reports whether the entry holds every failure other holds.
+func (en BaselineEntry) Covers(other BaselineEntry) bool {
+	return en.Rule == other.Rule && (en.Kind == "" || en.Kind == other.Kind) && (en.Scenario == "" || en.Scenario == other.Scenario)
+}
+
+// which says what of its rule's failures the entry holds, when it names
+// more than the rule: "201 application/json, in scenario \"…\"".
+func (en BaselineEntry) which() string {
+	var parts []string
+	if en.Kind != "" {
+		parts = append(parts, en.Kind)
+	}
+	if en.Scenario != "" {
+		parts = append(parts, "in scenario "+strconv.Quote(en.Scenario))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Holds reports whether an entry holds evidence e of block b.
+func (bl *Baseline) Holds(b Block, e Evidence) bool {
+	return slices.ContainsFunc(bl.Entries, func(en BaselineEntry) bool { return en.holds(b, e) })
 }
 
 // BaselineResult is what a verdict says of its baseline (summary.json's
 // baseline member).
 type BaselineResult struct {
-	// File is the baseline's summary.json as given; Plantcheck the version
-	// that wrote it; Compared what of the two versions was compared.
+	// File is the baseline as given; Plantcheck the version that wrote
+	// it; Compared what of the two versions was compared.
 	File       string `json:"file"`
 	Plantcheck string `json:"plantcheck"`
 	Compared   string `json:"compared"`
 	// New are the rules deciding the verdict that fail in a way the
-	// baseline does not hold (a new scenario or a new kind of evidence):
-	// they decide the exit status. Known are those whose every failure the
-	// baseline holds. Fixed are the rules the baseline found broken that
-	// pass now: the baseline can be tightened.
-	New   []rules.RuleID `json:"new"`
-	Known []rules.RuleID `json:"known"`
-	Fixed []rules.RuleID `json:"fixed"`
+	// baseline does not hold (a new scenario or a new kind of answer):
+	// they decide the exit status; NewKinds says, of those the baseline
+	// knows other kinds of, both kinds. Known are those whose every
+	// failure the baseline holds.
+	New      []rules.RuleID `json:"new"`
+	NewKinds []string       `json:"newKinds"`
+	Known    []rules.RuleID `json:"known"`
+	// Stale says of each entry that holds no failure of a rule judged now
+	// why: its rule passes, or fails only in other ways. Each fails the
+	// gate until it is removed. A rule not judged now (not selected by
+	// --tags, shown by no traffic) leaves its entries alone.
+	Stale []string `json:"stale"`
 	// NotJudged are the rules deciding the verdict not judged now that
 	// were not judged in the baseline either (a known failure may stop
 	// them): they do not make the exit status 2. A rule judged in the
@@ -75,12 +121,26 @@ func (v *Verdict) markKnown() {
 	}
 }
 
+// serverFailures calls f with each piece of evidence of the service's
+// failures.
+func (v *Verdict) serverFailures(f func(Block, Evidence)) {
+	for _, b := range v.Failures {
+		if b.Outcome != Fail || b.Side == "client" {
+			continue
+		}
+		for _, e := range b.Evidence {
+			f(b, e)
+		}
+	}
+}
+
 // againstBaseline splits the rules that decide the verdict into those that
 // fail in a new way (a piece of their evidence the baseline does not hold,
-// or no evidence at all) and those whose every failure is known, and counts.
+// or no evidence at all) and those whose every failure is known, finds the
+// stale entries, and counts.
 func (v *Verdict) againstBaseline(deciding, unjudged []rules.RuleID) (res *BaselineResult, stillUnjudged []rules.RuleID) {
 	res = &BaselineResult{File: v.Base.File, Plantcheck: v.Base.Plantcheck, Compared: v.Base.Compared,
-		New: []rules.RuleID{}, Known: []rules.RuleID{}, Fixed: []rules.RuleID{}, NotJudged: []rules.RuleID{}}
+		New: []rules.RuleID{}, NewKinds: []string{}, Known: []rules.RuleID{}, Stale: []string{}, NotJudged: []rules.RuleID{}}
 	for _, id := range unjudged {
 		if v.Base.NotJudged[id] {
 			res.NotJudged = append(res.NotJudged, id)
@@ -89,35 +149,91 @@ func (v *Verdict) againstBaseline(deciding, unjudged []rules.RuleID) (res *Basel
 		}
 	}
 	known, seen := map[rules.RuleID]bool{}, map[rules.RuleID]bool{}
-	for _, b := range v.Failures {
-		if b.Outcome != Fail || b.Side == "client" {
-			continue
-		}
-		for _, e := range b.Evidence {
-			if e.Known {
-				res.KnownFailures++
-			} else {
-				res.NewFailures++
+	newKinds := map[rules.RuleID][]string{}
+	v.serverFailures(func(_ Block, e Evidence) {
+		if e.Known {
+			res.KnownFailures++
+		} else {
+			res.NewFailures++
+			if k := e.Kind(); !slices.Contains(newKinds[e.Rule], k) {
+				newKinds[e.Rule] = append(newKinds[e.Rule], k)
 			}
-			if !seen[e.Rule] {
-				seen[e.Rule], known[e.Rule] = true, true
-			}
-			known[e.Rule] = known[e.Rule] && e.Known
 		}
-	}
+		if !seen[e.Rule] {
+			seen[e.Rule], known[e.Rule] = true, true
+		}
+		known[e.Rule] = known[e.Rule] && e.Known
+	})
 	for _, id := range deciding {
 		if known[id] {
 			res.Known = append(res.Known, id)
-		} else {
-			res.New = append(res.New, id)
+			continue
+		}
+		res.New = append(res.New, id)
+		if held := v.Base.kinds(id); len(held) > 0 && len(newKinds[id]) > 0 {
+			res.NewKinds = append(res.NewKinds, fmt.Sprintf("%s fails with %s, a new kind of failure: the baseline holds it with %s",
+				id, strings.Join(newKinds[id], ", "), strings.Join(held, ", ")))
 		}
 	}
-	for _, r := range v.Rules {
-		if v.Base.Failing[r.ID] && r.Outcome == Pass {
-			res.Fixed = append(res.Fixed, r.ID)
+	if !v.Interrupted {
+		for _, en := range v.Base.Entries {
+			if why := v.stale(en); why != "" {
+				res.Stale = append(res.Stale, why)
+			}
 		}
 	}
 	return res, stillUnjudged
+}
+
+// kinds are the kinds of answer the baseline's entries of rule id name.
+func (bl *Baseline) kinds(id rules.RuleID) []string {
+	var out []string
+	for _, en := range bl.Entries {
+		if en.Rule == id && en.Kind != "" && !slices.Contains(out, en.Kind) {
+			out = append(out, en.Kind)
+		}
+	}
+	return out
+}
+
+// stale says why entry en holds no failure of this verdict ("" when it
+// holds one, or its rule or scenario was not judged now: not judged is not
+// passing).
+func (v *Verdict) stale(en BaselineEntry) string {
+	i := slices.IndexFunc(v.Rules, func(r Rule) bool { return r.ID == en.Rule })
+	if i < 0 || v.Rules[i].Outcome != Pass && v.Rules[i].Outcome != Fail {
+		return ""
+	}
+	if en.Scenario != "" && v.Driver == Run {
+		j := slices.IndexFunc(v.Scenarios, func(sc Scenario) bool { return sc.Name == en.Scenario })
+		switch {
+		case j < 0 && !v.Partial():
+			return fmt.Sprintf("stale entry: rule %s (%s): no scenario of this suite has that name; remove the entry", en.Rule, en.which())
+		case j < 0 || v.Scenarios[j].Outcome != Pass && v.Scenarios[j].Outcome != Fail:
+			return ""
+		}
+	}
+	var now []string
+	held := false
+	v.serverFailures(func(b Block, e Evidence) {
+		held = held || en.holds(b, e)
+		if e.Rule == en.Rule && (en.Scenario == "" || en.Scenario == b.Scenario) && !slices.Contains(now, e.Kind()) {
+			now = append(now, e.Kind())
+		}
+	})
+	entry, which := "", ""
+	if w := en.which(); w != "" {
+		entry, which = " its entry ("+w+")", " ("+w+")"
+	}
+	switch {
+	case held:
+		return ""
+	case v.Rules[i].Outcome == Pass:
+		return fmt.Sprintf("stale entry: rule %s passes now; remove%s from the baseline", en.Rule, cmp.Or(entry, " it"))
+	case len(now) > 0:
+		return fmt.Sprintf("stale entry: rule %s%s no longer fails so: it fails now with %s, a new kind of failure; remove the entry, or name the new kind", en.Rule, which, strings.Join(now, ", "))
+	}
+	return fmt.Sprintf("stale entry: rule %s%s no longer fails so: it fails now in other scenarios only; remove the entry", en.Rule, which)
 }
 
 // baselineSentence is what the verdict's sentence adds of the baseline.
@@ -132,8 +248,8 @@ func (r *BaselineResult) sentence(code int) string {
 	if len(r.Known) > 0 {
 		parts = append(parts, "known: "+rules.JoinIDs(r.Known, ", "))
 	}
-	if len(r.Fixed) > 0 {
-		parts = append(parts, "fixed since the baseline: "+rules.JoinIDs(r.Fixed, ", "))
+	if len(r.Stale) > 0 {
+		parts = append(parts, fmt.Sprintf("stale baseline entries: %d (remove them)", len(r.Stale)))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -185,9 +301,8 @@ func (v *Verdict) baselineLines() []string {
 	if len(r.NotJudged) > 0 {
 		lines = append(lines, "not judged, as in the baseline: "+rules.JoinIDs(r.NotJudged, ", ")+" (a known failure may stop them; they do not make the run incomplete)")
 	}
-	if len(r.Fixed) > 0 {
-		lines = append(lines, "fixed, failing in the baseline and passing now: "+rules.JoinIDs(r.Fixed, ", ")+" (make a new baseline to tighten it)")
-	}
+	lines = append(lines, r.NewKinds...)
+	lines = append(lines, r.Stale...)
 	lines = append(lines, fmt.Sprintf("exit status %d against the baseline (%d without it)", v.ExitCode, r.ExitCodeWithout))
 	return lines
 }

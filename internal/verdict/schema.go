@@ -15,6 +15,22 @@ import (
 //go:embed summary.schema.json
 var Schema []byte
 
+// BaselineSchema is baseline.schema.json, the JSON Schema of a baseline
+// file (--baseline, --baseline-update); BaselineSchemaID its $id.
+//
+//go:embed baseline.schema.json
+var BaselineSchema []byte
+
+const BaselineSchemaID = "https://plantcheck.dev/baseline.schema.json"
+
+var compiledBaseline = sync.OnceValues(func() (*jsonschema.Schema, error) { return compile(BaselineSchemaID, BaselineSchema) })
+
+// CheckBaseline reports whether a document is a baseline file that
+// follows baseline.schema.json, and if not, why.
+func CheckBaseline(doc []byte) error {
+	return check(compiledBaseline, "baseline.schema.json", doc)
+}
+
 // compiled is Schema compiled, once.
 var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) { return compile(SchemaID, Schema) })
 

@@ -288,10 +288,13 @@ type Evidence struct {
 	// At is when the proxy saw the exchange (RFC 3339; run: empty).
 	At string `json:"at"`
 	// Status and MediaType are the answer's status and media type
-	// (without parameters; "" for none), which a common cause is found
-	// from; the console's matter, not summary.json's.
-	Status    int    `json:"-"`
-	MediaType string `json:"-"`
+	// (without parameters; "" for none), NoAnswer what came instead of an
+	// answer: the failure's kind of answer (Kind), which a common cause
+	// and a baseline are found from, set from the exchange where the
+	// failure is made (AnswerOf), never read back from Response.
+	Status    int    `json:"status,omitempty"`
+	MediaType string `json:"mediaType,omitempty"`
+	NoAnswer  string `json:"noAnswer,omitempty"`
 	// Known: the baseline holds a failure of this kind (Baseline.Holds).
 	Known bool `json:"known,omitempty"`
 }
@@ -395,20 +398,22 @@ func (v *Verdict) Decide() {
 		// sentence's truth: it adds what it made of the failures.
 		res, stillUnjudged := v.againstBaseline(deciding, unjudged)
 		res.ExitCodeWithout = v.ExitCode
-		v.ExitCode = v.exitCode(res.New, clients, stillUnjudged, nothing)
+		v.ExitCode = v.exitCode(res.New, clients || len(res.Stale) > 0, stillUnjudged, nothing)
 		v.Verdict += res.sentence(v.ExitCode)
 		v.Baseline = res
 	}
 }
 
-// exitCode is the exit status for the rules deciding it that failed.
-func (v *Verdict) exitCode(deciding []rules.RuleID, clients bool, unjudged []rules.RuleID, nothing bool) int {
+// exitCode is the exit status for the rules deciding it that failed;
+// failing is another reason for 1 (clients that broke the document, a
+// stale baseline entry).
+func (v *Verdict) exitCode(deciding []rules.RuleID, failing bool, unjudged []rules.RuleID, nothing bool) int {
 	switch {
 	case v.Interrupted && len(deciding) > 0:
 		return 1
 	case v.Interrupted:
 		return 2
-	case len(deciding) > 0 || clients:
+	case len(deciding) > 0 || failing:
 		return 1
 	case v.Counts.Errors > 0 || len(unjudged) > 0 || nothing:
 		return 2
