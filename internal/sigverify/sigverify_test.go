@@ -284,4 +284,3 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
-
