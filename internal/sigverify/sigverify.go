@@ -38,10 +38,6 @@ import (
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
-// BundleName is the name the GitHub Action keeps its attestation's bundle
-// under, in the report folder beside the statement it signs.
-const BundleName = "conformance.sigstore.json"
-
 // Limits of what is read: actions/attest allows a predicate of 16 MB.
 const (
 	MaxBundle      = 32 << 20
