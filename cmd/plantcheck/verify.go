@@ -27,7 +27,8 @@ func cmdVerify(_ context.Context, c cli, args []string) int {
 			"write it) must also sign that statement: verified against --trusted-root\n"+
 			"(never fetched), by the signer --certificate-identity names, vouched for by\n"+
 			"--certificate-oidc-issuer; the statement signed must have the same predicate\n"+
-			"and the same sha256 of each report. See docs/certifying.md.\n\n"+
+			"and the same sha256 of each report. It runs plantcheck-verify-bundle (beside\n"+
+			"plantcheck, or on PATH), which holds sigstore-go. See docs/certifying.md.\n\n"+
 			"Exit status: 0 the statement holds, 1 it does not (each difference is named),\n"+
 			"2 it could not be checked (a file missing, not JSON, not a plantcheck statement,\n"+
 			"not a bundle; a bundle without an identity to check it against).")

@@ -7,9 +7,11 @@
 // (field by field) and the same sha256 for every report the folder's
 // statement vouches for. actions/attest builds its own statement from the
 // reports and the predicate, so its bytes are not the folder's file: the
-// match is by subjects and predicate, never by bytes. plantcheck verify
-// calls it after history.Verify has checked the folder's statement against
-// the reports beside it.
+// match is by subjects and predicate, never by bytes. Main, the program
+// plantcheck verify --bundle runs (cmd/plantcheck-verify-bundle), calls it
+// after history.Verify has checked the folder's statement against the
+// reports beside it; plantcheck itself never imports this package, whose
+// dependencies would slow every command's start-up.
 package sigverify
 
 import (
