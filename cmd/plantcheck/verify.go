@@ -83,8 +83,8 @@ func verifyBundle(c cli, dir string, cfg *config.Verify) int {
 		bin, _ = exec.LookPath(verifyBundleBin)
 	}
 	if bin == "" || !fileExists(bin) {
-		fmt.Fprintf(c.stderr, "plantcheck verify: --bundle needs %s (it holds sigstore-go, kept out of plantcheck), and it is neither beside plantcheck nor on PATH: the release archives carry it, or go install github.com/plantcheck/plantcheck/cmd/%s@%s\n",
-			verifyBundleBin, verifyBundleBin, buildinfo.Version())
+		fmt.Fprintf(c.stderr, "plantcheck verify: --bundle needs %s %s (it holds sigstore-go, kept out of plantcheck), and it is neither beside plantcheck nor on PATH: the release archives carry it; from a clone, go install ./cmd/%s\n",
+			verifyBundleBin, buildinfo.Version(), verifyBundleBin)
 		return exitCannotRun
 	}
 	args := []string{}

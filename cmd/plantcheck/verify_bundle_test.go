@@ -168,7 +168,7 @@ func TestVerifyBundleWithoutItsProgram(t *testing.T) {
 	env := map[string]string{"PLANTCHECK_VERIFY_BUNDLE": filepath.Join(t.TempDir(), "missing")}
 	code, _, stderr := invoke(t, env, "verify", t.TempDir(), "--bundle", "b.json", "--trusted-root", "r.json",
 		"--certificate-identity", "me", "--certificate-oidc-issuer", "https://issuer.example")
-	if code != 2 || !strings.Contains(stderr, "--bundle needs plantcheck-verify-bundle") || !strings.Contains(stderr, "go install github.com/plantcheck/plantcheck/cmd/plantcheck-verify-bundle@") {
+	if code != 2 || !strings.Contains(stderr, "--bundle needs plantcheck-verify-bundle ") || !strings.Contains(stderr, "go install ./cmd/plantcheck-verify-bundle") {
 		t.Errorf("exit %d, want 2 saying how to get plantcheck-verify-bundle: %s", code, stderr)
 	}
 }
