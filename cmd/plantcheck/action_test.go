@@ -14,6 +14,9 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/plantcheck/plantcheck/internal/history"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
 // actionFile is the part of an action.yml the checks read.
@@ -485,5 +488,45 @@ func TestActionTarget(t *testing.T) {
 				t.Errorf("the job summary %q lacks %q", s, tt.summary)
 			}
 		})
+	}
+}
+
+// TestActionAttest: with attest: true, the action signs what plantcheck
+// verify --bundle checks: plantcheck's predicate type, every report the
+// statement vouches for and the statement itself as subjects, the
+// statement's own predicate; and keeps the bundle where the docs say.
+func TestActionAttest(t *testing.T) {
+	t.Parallel()
+	var attest, keep, predicate int
+	for i, step := range readAction(t).Runs.Steps {
+		switch {
+		case strings.HasPrefix(step.Uses, "actions/attest@"):
+			attest = i
+			if got := step.With["predicate-type"]; got != verdict.PredicateType {
+				t.Errorf("actions/attest's predicate-type %q, want %q", got, verdict.PredicateType)
+			}
+			subjects := strings.Split(strings.TrimSpace(step.With["subject-path"]), "\n")
+			for _, name := range append(slices.Clone(verdict.Subjects), verdict.StatementJSON) {
+				if !slices.Contains(subjects, "${{ inputs.report-dir }}/"+name) {
+					t.Errorf("actions/attest's subject-path %q lacks %s", subjects, name)
+				}
+			}
+			if !strings.Contains(step.If, "inputs.attest == 'true'") {
+				t.Errorf("actions/attest runs if %q, not only with attest: true", step.If)
+			}
+		case step.ID == "predicate":
+			predicate = i
+			if !strings.Contains(step.Run, "jq -c .predicate \"$statement\"") || !strings.Contains(step.Run, verdict.StatementJSON) {
+				t.Errorf("the predicate step does not extract %s's predicate:\n%s", verdict.StatementJSON, step.Run)
+			}
+		case step.ID == "bundle":
+			keep = i
+			if !strings.Contains(step.Run, "/"+history.BundleName+`"`) {
+				t.Errorf("the bundle is not kept as %s:\n%s", history.BundleName, step.Run)
+			}
+		}
+	}
+	if !(predicate > 0 && predicate < attest && attest < keep) {
+		t.Errorf("steps: predicate %d, attest %d, keep %d: want them in that order", predicate, attest, keep)
 	}
 }

@@ -26,9 +26,25 @@ import (
 
 // workflow is the part of a GitHub workflow the checks read.
 type workflow struct {
-	Jobs map[string]struct {
-		Steps []workflowStep `yaml:"steps"`
+	// Permissions are the token's, a map or a word (write-all); a job's
+	// replace the workflow's.
+	Permissions any `yaml:"permissions"`
+	Jobs        map[string]struct {
+		Permissions any            `yaml:"permissions"`
+		Steps       []workflowStep `yaml:"steps"`
 	} `yaml:"jobs"`
+}
+
+// grants reports whether permissions (a job's, else its workflow's) give
+// scope write.
+func grants(permissions any, scope string) bool {
+	switch p := permissions.(type) {
+	case string:
+		return p == "write-all"
+	case map[string]any:
+		return p[scope] == "write"
+	}
+	return false
 }
 
 type workflowStep struct {
@@ -180,6 +196,17 @@ func workflowProblems(root, name string, data []byte, inputs map[string]bool) []
 			for _, k := range keys {
 				if !inputs[k] {
 					bad(job, i, "with: %s is not an input of action.yml", k)
+				}
+			}
+			if a, _ := with("attest"); a == "true" {
+				perms := wf.Jobs[job].Permissions
+				if perms == nil {
+					perms = wf.Permissions
+				}
+				for _, scope := range []string{"id-token", "attestations"} {
+					if !grants(perms, scope) {
+						bad(job, i, "attest: true needs the permission %s: write (actions/attest signs with the job's OIDC token and stores the attestation)", scope)
+					}
 				}
 			}
 			if cfg, ok := with("config"); ok {
@@ -337,7 +364,7 @@ func TestExampleConfig(t *testing.T) {
 func TestWorkflowProblems(t *testing.T) {
 	t.Parallel()
 	const root = "../.."
-	inputs := map[string]bool{"base-url": true, "token": true, "args": true, "config": true}
+	inputs := map[string]bool{"base-url": true, "token": true, "args": true, "config": true, "attest": true}
 	const good = `
 jobs:
   j:
@@ -384,6 +411,15 @@ jobs:
 		{name: "part of the suite", file: "docs/examples/x.yml", text: strings.Replace(good, "args: --strict", `args: "--strict --tags '@must && ~@AUTH-NEAR-MISS'"`, 1), want: "--tags certifies part of the suite"},
 		{name: "part of the suite, in a run step", file: "docs/examples/x.yml", text: strings.Replace(good, "go install ./cmd/plantcheck", "plantcheck run --tags @must", 1), want: "--tags certifies part of the suite"},
 		{name: "args that are no flags", file: "docs/examples/x.yml", text: strings.Replace(good, "args: --strict", "args: --strickt", 1), want: "not flags of plantcheck run"},
+		{name: "attested, with its permissions", file: "docs/examples/x.yml",
+			text: strings.Replace(strings.Replace(good, "    steps:", "    permissions: { id-token: write, attestations: write }\n    steps:", 1), "token: t,", "token: t, attest: true,", 1)},
+		{name: "attested, the workflow's permissions", file: "docs/examples/x.yml",
+			text: "permissions: write-all\n" + strings.Replace(good, "token: t,", "token: t, attest: true,", 1)},
+		{name: "attested, without attestations: write", file: "docs/examples/x.yml",
+			text: strings.Replace(strings.Replace(good, "    steps:", "    permissions: { id-token: write }\n    steps:", 1), "token: t,", "token: t, attest: true,", 1),
+			want: "needs the permission attestations: write"},
+		{name: "attested, without permissions", file: "docs/examples/x.yml", text: strings.Replace(good, "token: t,", "token: t, attest: true,", 1),
+			want: "needs the permission id-token: write"},
 		{name: "a config with no example", file: "docs/examples/x.yml", text: strings.Replace(good, "config: plantcheck.yaml", "config: ci/plants.yaml", 1), want: "config: ci/plants.yaml has no example"},
 		{name: "own CI runs a script that is not there", file: ".github/workflows/ci.yml", text: strings.Replace(ownGood, ".ci/run", ".ci/test", 1), want: "starts .ci/test"},
 		{name: "own CI before its checkout", file: ".github/workflows/ci.yml", text: strings.Replace(ownGood, "      - uses: actions/checkout@v4\n", "", 1), want: "starts .ci/run"},

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/sigverify"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/reference"
 )
@@ -26,6 +27,9 @@ const asMain = "PLANTCHECK_TEST_AS_MAIN"
 func TestMain(m *testing.M) {
 	if os.Getenv(asMain) == "1" {
 		main()
+	}
+	if os.Getenv(asVerifyBundle) == "1" {
+		os.Exit(sigverify.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"flag"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -237,4 +238,66 @@ func (r Rules) Validate() error {
 		return nil
 	}
 	return Errorf("--format %q: text or json", evidence.Text(r.Format))
+}
+
+// Verify is plantcheck verify's configuration: with a Sigstore bundle, the
+// signature over the statement is checked too, by the identity given.
+type Verify struct {
+	// Bundle is the Sigstore bundle signing the statement ("" checks no
+	// signature); TrustedRoot the trusted_root.json it is checked against.
+	Bundle, TrustedRoot string
+	// Identity and IdentityRegexp are the signer's certificate identity
+	// (its subject alternative name), exact or a regular expression;
+	// Issuer and IssuerRegexp the OIDC issuer that vouched for it.
+	Identity, IdentityRegexp string
+	Issuer, IssuerRegexp     string
+}
+
+// DefineVerify defines verify's flags on fs, into the Verify returned.
+func DefineVerify(fs *flag.FlagSet) *Verify {
+	v := &Verify{}
+	fs.StringVar(&v.Bundle, "bundle", "", "a Sigstore bundle (as actions/attest or cosign attest-blob --new-bundle-format write it) whose signed statement must match DIR's; needs --trusted-root and the signer's identity")
+	fs.StringVar(&v.TrustedRoot, "trusted-root", "", "the Sigstore trusted root the bundle is checked against (trusted_root.json, or the JSON lines of gh attestation trusted-root); read from this file, never fetched")
+	fs.StringVar(&v.Identity, "certificate-identity", "", "the signer's identity the bundle's certificate must name (for actions/attest: the workflow's URL, https://github.com/OWNER/REPO/.github/workflows/FILE@REF)")
+	fs.StringVar(&v.IdentityRegexp, "certificate-identity-regexp", "", "a regular expression the signer's identity must match, instead of --certificate-identity")
+	fs.StringVar(&v.Issuer, "certificate-oidc-issuer", "", "the OIDC issuer the bundle's certificate must name (for GitHub Actions: https://token.actions.githubusercontent.com)")
+	fs.StringVar(&v.IssuerRegexp, "certificate-oidc-issuer-regexp", "", "a regular expression the OIDC issuer must match, instead of --certificate-oidc-issuer")
+	return v
+}
+
+// Validate checks that a bundle comes with a trusted root and one identity
+// and one issuer (a signature by nobody in particular proves nothing), and
+// that the identity flags come with a bundle.
+func (v Verify) Validate() error {
+	ids := map[string]string{
+		"--trusted-root": v.TrustedRoot, "--certificate-identity": v.Identity, "--certificate-identity-regexp": v.IdentityRegexp,
+		"--certificate-oidc-issuer": v.Issuer, "--certificate-oidc-issuer-regexp": v.IssuerRegexp,
+	}
+	if v.Bundle == "" {
+		for _, name := range []string{"--trusted-root", "--certificate-identity", "--certificate-identity-regexp", "--certificate-oidc-issuer", "--certificate-oidc-issuer-regexp"} {
+			if ids[name] != "" {
+				return Errorf("%s is given without --bundle: it checks a bundle's signature", name)
+			}
+		}
+		return nil
+	}
+	for _, pair := range [][3]string{
+		{"--certificate-identity", "--certificate-identity-regexp", "the signer's identity"},
+		{"--certificate-oidc-issuer", "--certificate-oidc-issuer-regexp", "the OIDC issuer"},
+	} {
+		switch exact, re := ids[pair[0]], ids[pair[1]]; {
+		case exact == "" && re == "":
+			return Errorf("--bundle needs %s (%s or %s): a signature by no one in particular proves nothing", pair[2], pair[0], pair[1])
+		case exact != "" && re != "":
+			return Errorf("give %s or %s, not both", pair[0], pair[1])
+		case re != "":
+			if _, err := regexp.Compile(re); err != nil {
+				return Errorf("%s: not a regular expression: %s", pair[1], evidence.Text(err.Error()))
+			}
+		}
+	}
+	if v.TrustedRoot == "" {
+		return Errorf("--bundle needs --trusted-root: the Sigstore trusted root to check it against (gh attestation trusted-root > trusted_root.jsonl); plantcheck fetches none")
+	}
+	return nil
 }

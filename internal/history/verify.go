@@ -22,6 +22,11 @@ import (
 // plantcheck conformance statement (exit status 2).
 var ErrCannotCheck = errors.New("could not check")
 
+// BundleName is the name the GitHub Action keeps its attestation's Sigstore
+// bundle under, in the report folder beside the statement it signs
+// (plantcheck verify --bundle checks it).
+const BundleName = "conformance.sigstore.json"
+
 // MaxStatement bounds a conformance statement plantcheck reads.
 const MaxStatement = 4 << 20
 

@@ -1,0 +1,491 @@
+// Package sigverify checks a Sigstore bundle over a report folder's
+// conformance statement, offline, with sigstore-go: that the bundle's DSSE
+// envelope is signed by a certificate the trusted root vouches for (its
+// chain, a transparency log entry or a signed timestamp of the signing
+// time), that the certificate names the identity and the OIDC issuer
+// given, and that the statement signed is the folder's: the same predicate
+// (field by field) and the same sha256 for every report the folder's
+// statement vouches for. actions/attest builds its own statement from the
+// reports and the predicate, so its bytes are not the folder's file: the
+// match is by subjects and predicate, never by bytes. Main, the program
+// plantcheck verify --bundle runs (cmd/plantcheck-verify-bundle), calls it
+// after history.Verify has checked the folder's statement against the
+// reports beside it; plantcheck itself never imports this package, whose
+// dependencies would slow every command's start-up.
+package sigverify
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/sigstore/sigstore-go/pkg/verify"
+
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/history"
+	"github.com/plantcheck/plantcheck/internal/verdict"
+)
+
+// Limits of what is read: actions/attest allows a predicate of 16 MB.
+const (
+	MaxBundle      = 32 << 20
+	MaxTrustedRoot = 4 << 20
+	// maxBundles bounds the bundles of one file (gh attestation download
+	// writes every attestation of a subject, a JSON line each).
+	maxBundles = 64
+	// maxDifferences bounds the differences named of one signed predicate.
+	maxDifferences = 20
+)
+
+// Config is what to check a folder's statement against.
+type Config struct {
+	// Bundle and TrustedRoot are files: the Sigstore bundle (one JSON
+	// object, or JSON lines of several) and the trusted root (one, or the
+	// JSON lines of gh attestation trusted-root).
+	Bundle, TrustedRoot string
+	// The signer's identity (the certificate's subject alternative name)
+	// and OIDC issuer, each exact or a regular expression: one of each.
+	Identity, IdentityRegexp string
+	Issuer, IssuerRegexp     string
+}
+
+// Signature is what the bundle check found: who signed, when, and each
+// thing that differs; none: the bundle signs the folder's statement.
+type Signature struct {
+	Bundle string
+	// Signer and Issuer are the identity and OIDC issuer the certificate
+	// names; SignedAt the verified times of signing, how each was vouched
+	// for ("transparency log", "timestamp authority").
+	Signer, Issuer string
+	SignedAt       []string
+	Differences    []string
+}
+
+// Holds reports whether a bundle signs the folder's statement, by the
+// identity given.
+func (s *Signature) Holds() bool { return len(s.Differences) == 0 }
+
+// Check checks the bundle cfg names against the conformance statement in
+// dir. An error (history.ErrCannotCheck) means it could not check: a file
+// missing or unreadable, not a bundle, not a trusted root, a bad identity.
+func Check(dir string, cfg Config) (*Signature, error) {
+	roots, err := readTrustedRoots(cfg.TrustedRoot)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --trusted-root: %v", history.ErrCannotCheck, err)
+	}
+	bundles, err := readBundles(cfg.Bundle)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --bundle: %v", history.ErrCannotCheck, err)
+	}
+	id, err := verify.NewShortCertificateIdentity(cfg.Issuer, cfg.IssuerRegexp, cfg.Identity, cfg.IdentityRegexp)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the identity: %v", history.ErrCannotCheck, err)
+	}
+	local, err := readFolder(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", history.ErrCannotCheck, err)
+	}
+	// The first bundle that holds is the one shown; when none does, each
+	// bundle's differences are named.
+	var failed []*Signature
+	for i, b := range bundles {
+		s := checkOne(b, roots, id, local)
+		s.Bundle = cfg.Bundle
+		if s.Holds() {
+			return s, nil
+		}
+		if len(bundles) > 1 {
+			for j, d := range s.Differences {
+				s.Differences[j] = fmt.Sprintf("bundle %d of %d: %s", i+1, len(bundles), d)
+			}
+		}
+		failed = append(failed, s)
+	}
+	res := &Signature{Bundle: cfg.Bundle}
+	for _, s := range failed {
+		res.Differences = append(res.Differences, s.Differences...)
+	}
+	if len(failed) == 1 {
+		res.Signer, res.Issuer = failed[0].Signer, failed[0].Issuer
+	}
+	return res, nil
+}
+
+// checkOne checks one bundle: its signature against each trusted root
+// until one verifies it, the signer's identity, then what it signs.
+func checkOne(b *bundle.Bundle, roots []*root.TrustedRoot, id verify.CertificateIdentity, local *folder) *Signature {
+	s := &Signature{}
+	res, err := verifyBundle(b, roots)
+	if err != nil {
+		s.Differences = append(s.Differences, "signature: it does not verify against the trusted root: "+err.Error())
+		return s
+	}
+	if res.Signature == nil || res.Signature.Certificate == nil {
+		s.Differences = append(s.Differences, "signature: signed by a key, not by a certificate naming an identity")
+		return s
+	}
+	cert := res.Signature.Certificate
+	s.Signer, s.Issuer = cert.SubjectAlternativeName, cert.Issuer
+	for _, ts := range res.VerifiedTimestamps {
+		how := map[string]string{"Tlog": "transparency log", "TimestampAuthority": "timestamp authority"}[ts.Type]
+		if how == "" {
+			how = ts.Type
+		}
+		s.SignedAt = append(s.SignedAt, ts.Timestamp.UTC().Format(time.RFC3339)+" ("+how+")")
+	}
+	if err := id.Verify(*cert); err != nil {
+		s.Differences = append(s.Differences, fmt.Sprintf("identity: signed by %s (issuer %s), not by the identity given: %v",
+			quote(s.Signer), quote(s.Issuer), err))
+		return s
+	}
+	env, err := b.Envelope()
+	if err != nil {
+		s.Differences = append(s.Differences, "signature: the bundle signs no DSSE envelope (an in-toto statement), but a blob")
+		return s
+	}
+	if t := env.PayloadType; t != bundle.IntotoMediaType {
+		s.Differences = append(s.Differences, fmt.Sprintf("statement: the envelope's payload is %s, not an in-toto statement (%s)", quote(t), bundle.IntotoMediaType))
+		return s
+	}
+	payload, err := env.DecodeB64Payload()
+	if err != nil {
+		s.Differences = append(s.Differences, "statement: the envelope's payload is not base64: "+err.Error())
+		return s
+	}
+	s.Differences = append(s.Differences, local.against(payload)...)
+	return s
+}
+
+// verifyBundle verifies the bundle's signature against each trusted root
+// until one holds (gh attestation trusted-root gives the public-good
+// instance's and GitHub's own). The time of signing must be vouched for:
+// by the transparency log when the bundle has entries (each then
+// verified, as the public-good instance writes them), else by a signed
+// timestamp (as GitHub's instance writes them); the certificate's SCTs
+// when the root names certificate transparency logs. The identity is
+// checked after, to name the signer when it is not the one given.
+func verifyBundle(b *bundle.Bundle, roots []*root.TrustedRoot) (*verify.VerificationResult, error) {
+	entries, err := b.TlogEntries()
+	if err != nil {
+		return nil, err
+	}
+	var errs []string
+	for i, tr := range roots {
+		var opts []verify.VerifierOption
+		if len(entries) > 0 {
+			opts = append(opts, verify.WithTransparencyLog(1), verify.WithObserverTimestamps(1))
+		} else {
+			opts = append(opts, verify.WithSignedTimestamps(1))
+		}
+		if len(tr.CTLogs()) > 0 {
+			opts = append(opts, verify.WithSignedCertificateTimestamps(1))
+		}
+		v, err := verify.NewVerifier(tr, opts...)
+		if err == nil {
+			var res *verify.VerificationResult
+			res, err = v.Verify(b, verify.NewPolicy(verify.WithoutArtifactUnsafe(), verify.WithoutIdentitiesUnsafe()))
+			if err == nil {
+				return res, nil
+			}
+		}
+		msg := evidence.Cut(err.Error(), 1<<9)
+		if len(roots) > 1 {
+			msg = fmt.Sprintf("trusted root %d of %d: %s", i+1, len(roots), msg)
+		}
+		errs = append(errs, msg)
+	}
+	return nil, errors.New(strings.Join(errs, "; "))
+}
+
+// folder is what the report folder vouches for: its statement's predicate
+// (as JSON) and the sha256 of each report, read from the files.
+type folder struct {
+	predicate any
+	// subjects maps a subject's name to its sha256: each report's as the
+	// file has it, the OpenAPI document's as the statement names it.
+	subjects map[string]string
+}
+
+func readFolder(dir string) (*folder, error) {
+	raw, err := readBounded(filepath.Join(dir, verdict.StatementJSON), history.MaxStatement)
+	if err != nil {
+		return nil, err
+	}
+	subjects, _, err := verdict.ReadStatement(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", verdict.StatementJSON, evidence.Cut(err.Error(), 1<<9))
+	}
+	var st struct {
+		Predicate any `json:"predicate"`
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return nil, fmt.Errorf("%s: %v", verdict.StatementJSON, err)
+	}
+	f := &folder{predicate: st.Predicate, subjects: map[string]string{verdict.OpenAPIName: subjects[verdict.OpenAPIName]}}
+	for _, name := range verdict.Subjects {
+		b, err := readBounded(filepath.Join(dir, name), history.MaxSummary)
+		if err != nil {
+			return nil, err
+		}
+		f.subjects[name] = sha256Hex(b)
+	}
+	return f, nil
+}
+
+// against names each thing in which the signed statement differs from the
+// folder: a report it does not vouch for or vouches for with another
+// sha256, and each field of the predicate.
+func (f *folder) against(payload []byte) []string {
+	signed, _, err := verdict.ReadStatement(payload)
+	if err != nil {
+		return []string{"statement: the signed statement is no plantcheck conformance statement: " + evidence.Cut(err.Error(), 1<<9)}
+	}
+	var diffs []string
+	for _, name := range append(slices.Clone(verdict.Subjects), verdict.OpenAPIName) {
+		got, ok := signed[name]
+		switch {
+		case !ok && name == verdict.OpenAPIName:
+			// actions/attest signs the files of the folder; the predicate
+			// names the OpenAPI document's sha256, compared below.
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("%s: the signed statement does not vouch for it", name))
+		case got != f.subjects[name]:
+			diffs = append(diffs, fmt.Sprintf("%s: its sha256 is %s, the signed statement vouches for %s", name, short(f.subjects[name]), short(got)))
+		}
+	}
+	var st struct {
+		Predicate any `json:"predicate"`
+	}
+	if err := json.Unmarshal(payload, &st); err != nil {
+		return append(diffs, "statement: the signed statement is not JSON: "+err.Error())
+	}
+	var paths []string
+	diffJSON("predicate", st.Predicate, f.predicate, &paths)
+	for i, p := range paths {
+		if i == maxDifferences {
+			diffs = append(diffs, fmt.Sprintf("and %d more differences of the predicate", len(paths)-i))
+			break
+		}
+		diffs = append(diffs, p)
+	}
+	return diffs
+}
+
+// diffJSON appends a line for each place where the signed JSON value and
+// the folder's differ, by its path (predicate.rules[3].outcome).
+func diffJSON(path string, signed, here any, out *[]string) {
+	switch s := signed.(type) {
+	case map[string]any:
+		h, ok := here.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := map[string]bool{}
+		for k := range s {
+			keys[k] = true
+		}
+		for k := range h {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		sort.Strings(sorted)
+		for _, k := range sorted {
+			diffJSON(path+"."+k, s[k], h[k], out)
+		}
+		return
+	case []any:
+		h, ok := here.([]any)
+		if !ok {
+			break
+		}
+		// A list of rules is compared rule by rule, by ID.
+		sIDs, hIDs := byID(s), byID(h)
+		if sIDs != nil && hIDs != nil {
+			ids := map[string]bool{}
+			for id := range sIDs {
+				ids[id] = true
+			}
+			for id := range hIDs {
+				ids[id] = true
+			}
+			sorted := make([]string, 0, len(ids))
+			for id := range ids {
+				sorted = append(sorted, id)
+			}
+			sort.Strings(sorted)
+			for _, id := range sorted {
+				diffJSON(path+"["+id+"]", sIDs[id], hIDs[id], out)
+			}
+			return
+		}
+		if len(h) != len(s) {
+			break
+		}
+		for i := range s {
+			diffJSON(path+"["+strconv.Itoa(i)+"]", s[i], h[i], out)
+		}
+		return
+	}
+	if !reflect.DeepEqual(signed, here) {
+		*out = append(*out, fmt.Sprintf("%s: the signed statement says %s, %s says %s", path, jsonQuote(signed), verdict.StatementJSON, jsonQuote(here)))
+	}
+}
+
+// byID maps a list of objects to each by its "id", nil when one has none
+// or two share one.
+func byID(list []any) map[string]any {
+	m := map[string]any{}
+	for _, x := range list {
+		o, ok := x.(map[string]any)
+		if !ok {
+			return nil
+		}
+		id, ok := o["id"].(string)
+		if _, dup := m[id]; !ok || dup {
+			return nil
+		}
+		m[id] = o
+	}
+	return m
+}
+
+// readTrustedRoots reads one trusted root, or several as JSON lines.
+func readTrustedRoots(name string) ([]*root.TrustedRoot, error) {
+	raws, err := readJSONValues(name, MaxTrustedRoot, maxBundles)
+	if err != nil {
+		return nil, err
+	}
+	var roots []*root.TrustedRoot
+	for i, raw := range raws {
+		tr, err := root.NewTrustedRootFromJSON(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: not a Sigstore trusted root: %s", name, ordinal(i, len(raws)), evidence.Cut(err.Error(), 1<<9))
+		}
+		roots = append(roots, tr)
+	}
+	return roots, nil
+}
+
+// readBundles reads one bundle, or several as JSON lines.
+func readBundles(name string) ([]*bundle.Bundle, error) {
+	raws, err := readJSONValues(name, MaxBundle, maxBundles)
+	if err != nil {
+		return nil, err
+	}
+	var bundles []*bundle.Bundle
+	for i, raw := range raws {
+		var b bundle.Bundle
+		if err := b.UnmarshalJSON(raw); err != nil {
+			return nil, fmt.Errorf("%s: %s: not a Sigstore bundle: %s", name, ordinal(i, len(raws)), evidence.Cut(err.Error(), 1<<9))
+		}
+		bundles = append(bundles, &b)
+	}
+	return bundles, nil
+}
+
+// readJSONValues reads a file of one JSON value or several (JSON lines).
+func readJSONValues(name string, max int64, most int) ([]json.RawMessage, error) {
+	b, err := readBounded(name, max)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var raws []json.RawMessage
+	for {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: not JSON: %v", name, err)
+		}
+		if len(raws) == most {
+			return nil, fmt.Errorf("%s: more than %d JSON values", name, most)
+		}
+		raws = append(raws, raw)
+	}
+	if len(raws) == 0 {
+		return nil, fmt.Errorf("%s: empty", name)
+	}
+	return raws, nil
+}
+
+func ordinal(i, n int) string {
+	if n == 1 {
+		return "its JSON"
+	}
+	return fmt.Sprintf("line %d", i+1)
+}
+
+// readBounded reads a file of at most max bytes.
+func readBounded(name string, max int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, max)
+	}
+	return b, nil
+}
+
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// short is a digest's first 12 hex digits, enough to tell two apart.
+func short(d string) string {
+	if len(d) > 12 {
+		return d[:12]
+	}
+	return d
+}
+
+func jsonQuote(x any) string {
+	if x == nil {
+		return "nothing"
+	}
+	b, _ := json.Marshal(x)
+	return quote(string(b))
+}
+
+// quote is a value read from a file, bounded and escaped.
+func quote(s string) string { return evidence.Text(evidence.Cut(s, 200)) }
+
+// WriteText writes what the bundle check found: who signed and when, or
+// each difference. plantcheck verify writes it before the folder's own
+// verification.
+func (s *Signature) WriteText(w io.Writer) {
+	if !s.Holds() {
+		for _, d := range s.Differences {
+			fmt.Fprintf(w, "differs: %s\n", evidence.Text(d))
+		}
+		return
+	}
+	fmt.Fprintf(w, "signed: %s signs this statement's predicate and reports, by %s (issuer %s), at %s\n",
+		evidence.Text(s.Bundle), quote(s.Signer), quote(s.Issuer), evidence.Text(strings.Join(s.SignedAt, ", ")))
+}
