@@ -219,7 +219,7 @@ func TestFailureEvidence(t *testing.T) {
 		"response:    200 application/json",
 		"reproduce:   curl -sS -i -X POST '" + url + "/plants'",
 		`-H "Authorization: Bearer ${PLANTCHECK_TOKEN}"`,
-		"rerun:       plantcheck run --base-url '" + url + "' --seed " + strconv.FormatUint(rep.Seed, 10) + " --timeout 5s --tags '@CREATE-TAG'",
+		"rerun:       plantcheck run --base-url '" + url + "' --seed " + strconv.FormatUint(rep.Seed, 10) + " --timeout 1m0s --tags '@CREATE-TAG'",
 		"scope:  partial",
 	} {
 		if !strings.Contains(out.String(), want) {
