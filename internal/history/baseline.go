@@ -102,7 +102,7 @@ func LoadBaseline(name string, driver verdict.Driver) (*verdict.Baseline, error)
 	refuse := func(err error) (*verdict.Baseline, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrBaseline, evidence.Text(name), err)
 	}
-	b, err := readBounded(name, MaxSummary)
+	b, err := ReadBounded(name, MaxSummary)
 	if err != nil {
 		return refuse(err)
 	}

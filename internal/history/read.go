@@ -18,7 +18,7 @@ const MaxSummary = 64 << 20
 // verdicts plantcheck wrote before (merge, --baseline, diff, compare); an
 // error says why the file is refused, with nothing of it unescaped.
 func ReadFile(name string) (*verdict.Verdict, error) {
-	b, err := readBounded(name, MaxSummary)
+	b, err := ReadBounded(name, MaxSummary)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func (v *Verification) differ(format string, args ...any) {
 // version that made the statement). An error (ErrCannotCheck) means it
 // could not check at all.
 func Verify(dir string) (*Verification, error) {
-	raw, err := readBounded(filepath.Join(dir, verdict.StatementJSON), MaxStatement)
+	raw, err := ReadBounded(filepath.Join(dir, verdict.StatementJSON), MaxStatement)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCannotCheck, err)
 	}
@@ -73,19 +73,19 @@ func Verify(dir string) (*Verification, error) {
 			res.differ("%s: the statement does not vouch for it", name)
 			continue
 		}
-		b, err := readBounded(filepath.Join(dir, name), MaxSummary)
+		b, err := ReadBounded(filepath.Join(dir, name), MaxSummary)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrCannotCheck, err)
 		}
 		files[name] = b
-		if got := sha256Hex(b); got != want {
-			res.differ("%s: its sha256 is %s, the statement vouches for %s", name, short(got), short(want))
+		if got := SHA256Hex(b); got != want {
+			res.differ("%s: its sha256 is %s, the statement vouches for %s", name, Short(got), Short(want))
 		}
 	}
 	if got, ok := subjects[verdict.OpenAPIName]; !ok {
 		res.differ("%s: the statement does not vouch for the OpenAPI document", verdict.OpenAPIName)
 	} else if got != p.Spec.SHA256 {
-		res.differ("%s: the subject's sha256 %s is not the predicate's spec, %s", verdict.OpenAPIName, short(got), short(p.Spec.SHA256))
+		res.differ("%s: the subject's sha256 %s is not the predicate's spec, %s", verdict.OpenAPIName, Short(got), Short(p.Spec.SHA256))
 	}
 	sum, err := Read(files[verdict.SummaryJSON])
 	switch {
@@ -159,13 +159,13 @@ func (res *Verification) against(v *verdict.Verdict, p *verdict.Predicate) {
 func (res *Verification) againstBuild(p *verdict.Predicate) {
 	made := "plantcheck " + quote(p.Plantcheck.Version)
 	if got := verdict.SuiteDigestOf(p.Suite.Features.SHA256, p.Suite.Rules.SHA256); got != p.Suite.SHA256 {
-		res.differ("suite: the statement's suite digest %s is not the digest of its features and rules (%s)", short(p.Suite.SHA256), short(got))
+		res.differ("suite: the statement's suite digest %s is not the digest of its features and rules (%s)", Short(p.Suite.SHA256), Short(got))
 	}
 	if own := verdict.SuiteDigest(); p.Suite.SHA256 != own {
-		res.differ("suite: judged with suite %s by %s; this build carries suite %s: verify with that version", short(p.Suite.SHA256), made, short(own))
+		res.differ("suite: judged with suite %s by %s; this build carries suite %s: verify with that version", Short(p.Suite.SHA256), made, Short(own))
 	}
-	if own := sha256Hex(spec.Document()); p.Spec.SHA256 != own {
-		res.differ("spec: judged against an OpenAPI document of sha256 %s by %s; this build carries %s: verify with that version", short(p.Spec.SHA256), made, short(own))
+	if own := SHA256Hex(spec.Document()); p.Spec.SHA256 != own {
+		res.differ("spec: judged against an OpenAPI document of sha256 %s by %s; this build carries %s: verify with that version", Short(p.Spec.SHA256), made, Short(own))
 	}
 }
 
@@ -180,7 +180,7 @@ func (res *Verification) WriteText(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "subjects: %s and %s match the statement's sha256\n", joinNames(verdict.Subjects), verdict.OpenAPIName)
-	fmt.Fprintf(w, "judged by: plantcheck %s, suite %s, %s (%s)\n", evidence.Text(p.Plantcheck.Version), short(p.Suite.SHA256), evidence.Text(p.Driver), evidence.Text(p.Scope.Kind))
+	fmt.Fprintf(w, "judged by: plantcheck %s, suite %s, %s (%s)\n", evidence.Text(p.Plantcheck.Version), Short(p.Suite.SHA256), evidence.Text(p.Driver), evidence.Text(p.Scope.Kind))
 	fmt.Fprintf(w, "target: %s\n", evidence.Text(p.Target))
 	if s := p.Strength; s != nil {
 		fmt.Fprintf(w, "suite strength: %s\n", evidence.Text(s.Line()))
@@ -199,8 +199,8 @@ func joinNames(names []string) string {
 	return b.String()
 }
 
-// readBounded reads a file of at most max bytes.
-func readBounded(name string, max int64) ([]byte, error) {
+// ReadBounded reads a file of at most max bytes.
+func ReadBounded(name string, max int64) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -216,13 +216,14 @@ func readBounded(name string, max int64) ([]byte, error) {
 	return b, nil
 }
 
-func sha256Hex(b []byte) string {
+// SHA256Hex is b's sha256, in hex, as a statement names a subject's.
+func SHA256Hex(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }
 
-// short is a digest's first 12 hex digits, enough to tell two apart.
-func short(d string) string {
+// Short is a digest's first 12 hex digits, enough to tell two apart.
+func Short(d string) string {
 	if len(d) > 12 {
 		return d[:12]
 	}

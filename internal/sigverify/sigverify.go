@@ -16,13 +16,10 @@ package sigverify
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -221,7 +218,7 @@ type folder struct {
 }
 
 func readFolder(dir string) (*folder, error) {
-	raw, err := readBounded(filepath.Join(dir, verdict.StatementJSON), history.MaxStatement)
+	raw, err := history.ReadBounded(filepath.Join(dir, verdict.StatementJSON), history.MaxStatement)
 	if err != nil {
 		return nil, err
 	}
@@ -237,11 +234,11 @@ func readFolder(dir string) (*folder, error) {
 	}
 	f := &folder{predicate: st.Predicate, subjects: map[string]string{verdict.OpenAPIName: subjects[verdict.OpenAPIName]}}
 	for _, name := range verdict.Subjects {
-		b, err := readBounded(filepath.Join(dir, name), history.MaxSummary)
+		b, err := history.ReadBounded(filepath.Join(dir, name), history.MaxSummary)
 		if err != nil {
 			return nil, err
 		}
-		f.subjects[name] = sha256Hex(b)
+		f.subjects[name] = history.SHA256Hex(b)
 	}
 	return f, nil
 }
@@ -264,7 +261,7 @@ func (f *folder) against(payload []byte) []string {
 		case !ok:
 			diffs = append(diffs, fmt.Sprintf("%s: the signed statement does not vouch for it", name))
 		case got != f.subjects[name]:
-			diffs = append(diffs, fmt.Sprintf("%s: its sha256 is %s, the signed statement vouches for %s", name, short(f.subjects[name]), short(got)))
+			diffs = append(diffs, fmt.Sprintf("%s: its sha256 is %s, the signed statement vouches for %s", name, history.Short(f.subjects[name]), history.Short(got)))
 		}
 	}
 	var st struct {
@@ -402,7 +399,7 @@ func readBundles(name string) ([]*bundle.Bundle, error) {
 
 // readJSONValues reads a file of one JSON value or several (JSON lines).
 func readJSONValues(name string, max int64, most int) ([]json.RawMessage, error) {
-	b, err := readBounded(name, max)
+	b, err := history.ReadBounded(name, max)
 	if err != nil {
 		return nil, err
 	}
@@ -433,36 +430,6 @@ func ordinal(i, n int) string {
 		return "its JSON"
 	}
 	return fmt.Sprintf("line %d", i+1)
-}
-
-// readBounded reads a file of at most max bytes.
-func readBounded(name string, max int64) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s: larger than %d bytes", name, max)
-	}
-	return b, nil
-}
-
-func sha256Hex(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
-}
-
-// short is a digest's first 12 hex digits, enough to tell two apart.
-func short(d string) string {
-	if len(d) > 12 {
-		return d[:12]
-	}
-	return d
 }
 
 func jsonQuote(x any) string {
