@@ -37,6 +37,11 @@ type Validator struct {
 	// application/json request body, compiled once by the validator's own
 	// compiler, for BodyConforms.
 	requestSchemas map[string]*schema_validation.CompiledValidationSchema
+	// responseHeaders: the document describes a response header, which
+	// the validator then reads; the memo of responses keys on the
+	// Content-Type alone, so it is off.
+	responseHeaders bool
+	memo            memo
 }
 
 // bodyRules are the checks of one JSON body that the validator cannot make.
@@ -73,15 +78,26 @@ func New(doc []byte) (*Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidDocument, err)
 	}
-	return &Validator{v: v, model: model, bodies: bodyRulesOf(model), requestSchemas: schemas}, nil
+	return &Validator{v: v, model: model, bodies: bodyRulesOf(model), requestSchemas: schemas, responseHeaders: describesResponseHeaders(model)}, nil
 }
 
 // CheckRequest reports how a request departs from the document.
 func (v *Validator) CheckRequest(r Request) []Violation {
+	d := newDigest("request")
+	d.str(r.Method)
+	d.str(r.Path)
+	d.header(r.Header)
+	d.bytes(r.Body)
+	k := d.sum()
+	if got, ok := v.memo.get(k); ok {
+		return got.vs
+	}
 	req := r.httpRequest()
 	_, errs := v.v.ValidateHttpRequestSync(req)
 	out := violations(errs)
-	return append(out, v.checkBody(r.Method+" "+r.Path, r.Body)...)
+	out = append(out, v.checkBody(r.Method+" "+r.Path, r.Body)...)
+	v.memo.put(k, verdict{ok: len(out) == 0, vs: out})
+	return out
 }
 
 // BodyConforms says whether a JSON request body keeps the request schema of
@@ -91,7 +107,20 @@ func (v *Validator) CheckRequest(r Request) []Violation {
 // checks on the raw text. It builds no messages, which makes it several
 // times cheaper on an invalid body; CheckRequest says what is wrong.
 func (v *Validator) BodyConforms(method, path string, body []byte) bool {
-	key := method + " " + path
+	d := newDigest("body")
+	d.str(method)
+	d.str(path)
+	d.bytes(body)
+	k := d.sum()
+	if got, ok := v.memo.get(k); ok {
+		return got.ok
+	}
+	ok := v.bodyConforms(method+" "+path, body)
+	v.memo.put(k, verdict{ok: ok})
+	return ok
+}
+
+func (v *Validator) bodyConforms(key string, body []byte) bool {
 	if len(v.checkBody(key, body)) > 0 {
 		return false
 	}
@@ -122,10 +151,50 @@ func (v *Validator) CheckResponse(r Request, resp Response) []Violation {
 	if hr.Header == nil {
 		hr.Header = http.Header{}
 	}
-	_, errs := v.v.ValidateHttpResponse(req, hr)
-	out := violations(errs)
-	out = append(out, repeatedSingletons(hr.Header)...)
+	// The validator reads the method, the path, the status, the first
+	// Content-Type and the body (and a header the document describes:
+	// then nothing is kept).
+	d := newDigest("response")
+	d.str(r.Method)
+	d.str(r.Path)
+	d.str(strconv.Itoa(resp.Status))
+	d.str(hr.Header.Get("Content-Type"))
+	d.bytes(resp.Body)
+	k := d.sum()
+	doc, kept := v.memo.get(k)
+	if !kept || v.responseHeaders {
+		_, errs := v.v.ValidateHttpResponse(req, hr)
+		doc.vs = violations(errs)
+		if !v.responseHeaders {
+			v.memo.put(k, doc)
+		}
+	}
+	out := append(doc.vs, repeatedSingletons(hr.Header)...)
 	return append(out, v.checkBody(r.Method+" "+r.Path+" "+strconv.Itoa(resp.Status), resp.Body)...)
+}
+
+// describesResponseHeaders says whether the document describes a header
+// of any response.
+func describesResponseHeaders(model *v3.Document) bool {
+	if model.Paths == nil {
+		return false
+	}
+	for _, item := range model.Paths.PathItems.FromOldest() {
+		for _, op := range item.GetOperations().FromOldest() {
+			if op.Responses == nil {
+				continue
+			}
+			if d := op.Responses.Default; d != nil && d.Headers != nil && d.Headers.Len() > 0 {
+				return true
+			}
+			for _, r := range op.Responses.Codes.FromOldest() {
+				if r.Headers != nil && r.Headers.Len() > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // singletons are the response fields the document's answer depends on
