@@ -18,7 +18,6 @@ import (
 // generated scenarios exercise.
 
 var bodyMutants = []Mutant{
-	// The request body.
 	{
 		Name: "accept-missing-id", Defect: "accepts a body without an id",
 		Rules:  []rules.RuleID{rules.BodyIDRequired},
@@ -113,27 +112,20 @@ var bodyMutants = []Mutant{
 		Name: "lenient-json", Defect: "accepts a malformed or empty body as a plant",
 		Rules:  []rules.RuleID{rules.BodyJSON},
 		Origin: "the error of json.Unmarshal unchecked: a body that does not parse leaves the defaults",
-		Wrap: onRawRequest(func(body []byte) []byte {
-			if !json.Valid(body) {
-				return []byte(fmt.Sprintf(`{"id":%d,"name":"salvaged"}`, freshID()))
-			}
-			return body
-		}),
+		Wrap:   asPlant(func(body []byte) bool { return !json.Valid(body) }, "salvaged"),
 	},
 	{
 		Name: "unwrap-array", Defect: "accepts a body that is not an object, taking its first plant or a default",
 		Rules:  []rules.RuleID{rules.BodyObject},
 		Origin: "a single-or-batch endpoint that takes the first element (Jackson's UNWRAP_SINGLE_VALUE_ARRAYS)",
-		Wrap: onRawRequest(func(body []byte) []byte {
+		Wrap: asPlant(func(body []byte) bool {
 			var v any
 			if json.Unmarshal(body, &v) != nil {
-				return body
+				return false
 			}
-			if _, isObject := v.(map[string]any); isObject {
-				return body
-			}
-			return []byte(fmt.Sprintf(`{"id":%d,"name":"unwrapped"}`, freshID()))
-		}),
+			_, isObject := v.(map[string]any)
+			return !isObject
+		}, "unwrapped"),
 	},
 
 	// Narrow siblings (issue 41): the defects above on the footprint real
@@ -152,70 +144,37 @@ var bodyMutants = []Mutant{
 		Name: "empty-body-as-defaults", Defect: "accepts an empty body as a plant with an empty name",
 		Rules:  []rules.RuleID{rules.BodyJSON},
 		Origin: "Go's json.NewDecoder(r.Body).Decode(&p) with io.EOF let through (err != nil && err != io.EOF), to make the body optional: an empty body leaves the zero plant",
-		// A fresh id stands for the zero plant's 0, so that a store's
-		// refusal of an id it keeps never hides the defect.
-		Wrap: onRawRequest(func(body []byte) []byte {
-			if len(bytes.TrimSpace(body)) == 0 {
-				return []byte(fmt.Sprintf(`{"id":%d,"name":""}`, freshID()))
-			}
-			return body
-		}),
+		Wrap:   asPlant(func(body []byte) bool { return len(bytes.TrimSpace(body)) == 0 }, ""),
 	},
 	{
 		Name: "null-body-as-defaults", Defect: "accepts the body null as a plant with an empty name",
 		Rules:  []rules.RuleID{rules.BodyObject},
 		Origin: "Go's json.Unmarshal of null into a struct, which succeeds and leaves it zero, so the body null is the zero plant",
-		Wrap: onRawRequest(func(body []byte) []byte {
-			if string(bytes.TrimSpace(body)) == "null" {
-				return []byte(fmt.Sprintf(`{"id":%d,"name":""}`, freshID()))
-			}
-			return body
-		}),
+		Wrap:   asPlant(func(body []byte) bool { return string(bytes.TrimSpace(body)) == "null" }, ""),
 	},
-	{
-		Name: "strip-json-comments", Defect: "accepts comments in the body (/* */ and //), read as white space",
-		Rules:  []rules.RuleID{rules.BodyJSON},
-		Origin: "strip-json-comments (npm) run on the body before JSON.parse, or Jackson's ALLOW_COMMENTS alone, to let clients annotate their bodies",
-		Wrap:   onInvalidJSON(stripComments),
-	},
+	lenient("strip-json-comments", "accepts comments in the body (/* */ and //), read as white space",
+		"strip-json-comments (npm) run on the body before JSON.parse, or Jackson's ALLOW_COMMENTS alone, to let clients annotate their bodies",
+		stripComments),
 
 	// The request body: text that is not JSON, read by lenient readers.
-	{
-		Name: "trailing-data", Defect: "reads the first JSON value of the body and ignores what follows it ({...}x, {...}{...})",
-		Rules:  []rules.RuleID{rules.BodyJSON},
-		Origin: "a streaming decoder that reads one value and never checks for the end (Go's json.Decoder.Decode, Jackson without FAIL_ON_TRAILING_TOKENS)",
-		Wrap:   onInvalidJSON(firstValue),
-	},
-	{
-		Name: "lenient-json5", Defect: "accepts comments, trailing commas, single-quoted strings and unquoted keys",
-		Rules:  []rules.RuleID{rules.BodyJSON},
-		Origin: "a JSON5 or YAML parser, or Jackson's ALLOW_COMMENTS, ALLOW_SINGLE_QUOTES and ALLOW_UNQUOTED_FIELD_NAMES, used for JSON",
-		Wrap:   onInvalidJSON(json5),
-	},
-	{
-		Name: "nan-infinity", Defect: "accepts NaN, Infinity and -Infinity as values (a member holding one is ignored)",
-		Rules:  []rules.RuleID{rules.BodyJSON},
-		Origin: "Python's json.loads, which accepts NaN, Infinity and -Infinity by default",
-		Wrap:   onInvalidJSON(pythonFloats),
-	},
-	{
-		Name: "loose-numbers", Defect: "reads id with strconv.ParseInt(s, 0, 64): +5, 0x1F and 0123 (octal) are accepted",
-		Rules:  []rules.RuleID{rules.BodyJSON},
-		Origin: "numbers read with strconv.ParseInt(s, 0, 64) or C's strtol(s, NULL, 0) instead of a JSON number grammar",
-		Wrap:   onInvalidJSON(looseID),
-	},
-	{
-		Name: "raw-control-chars", Defect: "accepts raw control characters (U+0000 to U+001F) inside strings",
-		Rules:  []rules.RuleID{rules.BodyJSON},
-		Origin: "Python's json.loads(strict=False) and other lenient parsers take unescaped control characters in strings",
-		Wrap:   onInvalidJSON(escapeControls),
-	},
-	{
-		Name: "unclosed-object", Defect: "accepts a body cut off before the closing brace of its object",
-		Rules:  []rules.RuleID{rules.BodyJSON},
-		Origin: "a hand-rolled or repairing parser (in the manner of json_repair, dirty-json) that takes the end of input as the end of the object",
-		Wrap:   onInvalidJSON(closeObject),
-	},
+	lenient("trailing-data", "reads the first JSON value of the body and ignores what follows it ({...}x, {...}{...})",
+		"a streaming decoder that reads one value and never checks for the end (Go's json.Decoder.Decode, Jackson without FAIL_ON_TRAILING_TOKENS)",
+		firstValue),
+	lenient("lenient-json5", "accepts comments, trailing commas, single-quoted strings and unquoted keys",
+		"a JSON5 or YAML parser, or Jackson's ALLOW_COMMENTS, ALLOW_SINGLE_QUOTES and ALLOW_UNQUOTED_FIELD_NAMES, used for JSON",
+		json5),
+	lenient("nan-infinity", "accepts NaN, Infinity and -Infinity as values (a member holding one is ignored)",
+		"Python's json.loads, which accepts NaN, Infinity and -Infinity by default",
+		pythonFloats),
+	lenient("loose-numbers", "reads id with strconv.ParseInt(s, 0, 64): +5, 0x1F and 0123 (octal) are accepted",
+		"numbers read with strconv.ParseInt(s, 0, 64) or C's strtol(s, NULL, 0) instead of a JSON number grammar",
+		looseID),
+	lenient("raw-control-chars", "accepts raw control characters (U+0000 to U+001F) inside strings",
+		"Python's json.loads(strict=False) and other lenient parsers take unescaped control characters in strings",
+		escapeControls),
+	lenient("unclosed-object", "accepts a body cut off before the closing brace of its object",
+		"a hand-rolled or repairing parser (in the manner of json_repair, dirty-json) that takes the end of input as the end of the object",
+		closeObject),
 	{
 		Name: "case-insensitive-keys", Defect: `reads keys without regard to case: {"ID":1,"Name":"x"} is a plant`,
 		Rules:  []rules.RuleID{rules.BodyIDRequired, rules.BodyNameRequired},
@@ -277,4 +236,10 @@ var bodyMutants = []Mutant{
 			return !ok
 		}),
 	},
+}
+
+// lenient is a mutant that reads a body that is not JSON as a lenient
+// reader does, repair making JSON of it.
+func lenient(name, defect, origin string, repair func([]byte) []byte) Mutant {
+	return Mutant{Name: name, Defect: defect, Origin: origin, Rules: []rules.RuleID{rules.BodyJSON}, Wrap: onInvalidJSON(repair)}
 }

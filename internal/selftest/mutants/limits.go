@@ -3,7 +3,6 @@ package mutants
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 
 	"github.com/plantcheck/plantcheck/spec/rules"
@@ -69,61 +68,36 @@ var limitMutants = []Mutant{
 	},
 }
 
-// overBody answers a request whose body is longer than limit bytes with
-// status, contentType and body, before the reference sees it.
-func overBody(limit int64, status int, contentType, body string) func(http.Handler, string) http.Handler {
-	return refuseBody(func(b []byte) bool { return int64(len(b)) > limit }, status, contentType, body)
-}
-
-// overDepth answers a request whose body nests arrays and objects more
-// than limit levels deep as overBody does.
-func overDepth(limit int, status int, contentType, body string) func(http.Handler, string) http.Handler {
-	return refuseBody(func(b []byte) bool { return Nesting(b) > limit }, status, contentType, body)
-}
-
 // readBound bounds what a limit's mutant reads of a body: past the
 // reference's own limit (1 MiB), so that a body it cuts is one the
 // reference refuses too.
 const readBound = 2 << 20
 
-// refuseBody answers a request whose body refuse picks with status,
-// contentType and answer; any other goes on to the reference.
-func refuseBody(refuse func(body []byte) bool, status int, contentType, answer string) func(http.Handler, string) http.Handler {
-	return func(ref http.Handler, _ string) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			b, _ := io.ReadAll(io.LimitReader(r.Body, readBound))
-			if refuse(b) {
-				writeAnswer(w, status, contentType, answer)
-				return
-			}
-			ref.ServeHTTP(w, withBody(r, b))
-		})
-	}
+// overBody answers a request whose body is longer than limit bytes with
+// status, contentType and body, before the reference sees it.
+func overBody(limit int, status int, contentType, body string) wrapper {
+	return answerBody(readBound, func(b []byte) bool { return len(b) > limit }, status, contentType, body)
+}
+
+// overDepth answers a request whose body nests arrays and objects more
+// than limit levels deep as overBody does.
+func overDepth(limit int, status int, contentType, body string) wrapper {
+	return answerBody(readBound, func(b []byte) bool { return Nesting(b) > limit }, status, contentType, body)
 }
 
 // overHeader answers a request with a header line (name, ": " and value)
 // longer than limit bytes as overBody does.
-func overHeader(limit int, status int, contentType, body string) func(http.Handler, string) http.Handler {
-	return func(ref http.Handler, _ string) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			for name, vs := range r.Header {
-				for _, v := range vs {
-					if len(name)+2+len(v) > limit {
-						writeAnswer(w, status, contentType, body)
-						return
-					}
+func overHeader(limit int, status int, contentType, body string) wrapper {
+	return answerWhen(func(r *http.Request) bool {
+		for name, vs := range r.Header {
+			for _, v := range vs {
+				if len(name)+2+len(v) > limit {
+					return true
 				}
 			}
-			ref.ServeHTTP(w, r)
-		})
-	}
-}
-
-// writeAnswer answers with status, contentType and body.
-func writeAnswer(w http.ResponseWriter, status int, contentType, body string) {
-	w.Header().Set("Content-Type", contentType)
-	w.WriteHeader(status)
-	io.WriteString(w, body)
+		}
+		return false
+	}, status, contentType, body)
 }
 
 // Nesting is how deep a JSON text nests arrays and objects, as far as it
