@@ -20,35 +20,21 @@ import (
 // near the issued token or in other places than the header.
 
 var authMutants = []Mutant{
-	{
-		Name: "ignore-token", Defect: "accepts any request, whatever its credentials",
-		Rules:  []rules.RuleID{rules.AuthMissing, rules.AuthScheme, rules.AuthEmpty, rules.AuthUnknown},
-		Origin: "authentication middleware left off the route, or a development switch that disables it",
-		Wrap:   onAuthorization(func(string, string) bool { return true }),
-	},
-	{
-		Name: "anonymous-allowed", Defect: "accepts a request without an Authorization header",
-		Rules:  []rules.RuleID{rules.AuthMissing},
-		Origin: "a middleware that checks the token only when the header is present",
-		Wrap:   onAuthorization(func(value, _ string) bool { return value == "" }),
-	},
-	{
-		Name: "cookie-session", Defect: "sets a session cookie on an accepted request and then accepts the cookie alone, without an Authorization header",
-		Rules:  []rules.RuleID{rules.AuthMissing},
-		Origin: "session middleware in front of the API (express-session, Django and Rails sessions): the first authorized request opens a session that later ones ride on",
-		Wrap:   cookieSession,
-	},
-	{
-		Name: "token-elsewhere", Defect: "takes the token from an access_token query parameter or body member when there is no Authorization header",
-		Rules:  []rules.RuleID{rules.AuthMissing},
-		Origin: "RFC 6750's other ways to send a bearer token, looked for by default in middleware that tries the header, the query, then the body (express-bearer-token)",
-		Wrap:   tokenElsewhere,
-	},
-	{
-		Name: "token-header", Defect: "takes the token from an X-Auth-Token or X-API-Key header, or X-Authorization, when there is no Authorization header",
-		Rules:  []rules.RuleID{rules.AuthMissing},
-		Origin: "a gateway or framework that reads its key from a header of its own as well as from Authorization (X-Auth-Token, X-API-Key)",
-		Wrap: handle(func(ref http.Handler, _ string, w http.ResponseWriter, r *http.Request) {
+	mutant("ignore-token", "accepts any request, whatever its credentials",
+		"authentication middleware left off the route, or a development switch that disables it",
+		onAuthorization(func(string, string) bool { return true }), rules.AuthMissing, rules.AuthScheme, rules.AuthEmpty, rules.AuthUnknown),
+	mutant("anonymous-allowed", "accepts a request without an Authorization header",
+		"a middleware that checks the token only when the header is present",
+		onAuthorization(func(value, _ string) bool { return value == "" }), rules.AuthMissing),
+	mutant("cookie-session", "sets a session cookie on an accepted request and then accepts the cookie alone, without an Authorization header",
+		"session middleware in front of the API (express-session, Django and Rails sessions): the first authorized request opens a session that later ones ride on",
+		cookieSession, rules.AuthMissing),
+	mutant("token-elsewhere", "takes the token from an access_token query parameter or body member when there is no Authorization header",
+		"RFC 6750's other ways to send a bearer token, looked for by default in middleware that tries the header, the query, then the body (express-bearer-token)",
+		tokenElsewhere, rules.AuthMissing),
+	mutant("token-header", "takes the token from an X-Auth-Token or X-API-Key header, or X-Authorization, when there is no Authorization header",
+		"a gateway or framework that reads its key from a header of its own as well as from Authorization (X-Auth-Token, X-API-Key)",
+		handle(func(ref http.Handler, _ string, w http.ResponseWriter, r *http.Request) {
 			for _, name := range []string{"X-Auth-Token", "X-Api-Key"} {
 				if v := r.Header.Get(name); v != "" && r.Header.Get("Authorization") == "" {
 					r.Header.Set("Authorization", "Bearer "+v)
@@ -58,94 +44,66 @@ var authMutants = []Mutant{
 				r.Header.Set("Authorization", v) // a gateway's copy of the header, taken as it
 			}
 			ref.ServeHTTP(w, r)
-		}),
-	},
-	{
-		Name: "token-cookie", Defect: "takes the token from an access_token cookie when there is no Authorization header",
-		Rules:  []rules.RuleID{rules.AuthMissing},
-		Origin: "a token a web client keeps in a cookie, read by the API's middleware as well as the header (passport-jwt's or fastify-jwt's cookie extractor)",
-		Wrap: handle(func(ref http.Handler, _ string, w http.ResponseWriter, r *http.Request) {
+		}), rules.AuthMissing),
+	mutant("token-cookie", "takes the token from an access_token cookie when there is no Authorization header",
+		"a token a web client keeps in a cookie, read by the API's middleware as well as the header (passport-jwt's or fastify-jwt's cookie extractor)",
+		handle(func(ref http.Handler, _ string, w http.ResponseWriter, r *http.Request) {
 			if c, err := r.Cookie("access_token"); err == nil && r.Header.Get("Authorization") == "" {
 				r.Header.Set("Authorization", "Bearer "+c.Value)
 			}
 			ref.ServeHTTP(w, r)
-		}),
-	},
-	{
-		Name: "any-scheme", Defect: "accepts the token in any scheme, Basic included",
-		Rules:  []rules.RuleID{rules.AuthScheme},
-		Origin: "the header split at its space and only the credential checked",
-		Wrap: onAuthorization(func(value, token string) bool {
+		}), rules.AuthMissing),
+	mutant("any-scheme", "accepts the token in any scheme, Basic included",
+		"the header split at its space and only the credential checked",
+		onAuthorization(func(value, token string) bool {
 			_, cred, ok := strings.Cut(value, " ")
 			return ok && cred == token
-		}),
-	},
-	{
-		Name: "empty-credential-allowed", Defect: "accepts Bearer with an empty credential",
-		Rules:  []rules.RuleID{rules.AuthEmpty},
-		Origin: `a missing credential read as "nothing to check" and let through`,
-		Wrap:   onAuthorization(func(value, _ string) bool { return strings.TrimSpace(value) == "Bearer" }),
-	},
-	{
-		Name: "any-bearer-token", Defect: "accepts any non-empty bearer token, issued or not",
-		Rules:  []rules.RuleID{rules.AuthUnknown},
-		Origin: "a token checked for presence but never verified (a stubbed validator, a JWT whose signature is not checked)",
-		Wrap: onAuthorization(func(value, _ string) bool {
+		}), rules.AuthScheme),
+	mutant("empty-credential-allowed", "accepts Bearer with an empty credential",
+		`a missing credential read as "nothing to check" and let through`,
+		onAuthorization(func(value, _ string) bool { return strings.TrimSpace(value) == "Bearer" }), rules.AuthEmpty),
+	mutant("any-bearer-token", "accepts any non-empty bearer token, issued or not",
+		"a token checked for presence but never verified (a stubbed validator, a JWT whose signature is not checked)",
+		onAuthorization(func(value, _ string) bool {
 			scheme, cred, ok := strings.Cut(value, " ")
 			return ok && scheme == "Bearer" && cred != ""
-		}),
-	},
-	{
-		Name: "auth-401", Defect: "answers bad credentials with 401, a status the document does not have",
-		Rules:  []rules.RuleID{rules.AuthMissing, rules.AuthScheme, rules.AuthEmpty, rules.AuthUnknown, rules.ResponseDocumented},
-		Origin: "the common convention of 401 Unauthorized for bad credentials, where this document has only 400",
-		Wrap:   onErrorCode(1, func(res *response) { res.status = http.StatusUnauthorized }),
-	},
+		}), rules.AuthUnknown),
+	mutant("auth-401", "answers bad credentials with 401, a status the document does not have",
+		"the common convention of 401 Unauthorized for bad credentials, where this document has only 400",
+		onErrorCode(1, func(res *response) { res.status = http.StatusUnauthorized }), rules.AuthMissing, rules.AuthScheme, rules.AuthEmpty, rules.AuthUnknown, rules.ResponseDocumented),
 
 	// Authentication: state keyed by the request, consulted before the
 	// credential (issue 33).
-	{
-		Name: "replay-cache-before-auth", Defect: "keeps each 200 answer under a hash of the request body and answers a body it has seen with the kept answer before it checks the credential",
-		Rules:  []rules.RuleID{rules.AuthMissing, rules.AuthUnknown},
-		Origin: "a response cache in front of the auth check keyed by the request without its Authorization header (nginx proxy_cache with POST among proxy_cache_methods and $request_body in proxy_cache_key, a memoised handler)",
-		Wrap: keptBeforeAuth(func(_ *http.Request, body []byte) string {
+	mutant("replay-cache-before-auth", "keeps each 200 answer under a hash of the request body and answers a body it has seen with the kept answer before it checks the credential",
+		"a response cache in front of the auth check keyed by the request without its Authorization header (nginx proxy_cache with POST among proxy_cache_methods and $request_body in proxy_cache_key, a memoised handler)",
+		keptBeforeAuth(func(_ *http.Request, body []byte) string {
 			sum := sha256.Sum256(body)
 			return string(sum[:])
-		}),
-	},
-	{
-		Name: "idempotency-before-auth", Defect: "keeps each 200 answer under the request's Idempotency-Key and answers a request with a known key with the kept answer before it checks the credential",
-		Rules:  []rules.RuleID{rules.AuthMissing},
-		Origin: "idempotency middleware (modelled on Stripe's Idempotency-Key) mounted before the authentication middleware, its store keyed by the key alone",
-		Wrap: keptBeforeAuth(func(r *http.Request, _ []byte) string {
+		}), rules.AuthMissing, rules.AuthUnknown),
+	mutant("idempotency-before-auth", "keeps each 200 answer under the request's Idempotency-Key and answers a request with a known key with the kept answer before it checks the credential",
+		"idempotency middleware (modelled on Stripe's Idempotency-Key) mounted before the authentication middleware, its store keyed by the key alone",
+		keptBeforeAuth(func(r *http.Request, _ []byte) string {
 			return r.Header.Get("Idempotency-Key")
-		}),
-	},
-	{
-		Name: "dedup-id-before-auth", Defect: "takes a create whose id it has stored as a success, before it checks the credential",
-		Rules:  []rules.RuleID{rules.AuthMissing, rules.AuthUnknown},
-		Origin: "an idempotent create (INSERT ... ON CONFLICT (id) DO NOTHING, then the plant sent is answered) whose de-duplication runs before the auth check",
-		Wrap:   knownBeforeAuth("id"),
-	},
-	{
-		Name: "dedup-name-before-auth", Defect: "takes a create whose name it has stored as a success, before it checks the credential",
-		Rules:  []rules.RuleID{rules.AuthMissing, rules.AuthUnknown},
-		Origin: "a de-duplication table keyed by the plant's name (a unique name column with ON CONFLICT DO NOTHING, a seen-names set) consulted before the auth check",
-		Wrap:   knownBeforeAuth("name"),
-	},
+		}), rules.AuthMissing),
+	mutant("dedup-id-before-auth", "takes a create whose id it has stored as a success, before it checks the credential",
+		"an idempotent create (INSERT ... ON CONFLICT (id) DO NOTHING, then the plant sent is answered) whose de-duplication runs before the auth check",
+		knownBeforeAuth("id"), rules.AuthMissing, rules.AuthUnknown),
+	mutant("dedup-name-before-auth", "takes a create whose name it has stored as a success, before it checks the credential",
+		"a de-duplication table keyed by the plant's name (a unique name column with ON CONFLICT DO NOTHING, a seen-names set) consulted before the auth check",
+		knownBeforeAuth("name"), rules.AuthMissing, rules.AuthUnknown),
 
 	// Authentication: credentials near the issued token.
-	accepting("token-prefix", "accepts a bearer credential that begins with the issued token (the token with more after it)",
+	mutant("token-prefix", "accepts a bearer credential that begins with the issued token (the token with more after it)",
 		"a comparison of only as many bytes as the token has (strncmp(cred, token, strlen(token)), strings.HasPrefix)",
-		bearer(strings.HasPrefix), rules.AuthNearMiss),
-	accepting("token-truncated", "accepts a non-empty bearer credential that the issued token begins with (a cut token)",
+		acceptAuthorization(bearer(strings.HasPrefix)), rules.AuthNearMiss),
+	mutant("token-truncated", "accepts a non-empty bearer credential that the issued token begins with (a cut token)",
 		"a comparison of only as many bytes as the credential has (strncmp with the credential's length, token.startsWith(cred))",
-		bearer(func(cred, token string) bool {
+		acceptAuthorization(bearer(func(cred, token string) bool {
 			return cred != "" && strings.HasPrefix(token, cred)
-		}), rules.AuthNearMiss),
-	accepting("token-fold-case", "compares the bearer token without regard to case",
+		})), rules.AuthNearMiss),
+	mutant("token-fold-case", "compares the bearer token without regard to case",
 		"a case-insensitive compare (strings.EqualFold, strcasecmp, equalsIgnoreCase) used for the token as for the scheme",
-		bearer(strings.EqualFold), rules.AuthNearMiss),
+		acceptAuthorization(bearer(strings.EqualFold)), rules.AuthNearMiss),
 	{
 		Name: "token-bcrypt-72", Defect: "compares only the first 72 bytes of the bearer token",
 		Rules: []rules.RuleID{rules.AuthNearMiss}, LongToken: true,
@@ -158,117 +116,111 @@ var authMutants = []Mutant{
 		Origin: "a fixed-size buffer or column (char(32), a 32-byte key) that the token is cut to before it is compared",
 		Wrap:   acceptAuthorization(bearer(firstBytes(32))),
 	},
-	accepting("token-base64-padding", "compares the bearer token with its base64 padding read away, so the token with = added or removed is accepted",
+	mutant("token-base64-padding", "compares the bearer token with its base64 padding read away, so the token with = added or removed is accepted",
 		"a token decoded leniently as base64 before it is compared (Go's base64 with padding trimmed, Python's b64decode with padding appended, JWT libraries' base64url)",
-		bearer(func(cred, token string) bool {
+		acceptAuthorization(bearer(func(cred, token string) bool {
 			return strings.TrimRight(cred, "=") == strings.TrimRight(token, "=")
-		}), rules.AuthNearMiss),
-	accepting("token-base64-alphabet", "reads the bearer token in either base64 alphabet (+/ or -_), so the token spelt in the other is accepted",
+		})), rules.AuthNearMiss),
+	mutant("token-base64-alphabet", "reads the bearer token in either base64 alphabet (+/ or -_), so the token spelt in the other is accepted",
 		"a decoder that accepts both RFC 4648 alphabets (Node's Buffer.from(s, 'base64'), many JWT libraries), the decoded bytes then compared",
-		bearer(func(cred, token string) bool {
+		acceptAuthorization(bearer(func(cred, token string) bool {
 			std := strings.NewReplacer("-", "+", "_", "/")
 			return std.Replace(cred) == std.Replace(token)
-		}), rules.AuthNearMiss),
-	accepting("token-percent-decoded", "percent-decodes the bearer token before it compares it, so %41 is taken for A",
+		})), rules.AuthNearMiss),
+	mutant("token-percent-decoded", "percent-decodes the bearer token before it compares it, so %41 is taken for A",
 		"a credential passed through URL decoding on its way (a framework that decodes header values as it does query parameters, a token round-tripped through a URL)",
-		bearer(func(cred, token string) bool {
+		acceptAuthorization(bearer(func(cred, token string) bool {
 			u, err := url.PathUnescape(cred)
 			return err == nil && u == token
-		}), rules.AuthNearMiss),
-	accepting("token-width-folded", "folds full-width characters to ASCII in the bearer token before it compares it, so Ａ is taken for A",
+		})), rules.AuthNearMiss),
+	mutant("token-width-folded", "folds full-width characters to ASCII in the bearer token before it compares it, so Ａ is taken for A",
 		"a credential passed through Unicode compatibility normalisation (NFKC, as identifier and user-name handling applies it) or width folding before the comparison",
-		bearer(func(cred, token string) bool {
+		acceptAuthorization(bearer(func(cred, token string) bool {
 			return runes(0xFF01, 0xFF5E, func(r rune) rune { return r - 0xFEE0 })(cred) == token
-		}), rules.AuthNearMiss),
-	accepting("token-strip-space", "removes white space inside the bearer token before it compares it",
+		})), rules.AuthNearMiss),
+	mutant("token-strip-space", "removes white space inside the bearer token before it compares it",
 		"a credential 'cleaned' of white space (strings.Fields joined, a regular expression replacing \\s+), as copied keys often are",
-		bearer(func(cred, token string) bool {
+		acceptAuthorization(bearer(func(cred, token string) bool {
 			return strings.Join(strings.Fields(cred), "") == token
-		}), rules.AuthNearMiss),
+		})), rules.AuthNearMiss),
 	// Authentication: a credential read up to a delimiter, or from the
 	// field's end (issue 33). Each checks the scheme as real code does and
 	// reads the credential as the parser named in its origin.
-	accepting("token-split-space", "reads the credential as the second of the field's words split at each space, so the token with a space and more after it is accepted",
+	mutant("token-split-space", "reads the credential as the second of the field's words split at each space, so the token with a space and more after it is accepted",
 		"const [scheme, token] = header.split(' ') in Node (and Python's header.split()[1]), which drops every word after the second",
-		func(value, token string) bool {
+		acceptAuthorization(func(value, token string) bool {
 			words := strings.Split(value, " ")
 			return len(words) >= 2 && words[0] == "Bearer" && words[1] == token
-		}, rules.AuthNearMiss),
-	accepting("token-split-comma", "reads the Authorization field as a comma-separated list and checks its first element, so the token with a comma and more after it is accepted",
+		}), rules.AuthNearMiss),
+	mutant("token-split-comma", "reads the Authorization field as a comma-separated list and checks its first element, so the token with a comma and more after it is accepted",
 		"a header read as a list, header.split(',')[0].trim(), as is right for Accept or X-Forwarded-For and wrong for Authorization (two fields joined by a proxy)",
-		func(value, token string) bool {
+		acceptAuthorization(func(value, token string) bool {
 			first, _, _ := strings.Cut(value, ",")
 			return strings.TrimSpace(first) == "Bearer "+token
-		}, rules.AuthNearMiss),
-	accepting("token-regex-unanchored", "matches the credential with a regular expression of b64token's characters not anchored at its end, so the token with any other character and more after it is accepted",
+		}), rules.AuthNearMiss),
+	mutant("token-regex-unanchored", "matches the credential with a regular expression of b64token's characters not anchored at its end, so the token with any other character and more after it is accepted",
 		`a pattern such as ^Bearer ([A-Za-z0-9._~+/-]+=*) or Bearer (\S+) without $ (re.match in Python, String.match in JavaScript), whose group is compared`,
-		func(value, token string) bool {
+		acceptAuthorization(func(value, token string) bool {
 			m := b64tokenPrefix.FindStringSubmatch(value)
 			return m != nil && m[1] == token
-		}, rules.AuthNearMiss),
-	accepting("token-last-word", "reads the credential as the last word of the field, so a word and a space before the token are accepted (and Bearer, a tab and the token)",
+		}), rules.AuthNearMiss),
+	mutant("token-last-word", "reads the credential as the last word of the field, so a word and a space before the token are accepted (and Bearer, a tab and the token)",
 		"Python's header.split()[-1] or JavaScript's header.split(' ').pop(), after a check that the field begins with Bearer",
-		func(value, token string) bool {
+		acceptAuthorization(func(value, token string) bool {
 			words := strings.Fields(value)
 			return len(words) >= 2 && words[0] == "Bearer" && words[len(words)-1] == token
-		}, rules.AuthNearMiss, rules.AuthScheme),
-	accepting("token-replace-scheme", "takes every \"Bearer \" out of the field and compares the rest, so Bearer Bearer <token> is accepted",
+		}), rules.AuthNearMiss, rules.AuthScheme),
+	mutant("token-replace-scheme", "takes every \"Bearer \" out of the field and compares the rest, so Bearer Bearer <token> is accepted",
 		`header.startswith("Bearer ") then header.replace("Bearer ", "") in Python, whose replace takes out every occurrence, not the first`,
-		func(value, token string) bool {
+		acceptAuthorization(func(value, token string) bool {
 			return strings.HasPrefix(value, "Bearer ") && strings.ReplaceAll(value, "Bearer ", "") == token
-		}, rules.AuthNearMiss),
-	accepting("token-contains", "accepts any Authorization value that contains the token",
+		}), rules.AuthNearMiss),
+	mutant("token-contains", "accepts any Authorization value that contains the token",
 		"a substring test on the whole header (strings.Contains, header.includes(token), a regular expression without anchors)",
-		strings.Contains, rules.AuthNearMiss, rules.AuthScheme),
-	accepting("token-trim-prefix", "strips \"Bearer \" when present and compares the rest, so the bare token, without a scheme, is accepted",
+		acceptAuthorization(strings.Contains), rules.AuthNearMiss, rules.AuthScheme),
+	mutant("token-trim-prefix", "strips \"Bearer \" when present and compares the rest, so the bare token, without a scheme, is accepted",
 		"strings.TrimPrefix(h, \"Bearer \"), which returns the header unchanged when the prefix is missing",
-		func(value, token string) bool {
+		acceptAuthorization(func(value, token string) bool {
 			return strings.TrimPrefix(value, "Bearer ") == token
-		}, rules.AuthScheme),
-	accepting("token-slice-7", "takes the credential from the eighth byte on without checking the scheme (Digest <token> passes)",
+		}), rules.AuthScheme),
+	mutant("token-slice-7", "takes the credential from the eighth byte on without checking the scheme (Digest <token> passes)",
 		"header[7:] (Java's substring(7), JavaScript's slice(7)) taken as the token on the assumption that it starts with \"Bearer \"",
-		func(value, token string) bool {
+		acceptAuthorization(func(value, token string) bool {
 			return len(value) >= 7 && value[7:] == token
-		}, rules.AuthScheme),
+		}), rules.AuthScheme),
 
 	// Narrow siblings (issue 41) of any-scheme, token-slice-7,
 	// token-split-space and auth-401: the same defect on the footprint
 	// real code gives it, each caught by a fixed scenario.
-	accepting("token-scheme-alias", "accepts the issued token under the scheme Token as well as Bearer",
+	mutant("token-scheme-alias", "accepts the issued token under the scheme Token as well as Bearer",
 		"an API that takes its token under the scheme Token beside Bearer, as GitHub's API does and Django REST framework's TokenAuthentication asks (keyword Token)",
-		inScheme("Token"), rules.AuthScheme),
-	accepting("jwt-scheme", "accepts the issued token under the scheme JWT as well as Bearer",
+		acceptAuthorization(inScheme("Token")), rules.AuthScheme),
+	mutant("jwt-scheme", "accepts the issued token under the scheme JWT as well as Bearer",
 		"passport-jwt's ExtractJwt.fromAuthHeaderWithScheme('JWT'), or djangorestframework-jwt's header prefix JWT (simplejwt's AUTH_HEADER_TYPES = ('Bearer', 'JWT')), beside Bearer",
-		inScheme("JWT"), rules.AuthScheme),
-	accepting("bearer-prefix-slice-7", "checks that the field begins with Bearer, without its space, and takes the credential from its eighth byte on, so Bearer, a tab and the token pass",
+		acceptAuthorization(inScheme("JWT")), rules.AuthScheme),
+	mutant("bearer-prefix-slice-7", "checks that the field begins with Bearer, without its space, and takes the credential from its eighth byte on, so Bearer, a tab and the token pass",
 		`if (!header.startsWith("Bearer")) ... token = header.substring(7) in a Java or Node filter: the prefix checked without the space it then skips`,
-		func(value, token string) bool {
+		acceptAuthorization(func(value, token string) bool {
 			return strings.HasPrefix(value, "Bearer") && len(value) > 7 && value[7:] == token
-		}, rules.AuthScheme),
-	accepting("token-split-whitespace", "reads the field as two words split at any white space, so Bearer, a tab and the token pass",
+		}), rules.AuthScheme),
+	mutant("token-split-whitespace", "reads the field as two words split at any white space, so Bearer, a tab and the token pass",
 		"Python's scheme, token = header.split() (Go's strings.Fields), which splits at tabs as at spaces",
-		func(value, token string) bool {
+		acceptAuthorization(func(value, token string) bool {
 			words := strings.Fields(value)
 			return len(words) == 2 && words[0] == "Bearer" && words[1] == token
-		}, rules.AuthScheme),
-	{
-		Name: "httpbearer-403", Defect: "answers a request without an Authorization header, with another scheme or with an empty credential with 403 and {\"detail\": ...}; a wrong token still gets 400 and an Error record",
-		Rules:  []rules.RuleID{rules.AuthMissing, rules.AuthScheme, rules.AuthEmpty, rules.ResponseDocumented},
-		Origin: "FastAPI's HTTPBearer security dependency, which answers 403 \"Not authenticated\" or \"Invalid authentication credentials\" before the service's own token check runs",
-		Wrap:   httpBearer403,
-	},
+		}), rules.AuthScheme),
+	mutant("httpbearer-403", "answers a request without an Authorization header, with another scheme or with an empty credential with 403 and {\"detail\": ...}; a wrong token still gets 400 and an Error record",
+		"FastAPI's HTTPBearer security dependency, which answers 403 \"Not authenticated\" or \"Invalid authentication credentials\" before the service's own token check runs",
+		httpBearer403, rules.AuthMissing, rules.AuthScheme, rules.AuthEmpty, rules.ResponseDocumented),
 	// The scheme's letter case (AUTH-SCHEME-CASE, a SHOULD): the mutant
 	// keeps the letter of the spec, so the self-test catches it at SHOULD
 	// level, exit 0 without --strict.
-	{
-		Name: "bearer-case-sensitive", Defect: "refuses the issued token under the scheme written bearer or BEARER, with 400 and an Error record",
-		Rules:  []rules.RuleID{rules.AuthSchemeCase},
-		Origin: "a credential check written header.startsWith('Bearer ') (Express middleware), or auth[:7] == \"Bearer \"",
-		Wrap: refuseWhen(func(r *http.Request) bool {
+	mutant("bearer-case-sensitive", "refuses the issued token under the scheme written bearer or BEARER, with 400 and an Error record",
+		"a credential check written header.startsWith('Bearer ') (Express middleware), or auth[:7] == \"Bearer \"",
+		refuseWhen(func(r *http.Request) bool {
 			scheme, _, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 			return scheme != "Bearer"
-		}, "The request must carry Authorization: Bearer <token>."),
-	},
+		}, "The request must carry Authorization: Bearer <token>."), rules.AuthSchemeCase),
 }
 
 // inScheme takes a field whose scheme is scheme (in any letter case), a
@@ -278,12 +230,6 @@ func inScheme(scheme string) func(value, token string) bool {
 		s, cred, ok := strings.Cut(value, " ")
 		return ok && strings.EqualFold(s, scheme) && cred == token
 	}
-}
-
-// accepting is a mutant that lets a request through as if it carried the
-// issued token when its one Authorization header has a value accept takes.
-func accepting(name, defect, origin string, accept func(value, token string) bool, broken ...rules.RuleID) Mutant {
-	return Mutant{Name: name, Defect: defect, Origin: origin, Rules: broken, Wrap: acceptAuthorization(accept)}
 }
 
 // bearer takes a field of the scheme Bearer (in any case, as the reference

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"html"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"regexp"
@@ -21,73 +22,47 @@ import (
 
 var createMutants = []Mutant{
 	// Creating a plant: the answer to a valid request.
-	{
-		Name: "status-201", Defect: "answers a valid create with 201 instead of 200",
-		Rules:  []rules.RuleID{rules.Create200, rules.ResponseDocumented},
-		Origin: "REST conventions and scaffolds answer a create with 201 Created (Rails, Spring's ResponseEntity.created, Django REST framework's CreateModelMixin)",
-		Wrap:   onStatus(http.StatusOK, func(res *response) { res.status = http.StatusCreated }),
-	},
-	{
-		Name: "reject-valid", Defect: "answers a valid create with 400 and an Error record",
-		Rules:  []rules.RuleID{rules.Create200},
-		Origin: "a validation rule or switch that refuses every create (a stub left in, a feature flag left off)",
-		Wrap: onStatus(http.StatusOK, func(res *response) {
+	mutant("status-201", "answers a valid create with 201 instead of 200",
+		"REST conventions and scaffolds answer a create with 201 Created (Rails, Spring's ResponseEntity.created, Django REST framework's CreateModelMixin)",
+		onStatus(http.StatusOK, func(res *response) { res.status = http.StatusCreated }), rules.Create200, rules.ResponseDocumented),
+	mutant("reject-valid", "answers a valid create with 400 and an Error record",
+		"a validation rule or switch that refuses every create (a stub left in, a feature flag left off)",
+		onStatus(http.StatusOK, func(res *response) {
 			res.status, res.body = http.StatusBadRequest, []byte(`{"error":99,"message":"No plants today."}`)
-		}),
-	},
-	{
-		Name: "empty-200", Defect: "answers a valid create with 200 and an empty body",
-		Rules:  []rules.RuleID{rules.Create200, rules.ResponseDocumented},
-		Origin: "a handler that sets the status and returns without writing the record (w.WriteHeader(200) alone)",
-		Wrap:   onStatus(http.StatusOK, func(res *response) { res.body = nil }),
-	},
-	{
-		Name: "upper-case-name", Defect: "answers with the name sent in upper case",
-		Rules:  []rules.RuleID{rules.CreateName},
-		Origin: "a display or storage helper that normalises case before the answer is written",
-		Wrap: onJSONResponse(http.StatusOK, func(obj map[string]any) {
+		}), rules.Create200),
+	mutant("empty-200", "answers a valid create with 200 and an empty body",
+		"a handler that sets the status and returns without writing the record (w.WriteHeader(200) alone)",
+		onStatus(http.StatusOK, func(res *response) { res.body = nil }), rules.Create200, rules.ResponseDocumented),
+	mutant("upper-case-name", "answers with the name sent in upper case",
+		"a display or storage helper that normalises case before the answer is written",
+		onJSONResponse(http.StatusOK, func(obj map[string]any) {
 			if name, ok := obj["name"].(string); ok {
 				obj["name"] = strings.ToUpper(name)
 			}
-		}),
-	},
-	{
-		Name: "drop-name", Defect: "leaves the name out of the Plant record",
-		Rules:  []rules.RuleID{rules.CreateName, rules.Create200, rules.ResponseDocumented},
-		Origin: `a response struct whose name field is unexported, misspelt or tagged json:"-", so the encoder leaves it out`,
-		Wrap:   onJSONResponse(http.StatusOK, func(obj map[string]any) { delete(obj, "name") }),
-	},
-	{
-		Name: "drop-tag", Defect: "leaves the tag out of the Plant record",
-		Rules:  []rules.RuleID{rules.CreateTag},
-		Origin: "a response type written without the optional field (the DTO never got tag)",
-		Wrap:   onJSONResponse(http.StatusOK, func(obj map[string]any) { delete(obj, "tag") }),
-	},
-	{
-		Name: "invent-tag", Defect: "answers a plant sent without a tag with a default tag",
-		Rules:  []rules.RuleID{rules.CreateNoTag},
-		Origin: "a column DEFAULT or a model default answered as if the client had sent it",
-		Wrap: onJSONResponse(http.StatusOK, func(obj map[string]any) {
+		}), rules.CreateName),
+	mutant("drop-name", "leaves the name out of the Plant record",
+		`a response struct whose name field is unexported, misspelt or tagged json:"-", so the encoder leaves it out`,
+		onJSONResponse(http.StatusOK, func(obj map[string]any) { delete(obj, "name") }), rules.CreateName, rules.Create200, rules.ResponseDocumented),
+	mutant("drop-tag", "leaves the tag out of the Plant record",
+		"a response type written without the optional field (the DTO never got tag)",
+		onJSONResponse(http.StatusOK, func(obj map[string]any) { delete(obj, "tag") }), rules.CreateTag),
+	mutant("invent-tag", "answers a plant sent without a tag with a default tag",
+		"a column DEFAULT or a model default answered as if the client had sent it",
+		onJSONResponse(http.StatusOK, func(obj map[string]any) {
 			if _, ok := obj["tag"]; !ok {
 				obj["tag"] = "untagged"
 			}
-		}),
-	},
-	{
-		Name: "null-tag", Defect: "answers a plant sent without a tag with \"tag\": null",
-		Rules:  []rules.RuleID{rules.CreateNoTag, rules.ResponseDocumented},
-		Origin: "a nullable field serialised without omitempty (Go's *string without omitempty, Jackson's default inclusion, Python's None)",
-		Wrap: onJSONResponse(http.StatusOK, func(obj map[string]any) {
+		}), rules.CreateNoTag),
+	mutant("null-tag", "answers a plant sent without a tag with \"tag\": null",
+		"a nullable field serialised without omitempty (Go's *string without omitempty, Jackson's default inclusion, Python's None)",
+		onJSONResponse(http.StatusOK, func(obj map[string]any) {
 			if _, ok := obj["tag"]; !ok {
 				obj["tag"] = nil
 			}
-		}),
-	},
-	{
-		Name: "echo-id", Defect: "puts the id in the Plant record",
-		Rules:  []rules.RuleID{rules.CreateNoID},
-		Origin: "the stored entity serialised as it is instead of the documented response schema",
-		Wrap: handle(func(ref http.Handler, token string, w http.ResponseWriter, r *http.Request) {
+		}), rules.CreateNoTag, rules.ResponseDocumented),
+	mutant("echo-id", "puts the id in the Plant record",
+		"the stored entity serialised as it is instead of the documented response schema",
+		handle(func(ref http.Handler, token string, w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 			id := object(body)["id"]
 			onJSONResponse(http.StatusOK, func(obj map[string]any) {
@@ -95,22 +70,16 @@ var createMutants = []Mutant{
 					obj["id"] = id
 				}
 			})(ref, token).ServeHTTP(w, withBody(r, body))
-		}),
-	},
+		}), rules.CreateNoID),
 
 	// Creating a plant: a valid request refused for how it is presented.
-	{
-		Name: "needs-content-length", Defect: "refuses a valid create sent without Content-Length (a chunked body)",
-		Rules:  []rules.RuleID{rules.Create200},
-		Origin: "a reader that reads exactly Content-Length bytes, so a chunked request is refused (older servers, some WSGI stacks)",
-		Wrap: refuseWhen(func(r *http.Request) bool { return r.ContentLength < 0 },
-			"The request must carry a Content-Length."),
-	},
-	{
-		Name: "needs-accept-json", Defect: "answers a valid create with 406 and text when Accept is absent or not application/json",
-		Rules:  []rules.RuleID{rules.Create200, rules.ResponseDocumented},
-		Origin: "a hand-written content negotiation (Accept must name application/json exactly; no header and */* are refused)",
-		Wrap: onResponse(func(r *http.Request, res *response) {
+	mutant("needs-content-length", "refuses a valid create sent without Content-Length (a chunked body)",
+		"a reader that reads exactly Content-Length bytes, so a chunked request is refused (older servers, some WSGI stacks)",
+		refuseWhen(func(r *http.Request) bool { return r.ContentLength < 0 },
+			"The request must carry a Content-Length."), rules.Create200),
+	mutant("needs-accept-json", "answers a valid create with 406 and text when Accept is absent or not application/json",
+		"a hand-written content negotiation (Accept must name application/json exactly; no header and */* are refused)",
+		onResponse(func(r *http.Request, res *response) {
 			for _, v := range r.Header.Values("Accept") {
 				for _, mediaRange := range strings.Split(v, ",") {
 					if mt, _, err := mime.ParseMediaType(mediaRange); err == nil && mt == "application/json" {
@@ -122,87 +91,65 @@ var createMutants = []Mutant{
 				res.status, res.body = http.StatusNotAcceptable, []byte("Not Acceptable\n")
 				res.header.Set("Content-Type", "text/plain; charset=utf-8")
 			}
-		}),
-	},
-	{
-		Name: "needs-user-agent", Defect: "refuses a request that carries no User-Agent header",
-		Rules:  []rules.RuleID{rules.Create200},
-		Origin: "a gateway or firewall rule that turns away clients without a User-Agent (GitHub's API does; so do common WAF rule sets)",
-		Wrap: refuseWhen(func(r *http.Request) bool { return r.Header.Get("User-Agent") == "" },
-			"Requests must name their client in User-Agent."),
-	},
-	{
-		Name: "fixed-layout-reader", Defect: "refuses a valid body that is not compact JSON with id first, name, then tag",
-		Rules:  []rules.RuleID{rules.Create200},
-		Origin: "a body read with a regular expression or fixed offsets that expects one serialisation (key order, no white space)",
-		Wrap: onBodyAnswered(func(body []byte, res *response) {
+		}), rules.Create200, rules.ResponseDocumented),
+	mutant("needs-user-agent", "refuses a request that carries no User-Agent header",
+		"a gateway or firewall rule that turns away clients without a User-Agent (GitHub's API does; so do common WAF rule sets)",
+		refuseWhen(func(r *http.Request) bool { return r.Header.Get("User-Agent") == "" },
+			"Requests must name their client in User-Agent."), rules.Create200),
+	mutant("fixed-layout-reader", "refuses a valid body that is not compact JSON with id first, name, then tag",
+		"a body read with a regular expression or fixed offsets that expects one serialisation (key order, no white space)",
+		onBodyAnswered(func(body []byte, res *response) {
 			if res.status == http.StatusOK && !fixedLayout.Match(body) {
 				res.status, res.body = http.StatusBadRequest, []byte(refusal("The request body could not be read."))
 				res.header.Set("Content-Type", "application/json")
 			}
-		}),
-	},
+		}), rules.Create200),
 
 	// Creating a plant: the name and tag echoed.
-	{
-		Name: "number-like-name", Defect: "echoes a name or tag that reads as a number, true, false or null as that JSON value, not a string",
-		Rules:  []rules.RuleID{rules.CreateName, rules.CreateTag, rules.ResponseDocumented},
-		Origin: "implicitly typed values (a YAML-backed store, JavaScript's Number coercion, PHP's numeric strings)",
-		Wrap:   scalars(typedScalar),
-	},
+	handWritten("number-like-name", "echoes a name or tag that reads as a number, true, false or null as that JSON value, not a string",
+		"implicitly typed values (a YAML-backed store, JavaScript's Number coercion, PHP's numeric strings)",
+		typedScalar),
 	mangled("html-escape", "echoes name and tag HTML-escaped (&lt; &gt; &amp; &#39; &#34;)",
 		"HTML escaping applied to a JSON API (html.EscapeString, a sanitiser on every input, a template's auto-escaping)",
 		html.EscapeString),
 	mangled("trim-name", "trims white space from both ends of the name and the tag",
 		"input trimmed by default (Django REST framework's CharField trim_whitespace=True, a trim on every form field)",
 		strings.TrimSpace),
-	{
-		Name: "omitempty-tag", Defect: "leaves an empty tag out of the Plant record",
-		Rules:  []rules.RuleID{rules.CreateTag},
-		Origin: "Go's encoding/json `omitempty` on a string field drops the empty tag",
-		Wrap: onPlantRecord(func(name string, tag *string) []byte {
+	mutant("omitempty-tag", "leaves an empty tag out of the Plant record",
+		"Go's encoding/json `omitempty` on a string field drops the empty tag",
+		onPlantRecord(func(name string, tag *string) []byte {
 			if tag != nil && *tag == "" {
 				tag = nil
 			}
 			b, _ := json.Marshal(plantRecord{Name: name, Tag: tag})
 			return append(b, '\n')
-		}),
-	},
+		}), rules.CreateTag),
 	mangled("strip-nul", "removes NUL characters (U+0000) from the name and the tag",
 		"PostgreSQL text cannot hold NUL, so a driver or sanitiser strips it before storing",
 		func(s string) string { return strings.ReplaceAll(s, "\x00", "") }),
 	mangled("utf8mb3", "replaces every character beyond U+FFFF (emoji among them) in name and tag by '?'",
 		"MySQL's utf8 (utf8mb3) charset holds at most three bytes a character and stores the others as '?'",
 		runes(0x10000, unicode.MaxRune, func(rune) rune { return '?' })),
-	{
-		Name: "varchar-255", Defect: "cuts the name to its first 255 characters",
-		Rules:  []rules.RuleID{rules.CreateName},
-		Origin: "MySQL without strict mode silently truncates a string too long for its VARCHAR(255) column",
-		Wrap: onEcho(func(name string) string {
+	mutant("varchar-255", "cuts the name to its first 255 characters",
+		"MySQL without strict mode silently truncates a string too long for its VARCHAR(255) column",
+		onEcho(func(name string) string {
 			if r := []rune(name); len(r) > 255 {
 				return string(r[:255])
 			}
 			return name
-		}, nil),
-	},
+		}, nil), rules.CreateName),
 	mangled("nfc-normalize", "normalises name and tag to Unicode NFC (e and U+0301 come back as é)",
 		"text normalised on the way in (a Unicode-normalising form library, ORM or store)",
 		norm.NFC.String),
-	{
-		Name: "lower-case-tag", Defect: "echoes the tag in lower case",
-		Rules:  []rules.RuleID{rules.CreateTag},
-		Origin: "tags normalised to lower case for lookup (slugify, a case-folded tag table)",
-		Wrap:   onEcho(nil, strings.ToLower),
-	},
+	mutant("lower-case-tag", "echoes the tag in lower case",
+		"tags normalised to lower case for lookup (slugify, a case-folded tag table)",
+		onEcho(nil, strings.ToLower), rules.CreateTag),
 	mangled("crlf-to-lf", "turns CR LF and lone CR in name and tag into LF",
 		"line endings normalised on input, as XML 1.0 parsers and many text-field sanitisers do",
 		strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace),
-	{
-		Name: "sprintf-json", Defect: "writes the Plant record with fmt.Sprintf, so quotes, backslashes and control characters go unescaped",
-		Rules:  []rules.RuleID{rules.CreateName, rules.CreateTag, rules.ResponseDocumented},
-		Origin: "JSON built by string formatting or concatenation without escaping (fmt.Sprintf, a text template)",
-		Wrap:   handWrittenJSON(func(s string) string { return s }),
-	},
+	handWritten("sprintf-json", "writes the Plant record with fmt.Sprintf, so quotes, backslashes and control characters go unescaped",
+		"JSON built by string formatting or concatenation without escaping (fmt.Sprintf, a text template)",
+		quoted(func(s string) string { return s })),
 
 	// The narrow siblings of the manglings above: each changes only the part
 	// of a class that real servers do, which a string of the catalog of
@@ -240,41 +187,26 @@ var createMutants = []Mutant{
 	mangled("crlf-only-to-lf", "turns CR LF in name and tag into LF, a lone CR kept",
 		`the commonest hand-written line-ending normalisation, replace(/\r\n/g, "\n"), which leaves a lone CR as it is`,
 		strings.NewReplacer("\r\n", "\n").Replace),
-	{
-		Name: "json-numeric-check", Defect: `echoes a name or tag that reads as a number ("42", "007", "1e3") as a JSON number; true, false and null stay strings`,
-		Rules:  []rules.RuleID{rules.CreateName, rules.CreateTag, rules.ResponseDocumented},
-		Origin: "PHP's json_encode with JSON_NUMERIC_CHECK, which writes every numeric string (is_numeric) as a number",
-		Wrap:   scalars(numericCheck),
-	},
-	{
-		Name: "escape-quote-only", Defect: "writes the Plant record by hand with the quote escaped and nothing else: a backslash or a control character goes raw",
-		Rules:  []rules.RuleID{rules.CreateName, rules.CreateTag, rules.ResponseDocumented},
-		Origin: `JSON built by concatenation with a hand-written escape of the quote alone (strings.ReplaceAll(s, "\"", "\\\""), s.replace('"', '\\"'))`,
-		Wrap:   handWrittenJSON(strings.NewReplacer(`"`, `\"`).Replace),
-	},
-	{
-		Name: "escape-quote-backslash", Defect: "writes the Plant record by hand with the quote and the backslash escaped and nothing else: a control character goes raw",
-		Rules:  []rules.RuleID{rules.CreateName, rules.CreateTag, rules.ResponseDocumented},
-		Origin: "a hand-written JSON escaper of the backslash and the quote alone (two replaces), which writes a line break or a tab raw",
-		Wrap:   handWrittenJSON(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace),
-	},
-	{
-		Name: "ascii-lower-tag", Defect: "echoes the tag with its ASCII letters in lower case, other letters as sent",
-		Rules:  []rules.RuleID{rules.CreateTag},
-		Origin: "tags lower-cased for lookup by a case mapping of ASCII alone (PHP 8.2's strtolower, C's tolower in the C locale)",
-		Wrap:   onEcho(nil, runes('A', 'Z', func(r rune) rune { return r + 'a' - 'A' })),
-	},
-	{
-		Name: "capfirst-name", Defect: "echoes the name with its first letter in upper case",
-		Rules:  []rules.RuleID{rules.CreateName},
-		Origin: "names capitalised for display before they are stored (Django's capfirst, PHP's ucfirst)",
-		Wrap: onEcho(func(name string) string {
+	handWritten("json-numeric-check", `echoes a name or tag that reads as a number ("42", "007", "1e3") as a JSON number; true, false and null stay strings`,
+		"PHP's json_encode with JSON_NUMERIC_CHECK, which writes every numeric string (is_numeric) as a number",
+		numericCheck),
+	handWritten("escape-quote-only", "writes the Plant record by hand with the quote escaped and nothing else: a backslash or a control character goes raw",
+		`JSON built by concatenation with a hand-written escape of the quote alone (strings.ReplaceAll(s, "\"", "\\\""), s.replace('"', '\\"'))`,
+		quoted(strings.NewReplacer(`"`, `\"`).Replace)),
+	handWritten("escape-quote-backslash", "writes the Plant record by hand with the quote and the backslash escaped and nothing else: a control character goes raw",
+		"a hand-written JSON escaper of the backslash and the quote alone (two replaces), which writes a line break or a tab raw",
+		quoted(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace)),
+	mutant("ascii-lower-tag", "echoes the tag with its ASCII letters in lower case, other letters as sent",
+		"tags lower-cased for lookup by a case mapping of ASCII alone (PHP 8.2's strtolower, C's tolower in the C locale)",
+		onEcho(nil, runes('A', 'Z', func(r rune) rune { return r + 'a' - 'A' })), rules.CreateTag),
+	mutant("capfirst-name", "echoes the name with its first letter in upper case",
+		"names capitalised for display before they are stored (Django's capfirst, PHP's ucfirst)",
+		onEcho(func(name string) string {
 			if r, n := utf8.DecodeRuneInString(name); n > 0 {
 				return string(unicode.ToUpper(r)) + name[n:]
 			}
 			return name
-		}, nil),
-	},
+		}, nil), rules.CreateName),
 	mangled("strip-zero-width", "removes U+200B to U+200D and U+FEFF from name and tag (the soft hyphen and the word joiner kept)",
 		`the common regular expression for zero-width characters, [\u200B-\u200D\uFEFF], run on input`,
 		func(s string) string { return zeroWidth.ReplaceAllString(s, "") }),
@@ -319,4 +251,38 @@ func numericCheck(s string) []byte {
 // mangled is a mutant that echoes name and tag each passed through change.
 func mangled(name, defect, origin string, change func(string) string) Mutant {
 	return Mutant{Name: name, Defect: defect, Origin: origin, Rules: []rules.RuleID{rules.CreateName, rules.CreateTag}, Wrap: onEcho(change, change)}
+}
+
+// handWritten is a mutant that writes the Plant record by hand, name and
+// tag each written by scalar.
+func handWritten(name, defect, origin string, scalar func(string) []byte) Mutant {
+	return Mutant{Name: name, Defect: defect, Origin: origin, Rules: []rules.RuleID{rules.CreateName, rules.CreateTag, rules.ResponseDocumented},
+		Wrap: onPlantRecord(func(name string, tag *string) []byte {
+			b := append([]byte(`{"name":`), scalar(name)...)
+			if tag != nil {
+				b = append(append(b, `,"tag":`...), scalar(*tag)...)
+			}
+			return append(b, "}\n"...)
+		})}
+}
+
+// quoted writes a string between quotes as escape leaves it.
+func quoted(escape func(string) string) func(string) []byte {
+	return func(s string) []byte { return []byte(`"` + escape(s) + `"`) }
+}
+
+// typedScalar is s as an implicitly typed reader takes it: true, false and
+// null are literals, text that strconv.ParseFloat reads as a finite number
+// is that number, and anything else a string.
+func typedScalar(s string) []byte {
+	if s == "true" || s == "false" || s == "null" {
+		return []byte(s)
+	}
+	var b []byte
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		b, _ = json.Marshal(f)
+	} else {
+		b, _ = json.Marshal(s)
+	}
+	return b
 }

@@ -15,32 +15,23 @@ import (
 // The mutants of media types.
 
 var mediaMutants = []Mutant{
-	{
-		Name: "ignore-media-type", Defect: "accepts a JSON body whatever media type it is declared as",
-		Rules:  []rules.RuleID{rules.MediaRequest},
-		Origin: "a body read as JSON whatever its Content-Type says",
-		Wrap: handle(func(ref http.Handler, _ string, w http.ResponseWriter, r *http.Request) {
+	mutant("ignore-media-type", "accepts a JSON body whatever media type it is declared as",
+		"a body read as JSON whatever its Content-Type says",
+		handle(func(ref http.Handler, _ string, w http.ResponseWriter, r *http.Request) {
 			r.Header.Set("Content-Type", "application/json")
 			ref.ServeHTTP(w, r)
-		}),
-	},
-	{
-		Name: "text-plain-answers", Defect: "sends its records as text/plain",
-		Rules:  []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented},
-		Origin: "JSON written with a text helper (fmt.Fprint after http.Error-style headers) whose Content-Type is text/plain",
-		Wrap: onResponse(func(_ *http.Request, res *response) {
+		}), rules.MediaRequest),
+	mutant("text-plain-answers", "sends its records as text/plain",
+		"JSON written with a text helper (fmt.Fprint after http.Error-style headers) whose Content-Type is text/plain",
+		onResponse(func(_ *http.Request, res *response) {
 			res.header.Set("Content-Type", "text/plain; charset=utf-8")
-		}),
-	},
-	{
-		Name: "no-content-type", Defect: "sends its records without a Content-Type",
-		Rules:  []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented},
-		Origin: "a writer that never sets Content-Type, behind a proxy or framework that does not sniff one",
-		Wrap: onResponse(func(_ *http.Request, res *response) {
+		}), rules.ResponseMedia, rules.ResponseDocumented),
+	mutant("no-content-type", "sends its records without a Content-Type",
+		"a writer that never sets Content-Type, behind a proxy or framework that does not sniff one",
+		onResponse(func(_ *http.Request, res *response) {
 			res.header.Del("Content-Type")
 			res.header["Content-Type"] = nil // keep net/http from sniffing one
-		}),
-	},
+		}), rules.ResponseMedia, rules.ResponseDocumented),
 	readAsJSON("media-type-prefix", "accepts any Content-Type that begins with application/json (application/json-patch+json)",
 		"Content-Type checked with strings.HasPrefix(ct, \"application/json\") or startsWith, to let parameters through",
 		acceptContentType(func(ct string) bool {
@@ -50,15 +41,12 @@ var mediaMutants = []Mutant{
 		"Content-Type checked with a substring test for \"json\" (strings.Contains, a /json/ regular expression)",
 		acceptContentType(func(ct string) bool { return strings.Contains(ct, "json") })),
 
-	{
-		Name: "accept-contains-json", Defect: "refuses a request whose Accept header does not hold the text application/json, as written (Application/JSON, application/* and a weighted */* are refused)",
-		Rules:  []rules.RuleID{rules.MediaAccept},
-		Origin: "hand-written content negotiation in Express: req.headers.accept.includes('application/json'), letting only a missing Accept and a bare */* through",
-		Wrap: refuseWhen(func(r *http.Request) bool {
+	mutant("accept-contains-json", "refuses a request whose Accept header does not hold the text application/json, as written (Application/JSON, application/* and a weighted */* are refused)",
+		"hand-written content negotiation in Express: req.headers.accept.includes('application/json'), letting only a missing Accept and a bare */* through",
+		refuseWhen(func(r *http.Request) bool {
 			a := r.Header.Get("Accept")
 			return a != "" && a != "*/*" && !strings.Contains(a, "application/json")
-		}, "This service answers application/json only."),
-	},
+		}, "This service answers application/json only."), rules.MediaAccept),
 	mediaParams("exact-content-type", "refuses every Content-Type but exactly application/json, so application/json; charset=utf-8 is refused",
 		"Content-Type compared as a whole string (ct == \"application/json\") instead of by its media type",
 		"The body must be application/json.", func(ct string) bool { return ct != "application/json" }),

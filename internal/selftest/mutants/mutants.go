@@ -40,6 +40,12 @@ type Mutant struct {
 // (a test checks it).
 var All = slices.Concat(createMutants, bodyMutants, authMutants, mediaMutants, responseMutants, limitMutants)
 
+// mutant is a row of the table: a mutant, its wrapper and the rules it
+// breaks.
+func mutant(name, defect, origin string, wrap wrapper, broken ...rules.RuleID) Mutant {
+	return Mutant{Name: name, Defect: defect, Origin: origin, Rules: broken, Wrap: wrap}
+}
+
 // Lookup returns the mutant called name.
 func Lookup(name string) (Mutant, bool) {
 	for _, m := range All {

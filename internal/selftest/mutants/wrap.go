@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -314,40 +313,6 @@ func onEcho(name, tag func(string) string) wrapper {
 		b, _ := json.Marshal(plantRecord{Name: n, Tag: t})
 		return append(b, '\n')
 	})
-}
-
-// scalars writes the Plant record by hand, name and tag each written by
-// scalar.
-func scalars(scalar func(string) []byte) wrapper {
-	return onPlantRecord(func(name string, tag *string) []byte {
-		b := append([]byte(`{"name":`), scalar(name)...)
-		if tag != nil {
-			b = append(append(b, `,"tag":`...), scalar(*tag)...)
-		}
-		return append(b, "}\n"...)
-	})
-}
-
-// handWrittenJSON writes the Plant record with each string between quotes
-// as escape leaves it.
-func handWrittenJSON(escape func(string) string) wrapper {
-	return scalars(func(s string) []byte { return []byte(`"` + escape(s) + `"`) })
-}
-
-// typedScalar is s as an implicitly typed reader takes it: true, false and
-// null are literals, text that strconv.ParseFloat reads as a finite number
-// is that number, and anything else a string.
-func typedScalar(s string) []byte {
-	if s == "true" || s == "false" || s == "null" {
-		return []byte(s)
-	}
-	var b []byte
-	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-		b, _ = json.Marshal(f)
-	} else {
-		b, _ = json.Marshal(s)
-	}
-	return b
 }
 
 // runes maps each rune of a string in [lo, hi] through to.
