@@ -143,7 +143,9 @@ func breaks(m mutants.Mutant, failed []rules.RuleID) bool {
 }
 
 // caught counts the seeds under which the mutant was caught.
-func (row Row) caught() int { return count(row.Trials, func(t Trial) bool { return t.Verdict == Caught }) }
+func (row Row) caught() int {
+	return count(row.Trials, func(t Trial) bool { return t.Verdict == Caught })
+}
 
 // Verdict is the mutant's verdict under every seed: caught if caught under
 // each, ERROR if some run could not be made, SURVIVED otherwise.
@@ -174,7 +176,9 @@ func (r *Result) Disagreements() int {
 }
 
 // Caught is the number of mutants caught under every seed.
-func (r *Result) Caught() int { return count(r.Rows, func(row Row) bool { return row.Verdict() == Caught }) }
+func (r *Result) Caught() int {
+	return count(r.Rows, func(row Row) bool { return row.Verdict() == Caught })
+}
 
 // ProxyCaught is the number of mutants the proxy caught, under
 // Config.ViaProxy, under every seed: its verdict failed a rule the mutant
