@@ -122,13 +122,9 @@ func acceptForms(types ...string) wrapper {
 			if !r.Form.Has(k) {
 				continue
 			}
-			v := r.Form.Get(k)
-			if k != "id" {
-				obj[k] = v
-			} else if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			obj[k] = r.Form.Get(k)
+			if n, err := strconv.ParseInt(r.Form.Get(k), 10, 64); k == "id" && err == nil {
 				obj[k] = n
-			} else {
-				obj[k] = v
 			}
 		}
 		b, _ := json.Marshal(obj)
