@@ -126,20 +126,25 @@ type Result struct {
 // went through, if any, failed no rule.
 func (t Trial) passes() bool { return t.Err == nil && t.ExitCode == 0 && len(t.ProxyFailed) == 0 }
 
-// proxyCaught reports whether the proxy failed a rule the mutant breaks.
-func (t Trial) proxyCaught(m mutants.Mutant) bool {
-	return slices.ContainsFunc(m.Rules, func(id rules.RuleID) bool { return slices.Contains(t.ProxyFailed, id) })
-}
-
-// caught counts the seeds under which the mutant was caught.
-func (row Row) caught() int {
+// count is how many of s f holds for.
+func count[T any](s []T, f func(T) bool) int {
 	n := 0
-	for _, t := range row.Trials {
-		if t.Verdict == Caught {
+	for _, v := range s {
+		if f(v) {
 			n++
 		}
 	}
 	return n
+}
+
+// breaks reports whether failed holds a rule m breaks.
+func breaks(m mutants.Mutant, failed []rules.RuleID) bool {
+	return slices.ContainsFunc(m.Rules, func(id rules.RuleID) bool { return slices.Contains(failed, id) })
+}
+
+// caught counts the seeds under which the mutant was caught.
+func (row Row) caught() int {
+	return count(row.Trials, func(t Trial) bool { return t.Verdict == Caught })
 }
 
 // Verdict is the mutant's verdict under every seed: caught if caught under
@@ -159,33 +164,29 @@ func (r *Result) ReferencePasses() bool {
 	return len(r.Reference) > 0 && !slices.ContainsFunc(r.Reference, func(t Trial) bool { return !t.passes() })
 }
 
-// Runs is the number of runs: every server under every seed.
-func (r *Result) Runs() int { return (len(r.Rows) + 1) * len(r.Seeds) }
-
 // Disagreements counts the runs whose recording, judged again, contradicts
 // the run on some rule.
 func (r *Result) Disagreements() int {
-	n := 0
-	for _, t := range r.Reference {
-		n += min(len(t.Disagree), 1)
-	}
+	disagrees := func(t Trial) bool { return len(t.Disagree) > 0 }
+	n := count(r.Reference, disagrees)
 	for _, row := range r.Rows {
-		for _, t := range row.Trials {
-			n += min(len(t.Disagree), 1)
-		}
+		n += count(row.Trials, disagrees)
 	}
 	return n
 }
 
 // Caught is the number of mutants caught under every seed.
 func (r *Result) Caught() int {
-	n := 0
-	for _, row := range r.Rows {
-		if row.Verdict() == Caught {
-			n++
-		}
-	}
-	return n
+	return count(r.Rows, func(row Row) bool { return row.Verdict() == Caught })
+}
+
+// ProxyCaught is the number of mutants the proxy caught, under
+// Config.ViaProxy, under every seed: its verdict failed a rule the mutant
+// breaks.
+func (r *Result) ProxyCaught() int {
+	return count(r.Rows, func(row Row) bool {
+		return !slices.ContainsFunc(row.Trials, func(t Trial) bool { return !breaks(row.Mutant, t.ProxyFailed) })
+	})
 }
 
 // Score is the mutation score, the share of mutants caught, in percent.
@@ -222,25 +223,19 @@ func (cfg Config) withDefaults() Config {
 	return cfg
 }
 
-// seeds are the seeds to run under: cfg.Seed, or cfg.Seeds fresh ones.
-func (cfg Config) seeds() []uint64 {
-	if cfg.Seed != 0 {
-		return []uint64{cfg.Seed}
-	}
-	seeds := make([]uint64, cfg.Seeds)
-	for i := range seeds {
-		seeds[i] = cfg.drawSeed()
-	}
-	return seeds
-}
-
 // Run runs the self-test: the reference and every mutant under each seed.
 // The runs go at once, at most cfg.Parallel at a time, each against its
 // own server; the rows keep the order of cfg.Mutants, their runs the
 // order of the seeds.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg = cfg.withDefaults()
-	res := &Result{Seeds: cfg.seeds(), Rows: make([]Row, len(cfg.Mutants)), cfg: cfg}
+	res := &Result{Seeds: []uint64{cfg.Seed}, Rows: make([]Row, len(cfg.Mutants)), cfg: cfg}
+	if cfg.Seed == 0 {
+		res.Seeds = make([]uint64, cfg.Seeds)
+		for i := range res.Seeds {
+			res.Seeds[i] = cfg.drawSeed()
+		}
+	}
 	res.Reference = make([]Trial, len(res.Seeds))
 	for i, m := range cfg.Mutants {
 		res.Rows[i] = Row{Mutant: m, Trials: make([]Trial, len(res.Seeds))}
@@ -284,14 +279,29 @@ func drawn(seed uint64, n int) (token string, idSalt uint64) {
 
 // runTrial serves the reference (m nil) or a mutant on a loopback port and
 // runs the suite against it under seed.
-func runTrial(ctx context.Context, cfg Config, m *mutants.Mutant, seed uint64) (t Trial) {
+func runTrial(ctx context.Context, cfg Config, m *mutants.Mutant, seed uint64) Trial {
 	start := time.Now()
-	t = Trial{Seed: seed}
+	t := Trial{Seed: seed}
 	if m != nil {
 		t.Verdict = Broken
 	}
-	defer func() { t.Duration = time.Since(start) }()
-	rc := config.Run{Tags: cfg.Tags, Without: cfg.Without, Seed: seed}
+	t.Err = t.run(ctx, cfg, m)
+	t.Duration = time.Since(start)
+	return t
+}
+
+// failed is every rule of rs that failed.
+func failed(rs []verdict.Rule) (ids []rules.RuleID) {
+	for _, r := range rs {
+		if r.Outcome == verdict.Fail {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}
+
+func (t *Trial) run(ctx context.Context, cfg Config, m *mutants.Mutant) error {
+	rc := config.Run{Tags: cfg.Tags, Without: cfg.Without, Seed: t.Seed}
 	// The reference's token is 80 characters, long enough for every
 	// credential near it the suite derives (a change past bcrypt's 72
 	// bytes included), as reference.StartLoopback's; a mutant's 26, unless
@@ -310,11 +320,10 @@ func runTrial(ctx context.Context, cfg Config, m *mutants.Mutant, seed uint64) (
 			rc.Timeout = cfg.Timeout
 		}
 	}
-	token, salt := drawn(seed, n)
+	token, salt := drawn(t.Seed, n)
 	srv, err := reference.New(reference.Config{Token: token})
 	if err != nil {
-		t.Err = err
-		return t
+		return err
 	}
 	var h http.Handler = srv
 	if m != nil {
@@ -322,30 +331,24 @@ func runTrial(ctx context.Context, cfg Config, m *mutants.Mutant, seed uint64) (
 	}
 	url, stop, err := reference.Loopback(h)
 	if err != nil {
-		t.Err = err
-		return t
+		return err
 	}
 	defer stop()
 	rc.BaseURL, rc.Token = url, token
-	var file string
 	var stopProxy func() (*verdict.Verdict, error)
 	if cfg.ViaProxy {
 		if rc.BaseURL, stopProxy, err = startProxy(url); err != nil {
-			t.Err = err
-			return t
+			return err
 		}
 	} else {
 		var done func()
-		if file, done, err = recording(); err != nil {
-			t.Err = err
-			return t
+		if rc.HAR, done, err = recording(); err != nil {
+			return err
 		}
 		defer done()
-		rc.HAR = file
 	}
 	if rc, err = rc.Complete(); err != nil {
-		t.Err = err
-		return t
+		return err
 	}
 	rep, err := run.Run(ctx, run.Config(rc), run.Options{Output: io.Discard, IDSalt: salt})
 	switch {
@@ -355,35 +358,21 @@ func runTrial(ctx context.Context, cfg Config, m *mutants.Mutant, seed uint64) (
 			err = perr
 		}
 		if err == nil {
-			t.Disagree = contradictions(rep.Rules, pv.Rules, "proxy")
-			for _, r := range pv.Rules {
-				if r.Outcome == verdict.Fail {
-					t.ProxyFailed = append(t.ProxyFailed, r.ID)
-				}
-			}
+			t.Disagree, t.ProxyFailed = contradictions(rep.Rules, pv.Rules, "proxy"), failed(pv.Rules)
 		}
 	case err == nil:
-		t.Disagree, err = disagreements(file, rep.Rules)
+		t.Disagree, err = disagreements(rc.HAR, rep.Rules)
 	}
 	if err != nil {
-		t.Err = err
-		return t
+		return err
 	}
-	for _, v := range rep.Rules {
-		if v.Outcome == verdict.Fail {
-			t.Failed = append(t.Failed, v.ID)
-		}
-	}
-	t.ExitCode = rep.ExitCode()
+	t.Failed, t.ExitCode = failed(rep.Rules), rep.ExitCode()
 	if m == nil {
 		t.Scenarios, t.Exchanges, t.VerdictLine = rep.Counts.Total, rep.Counts.Exchanges, rep.VerdictLine()
-		return t
-	}
-	t.Verdict = Survived
-	if slices.ContainsFunc(m.Rules, func(id rules.RuleID) bool { return slices.Contains(t.Failed, id) }) {
+	} else if t.Verdict = Survived; breaks(*m, t.Failed) {
 		t.Verdict = Caught
 	}
-	return t
+	return nil
 }
 
 // rerun is the command that runs the reference, and m when not nil, again
@@ -409,38 +398,43 @@ func (cfg Config) rerun(m *mutants.Mutant, seed uint64) string {
 // Write prints the reference's verdict, the table, and the score; each
 // miss under a seed names the seed and the rerun that replays it.
 func (r *Result) Write(w io.Writer) {
-	n := len(r.Seeds)
+	n, via := len(r.Seeds), r.cfg.ViaProxy
 	r.writeReference(w)
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	timeHead := "TIME"
+	timeHead, proxyHead := "TIME", ""
 	if n > 1 {
 		timeHead = "MEAN TIME"
 	}
-	proxyHead := ""
-	if r.cfg.ViaProxy {
+	if via {
 		proxyHead = "PROXY\t"
 	}
 	fmt.Fprintf(tw, "MUTANT\tDEFECT\tCAUGHT BY\tVERDICT\t%s%s\n", proxyHead, timeHead)
 	for _, row := range r.Rows {
 		proxyCell := ""
-		if r.cfg.ViaProxy {
-			proxyCell = row.proxyCell() + "\t"
+		if via {
+			proxyCell = row.failedCell(func(t Trial) []rules.RuleID { return t.ProxyFailed }, "-") + "\t"
 		}
+		var sum time.Duration
+		for _, t := range row.Trials {
+			sum += t.Duration
+		}
+		mean := sum / time.Duration(max(len(row.Trials), 1))
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\n", row.Mutant.Name, row.Mutant.Defect, row.caughtBy(), row.verdictCell(),
-			proxyCell, row.meanDuration().Round(time.Millisecond))
+			proxyCell, mean.Round(time.Millisecond))
 	}
 	tw.Flush()
-	under := ""
+	under, through := "", ""
 	if n > 1 {
 		under = fmt.Sprintf(" under each of %d seeds", n)
 	}
-	through := ""
-	if r.cfg.ViaProxy {
+	other, agrees, agreement := "its recording, judged again,", "rule by rule with their own recording judged again", "every run agrees with its recording judged again"
+	if via {
 		through = " by the suite through the proxy"
+		other, agrees, agreement = "the proxy's verdict", "with the proxy's verdict, rule by rule", "every run through the proxy agrees with the proxy's verdict"
 	}
 	fmt.Fprintf(w, "\nmutation score: %d of %d mutants caught%s%s (%.0f%%)\n", r.Caught(), len(r.Rows), through, under, r.Score())
-	if r.cfg.ViaProxy {
+	if via {
 		fmt.Fprintf(w, "the proxy alone, from the suite's traffic, catches %d of %d mutants%s (fails a rule each breaks)\n", r.ProxyCaught(), len(r.Rows), under)
 	}
 	for _, row := range r.Rows {
@@ -456,29 +450,22 @@ func (r *Result) Write(w io.Writer) {
 			}
 		}
 	}
-	other, agrees := "its recording, judged again,", "rule by rule with their own recording judged again"
-	if r.cfg.ViaProxy {
-		other, agrees = "the proxy's verdict", "with the proxy's verdict, rule by rule"
+	contradiction := func(server string, m *mutants.Mutant, t Trial) {
+		if len(t.Disagree) > 0 {
+			fmt.Fprintf(w, "contradiction: %s under seed %d: %s disagrees with its run: %s; rerun: %s\n",
+				server, t.Seed, other, strings.Join(t.Disagree, "; "), r.cfg.rerun(m, t.Seed))
+		}
 	}
 	for _, t := range r.Reference {
-		if len(t.Disagree) > 0 {
-			fmt.Fprintf(w, "contradiction: the reference under seed %d: %s disagrees with its run: %s; rerun: %s\n",
-				t.Seed, other, strings.Join(t.Disagree, "; "), r.cfg.rerun(nil, t.Seed))
-		}
+		contradiction("the reference", nil, t)
 	}
 	for _, row := range r.Rows {
 		for _, t := range row.Trials {
-			if len(t.Disagree) > 0 {
-				fmt.Fprintf(w, "contradiction: mutant %q under seed %d: %s disagrees with its run: %s; rerun: %s\n",
-					row.Mutant.Name, t.Seed, other, strings.Join(t.Disagree, "; "), r.cfg.rerun(&row.Mutant, t.Seed))
-			}
+			contradiction(fmt.Sprintf("mutant %q", row.Mutant.Name), &row.Mutant, t)
 		}
 	}
-	fmt.Fprintf(w, "one verdict per answer: %d of %d runs agree %s\n", r.Runs()-r.Disagreements(), r.Runs(), agrees)
-	agreement := "every run agrees with its recording judged again"
-	if r.cfg.ViaProxy {
-		agreement = "every run through the proxy agrees with the proxy's verdict"
-	}
+	runs := (len(r.Rows) + 1) * n
+	fmt.Fprintf(w, "one verdict per answer: %d of %d runs agree %s\n", runs-r.Disagreements(), runs, agrees)
 	switch {
 	case !r.OK():
 		fmt.Fprintln(w, "SELFTEST: FAIL")
@@ -489,26 +476,6 @@ func (r *Result) Write(w io.Writer) {
 	}
 }
 
-// ProxyCaught is the number of mutants the proxy caught, under
-// Config.ViaProxy, under every seed: its verdict failed a rule the mutant
-// breaks.
-func (r *Result) ProxyCaught() int {
-	n := 0
-	for _, row := range r.Rows {
-		if !slices.ContainsFunc(row.Trials, func(t Trial) bool { return !t.proxyCaught(row.Mutant) }) {
-			n++
-		}
-	}
-	return n
-}
-
-// proxyCell is what the proxy made of the mutant: the rules it breaks
-// that the proxy failed under some seed, and how many other rules it
-// failed.
-func (row Row) proxyCell() string {
-	return row.failedCell(func(t Trial) []rules.RuleID { return t.ProxyFailed }, "-")
-}
-
 // writeReference prints the reference's verdict: that it passes, or each
 // seed it failed under, with the rules it failed and the rerun.
 func (r *Result) writeReference(w io.Writer) {
@@ -517,13 +484,7 @@ func (r *Result) writeReference(w io.Writer) {
 	if r.cfg.ViaProxy {
 		ref = "reference server, through the proxy"
 	}
-	var bad []Trial
-	for _, t := range r.Reference {
-		if !t.passes() {
-			bad = append(bad, t)
-		}
-	}
-	if len(bad) == 0 && len(r.Reference) > 0 {
+	if r.ReferencePasses() {
 		lo, hi := r.Reference[0].Exchanges, r.Reference[0].Exchanges
 		for _, t := range r.Reference {
 			lo, hi = min(lo, t.Exchanges), max(hi, t.Exchanges)
@@ -540,12 +501,15 @@ func (r *Result) writeReference(w io.Writer) {
 		return
 	}
 	if n > 1 {
-		fmt.Fprintf(w, "%s: FAILED under %d of %d seeds\n", ref, len(bad), n)
+		fmt.Fprintf(w, "%s: FAILED under %d of %d seeds\n", ref, count(r.Reference, func(t Trial) bool { return !t.passes() }), n)
 	}
-	for _, t := range bad {
-		if t.Err != nil {
+	for _, t := range r.Reference {
+		switch {
+		case t.passes():
+			continue
+		case t.Err != nil:
 			fmt.Fprintf(w, "%s: could not run under seed %d: %v\n", ref, t.Seed, t.Err)
-		} else {
+		default:
 			fmt.Fprintf(w, "%s: FAILED under seed %d: %s\n", ref, t.Seed, t.VerdictLine)
 			for _, id := range t.Failed {
 				fmt.Fprintf(w, "  %s failed\n", id)
@@ -569,15 +533,6 @@ func (row Row) verdictCell() string {
 		return fmt.Sprintf("caught %d of %d seeds", n, n)
 	}
 	return fmt.Sprintf("%s: caught %d of %d seeds", v, row.caught(), n)
-}
-
-// meanDuration is the mean time of the row's runs.
-func (row Row) meanDuration() time.Duration {
-	var sum time.Duration
-	for _, t := range row.Trials {
-		sum += t.Duration
-	}
-	return sum / time.Duration(max(len(row.Trials), 1))
 }
 
 // caughtBy names the rules of the mutant that failed under some seed, and

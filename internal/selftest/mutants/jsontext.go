@@ -77,30 +77,24 @@ func join(toks []token) []byte {
 	return b.Bytes()
 }
 
-// significant is the index of the nearest token from i in direction step
-// (+1 or -1) that is neither white space nor a comment, or -1.
-func significant(toks []token, i, step int) int {
+// significant is the index and kind of the nearest token from i in
+// direction step (+1 or -1) that is neither white space nor a comment, or
+// -1 and 0.
+func significant(toks []token, i, step int) (int, byte) {
 	for i += step; i >= 0 && i < len(toks); i += step {
 		if toks[i].kind != ' ' && toks[i].kind != '/' {
-			return i
+			return i, toks[i].kind
 		}
 	}
-	return -1
-}
-
-func kindAt(toks []token, i int) byte {
-	if i < 0 {
-		return 0
-	}
-	return toks[i].kind
+	return -1, 0
 }
 
 // memberKey is the key of the object member whose value is toks[i], when
 // toks[i] follows `"key":`.
 func memberKey(toks []token, i int) (string, bool) {
-	colon := significant(toks, i, -1)
-	key := significant(toks, colon, -1)
-	if kindAt(toks, colon) != ':' || kindAt(toks, key) != '"' {
+	colon, colonKind := significant(toks, i, -1)
+	key, keyKind := significant(toks, colon, -1)
+	if colonKind != ':' || keyKind != '"' {
 		return "", false
 	}
 	var s string
@@ -139,7 +133,7 @@ func json5(body []byte) []byte {
 	toks := lex(string(body))
 	var b bytes.Buffer
 	for i, t := range toks {
-		switch next := kindAt(toks, significant(toks, i, 1)); {
+		switch _, next := significant(toks, i, 1); {
 		case t.kind == '/':
 			b.WriteByte(' ')
 		case t.kind == '\'':

@@ -15,132 +15,86 @@ import (
 // The mutants of media types.
 
 var mediaMutants = []Mutant{
-	// Media types.
-	{
-		Name: "ignore-media-type", Defect: "accepts a JSON body whatever media type it is declared as",
-		Rules:  []rules.RuleID{rules.MediaRequest},
-		Origin: "a body read as JSON whatever its Content-Type says",
-		Wrap: func(ref http.Handler, _ string) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				r.Header.Set("Content-Type", "application/json")
-				ref.ServeHTTP(w, r)
-			})
-		},
-	},
-	{
-		Name: "text-plain-answers", Defect: "sends its records as text/plain",
-		Rules:  []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented},
-		Origin: "JSON written with a text helper (fmt.Fprint after http.Error-style headers) whose Content-Type is text/plain",
-		Wrap: onResponse(func(_ *http.Request, res *response) {
+	mutant("ignore-media-type", "accepts a JSON body whatever media type it is declared as",
+		"a body read as JSON whatever its Content-Type says",
+		handle(func(ref http.Handler, _ string, w http.ResponseWriter, r *http.Request) {
+			r.Header.Set("Content-Type", "application/json")
+			ref.ServeHTTP(w, r)
+		}), rules.MediaRequest),
+	mutant("text-plain-answers", "sends its records as text/plain",
+		"JSON written with a text helper (fmt.Fprint after http.Error-style headers) whose Content-Type is text/plain",
+		onResponse(func(_ *http.Request, res *response) {
 			res.header.Set("Content-Type", "text/plain; charset=utf-8")
-		}),
-	},
-	{
-		Name: "no-content-type", Defect: "sends its records without a Content-Type",
-		Rules:  []rules.RuleID{rules.ResponseMedia, rules.ResponseDocumented},
-		Origin: "a writer that never sets Content-Type, behind a proxy or framework that does not sniff one",
-		Wrap: onResponse(func(_ *http.Request, res *response) {
+		}), rules.ResponseMedia, rules.ResponseDocumented),
+	mutant("no-content-type", "sends its records without a Content-Type",
+		"a writer that never sets Content-Type, behind a proxy or framework that does not sniff one",
+		onResponse(func(_ *http.Request, res *response) {
 			res.header.Del("Content-Type")
 			res.header["Content-Type"] = nil // keep net/http from sniffing one
-		}),
-	},
-	{
-		Name: "media-type-prefix", Defect: "accepts any Content-Type that begins with application/json (application/json-patch+json)",
-		Rules:  []rules.RuleID{rules.MediaRequest},
-		Origin: "Content-Type checked with strings.HasPrefix(ct, \"application/json\") or startsWith, to let parameters through",
-		Wrap: acceptContentType(func(ct string) bool {
+		}), rules.ResponseMedia, rules.ResponseDocumented),
+	readAsJSON("media-type-prefix", "accepts any Content-Type that begins with application/json (application/json-patch+json)",
+		"Content-Type checked with strings.HasPrefix(ct, \"application/json\") or startsWith, to let parameters through",
+		acceptContentType(func(ct string) bool {
 			return strings.HasPrefix(ct, "application/json")
-		}),
-	},
-	{
-		Name: "media-type-contains", Defect: "accepts any Content-Type that contains json (text/json, application/x-json)",
-		Rules:  []rules.RuleID{rules.MediaRequest},
-		Origin: "Content-Type checked with a substring test for \"json\" (strings.Contains, a /json/ regular expression)",
-		Wrap:   acceptContentType(func(ct string) bool { return strings.Contains(ct, "json") }),
-	},
+		})),
+	readAsJSON("media-type-contains", "accepts any Content-Type that contains json (text/json, application/x-json)",
+		"Content-Type checked with a substring test for \"json\" (strings.Contains, a /json/ regular expression)",
+		acceptContentType(func(ct string) bool { return strings.Contains(ct, "json") })),
 
-	{
-		Name: "accept-contains-json", Defect: "refuses a request whose Accept header does not hold the text application/json, as written (Application/JSON, application/* and a weighted */* are refused)",
-		Rules:  []rules.RuleID{rules.MediaAccept},
-		Origin: "hand-written content negotiation in Express: req.headers.accept.includes('application/json'), letting only a missing Accept and a bare */* through",
-		Wrap: refuseWhen(func(r *http.Request) bool {
+	mutant("accept-contains-json", "refuses a request whose Accept header does not hold the text application/json, as written (Application/JSON, application/* and a weighted */* are refused)",
+		"hand-written content negotiation in Express: req.headers.accept.includes('application/json'), letting only a missing Accept and a bare */* through",
+		refuseWhen(func(r *http.Request) bool {
 			a := r.Header.Get("Accept")
 			return a != "" && a != "*/*" && !strings.Contains(a, "application/json")
-		}, "This service answers application/json only."),
-	},
-	{
-		Name: "exact-content-type", Defect: "refuses every Content-Type but exactly application/json, so application/json; charset=utf-8 is refused",
-		Rules:  []rules.RuleID{rules.MediaRequestParams},
-		Origin: "Content-Type compared as a whole string (ct == \"application/json\") instead of by its media type",
-		Wrap: refuseWhen(func(r *http.Request) bool { return r.Header.Get("Content-Type") != "application/json" },
-			"The body must be application/json."),
-	},
+		}, "This service answers application/json only."), rules.MediaAccept),
+	mediaParams("exact-content-type", "refuses every Content-Type but exactly application/json, so application/json; charset=utf-8 is refused",
+		"Content-Type compared as a whole string (ct == \"application/json\") instead of by its media type",
+		"The body must be application/json.", func(ct string) bool { return ct != "application/json" }),
 	// What RFC 9110 calls application/json, refused: each lets through
 	// the charset spellings the older scenarios send.
-	{
-		Name: "media-type-split-exact", Defect: "refuses application/json in capitals or with white space before its \";\" (the media type compared as written)",
-		Rules:  []rules.RuleID{rules.MediaRequestParams},
-		Origin: "Express code that checks req.headers['content-type'].split(';')[0] === 'application/json': case-sensitive, and white space kept",
-		Wrap: refuseWhen(func(r *http.Request) bool {
-			mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	mediaParams("media-type-split-exact", "refuses application/json in capitals or with white space before its \";\" (the media type compared as written)",
+		"Express code that checks req.headers['content-type'].split(';')[0] === 'application/json': case-sensitive, and white space kept",
+		"The body must be application/json.", func(ct string) bool {
+			mt, _, _ := strings.Cut(ct, ";")
 			return mt != "application/json"
-		}, "The body must be application/json."),
-	},
-	{
-		Name: "media-type-lowercase-param-only", Defect: "refuses application/json in capitals or with a quoted charset (only the parameter lower-cased)",
-		Rules:  []rules.RuleID{rules.MediaRequestParams},
-		Origin: "a hand-written check that lower-cases the parameter to let Spring's charset=UTF-8 through (mt.strip() == 'application/json' and param.strip().lower() in ('', 'charset=utf-8')) but compares the type as written and never unquotes",
-		Wrap: refuseWhen(func(r *http.Request) bool {
-			mt, param, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+		}),
+	mediaParams("media-type-lowercase-param-only", "refuses application/json in capitals or with a quoted charset (only the parameter lower-cased)",
+		"a hand-written check that lower-cases the parameter to let Spring's charset=UTF-8 through (mt.strip() == 'application/json' and param.strip().lower() in ('', 'charset=utf-8')) but compares the type as written and never unquotes",
+		"The body must be application/json, in UTF-8.", func(ct string) bool {
+			mt, param, _ := strings.Cut(ct, ";")
 			p := strings.ToLower(strings.TrimSpace(param))
 			return strings.TrimSpace(mt) != "application/json" || p != "" && p != "charset=utf-8"
-		}, "The body must be application/json, in UTF-8."),
-	},
-	{
-		Name: "media-type-param-name-case", Defect: "refuses a media type parameter whose name is not written charset in lower case (CHARSET=UTF-8)",
-		Rules:  []rules.RuleID{rules.MediaRequestParams},
-		Origin: "a list of allowed parameters compared as written ({'charset'}), over a parser that keeps the names' case (a split on ';' and '=')",
-		Wrap: refuseWhen(func(r *http.Request) bool {
-			_, params, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+		}),
+	mediaParams("media-type-param-name-case", "refuses a media type parameter whose name is not written charset in lower case (CHARSET=UTF-8)",
+		"a list of allowed parameters compared as written ({'charset'}), over a parser that keeps the names' case (a split on ';' and '=')",
+		"Unknown media type parameter.", func(ct string) bool {
+			_, params, _ := strings.Cut(ct, ";")
 			for _, p := range strings.Split(params, ";") {
 				if name, _, _ := strings.Cut(p, "="); strings.TrimSpace(p) != "" && strings.TrimSpace(name) != "charset" {
 					return true
 				}
 			}
 			return false
-		}, "Unknown media type parameter."),
-	},
-	{
-		Name: "accept-form", Defect: "reads a URL-encoded or multipart form as a plant, as well as JSON",
-		Rules:  []rules.RuleID{rules.MediaRequest},
-		Origin: "a framework's form binding beside its JSON one (Spring's @ModelAttribute, Rails params, body-parser's urlencoded with json)",
-		Wrap:   acceptForms("application/x-www-form-urlencoded", "multipart/form-data"),
-	},
+		}),
+	readAsJSON("accept-form", "reads a URL-encoded or multipart form as a plant, as well as JSON",
+		"a framework's form binding beside its JSON one (Spring's @ModelAttribute, Rails params, body-parser's urlencoded with json)",
+		acceptForms("application/x-www-form-urlencoded", "multipart/form-data")),
 
 	// Narrow siblings (issue 41) of ignore-media-type, media-type-contains
 	// and accept-form: one more media type read as JSON, or one form, as
 	// real stacks are set up to.
-	{
-		Name: "text-plain-as-json", Defect: "reads a body declared text/plain as JSON",
-		Rules:  []rules.RuleID{rules.MediaRequest},
-		Origin: "express.json({ type: ['application/json', 'text/plain'] }), set so that navigator.sendBeacon's and CORS-simple fetch's text/plain bodies are read",
-		Wrap:   acceptContentType(func(ct string) bool { return mediaTypeOf(ct) == "text/plain" }),
-	},
-	{
-		Name: "media-type-json-suffix", Defect: "reads a body declared as any application/*+json type (application/json-patch+json) as JSON",
-		Rules:  []rules.RuleID{rules.MediaRequest},
-		Origin: "Spring's MappingJackson2HttpMessageConverter, which reads application/json and application/*+json by default",
-		Wrap: acceptContentType(func(ct string) bool {
+	readAsJSON("text-plain-as-json", "reads a body declared text/plain as JSON",
+		"express.json({ type: ['application/json', 'text/plain'] }), set so that navigator.sendBeacon's and CORS-simple fetch's text/plain bodies are read",
+		acceptContentType(func(ct string) bool { return mediaTypeOf(ct) == "text/plain" })),
+	readAsJSON("media-type-json-suffix", "reads a body declared as any application/*+json type (application/json-patch+json) as JSON",
+		"Spring's MappingJackson2HttpMessageConverter, which reads application/json and application/*+json by default",
+		acceptContentType(func(ct string) bool {
 			sub, ok := strings.CutPrefix(mediaTypeOf(ct), "application/")
 			return ok && strings.HasSuffix(sub, "+json")
-		}),
-	},
-	{
-		Name: "accept-urlencoded", Defect: "reads a URL-encoded form as a plant, as well as JSON",
-		Rules:  []rules.RuleID{rules.MediaRequest},
-		Origin: "app.use(express.urlencoded()) beside app.use(express.json()), as express-generator's app.js mounts them",
-		Wrap:   acceptForms("application/x-www-form-urlencoded"),
-	},
+		})),
+	readAsJSON("accept-urlencoded", "reads a URL-encoded form as a plant, as well as JSON",
+		"app.use(express.urlencoded()) beside app.use(express.json()), as express-generator's app.js mounts them",
+		acceptForms("application/x-www-form-urlencoded")),
 }
 
 // mediaTypeOf is the media type of a Content-Type value, lower-cased and
@@ -153,20 +107,14 @@ func mediaTypeOf(ct string) string {
 // acceptForms turns a form body of one of the media types (URL-encoded or
 // multipart) into the JSON plant its fields name, the id read as an
 // integer, and hands it on as JSON.
-func acceptForms(types ...string) func(http.Handler, string) http.Handler {
-	return func(ref http.Handler, _ string) http.Handler {
-		return readForms(ref, types)
-	}
-}
-
-func readForms(ref http.Handler, types []string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func acceptForms(types ...string) wrapper {
+	return handle(func(ref http.Handler, _ string, w http.ResponseWriter, r *http.Request) {
 		if !slices.Contains(types, mediaTypeOf(r.Header.Get("Content-Type"))) {
 			ref.ServeHTTP(w, r)
 			return
 		}
 		if err := r.ParseMultipartForm(1 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
-			writeRefusal(w, "The form cannot be read.")
+			respond(w, http.StatusBadRequest, "application/json", refusal("The form cannot be read."))
 			return
 		}
 		obj := map[string]any{}
@@ -174,17 +122,26 @@ func readForms(ref http.Handler, types []string) http.Handler {
 			if !r.Form.Has(k) {
 				continue
 			}
-			v := r.Form.Get(k)
-			if k != "id" {
-				obj[k] = v
-			} else if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			obj[k] = r.Form.Get(k)
+			if n, err := strconv.ParseInt(r.Form.Get(k), 10, 64); k == "id" && err == nil {
 				obj[k] = n
-			} else {
-				obj[k] = v
 			}
 		}
 		b, _ := json.Marshal(obj)
 		r.Header.Set("Content-Type", "application/json")
 		ref.ServeHTTP(w, withBody(r, b))
 	})
+}
+
+// readAsJSON is a mutant that reads as JSON a body it should refuse.
+func readAsJSON(name, defect, origin string, wrap wrapper) Mutant {
+	return Mutant{Name: name, Defect: defect, Origin: origin, Rules: []rules.RuleID{rules.MediaRequest}, Wrap: wrap}
+}
+
+// mediaParams is a mutant that refuses with message a request whose
+// Content-Type (its first) refuse picks: application/json in a spelling RFC
+// 9110 calls equal.
+func mediaParams(name, defect, origin, message string, refuse func(ct string) bool) Mutant {
+	return Mutant{Name: name, Defect: defect, Origin: origin, Rules: []rules.RuleID{rules.MediaRequestParams},
+		Wrap: refuseWhen(func(r *http.Request) bool { return refuse(r.Header.Get("Content-Type")) }, message)}
 }
