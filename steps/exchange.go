@@ -29,16 +29,12 @@ type Sent struct {
 	issued bool
 	// red hides the suite's secrets in what the exchange renders.
 	red *evidence.Redactor
-	// conforms: the document is known to accept the request's body (a
-	// generated case checked before it was sent), so it is not checked again.
-	conforms bool
 	// judged is the one judge's outcome of the exchange (package judge),
 	// when an answer came: what the steps and the after-hooks read.
 	judged judge.Outcome
 	// header is the response's header as the target sent it, which the
 	// steps read (its cookies) until the scenario is over.
 	header http.Header
-
 	// Violations are the document's findings on the response, bounded and
 	// made safe.
 	Violations []spec.Violation
@@ -61,10 +57,6 @@ func (x *Sent) Issued() bool { return x.issued }
 
 // Answered reports whether a whole answer came.
 func (x *Sent) Answered() bool { return x.Err == nil && x.Status != 0 }
-
-// The request line, the response line and the reproduction are package
-// exchange's, the proxy's too; the suite only says what it knows better
-// than the header (Auth, Token, SecretHeaders), and hides its secrets.
 
 // fault is the one judge's judgement of an exchange with no whole answer
 // (Err): the rule it counts toward, what was expected and what came.

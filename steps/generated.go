@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/plantcheck/plantcheck/internal/config"
@@ -23,16 +23,6 @@ const DefaultExamples = config.DefaultExamples
 // shrinkBudget bounds the requests spent shrinking one failing case.
 const shrinkBudget = 24
 
-func (s *Suite) generatedSteps() []stepPattern {
-	return []stepPattern{
-		{`^generated valid plants with (typical|boundary) values$`, s.generatedValidPlants},
-		{`^generated bodies that each break one rule of the schema$`, s.generatedInvalidBodies},
-		{`^each is posted to /plants$`, s.eachIsPosted},
-		{`^each is accepted and echoed exactly$`, s.eachIsAnsweredAsItShould},
-		{`^each is rejected with an Error record$`, s.eachIsAnsweredAsItShould},
-	}
-}
-
 func (s *Suite) generator(st *state) *generate.Generator {
 	return &generate.Generator{Shape: s.shape, Rand: st.rng, ID: st.freshID, IDProperty: "id"}
 }
@@ -48,12 +38,6 @@ func (s *Suite) generatedValidPlants(ctx context.Context, kind string) {
 	for range s.cfg.Examples {
 		st.cases = append(st.cases, g.Valid(k))
 	}
-}
-
-func (s *Suite) generatedInvalidBodies(ctx context.Context) {
-	st := stateOf(ctx)
-	st.req.caseOf = rules.GenInvalid
-	st.cases = s.generator(st).Invalid()
 }
 
 // eachIsPosted sends every generated case, after checking that it is what
@@ -90,7 +74,7 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
-	for i, c := range st.cases {
+	for i := range st.cases {
 		if errs[i] != nil {
 			return errs[i]
 		}
@@ -98,7 +82,6 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 		if x == nil {
 			break // not sent: the target stopped answering
 		}
-		x.conforms = c.Kind != generate.Invalid // checkCase said so above
 		st.last = x
 		st.exchanges = append(st.exchanges, x)
 		st.caseX = append(st.caseX, x)
@@ -116,25 +99,8 @@ func (s *Suite) checkCase(c *generate.Case) error {
 	}
 	// Not what it claims: the whole check says why.
 	valid, vs := judge.Accepts(s.validator, h, c.Body())
-	why := make([]string, len(vs))
-	for i, v := range vs {
-		why[i] = v.String()
-	}
 	return &HarnessError{fmt.Errorf("%w: a generated case (%s) is not what it claims: the document finds it valid=%v %s",
-		ErrSuiteDefect, c.Class, valid, s.Redact(strings.Join(why, "; ")))}
-}
-
-func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Sent, error) {
-	st.req.setRaw(c.Body())
-	st.req.label = "generated case: " + c.Class
-	st.req.fixedID = c.Property == "id"
-	x, err := s.sendRequest(ctx, &st.req)
-	if err != nil {
-		return nil, err
-	}
-	st.last = x
-	st.exchanges = append(st.exchanges, x)
-	return x, nil
+		ErrSuiteDefect, c.Class, valid, s.why(vs))}
 }
 
 // caseFailures are the one judge's failed judgements of a case's exchange,
@@ -163,17 +129,6 @@ func failedBy(x *Sent, rule rules.RuleID) (judge.Result, bool) {
 	return judge.Result{}, false
 }
 
-// shownUnder is the rule under which the scenario gave x as evidence
-// already ("": none).
-func shownUnder(st *state, x *Sent) rules.RuleID {
-	for _, f := range st.failures {
-		if f.Exchange == x {
-			return f.Rule.ID
-		}
-	}
-	return ""
-}
-
 // eachIsAnsweredAsItShould reads the one judge's judgements of every
 // answer. The first failing case of each rule is shrunk to the smallest
 // body that the judge still finds breaks that rule, and reported with it
@@ -194,7 +149,6 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 			return err
 		}
 		if rx != nil {
-			rx.conforms = true // the same case, a longer name
 			st.caseX[i], st.last = rx, rx
 			st.exchanges = append(st.exchanges, rx)
 			if rx.Err == nil && rx.Status == http.StatusOK {
@@ -222,10 +176,15 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 						cand.Members[i].Raw = json.RawMessage(strconv.FormatInt(st.freshID(), 10))
 					}
 				}
-				cx, err := s.sendCase(ctx, st, cand)
+				st.req.setRaw(cand.Body())
+				st.req.label = "generated case: " + cand.Class
+				st.req.fixedID = cand.Property == "id"
+				cx, err := s.sendRequest(ctx, &st.req)
 				if err != nil {
 					return false
 				}
+				st.last = cx
+				st.exchanges = append(st.exchanges, cx)
 				if _, failed := failedBy(cx, rule); failed {
 					sx = cx
 					return true
@@ -244,10 +203,10 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 				from, to, tries, attempts, exchange.Quote(s.red, c.Body(), 0)))
 		}
 		details = append(details, fmt.Sprintf("%d of %d generated cases failed %s (seed %d reproduces them)", fd.n, len(st.caseX), rule, s.cfg.Seed))
-		if rule == rules.GenInvalid && shownUnder(st, sx) != "" {
-			// The case counts toward the rule of what it breaks too: its
-			// exchange is the evidence given there, not repeated.
-			r.Actual = fmt.Sprintf("%s (the exchange is shown under %s)", r.Actual, shownUnder(st, sx))
+		// A case counts toward the rule of what it breaks too: an exchange
+		// given as evidence there already is not repeated.
+		if i := slices.IndexFunc(st.failures, func(f *Failure) bool { return f.Exchange == sx }); rule == rules.GenInvalid && i >= 0 {
+			r.Actual = fmt.Sprintf("%s (the exchange is shown under %s)", r.Actual, st.failures[i].Rule.ID)
 			sx = nil
 		}
 		if err := s.judged(st, rule, sx, r.Judgement, details...); first == nil {

@@ -10,12 +10,6 @@ import (
 	"github.com/plantcheck/plantcheck/internal/generate"
 )
 
-func (s *Suite) hostileSteps() []stepPattern {
-	return []stepPattern{
-		{`^the fixed (name|tag)s and a drawn (?:name|tag) of each category of the catalog of hostile strings$`, s.aStringFromEachCategory},
-	}
-}
-
 // jsonString writes s as a JSON string as most clients do: <, > and & as
 // they are (encoding/json would escape them, JavaScript does not).
 func jsonString(s string) json.RawMessage {

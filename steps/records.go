@@ -11,25 +11,9 @@ import (
 	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/judge"
+	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
-
-func (s *Suite) recordSteps() []stepPattern {
-	return []stepPattern{
-		{`^the response status is (\d+)$`, s.theResponseStatusIs},
-		{`^the response is a Plant record$`, s.theResponseIsAPlantRecord},
-		{`^the plant has no id$`, s.thePlantHasNoID},
-		{`^the response is an Error record$`, s.theResponseIsAnErrorRecord},
-		{`^the response conforms to the document$`, s.theResponseConformsToTheDocument},
-		{`^the response arrived within the time limit$`, s.theResponseArrivedInTime},
-		{`^the answer is noted for information$`, s.theAnswerIsNoted},
-		{`^the response is a Plant record echoing the plant, or an Error record$`, s.thePlantOrAnErrorRecord},
-	}
-}
-
-func (s *Suite) theResponseStatusIs(ctx context.Context, want int) error {
-	return s.statusIs(ctx, want, false)
-}
 
 // statusIs reads the one judge's judgement of the status of the
 // scenario's last answer: of each rule the answer's status shows (the
@@ -64,31 +48,25 @@ func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
 				st.note, st.noted = NoteNameReused+": sent again under a name not used before, and accepted", ErrNameReused
 				return nil
 			}
-			details = append(details, fmt.Sprintf("the target refuses a name it has stored; sent again under a name not used before, it answered %s", statusOf(rx)))
+			answered := "nothing"
+			if rx.Err == nil {
+				answered = fmt.Sprintf("status %d", rx.Status)
+			}
+			details = append(details, "the target refuses a name it has stored; sent again under a name not used before, it answered "+answered)
 			x = rx
 		}
 	}
-	r, failed := x.statusFailed()
-	if !failed {
+	i := slices.IndexFunc(x.judged.Results, func(r judge.Result) bool { return r.Status != 0 && !r.OK() })
+	if i < 0 {
 		return nil
 	}
+	r := x.judged.Results[i]
 	if setup {
 		st.setupFailed = true
 		details = append(details, "this was the scenario's setup (a valid create, before the request it is about): "+
 			string(st.rule.ID)+" was not judged by this scenario")
 	}
 	return s.judged(st, r.Rule, x, r.Judgement, details...)
-}
-
-// statusFailed is the first of the one judge's judgements of an
-// exchange's status that failed.
-func (x *Sent) statusFailed() (judge.Result, bool) {
-	for _, r := range x.judged.Results {
-		if r.Status != 0 && !r.OK() {
-			return r, true
-		}
-	}
-	return judge.Result{}, false
 }
 
 // unsure is why the one judge left the status of a refused valid create
@@ -105,14 +83,6 @@ func (x *Sent) unsure() string {
 // NoteNameReused begins the note of a scenario whose valid request was
 // refused for a name the target had stored, and accepted under another.
 const NoteNameReused = "the target refuses a name it has stored (uniqueness of name: not shown)"
-
-// statusOf says how an exchange ended, for a message.
-func statusOf(x *Sent) string {
-	if x.Err != nil {
-		return "nothing"
-	}
-	return fmt.Sprintf("status %d", x.Status)
-}
 
 // resendUnderAFreshName sends a refused valid request again with its name
 // made one no request has used, when the target refuses a name it has
@@ -182,61 +152,62 @@ func (s *Suite) checkIntent(st *state, x *Sent, want int) error {
 	// Not what the scenario claims: the one judge's findings on the
 	// request say why, bounded and made safe.
 	if want == http.StatusOK {
-		vs := s.boundViolations(slices.Clone(x.judged.Violations))
-		why := make([]string, len(vs))
-		for i, v := range vs {
-			why[i] = v.String()
-		}
 		return &HarnessError{fmt.Errorf("%w: the scenario expects 200 for a request the document refuses: %s",
-			ErrSuiteDefect, s.Redact(strings.Join(why, "; ")))}
+			ErrSuiteDefect, s.why(s.boundViolations(slices.Clone(x.judged.Violations))))}
 	}
 	return &HarnessError{fmt.Errorf("%w: the scenario expects 400 for a request the document accepts", ErrSuiteDefect)}
 }
 
-// refusesReusedIDs asks the target, once per run, whether it refuses a
-// second plant with an id it has stored (under another name, so that a
-// target that refuses a stored name does not answer for its ids).
-func (s *Suite) refusesReusedIDs(ctx context.Context) bool {
-	s.reuseOnce.Do(func() { s.reuseSeen = s.refusesASecond(ctx, true) })
-	return s.reuseSeen
-}
-
-// refusesReusedNames asks the target, once per run, whether it refuses a
-// second plant with a name it has stored (under another id).
-func (s *Suite) refusesReusedNames(ctx context.Context) bool {
-	s.nameOnce.Do(func() { s.nameSeen = s.refusesASecond(ctx, false) })
-	return s.nameSeen
-}
-
-// refusesASecond sends two valid plants that share their id (sameID) or
-// their name, each never sent before, and reports whether the target
-// accepted the first and refused the second.
-func (s *Suite) refusesASecond(ctx context.Context, sameID bool) bool {
-	st := stateOf(ctx)
-	probe := &state{rng: st.rng, ids: st.ids}
-	id, name := probe.freshID(), "plantcheck probe "+strconv.FormatInt(probe.freshID(), 36)
-	for i := 0; i < 2; i++ {
-		if i == 1 && sameID {
-			name += " (second)"
-		}
-		if i == 1 && !sameID {
-			id = probe.freshID()
-		}
-		probe.req = request{probe: true, setup: true}
-		if i == 1 {
-			probe.req.probeRefusal = "a probe of whether the target refuses what it has stored"
-		}
-		probe.req.set("id", json.RawMessage(strconv.FormatInt(id, 10)))
-		probe.req.set("name", jsonString(name))
-		x, err := s.sendRequest(ctx, &probe.req)
-		if err == nil {
-			st.keep(x) // judged with the scenario that asked
-		}
-		if err != nil || x.Err != nil || x.Status != []int{http.StatusOK, http.StatusBadRequest}[i] {
-			return false
-		}
+// refusesStored asks the target, once per run, whether it refuses a second
+// plant with an id (sameID) or a name it has stored: it sends two valid
+// plants that share their id or their name, each never sent before (the id
+// under another name, so that a target that refuses a stored name does not
+// answer for its ids), and reports whether the target accepted the first
+// and refused the second.
+func (s *Suite) refusesStored(ctx context.Context, sameID bool) bool {
+	c := &s.storedNames
+	if sameID {
+		c = &s.storedIDs
 	}
-	return true
+	c.once.Do(func() {
+		st := stateOf(ctx)
+		probe := &state{rng: st.rng, ids: st.ids}
+		id, name := probe.freshID(), "plantcheck probe "+strconv.FormatInt(probe.freshID(), 36)
+		for i := range 2 {
+			if i == 1 && sameID {
+				name += " (second)"
+			}
+			if i == 1 && !sameID {
+				id = probe.freshID()
+			}
+			probe.req = request{probe: true, setup: true}
+			if i == 1 {
+				probe.req.probeRefusal = "a probe of whether the target refuses what it has stored"
+			}
+			probe.req.set("id", json.RawMessage(strconv.FormatInt(id, 10)))
+			probe.req.set("name", jsonString(name))
+			x, err := s.sendRequest(ctx, &probe.req)
+			if err == nil { // judged with the scenario that asked
+				st.mu.Lock()
+				st.probes = append(st.probes, x)
+				st.mu.Unlock()
+			}
+			if err != nil || x.Err != nil || x.Status != []int{http.StatusOK, http.StatusBadRequest}[i] {
+				return
+			}
+		}
+		c.refuses = true
+	})
+	return c.refuses
+}
+
+// why says the document's findings on one line, redacted.
+func (s *Suite) why(vs []spec.Violation) string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.String()
+	}
+	return s.Redact(strings.Join(out, "; "))
 }
 
 // judged records a failure of rule when a check's judgement says the
@@ -267,56 +238,14 @@ func (s *Suite) ask(ctx context.Context, rules ...rules.RuleID) error {
 	return nil
 }
 
-// theResponseIsAPlantRecord reads the one judge's judgement of an accepted
-// create's Plant record (CREATE-200's).
-func (s *Suite) theResponseIsAPlantRecord(ctx context.Context) error {
-	return s.ask(ctx, rules.Create200)
-}
-
-func (s *Suite) thePlantHasNoID(ctx context.Context) error {
-	return s.ask(ctx, rules.CreateNoID)
-}
-
-// theResponseIsAnErrorRecord reads the one judge's judgement of a
-// refusal's Error record (ERROR-RECORD), or, for a valid request with a
-// long header, of its shape at HEADER-SIZE's level, which the judge gives
-// in its place.
-func (s *Suite) theResponseIsAnErrorRecord(ctx context.Context) error {
-	return s.ask(ctx, rules.HeaderSize, rules.ErrorRecord)
-}
-
-// thePlantOrAnErrorRecord reads the one judge on the answer to a request
-// that a service may accept or refuse (a size the spec sets no limit on):
-// 200 with a Plant record, or 400 with an Error record; any other answer
-// is undocumented (RESPONSE-DOCUMENTED), or, to a request whose header is
-// long, judged at HEADER-SIZE's level, a SHOULD.
-func (s *Suite) thePlantOrAnErrorRecord(ctx context.Context) error {
-	return s.ask(ctx, rules.HeaderSize, rules.ErrorRecord, rules.ResponseDocumented)
-}
-
-func (s *Suite) theResponseConformsToTheDocument(ctx context.Context) error {
-	return s.ask(ctx, rules.ResponseDocumented)
-}
-
-func (s *Suite) theResponseArrivedInTime(ctx context.Context) error {
-	_, err := s.response(stateOf(ctx))
-	return err
-}
-
 func (s *Suite) theAnswerIsNoted(ctx context.Context) error {
 	st := stateOf(ctx)
 	x, err := s.response(st)
 	if err != nil {
 		return err
 	}
-	switch x.Status {
-	case http.StatusOK:
-		st.note = "accepted (200)"
-	case http.StatusBadRequest:
-		st.note = "refused (400)"
-	case http.StatusNotAcceptable:
-		st.note = "not acceptable (406)"
-	default:
+	st.note = map[int]string{http.StatusOK: "accepted (200)", http.StatusBadRequest: "refused (400)", http.StatusNotAcceptable: "not acceptable (406)"}[x.Status]
+	if st.note == "" {
 		st.note = fmt.Sprintf("answered %d", x.Status)
 	}
 	return nil

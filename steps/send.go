@@ -24,10 +24,6 @@ import (
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-func (s *Suite) sendSteps() []stepPattern {
-	return []stepPattern{{`^the client posts it to /plants$`, s.theClientPostsIt}}
-}
-
 // theClientPostsIt sends the scenario's request and keeps the exchange. A
 // response that does not arrive is not a step failure here: the steps that
 // read the response report it, under RESPONSE-TIMELY.
@@ -45,16 +41,67 @@ func (s *Suite) theClientPostsIt(ctx context.Context) error {
 
 // sendRequest sends r through the run's client (package client: its pace,
 // its pauses for a throttling target, its bound on requests in flight and
-// its retries of a connection that died) and keeps the exchange.
+// its retries of a connection that died), has the one judge judge the
+// exchange, and keeps it as evidence.
 func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	body := r.body()
-	cred := s.credentialOfRequest(r)
+	cred := *s.token("Bearer ", "", true)
+	if r.cred != nil {
+		cred = *r.cred
+	}
+	target, shown := s.plantsURL, s.plantsURL
+	if r.tokenIn == tokenInQuery {
+		sep := "?"
+		if strings.Contains(target, "?") {
+			sep = "&"
+		}
+		target += sep + url.QueryEscape(r.tokenName) + "=" + s.cfg.Token // a token a query need not escape
+		shown += sep + url.QueryEscape(r.tokenName) + "=" + evidence.TokenMark
+	}
 	// The exchange is timed from its last try: the run's pauses are not
 	// the target's.
 	var start time.Time
-	req, shown, err := s.newRequest(client.WithTry(ctx, func() { start = time.Now() }), r, body, cred.value)
+	req, err := http.NewRequestWithContext(client.WithTry(ctx, func() { start = time.Now() }), http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
 		return nil, &HarnessError{fmt.Errorf("build request: %w", err)}
+	}
+	if r.chunked {
+		// A reader of unknown length: net/http sends the body in chunks,
+		// without a Content-Length.
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(io.MultiReader(bytes.NewReader(body))), nil }
+		req.Body, _ = req.GetBody()
+		req.ContentLength = 0
+	}
+	ct, accept, ua := "application/json", "application/json", "plantcheck"
+	if r.contentType != "" {
+		ct = r.contentType
+	}
+	if r.noCT {
+		ct = ""
+	}
+	if r.accept != nil {
+		accept = *r.accept
+	}
+	if r.noUA {
+		ua = "" // sent as none: net/http then adds none of its own
+	}
+	for _, h := range [][2]string{{"Authorization", cred.value}, {"Content-Type", ct}, {"Accept", accept}, {config.PaddingHeader, strings.Repeat("x", r.padding)}} {
+		if h[1] != "" {
+			req.Header.Set(h[0], h[1])
+		}
+	}
+	req.Header.Set("User-Agent", ua)
+	for name, vs := range s.cfg.Headers {
+		req.Header[http.CanonicalHeaderKey(name)] = vs
+	}
+	for _, c := range r.cookies {
+		req.AddCookie(c)
+	}
+	if r.idempotency != "" {
+		req.Header.Set("Idempotency-Key", r.idempotency)
+	}
+	if name, prefix, ok := tokenHeader(r.tokenIn, r.tokenName); ok {
+		req.Header.Set(name, prefix+s.cfg.Token)
 	}
 	token := ""
 	if r.tokenIn != "" {
@@ -81,19 +128,16 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 		resp.Body.Close()
 	}
 	x.Duration = time.Since(start)
-	if err != nil {
-		if errors.Is(err, syscall.ECONNREFUSED) || isNotFound(err) {
-			return nil, &HarnessError{fmt.Errorf("%w: %s", ErrUnreachable, s.Redact(err.Error()))}
-		}
-		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-			return nil, &HarnessError{fmt.Errorf("the run was cancelled: %w", err)}
-		}
+	var dns *net.DNSError
+	switch {
+	case err == nil:
+		s.silent.Store(0)
+	case errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dns) && dns.IsNotFound:
+		return nil, &HarnessError{fmt.Errorf("%w: %s", ErrUnreachable, s.Redact(err.Error()))}
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		return nil, &HarnessError{fmt.Errorf("the run was cancelled: %w", err)}
+	default:
 		x.Err = err
-		// The one judge judges an exchange with no whole answer too:
-		// under RESPONSE-TIMELY, or RESPONSE-DOCUMENTED for an answer past
-		// the read bound or one HTTP cannot frame (judge.Answered).
-		x.judged = judge.Judge(s.validator, &x.Exchange, s.sender(ctx, r, cred), s.Redact)
-		s.scrub(x)
 		// A body past the read bound counts as no answer too: a target
 		// that streams endlessly would otherwise cost a megabyte a scenario.
 		// An answer whose framing HTTP forbids is an answer, judged as such
@@ -101,17 +145,30 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 		if _, broken := judge.BrokenFraming(err); !broken && s.silent.Add(1) >= breakerThreshold {
 			s.tripped.Store(true)
 		}
-		return x, nil
 	}
-	s.silent.Store(0)
-	// The one judge (package judge) judges the exchange, as the proxy
-	// judges its clients' exchanges; the steps and the after-hooks read its
-	// outcome.
-	in := s.sender(ctx, r, cred)
+	// The one judge judges every exchange, as the proxy judges its
+	// clients' (one with no whole answer under RESPONSE-TIMELY, or
+	// RESPONSE-DOCUMENTED: judge.Answered), with what the suite knows of
+	// the request: its bounds, and its intent, read from the scenario's
+	// rule and how the request was built.
+	st := stateOf(ctx)
+	in := s.bounds()
+	in.Intent = judge.Intent{Issued: cred.issued, MayRefuse: st.mayRefuse, Case: r.caseOf}
+	if r.probeRefusal != "" {
+		in.MayRefuse = r.probeRefusal
+	}
+	if !r.setup && (judge.AcceptedUnder(st.rule.ID) || st.rule.Level == rules.Open) {
+		in.Accept = st.rule.ID
+	}
+	if r.caseOf != "" && r.caseOf != rules.GenInvalid {
+		in.Accept = r.caseOf
+	}
+	if !cred.issued && rules.Expects(st.rule.ID) == http.StatusBadRequest {
+		in.Refuse = st.rule.ID
+	}
 	x.judged = judge.Judge(s.validator, &x.Exchange, in, s.Redact)
 	if why := s.mayBeStored(ctx, r, x); why != "" {
-		// What the target refuses is now known: the one judge judges the
-		// exchange again knowing it.
+		// What the target refuses is now known: judged again knowing it.
 		in.Unsure = why
 		x.judged = judge.Judge(s.validator, &x.Exchange, in, s.Redact)
 	}
@@ -120,105 +177,10 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	return x, nil
 }
 
-// newRequest builds the HTTP request r stands for, its body body and its
-// Authorization auth, and says where the evidence shows it went (the
-// token, when the query carries it, as evidence.TokenMark).
-func (s *Suite) newRequest(ctx context.Context, r *request, body []byte, auth string) (req *http.Request, shown string, err error) {
-	ct := "application/json"
-	if r.contentType != "" {
-		ct = r.contentType
-	}
-	if r.noCT {
-		ct = ""
-	}
-	target := s.plantsURL
-	shown = target
-	if r.tokenIn == tokenInQuery {
-		sep := "?"
-		if strings.Contains(target, "?") {
-			sep = "&"
-		}
-		target += sep + url.QueryEscape(r.tokenName) + "=" + s.cfg.Token // a token a query need not escape
-		shown += sep + url.QueryEscape(r.tokenName) + "=" + evidence.TokenMark
-	}
-	accept := "application/json"
-	if r.accept != nil {
-		accept = *r.accept
-	}
-	req, err = http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
-	if err != nil {
-		return nil, "", err
-	}
-	if r.chunked {
-		// A reader of unknown length: net/http sends the body in chunks,
-		// without a Content-Length.
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(io.MultiReader(bytes.NewReader(body))), nil }
-		req.Body, _ = req.GetBody()
-		req.ContentLength = 0
-	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	if ct != "" {
-		req.Header.Set("Content-Type", ct)
-	}
-	if accept != "" {
-		req.Header.Set("Accept", accept)
-	}
-	// An empty User-Agent is sent as none (net/http then adds none of its
-	// own).
-	ua := "plantcheck"
-	if r.noUA {
-		ua = ""
-	}
-	req.Header.Set("User-Agent", ua)
-	for name, vs := range s.cfg.Headers {
-		req.Header[http.CanonicalHeaderKey(name)] = vs
-	}
-	for _, c := range r.cookies {
-		req.AddCookie(c)
-	}
-	if r.padding > 0 {
-		req.Header.Set(config.PaddingHeader, strings.Repeat("x", r.padding))
-	}
-	if r.idempotencyKey != "" {
-		req.Header.Set("Idempotency-Key", r.idempotencyKey)
-	}
-	if name, prefix, ok := tokenHeader(r.tokenIn, r.tokenName); ok {
-		req.Header.Set(name, prefix+s.cfg.Token)
-	}
-	return req, shown, nil
-}
-
 // bounds are the limits the suite puts on an answer, which the judge names
 // when none came whole.
 func (s *Suite) bounds() judge.Sender {
 	return judge.Sender{Timeout: s.timeout, MaxBody: s.cfg.MaxBody}
-}
-
-// sender is what the suite knows of a request it sends, for the one
-// judge: its bounds, and its intent, read from the scenario's rule and how
-// the request was built (package judge decides every rule from it).
-func (s *Suite) sender(ctx context.Context, r *request, cred credential) judge.Sender {
-	b := s.bounds()
-	st := stateOf(ctx)
-	rule := st.rule
-	b.Intent = judge.Intent{Issued: cred.issued, MayRefuse: st.mayRefuse, Case: r.caseOf}
-	if r.probeRefusal != "" {
-		b.MayRefuse = r.probeRefusal
-	}
-	switch {
-	case r.setup:
-	case judge.AcceptedUnder(rule.ID) || rule.Level == rules.Open:
-		b.Accept = rule.ID
-	}
-	if r.caseOf != "" && r.caseOf != rules.GenInvalid {
-		b.Accept = r.caseOf
-	}
-	if !cred.issued && rules.Expects(rule.ID) == http.StatusBadRequest {
-		b.Refuse = rule.ID
-	}
-	return b
 }
 
 // mayBeStored says why the refusal of a valid create may be due to what
@@ -234,9 +196,9 @@ func (s *Suite) mayBeStored(ctx context.Context, r *request, x *Sent) string {
 		return ""
 	}
 	switch {
-	case r.fixedID && s.refusesReusedIDs(ctx):
+	case r.fixedID && s.refusesStored(ctx, true):
 		return UnsureReusedID
-	case s.refusesReusedNames(ctx):
+	case s.refusesStored(ctx, false):
 		return NoteNameReused
 	}
 	return ""
@@ -343,11 +305,6 @@ func readBounded(r io.Reader, length, limit int64) ([]byte, error) {
 		return b[:limit], fmt.Errorf("%w: more than %d bytes", judge.ErrBodyTooLarge, limit)
 	}
 	return b, nil
-}
-
-func isNotFound(err error) bool {
-	var dns *net.DNSError
-	return errors.As(err, &dns) && dns.IsNotFound
 }
 
 // response returns the scenario's last response, or the failure of an answer
