@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -57,16 +56,6 @@ func (x *Sent) Issued() bool { return x.issued }
 
 // Answered reports whether a whole answer came.
 func (x *Sent) Answered() bool { return x.Err == nil && x.Status != 0 }
-
-// fault is the one judge's judgement of an exchange with no whole answer
-// (Err): the rule it counts toward, what was expected and what came.
-func (x *Sent) fault() judge.Result {
-	if len(x.judged.Results) == 0 {
-		// Never judged: a defect of the suite's own, said as no answer.
-		return judge.Result{Rule: rules.ResponseTimely, Judgement: judge.Judgement{Expected: "an HTTP response to the request", Actual: "no answer: " + fmt.Sprint(x.Err)}}
-	}
-	return x.judged.Results[0]
-}
 
 // RequestLine summarises the request on one line.
 func (x *Sent) RequestLine() string { return x.Exchange.RequestLine(x.red) }

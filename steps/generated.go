@@ -103,30 +103,13 @@ func (s *Suite) checkCase(c *generate.Case) error {
 		ErrSuiteDefect, c.Class, valid, s.why(vs))}
 }
 
-// caseFailures are the one judge's failed judgements of a case's exchange,
-// each under its rule: the refusal's or acceptance's, the echo's, the
-// answer's; or the judgement of an answer that did not come.
-func caseFailures(x *Sent) []judge.Result {
-	if x.Err != nil {
-		return []judge.Result{x.fault()}
-	}
-	var out []judge.Result
-	for _, r := range x.judged.Results {
-		if !r.OK() {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// failedBy is x's failed judgement by rule, if any.
+// failedBy is x's first failed judgement by rule, if any.
 func failedBy(x *Sent, rule rules.RuleID) (judge.Result, bool) {
-	for _, r := range caseFailures(x) {
-		if r.Rule == rule {
-			return r, true
-		}
+	i := slices.IndexFunc(x.judged.Results, func(r judge.Result) bool { return r.Rule == rule && !r.OK() })
+	if i < 0 {
+		return judge.Result{}, false
 	}
-	return judge.Result{}, false
+	return x.judged.Results[i], true
 }
 
 // eachIsAnsweredAsItShould reads the one judge's judgements of every
@@ -142,15 +125,12 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		if x.Err != nil || x.unsure() != NoteNameReused {
 			continue
 		}
-		r := st.req
-		r.label = x.Label
-		rx, err := s.resendUnderAFreshName(ctx, &r, x, st)
+		rx, err := s.resendUnderAFreshName(ctx, st, x, x.Label)
 		if err != nil {
 			return err
 		}
 		if rx != nil {
-			st.caseX[i], st.last = rx, rx
-			st.exchanges = append(st.exchanges, rx)
+			st.caseX[i] = rx
 			if rx.Err == nil && rx.Status == http.StatusOK {
 				resent++
 			}
@@ -161,7 +141,9 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		st.noted = ErrNameReused
 	}
 	var first error
-	for _, fd := range firstFailures(st.caseX, caseFailures) {
+	for _, fd := range firstFailures(st.caseX, func(x *Sent) []judge.Result {
+		return slices.DeleteFunc(slices.Clone(x.judged.Results), judge.Result.OK)
+	}) {
 		rule, c := fd.r.Rule, st.cases[fd.i]
 		small, sx, tries := c, fd.x, 0
 		if fd.x.Err == nil {

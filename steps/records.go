@@ -37,13 +37,11 @@ func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
 	case unsure == UnsureReusedID:
 		return st.skipFor(ErrInconclusive, unsure)
 	case unsure == NoteNameReused:
-		rx, err := s.resendUnderAFreshName(ctx, &st.req, x, st)
+		rx, err := s.resendUnderAFreshName(ctx, st, x, st.req.label)
 		if err != nil {
 			return err
 		}
 		if rx != nil {
-			st.last = rx
-			st.exchanges = append(st.exchanges, rx)
 			if rx.Err == nil && rx.Status == http.StatusOK {
 				st.note, st.noted = NoteNameReused+": sent again under a name not used before, and accepted", ErrNameReused
 				return nil
@@ -91,8 +89,9 @@ const NoteNameReused = "the target refuses a name it has stored (uniqueness of n
 // returns nil when that is not why the request may have been refused: the
 // request was not valid, or the target does not refuse a stored name. The
 // rest of the request is sent as it was: its other members, spelling and
-// framing, and its id (a refused request stored nothing).
-func (s *Suite) resendUnderAFreshName(ctx context.Context, r *request, x *Sent, st *state) (*Sent, error) {
+// framing, and its id (a refused request stored nothing). The exchange is
+// the scenario's last.
+func (s *Suite) resendUnderAFreshName(ctx context.Context, st *state, x *Sent, label string) (*Sent, error) {
 	if !x.issued || !x.judged.Valid {
 		return nil, nil
 	}
@@ -100,11 +99,16 @@ func (s *Suite) resendUnderAFreshName(ctx context.Context, r *request, x *Sent, 
 	if !ok {
 		return nil, nil
 	}
-	again := *r
+	again := st.req
 	again.probe = true // its name is fresh: a refusal is judged
 	again.setRaw(body)
-	again.label = strings.TrimPrefix(again.label+"; ", "; ") + "sent again under a name not used before"
-	return s.sendRequest(ctx, &again)
+	again.label = strings.TrimPrefix(label+"; ", "; ") + "sent again under a name not used before"
+	rx, err := s.sendRequest(ctx, &again)
+	if rx != nil {
+		st.last = rx
+		st.exchanges = append(st.exchanges, rx)
+	}
+	return rx, err
 }
 
 // withNameSuffix writes a body with suffix added at the end of its name,
@@ -127,10 +131,10 @@ func withNameSuffix(body []byte, suffix string) ([]byte, bool) {
 		if t != "name" {
 			continue
 		}
-		end := int(d.InputOffset()) - 1 // the closing quote
-		if len(raw) == 0 || raw[0] != '"' || end < 0 || end >= len(body) || body[end] != '"' {
+		if raw[0] != '"' {
 			return nil, false
 		}
+		end := int(d.InputOffset()) - 1 // the closing quote
 		out := make([]byte, 0, len(body)+len(suffix))
 		out = append(append(append(out, body[:end]...), suffix...), body[end:]...)
 		return out, true

@@ -180,7 +180,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 // bounds are the limits the suite puts on an answer, which the judge names
 // when none came whole.
 func (s *Suite) bounds() judge.Sender {
-	return judge.Sender{Timeout: s.timeout, MaxBody: s.cfg.MaxBody}
+	return judge.Sender{Timeout: s.cfg.Client.Timeout, MaxBody: s.cfg.MaxBody}
 }
 
 // mayBeStored says why the refusal of a valid create may be due to what
@@ -317,6 +317,8 @@ func (s *Suite) response(st *state) (*Sent, error) {
 	if x.Err == nil {
 		return x, nil
 	}
-	r := x.fault()
+	// The one judge's judgement of an exchange with no whole answer is its
+	// only one (judge.Answered).
+	r := x.judged.Results[0]
 	return nil, s.fail(st, r.Rule, x, r.Expected, r.Actual)
 }

@@ -1,11 +1,10 @@
 // Package steps holds the godog step definitions that drive the Plant Store
-// features against any base URL. The suite knows its target only by that URL
-// and a bearer token: it never imports the reference server. A step builds
-// and sends a request (package client) and asks the one judge (package
-// judge) about the rules its scenario names: the judge checks every request
-// against the OpenAPI document, so that a scenario meant as valid sends a
-// valid request and one meant as invalid an invalid one, and every response
-// whatever the scenario.
+// features against any base URL, known only by that URL and a bearer token
+// (it never imports the reference server). A step builds and sends a
+// request (package client) and asks the one judge (package judge) about the
+// rules its scenario names; the judge holds every request to the document,
+// so that a scenario meant as valid sends a valid request, and every
+// response whatever the scenario.
 package steps
 
 import (
@@ -87,24 +86,18 @@ type Config struct {
 	// BaseURL is the target's base address; the operation's path is
 	// appended to its path ("https://host/api" → "https://host/api/plants").
 	BaseURL string
-	// Token is the bearer token the target issued. It is never printed.
-	Token string
+	Token   string // the bearer token the target issued: never printed
 	// Client sends every request; its Timeout is the time limit of one
 	// exchange. It must not follow redirects.
-	Client *http.Client
-	// Validator judges requests and responses; nil means spec.Default().
-	Validator *spec.Validator
-	// MaxBody bounds the response body read; 0 means DefaultMaxBody.
-	MaxBody int64
-	// Seed makes the run's fresh ids and foreign tokens reproducible.
-	Seed uint64
+	Client    *http.Client
+	Validator *spec.Validator // nil: spec.Default()
+	MaxBody   int64           // the bound of a response body read; 0: DefaultMaxBody
+	Seed      uint64          // makes fresh ids and foreign tokens reproducible
 	// IDSalt keeps this run's fresh ids apart from another run's with the
 	// same seed; 0 draws one. Only a run whose every byte must come again
 	// (the living documentation's examples) fixes it.
-	IDSalt uint64
-	// Examples is how many valid bodies each generated scenario sends; 0
-	// means DefaultExamples.
-	Examples int
+	IDSalt   uint64
+	Examples int // valid bodies per generated scenario; 0: DefaultExamples
 	// Headers are sent on every request (a gateway's key): secrets, like
 	// the token, never printed. They never replace a header a scenario
 	// sets (config.ReservedHeaders).
@@ -112,8 +105,8 @@ type Config struct {
 	// AllStrings sends every string of the hostile-string catalog, not the
 	// fixed ones and one drawn from each category.
 	AllStrings bool
-	// Without names checks to leave out (config.Removable), to prove that each
-	// is needed; a run for a verdict leaves none out.
+	// Without names checks to leave out (config.Removable), to prove that
+	// each is needed; a run for a verdict leaves none out.
 	Without []string
 	// Rate, InFlight (0 means 1), Throttle, Notice and Clock pace and
 	// bound the run's requests, as client.Config says.
@@ -124,9 +117,8 @@ type Config struct {
 	Clock    Clock
 	// CurlFlags are the connection's settings a curl reproduction needs
 	// (--cacert FILE, --cert FILE --key FILE, --proxy URL), shell-quoted.
-	CurlFlags []string
-	// OnScenario receives each scenario's result, possibly concurrently.
-	OnScenario func(Result)
+	CurlFlags  []string
+	OnScenario func(Result) // each scenario's result, possibly concurrently
 }
 
 // Result is how one scenario ended and the evidence for it.
@@ -139,14 +131,13 @@ type Result struct {
 	Failures []*Failure
 	Err      error
 	Note     string
-	// Skip is the kind of a skipped scenario's skip (ErrSilent and the
-	// rest; nil for a skip godog made), for errors.Is.
-	Skip error
-	// Noted is the kind of a note the verdict carries though the scenario
-	// was judged (ErrNameReused; nil for none), for errors.Is.
-	Noted     error
-	Duration  time.Duration
-	Exchanges []*Sent
+	// Skip and Noted are the kinds, for errors.Is, of a skipped
+	// scenario's skip (ErrSilent and the rest; nil for a skip godog made)
+	// and of a note the verdict carries though the scenario was judged
+	// (ErrNameReused; nil for none).
+	Skip, Noted error
+	Duration    time.Duration
+	Exchanges   []*Sent
 	// Judgements are the one judge's judgements of every exchange of the
 	// scenario, one per rule each shows: what the verdict counts.
 	Judgements []judge.Result
@@ -165,16 +156,17 @@ type Result struct {
 type Suite struct {
 	cfg       Config
 	plantsURL string
-	timeout   time.Duration
 	validator *spec.Validator
 	shape     *generate.Shape // what the document asks of a request body
 	steps     []stepDef
-	without   map[string]bool
+	// echoOwnRule: the echo is judged under the scenario's own rule
+	// (config.WithoutMustEcho).
+	echoOwnRule bool
 	// red hides the token, and every credential near it that the suite
 	// sends, in whatever form a target echoes them.
 	red *evidence.Redactor
 	// silent counts answers in a row that did not arrive; at
-	// breakerThreshold the remaining scenarios are skipped.
+	// breakerThreshold the remaining scenarios are skipped (tripped).
 	silent  atomic.Int32
 	tripped atomic.Bool
 	// storedIDs and storedNames cache whether the target refuses a reused
@@ -185,7 +177,6 @@ type Suite struct {
 		refuses bool
 	}
 	client *client.Client
-	idSalt uint64
 }
 
 // New prepares a suite. Its configuration comes validated (config.Run.Validate
@@ -212,13 +203,10 @@ func New(cfg Config) (*Suite, error) {
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/plants"
 	u.RawPath = ""
-	s := &Suite{cfg: cfg, plantsURL: u.String(), timeout: cfg.Client.Timeout, validator: v, without: map[string]bool{}, idSalt: cfg.IDSalt}
-	if s.idSalt == 0 {
-		s.idSalt = rand.Uint64() | 1
+	if cfg.IDSalt == 0 {
+		cfg.IDSalt = rand.Uint64() | 1
 	}
-	for _, w := range cfg.Without {
-		s.without[w] = true
-	}
+	s := &Suite{cfg: cfg, plantsURL: u.String(), validator: v, echoOwnRule: slices.Contains(cfg.Without, config.WithoutMustEcho)}
 	secrets := []string{cfg.Token}
 	for _, v := range nearMissesOf(cfg.Token) {
 		// A variant that holds the token whole (the token with more
@@ -299,13 +287,11 @@ type state struct {
 	failures  []*Failure
 	// defects are the suite's own faults met in the scenario (a rule the
 	// catalog lacks): the scenario is then an error, whatever else it saw.
-	defects     []string
-	note        string
-	skipped     string
-	skip        error // the kind of the skip (Result.Skip)
-	noted       error // the kind of the note (Result.Noted)
-	started     time.Time
-	setupFailed bool
+	defects       []string
+	note, skipped string
+	skip, noted   error // Result.Skip, Result.Noted
+	started       time.Time
+	setupFailed   bool
 	// mayRefuse: why a refusal of the scenario's valid requests is the
 	// service's right ("": none), as its tags say.
 	mayRefuse string
@@ -495,7 +481,7 @@ const (
 )
 
 func (s *Suite) before(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
-	st := &state{started: time.Now(), rng: s.scenarioRand(sc, s.cfg.Seed), ids: s.scenarioRand(sc, s.cfg.Seed^s.idSalt)}
+	st := &state{started: time.Now(), rng: s.scenarioRand(sc, s.cfg.Seed), ids: s.scenarioRand(sc, s.cfg.Seed^s.cfg.IDSalt)}
 	for _, t := range sc.Tags {
 		if t.Name == sizeTag {
 			st.mayRefuse = mayRefuseSize
@@ -534,7 +520,7 @@ func (s *Suite) scenarioRand(sc *godog.Scenario, seed uint64) *rand.Rand {
 func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (context.Context, error) {
 	st := stateOf(ctx)
 	st.exchanges = append(st.exchanges, st.probes...)
-	if s.without[config.WithoutMustEcho] {
+	if s.echoOwnRule {
 		// The echo under the scenario's own rule, at its level, as
 		// plantcheck judged it before the echo was a MUST: the self-test's
 		// proof that a SHOULD scenario then hides a MUST breach.
