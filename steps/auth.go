@@ -389,7 +389,7 @@ func (s *Suite) theRequestRepeatsTheAcceptedOne(ctx context.Context) error {
 
 // aNewPlantWithTheAcceptedName is a plant with a fresh id and the name of
 // the accepted request, as it was written.
-func (s *Suite) aNewPlantWithTheAcceptedName(ctx context.Context) (context.Context, error) {
+func (s *Suite) aNewPlantWithTheAcceptedName(ctx context.Context) error {
 	x := accepted(stateOf(ctx))
 	var name json.RawMessage
 	if x != nil {
@@ -401,9 +401,9 @@ func (s *Suite) aNewPlantWithTheAcceptedName(ctx context.Context) (context.Conte
 		})
 	}
 	if name == nil {
-		return ctx, &HarnessError{fmt.Errorf("%w: no request with a name was accepted before this step", ErrSuiteDefect)}
+		return &HarnessError{fmt.Errorf("%w: no request with a name was accepted before this step", ErrSuiteDefect)}
 	}
-	ctx = s.aNewPlantNamed(ctx, "")
+	s.aNewPlantNamed(ctx, "")
 	stateOf(ctx).req.set("name", name)
-	return ctx, nil
+	return nil
 }

@@ -25,12 +25,11 @@ func (st *state) freshID() int64 {
 	return st.ids.Int64N(1<<62) + 1<<32
 }
 
-func (s *Suite) aNewPlantNamed(ctx context.Context, name string) context.Context {
+func (s *Suite) aNewPlantNamed(ctx context.Context, name string) {
 	st := stateOf(ctx)
 	st.req = request{}
 	st.req.set("id", json.RawMessage(strconv.FormatInt(st.freshID(), 10)))
 	st.req.set("name", jsonString(name))
-	return ctx
 }
 
 // setID sets the id to a fresh one written between pre and post.
@@ -42,8 +41,8 @@ func (s *Suite) setID(ctx context.Context, pre, post string) {
 // created posts a plant the scenario needs before the request it is about
 // (setup: its refusal leaves the scenario's rule unjudged), under a fresh
 // Idempotency-Key when idempotent.
-func (s *Suite) created(ctx context.Context, name string, idempotent bool) (context.Context, error) {
-	ctx = s.aNewPlantNamed(ctx, name)
+func (s *Suite) created(ctx context.Context, name string, idempotent bool) error {
+	s.aNewPlantNamed(ctx, name)
 	st := stateOf(ctx)
 	if idempotent {
 		// A Structured Fields string, as the IETF's Idempotency-Key draft
@@ -52,18 +51,17 @@ func (s *Suite) created(ctx context.Context, name string, idempotent bool) (cont
 	}
 	st.req.setup = true
 	if err := s.theClientPostsIt(ctx); err != nil {
-		return ctx, err
+		return err
 	}
-	return ctx, s.statusIs(ctx, http.StatusOK, true)
+	return s.statusIs(ctx, http.StatusOK, true)
 }
 
-func (s *Suite) aNewPlantWithTheSameID(ctx context.Context, name string) context.Context {
-	id, _ := stateOf(ctx).req.get("id")
-	ctx = s.aNewPlantNamed(ctx, name)
+func (s *Suite) aNewPlantWithTheSameID(ctx context.Context, name string) {
 	st := stateOf(ctx)
+	id, _ := st.req.get("id")
+	s.aNewPlantNamed(ctx, name)
 	st.req.set("id", id)
 	st.req.fixedID = true
-	return ctx
 }
 
 func (s *Suite) theFieldIsTheJSONValue(ctx context.Context, name, value string) error {

@@ -29,11 +29,7 @@ func (s *Suite) generator(st *state) *generate.Generator {
 
 func (s *Suite) generatedValidPlants(ctx context.Context, kind string) {
 	st := stateOf(ctx)
-	g := s.generator(st)
-	k := generate.Typical
-	if kind == "boundary" {
-		k = generate.Boundary
-	}
+	g, k := s.generator(st), map[string]generate.Kind{"typical": generate.Typical, "boundary": generate.Boundary}[kind]
 	st.req.caseOf = st.rule.ID
 	for range s.cfg.Examples {
 		st.cases = append(st.cases, g.Valid(k))

@@ -15,12 +15,10 @@ import (
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-// statusIs reads the one judge's judgement of the status of the
-// scenario's last answer: of each rule the answer's status shows (the
-// refusal's rules, or the rule a valid request's acceptance counts
-// toward), the first broken. A refusal the judge left unjudged because the
-// target refuses what it stored is settled here: an id the scenario fixed
-// is inconclusive; a name is sent again under one not used before, whose
+// statusIs reads the one judge's first broken judgement of the status of
+// the scenario's last answer. A refusal it left unjudged because the target
+// refuses what it stored is settled here: an id the scenario fixed is
+// inconclusive; a name is sent again under one not used before, whose
 // answer the judge judges in its turn. setup: the request is a create the
 // scenario needs first, whose refusal leaves the scenario's rule unjudged.
 func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
@@ -82,19 +80,13 @@ func (x *Sent) unsure() string {
 // refused for a name the target had stored, and accepted under another.
 const NoteNameReused = "the target refuses a name it has stored (uniqueness of name: not shown)"
 
-// resendUnderAFreshName sends a refused valid request again with its name
-// made one no request has used, when the target refuses a name it has
-// stored: a uniqueness the spec leaves open ("uniqueness of id or name: not
-// shown"), which the suite's fixed names, and a second run, may meet. It
-// returns nil when that is not why the request may have been refused: the
-// request was not valid, or the target does not refuse a stored name. The
-// rest of the request is sent as it was: its other members, spelling and
-// framing, and its id (a refused request stored nothing). The exchange is
-// the scenario's last.
+// resendUnderAFreshName sends a valid request refused for a name the
+// target stored (a uniqueness the spec leaves open: "uniqueness of id or
+// name: not shown", which the suite's fixed names, and a second run, may
+// meet) again, its name made one no request has used, the rest as it was
+// sent (a refused request stored nothing), as the scenario's last exchange;
+// nil when its body has no name that is a string.
 func (s *Suite) resendUnderAFreshName(ctx context.Context, st *state, x *Sent, label string) (*Sent, error) {
-	if !x.issued || !x.judged.Valid {
-		return nil, nil
-	}
 	body, ok := withNameSuffix(x.Body, " #"+strconv.FormatInt(st.freshID(), 36))
 	if !ok {
 		return nil, nil
@@ -223,23 +215,25 @@ func (s *Suite) judged(st *state, rule rules.RuleID, x *Sent, j judge.Judgement,
 	return s.fail(st, rule, x, j.Expected, j.Actual, append(slices.Clone(j.Details), details...)...)
 }
 
-// ask reads the one judge's judgement of the scenario's last answer by the
-// first of rules it judged it by: a failure of that rule when it failed,
-// nothing when it passed or when the judge judged it by none of them (then
-// the answer showed another rule's aspect, which the status step and the
-// after-hook read).
-func (s *Suite) ask(ctx context.Context, rules ...rules.RuleID) error {
-	st := stateOf(ctx)
-	x, err := s.response(st)
-	if err != nil {
-		return err
-	}
-	for _, rule := range rules {
-		if j, ok := x.JudgedBy(rule); ok {
-			return s.judged(st, rule, x, j)
+// asks is the step that reads the one judge's judgement of the scenario's
+// last answer by the first of ids it judged it by: a failure of that rule
+// when it failed, nothing when it passed or when the judge judged it by
+// none of them (then the answer showed another rule's aspect, which the
+// status step and the after-hook read).
+func (s *Suite) asks(ids ...rules.RuleID) func(context.Context) error {
+	return func(ctx context.Context) error {
+		st := stateOf(ctx)
+		x, err := s.response(st)
+		if err != nil {
+			return err
 		}
+		for _, rule := range ids {
+			if j, ok := x.JudgedBy(rule); ok {
+				return s.judged(st, rule, x, j)
+			}
+		}
+		return nil
 	}
-	return nil
 }
 
 func (s *Suite) theAnswerIsNoted(ctx context.Context) error {

@@ -103,19 +103,18 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	if name, prefix, ok := tokenHeader(r.tokenIn, r.tokenName); ok {
 		req.Header.Set(name, prefix+s.cfg.Token)
 	}
-	token := ""
-	if r.tokenIn != "" {
-		token = s.cfg.Token
-	}
 	x := &Sent{
 		Exchange: exchange.Exchange{
-			Method: req.Method, URL: shown, Header: req.Header, Body: body, Chunked: r.chunked, Token: token,
+			Method: req.Method, URL: shown, Header: req.Header, Body: body, Chunked: r.chunked,
 			SecretHeaders: slices.Sorted(maps.Keys(s.cfg.Headers)), CurlFlags: s.cfg.CurlFlags,
 		},
 		Label: r.label, issued: cred.issued, red: s.red,
 	}
 	if cred.desc != "" || cred.shell != "" {
 		x.Auth = &exchange.Credential{Desc: cred.desc, Shell: cred.shell}
+	}
+	if r.tokenIn != "" {
+		x.Token = s.cfg.Token
 	}
 	resp, err := s.client.Do(req)
 	if errors.Is(err, client.ErrThrottled) {

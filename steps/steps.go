@@ -323,9 +323,6 @@ type stepDef struct {
 // live in the area's file; a step that only sets a value of the request,
 // or asks the judge about named rules, is written here, in its row.
 func (s *Suite) stepDefs() []stepDef {
-	asks := func(ids ...rules.RuleID) func(context.Context) error {
-		return func(ctx context.Context) error { return s.ask(ctx, ids...) }
-	}
 	req := func(ctx context.Context) *request { return &stateOf(ctx).req }
 	table := []struct {
 		pattern string
@@ -333,14 +330,11 @@ func (s *Suite) stepDefs() []stepDef {
 	}{
 		// body.go
 		{`^a new plant with a fresh id and the name "([^"]*)"$`, s.aNewPlantNamed},
-		{`^a new plant with a fresh id, the name "([^"]*)" and the tag "([^"]*)"$`, func(ctx context.Context, name, tag string) context.Context {
-			ctx = s.aNewPlantNamed(ctx, name)
+		{`^a new plant with a fresh id, the name "([^"]*)" and the tag "([^"]*)"$`, func(ctx context.Context, name, tag string) {
+			s.aNewPlantNamed(ctx, name)
 			req(ctx).set("tag", jsonString(tag))
-			return ctx
 		}},
-		{`^a plant with a fresh id and the name "([^"]*)" has been created$`, func(ctx context.Context, name string) (context.Context, error) {
-			return s.created(ctx, name, false)
-		}},
+		{`^a plant with a fresh id and the name "([^"]*)" has been created$`, func(ctx context.Context, name string) error { return s.created(ctx, name, false) }},
 		{`^a new plant with the same id and the name "([^"]*)"$`, s.aNewPlantWithTheSameID},
 		{`^the field "(\w+)" is left out$`, func(ctx context.Context, name string) {
 			r := req(ctx)
@@ -384,9 +378,7 @@ func (s *Suite) stepDefs() []stepDef {
 			req(ctx).cred = &credential{value: "Bearer ", desc: "Bearer (empty credential)", shell: "Bearer "}
 		}},
 		{`^the request carries a bearer token the service did not issue$`, s.theRequestCarriesAForeignToken},
-		{`^a plant with a fresh id and the name "([^"]*)" has been created under a fresh Idempotency-Key$`, func(ctx context.Context, name string) (context.Context, error) {
-			return s.created(ctx, name, true)
-		}},
+		{`^a plant with a fresh id and the name "([^"]*)" has been created under a fresh Idempotency-Key$`, func(ctx context.Context, name string) error { return s.created(ctx, name, true) }},
 		{`^the request repeats the accepted one byte for byte$`, s.theRequestRepeatsTheAcceptedOne},
 		{`^a new plant with a fresh id and the name of the accepted one$`, s.aNewPlantWithTheAcceptedName},
 		// The issued token under the Bearer scheme in another letter case
@@ -400,7 +392,7 @@ func (s *Suite) stepDefs() []stepDef {
 		{`^the plant is sent as (a URL-encoded form|a multipart form)$`, s.thePlantIsSentAsAForm},
 		// RESPONSE-MEDIA's whichever scenario asks; the judge judges a refusal
 		// of a valid request for a long header at HEADER-SIZE's level.
-		{`^the response media type is application/json$`, asks(rules.ResponseMedia, rules.HeaderSize)},
+		{`^the response media type is application/json$`, s.asks(rules.ResponseMedia, rules.HeaderSize)},
 		// send.go
 		{`^the client posts it to /plants$`, s.theClientPostsIt},
 		// generated.go
@@ -420,13 +412,13 @@ func (s *Suite) stepDefs() []stepDef {
 		// the spec sets no limit on may get 200 with a Plant record or 400
 		// with an Error record, any other answer being undocumented.
 		{`^the response status is (\d+)$`, func(ctx context.Context, want int) error { return s.statusIs(ctx, want, false) }},
-		{`^the response is a Plant record$`, asks(rules.Create200)},
-		{`^the plant has no id$`, asks(rules.CreateNoID)},
-		{`^the response is an Error record$`, asks(rules.HeaderSize, rules.ErrorRecord)},
-		{`^the response conforms to the document$`, asks(rules.ResponseDocumented)},
+		{`^the response is a Plant record$`, s.asks(rules.Create200)},
+		{`^the plant has no id$`, s.asks(rules.CreateNoID)},
+		{`^the response is an Error record$`, s.asks(rules.HeaderSize, rules.ErrorRecord)},
+		{`^the response conforms to the document$`, s.asks(rules.ResponseDocumented)},
 		{`^the response arrived within the time limit$`, func(ctx context.Context) error { _, err := s.response(stateOf(ctx)); return err }},
 		{`^the answer is noted for information$`, s.theAnswerIsNoted},
-		{`^the response is a Plant record echoing the plant, or an Error record$`, asks(rules.HeaderSize, rules.ErrorRecord, rules.ResponseDocumented)},
+		{`^the response is a Plant record echoing the plant, or an Error record$`, s.asks(rules.HeaderSize, rules.ErrorRecord, rules.ResponseDocumented)},
 		// echo.go
 		{`^the plant's name is the name sent$`, func(ctx context.Context) error { return s.echoStep(ctx, rules.CreateName) }},
 		{`^the plant's tag is the tag sent$`, func(ctx context.Context) error { return s.echoStep(ctx, rules.CreateTag) }},
