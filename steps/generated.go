@@ -99,15 +99,6 @@ func (s *Suite) checkCase(c *generate.Case) error {
 		ErrSuiteDefect, c.Class, valid, s.why(vs))}
 }
 
-// failedBy is x's first failed judgement by rule, if any.
-func failedBy(x *Sent, rule rules.RuleID) (judge.Result, bool) {
-	i := slices.IndexFunc(x.judged.Results, func(r judge.Result) bool { return r.Rule == rule && !r.OK() })
-	if i < 0 {
-		return judge.Result{}, false
-	}
-	return x.judged.Results[i], true
-}
-
 // eachIsAnsweredAsItShould reads the one judge's judgements of every
 // answer. The first failing case of each rule is shrunk to the smallest
 // body that the judge still finds breaks that rule, and reported with it
@@ -163,14 +154,13 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 				}
 				st.last = cx
 				st.exchanges = append(st.exchanges, cx)
-				if _, failed := failedBy(cx, rule); failed {
+				if j, ok := cx.JudgedBy(rule); ok && !j.OK() {
 					sx = cx
-					return true
 				}
-				return false
+				return sx == cx
 			})
 		}
-		r, _ := failedBy(sx, rule)
+		r, _ := sx.JudgedBy(rule)
 		details := []string{"generated case: " + c.Class}
 		if from, to := len(c.Body()), len(small.Body()); to < from {
 			attempts := "attempts"
@@ -187,7 +177,7 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 			r.Actual = fmt.Sprintf("%s (the exchange is shown under %s)", r.Actual, st.failures[i].Rule.ID)
 			sx = nil
 		}
-		if err := s.judged(st, rule, sx, r.Judgement, details...); first == nil {
+		if err := s.judged(st, rule, sx, r, details...); first == nil {
 			first = err
 		}
 	}

@@ -182,19 +182,15 @@ func (s *Suite) bounds() judge.Sender {
 	return judge.Sender{Timeout: s.cfg.Client.Timeout, MaxBody: s.cfg.MaxBody}
 }
 
-// mayBeStored says why the refusal of a valid create may be due to what
-// was sent before ("" when not): the target refuses an id it has stored and
-// the request's id is fixed, or it refuses a name it has stored. It asks
-// the target (once per run) only when a valid create with the issued token
-// was refused.
+// mayBeStored says why the refusal of a valid create with the issued token
+// may be due to what was sent before ("" when not): the target refuses an
+// id it has stored and the request's id is fixed, or it refuses a name it
+// has stored. It asks the target (once per run) only then.
 func (s *Suite) mayBeStored(ctx context.Context, r *request, x *Sent) string {
-	if r.probe || x.Status != http.StatusBadRequest || !x.issued || !x.judged.Valid {
-		return ""
-	}
-	if !slices.ContainsFunc(x.judged.Results, func(res judge.Result) bool { return res.Status == http.StatusOK && !res.OK() }) {
-		return ""
-	}
 	switch {
+	case r.probe || x.Status != http.StatusBadRequest || !x.issued || !x.judged.Valid ||
+		!slices.ContainsFunc(x.judged.Results, func(res judge.Result) bool { return res.Status == http.StatusOK && !res.OK() }):
+		return ""
 	case r.fixedID && s.refusesStored(ctx, true):
 		return UnsureReusedID
 	case s.refusesStored(ctx, false):
@@ -212,13 +208,10 @@ const UnsureReusedID = "inconclusive: this scenario's id is fixed, the target re
 // Bounds of the evidence kept of one response: the steps judge the
 // response as sent, then only this outlives the scenario.
 const (
-	// evidenceBytes bounds the body kept.
-	evidenceBytes = 4 << 10
-	// evidenceHeaders bounds the header fields kept, and evidenceValue
-	// each value; evidenceViolations the validator's messages kept.
-	evidenceHeaders    = 32
-	evidenceValue      = 256
-	evidenceViolations = 16
+	evidenceBytes      = 4 << 10 // of the body
+	evidenceHeaders    = 32      // header fields
+	evidenceValue      = 256     // of each header value
+	evidenceViolations = 16      // the validator's messages, a judgement's details
 )
 
 // scrub makes the evidence of an exchange's response: every secret hidden
@@ -260,12 +253,10 @@ func (s *Suite) scrub(x *Sent) {
 	}
 
 	x.Violations = s.boundViolations(x.Violations)
-	// The judge's outcome outlives the answer as bounded evidence too:
-	// its own copy of the answer's findings goes, each judgement's details
-	// are cut as the violations are (s.fail makes each one safe). Its
-	// findings on the request (why the document refuses it) stay for the
-	// steps, as the answer does: the suite's check of its own intent
-	// quotes them, bounded and made safe, and the after-hook drops them.
+	// The judge's outcome is bounded evidence too: its copy of the answer's
+	// findings goes, each judgement's details are cut (s.fail makes each
+	// safe). Its findings on the request stay for checkIntent, which bounds
+	// them, until the after-hook.
 	x.judged.ResponseViolations = nil
 	for i := range x.judged.Results {
 		j := &x.judged.Results[i].Judgement

@@ -337,23 +337,15 @@ func (s *Suite) stepDefs() []stepDef {
 		{`^a plant with a fresh id and the name "([^"]*)" has been created$`, func(ctx context.Context, name string) error { return s.created(ctx, name, false) }},
 		{`^a new plant with the same id and the name "([^"]*)"$`, s.aNewPlantWithTheSameID},
 		{`^the field "(\w+)" is left out$`, func(ctx context.Context, name string) {
-			r := req(ctx)
-			if i := slices.IndexFunc(r.fields, func(m generate.Member) bool { return m.Name == name }); i >= 0 {
-				r.fields = slices.Delete(r.fields, i, i+1)
-			}
+			req(ctx).fields = slices.DeleteFunc(req(ctx).fields, func(m generate.Member) bool { return m.Name == name })
 		}},
 		{`^the field "(\w+)" is the JSON value (.+)$`, s.theFieldIsTheJSONValue},
 		{`^the field "id" is a fresh negative id$`, func(ctx context.Context) { s.setID(ctx, "-", "") }},
 		{`^the field "id" is the fresh id written with a zero fraction$`, func(ctx context.Context) { s.setID(ctx, "", ".0") }},
 		{`^the field "(\w+)" is a string of (\d+) characters$`, s.theFieldIsAStringOfCharacters},
-		{`^the body is cut short after its first (\d+) bytes$`, func(ctx context.Context, n int) {
-			b := req(ctx).body()
-			req(ctx).setRaw(b[:min(n, len(b))])
-		}},
+		{`^the body is cut short after its first (\d+) bytes$`, func(ctx context.Context, n int) { b := req(ctx).body(); req(ctx).setRaw(b[:min(n, len(b))]) }},
 		{`^the body is empty$`, func(ctx context.Context) { req(ctx).setRaw(nil) }},
-		{`^the body is wrapped in a JSON array$`, func(ctx context.Context) {
-			req(ctx).setRaw(append(append([]byte("["), req(ctx).body()...), ']'))
-		}},
+		{`^the body is wrapped in a JSON array$`, func(ctx context.Context) { req(ctx).setRaw(append(append([]byte("["), req(ctx).body()...), ']')) }},
 		{`^the body is the JSON text (.+)$`, s.theBodyIsTheJSONText},
 		{`^nothing else is changed$`, func() {}},
 		{`^the body carries (\d+) more members of (\d+) characters each$`, s.theBodyCarriesMoreMembers},
@@ -399,8 +391,7 @@ func (s *Suite) stepDefs() []stepDef {
 		{`^generated valid plants with (typical|boundary) values$`, s.generatedValidPlants},
 		{`^generated bodies that each break one rule of the schema$`, func(ctx context.Context) {
 			st := stateOf(ctx)
-			st.req.caseOf = rules.GenInvalid
-			st.cases = s.generator(st).Invalid()
+			st.req.caseOf, st.cases = rules.GenInvalid, s.generator(st).Invalid()
 		}},
 		{`^each is posted to /plants$`, s.eachIsPosted},
 		{`^each is accepted and echoed exactly$`, s.eachIsAnsweredAsItShould},
