@@ -55,8 +55,7 @@ const (
 )
 
 // tokenHeader is the header that carries the token at place under name,
-// and what its value has before the token; false when the token goes in
-// no header there.
+// and what goes before the token; false for a place that is no header.
 func tokenHeader(place tokenPlace, name string) (header, prefix string, ok bool) {
 	switch place {
 	case tokenInHeader:
@@ -76,15 +75,14 @@ func tokenCmd(filter string) string {
 }
 
 // changed is a character that differs from c in a way no decoding of the
-// token can undo. Most tokens are base64 or base64url (a JWT's signature,
-// an opaque key), and the last character of such a text may carry bits
-// that decode to nothing: a lenient decoder, as Go's and Python's are by
-// default, reads "...w" and "...x" as the same bytes, so a service that
-// verifies the decoded signature rightly accepts both. The character put
-// in its place differs in the highest of its six bits, which is always a
-// bit of the data: 'x' for the lower half of the alphabet (and for any
-// other character), 'A' for the upper half. (The curl reproduction prints
-// it, so it tells nothing more of the token than that bit.)
+// token can undo. The last character of a base64 text (a JWT's signature,
+// an opaque key) may carry bits that decode to nothing: a lenient decoder,
+// as Go's and Python's are by default, reads "...w" and "...x" as the same
+// bytes, and a service that verifies the decoded signature rightly accepts
+// both. The character put in its place differs in the highest of its six
+// bits, always a bit of the data: 'x' for the lower half of the alphabet
+// (and any other character), 'A' for the upper half; the reproduction
+// prints it, which tells nothing more of the token than that bit.
 func changed(c byte) string {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_"
 	if strings.IndexByte(alphabet, c) >= 32 {
@@ -291,11 +289,10 @@ func (s *Suite) theRequestCarriesTheIssuedToken(ctx context.Context, variant str
 }
 
 // theRequestCarriesOnlyTheCookies sends no credentials but the cookies the
-// service set in its answers earlier in the scenario: a service that keeps
-// a session, and trusts it in place of the token, lets such a request in.
-// The scenario's earlier request went just before, from the same address
-// and most likely on the same connection, so a service that trusts either
-// once a request with the token came is found too.
+// service set earlier in the scenario: a service that trusts a session in
+// place of the token lets such a request in. The earlier request went just
+// before, from the same address and most likely on the same connection, so
+// a service that trusts either once the token came is found too.
 func (s *Suite) theRequestCarriesOnlyTheCookies(ctx context.Context) {
 	st := stateOf(ctx)
 	st.req.cred = &credential{}
@@ -361,8 +358,8 @@ func (s *Suite) theRequestCarriesTheTokenElsewhere(ctx context.Context, where, n
 // that shares its id, its name or its Idempotency-Key.
 
 // accepted is the scenario's last request sent with the issued token and
-// answered 200: the one the service stored (under a fresh name when it
-// refused the scenario's, see resendUnderAFreshName); nil when none was.
+// answered 200 (under a fresh name when the scenario's was refused, see
+// resendUnderAFreshName); nil when none was.
 func accepted(st *state) *Sent {
 	for i := len(st.exchanges) - 1; i >= 0; i-- {
 		if x := st.exchanges[i]; x.issued && x.Err == nil && x.Status == http.StatusOK {

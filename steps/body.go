@@ -18,12 +18,7 @@ import (
 // Ids come from a stream of their own, salted afresh in every run: a rerun
 // with the same seed sends the same cases and strings, but never an id its
 // first run stored (which a service may refuse).
-func (st *state) freshID() int64 {
-	if st.ids == nil {
-		return st.rng.Int64N(1<<62) + 1<<32
-	}
-	return st.ids.Int64N(1<<62) + 1<<32
-}
+func (st *state) freshID() int64 { return st.ids.Int64N(1<<62) + 1<<32 }
 
 func (s *Suite) aNewPlantNamed(ctx context.Context, name string) {
 	st := stateOf(ctx)
@@ -39,8 +34,7 @@ func (s *Suite) setID(ctx context.Context, pre, post string) {
 }
 
 // created posts a plant the scenario needs before the request it is about
-// (setup: its refusal leaves the scenario's rule unjudged), under a fresh
-// Idempotency-Key when idempotent.
+// (setup), under a fresh Idempotency-Key when idempotent.
 func (s *Suite) created(ctx context.Context, name string, idempotent bool) error {
 	s.aNewPlantNamed(ctx, name)
 	st := stateOf(ctx)
@@ -75,11 +69,6 @@ func (s *Suite) theFieldIsTheJSONValue(ctx context.Context, name, value string) 
 	return nil
 }
 
-func (s *Suite) theFieldIsAStringOfCharacters(ctx context.Context, name string, n int) {
-	const pattern = "Monstera deliciosa "
-	stateOf(ctx).req.set(name, jsonString(strings.Repeat(pattern, n/len(pattern)+1)[:n]))
-}
-
 // theBodyCarriesMoreMembers spreads a body's size over many members the
 // schema does not name (which it allows), each of n characters.
 func (s *Suite) theBodyCarriesMoreMembers(ctx context.Context, count, n int) {
@@ -88,14 +77,6 @@ func (s *Suite) theBodyCarriesMoreMembers(ctx context.Context, count, n int) {
 	for i := range count {
 		r.fields = append(r.fields, generate.Member{Name: fmt.Sprintf("m%05d", i), Raw: value})
 	}
-}
-
-// theBodyCarriesANestedMember adds a member whose value is n arrays, each
-// in the one before: [[[...]]]. The document leaves other members free, and
-// the depth of their values too.
-func (s *Suite) theBodyCarriesANestedMember(ctx context.Context, n int) {
-	r := &stateOf(ctx).req
-	r.fields = append(r.fields, generate.Member{Name: "nested", Raw: json.RawMessage(strings.Repeat("[", n) + strings.Repeat("]", n))})
 }
 
 func (s *Suite) theBodyIsTheJSONText(ctx context.Context, text string) error {

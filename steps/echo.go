@@ -19,9 +19,8 @@ import (
 var echoRules = []rules.RuleID{rules.CreateName, rules.CreateTag, rules.CreateNoTag}
 
 // echoStep reads the one judge's judgement of one field of the last
-// answer's echo (it judges the echo of every valid create answered 200):
-// the step of a scenario that states it. With the check removed
-// (config.WithoutMustEcho), a failure counts toward the scenario's rule.
+// answer's echo; with the check removed (config.WithoutMustEcho), a
+// failure counts toward the scenario's rule.
 func (s *Suite) echoStep(ctx context.Context, rule rules.RuleID) error {
 	st := stateOf(ctx)
 	x, err := s.response(st)

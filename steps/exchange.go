@@ -53,9 +53,8 @@ func (x *Sent) RequestLine() string { return x.Exchange.RequestLine(x.red) }
 // ResponseLine summarises the response on one line.
 func (x *Sent) ResponseLine() string { return x.Exchange.ResponseLine(x.red) }
 
-// Message is the exchange as HTTP messages (exchange.Exchange.Message),
-// the request's target shown as target (a base address written for the
-// reader, such as {base_url}/plants).
+// Message is the exchange as HTTP messages, the request's target shown as
+// target (such as {base_url}/plants).
 func (x *Sent) Message(target string) (request, response string) {
 	e := x.Exchange
 	e.Target = target

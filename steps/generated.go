@@ -37,8 +37,7 @@ func (s *Suite) generatedValidPlants(ctx context.Context, kind string) {
 }
 
 // eachIsPosted sends every generated case, after checking that it is what
-// it claims to be. A case the document judges otherwise is a defect of the
-// suite, not of the target.
+// it claims to be (if not, a defect of the suite).
 func (s *Suite) eachIsPosted(ctx context.Context) error {
 	st := stateOf(ctx)
 	for _, c := range st.cases {
@@ -85,9 +84,8 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 	return nil
 }
 
-// checkCase holds a generated case to what it claims, before it is sent:
-// the one judge's verdict on the request (judge.Accepts) says whether the
-// document accepts it, and when not, why.
+// checkCase holds a generated case to what it claims, before it is sent,
+// by the one judge's verdict on the request.
 func (s *Suite) checkCase(c *generate.Case) error {
 	h := http.Header{"Authorization": {"Bearer " + s.cfg.Token}, "Content-Type": {"application/json"}}
 	if judge.Conforms(s.validator, h, c.Body()) == (c.Kind != generate.Invalid) {
@@ -101,8 +99,7 @@ func (s *Suite) checkCase(c *generate.Case) error {
 
 // eachIsAnsweredAsItShould reads the one judge's judgements of every
 // answer. The first failing case of each rule is shrunk to the smallest
-// body that the judge still finds breaks that rule, and reported with it
-// and the count of cases that broke the rule.
+// body the judge still finds breaks it, and reported with how many broke it.
 func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 	st := stateOf(ctx)
 	// A valid case refused for a name the target had stored (which it may

@@ -135,9 +135,8 @@ func withNameSuffix(body []byte, suffix string) ([]byte, bool) {
 }
 
 // checkIntent is the suite checking itself: a scenario that expects 200 must
-// have sent a request the document accepts, and one that expects 400 one
-// that the document (or, for a token it did not issue, the service alone)
-// refuses.
+// have sent a request the document accepts, one that expects 400 one that
+// it (or, for a token it did not issue, the service alone) refuses.
 func (s *Suite) checkIntent(st *state, x *Sent, want int) error {
 	if want != http.StatusOK && want != http.StatusBadRequest {
 		return nil
@@ -167,22 +166,20 @@ func (s *Suite) refusesStored(ctx context.Context, sameID bool) bool {
 	}
 	c.once.Do(func() {
 		st := stateOf(ctx)
-		probe := &state{rng: st.rng, ids: st.ids}
-		id, name := probe.freshID(), "plantcheck probe "+strconv.FormatInt(probe.freshID(), 36)
+		id, name := st.freshID(), "plantcheck probe "+strconv.FormatInt(st.freshID(), 36)
 		for i := range 2 {
-			if i == 1 && sameID {
-				name += " (second)"
-			}
-			if i == 1 && !sameID {
-				id = probe.freshID()
-			}
-			probe.req = request{probe: true, setup: true}
+			r := request{probe: true, setup: true}
 			if i == 1 {
-				probe.req.probeRefusal = "a probe of whether the target refuses what it has stored"
+				r.probeRefusal = "a probe of whether the target refuses what it has stored"
+				if sameID {
+					name += " (second)"
+				} else {
+					id = st.freshID()
+				}
 			}
-			probe.req.set("id", json.RawMessage(strconv.FormatInt(id, 10)))
-			probe.req.set("name", jsonString(name))
-			x, err := s.sendRequest(ctx, &probe.req)
+			r.set("id", json.RawMessage(strconv.FormatInt(id, 10)))
+			r.set("name", jsonString(name))
+			x, err := s.sendRequest(ctx, &r)
 			if err == nil { // judged with the scenario that asked
 				st.mu.Lock()
 				st.probes = append(st.probes, x)
@@ -215,11 +212,9 @@ func (s *Suite) judged(st *state, rule rules.RuleID, x *Sent, j judge.Judgement,
 	return s.fail(st, rule, x, j.Expected, j.Actual, append(slices.Clone(j.Details), details...)...)
 }
 
-// asks is the step that reads the one judge's judgement of the scenario's
-// last answer by the first of ids it judged it by: a failure of that rule
-// when it failed, nothing when it passed or when the judge judged it by
-// none of them (then the answer showed another rule's aspect, which the
-// status step and the after-hook read).
+// asks is the step that reads the one judge's judgement of the last answer
+// by the first of ids it judged it by (none: the answer showed another
+// rule's aspect, which the status step and the after-hook read).
 func (s *Suite) asks(ids ...rules.RuleID) func(context.Context) error {
 	return func(ctx context.Context) error {
 		st := stateOf(ctx)

@@ -39,10 +39,9 @@ func (s *Suite) theClientPostsIt(ctx context.Context) error {
 	return nil
 }
 
-// sendRequest sends r through the run's client (package client: its pace,
-// its pauses for a throttling target, its bound on requests in flight and
-// its retries of a connection that died), has the one judge judge the
-// exchange, and keeps it as evidence.
+// sendRequest sends r through the run's client (its pace, throttling,
+// bound on requests in flight, retries of a dead connection), has the one
+// judge judge the exchange, and keeps it as evidence.
 func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	body := r.body()
 	cred := *s.token("Bearer ", "", true)
@@ -200,8 +199,7 @@ func (s *Suite) mayBeStored(ctx context.Context, r *request, x *Sent) string {
 }
 
 // UnsureReusedID is why a refusal of a valid create whose id the scenario
-// fixed is not judged: the target refuses an id it has stored, and an
-// earlier run may have stored this one.
+// fixed is not judged.
 const UnsureReusedID = "inconclusive: this scenario's id is fixed, the target refuses an id it has stored, " +
 	"and an earlier run may have stored this one"
 
@@ -215,10 +213,9 @@ const (
 )
 
 // scrub makes the evidence of an exchange's response: every secret hidden
-// first, wherever the target echoed it and in whatever form, then each
-// piece cut to its bound with its size said, the validator's messages
-// escaped (they quote the target's headers). The response's header as sent
-// stays in x.header for the steps (its cookies); its body, judged, goes.
+// first, in whatever form the target echoed it, then each piece cut to its
+// bound, the validator's messages escaped (they quote the target's
+// headers). The header as sent stays in x.header for the steps (cookies).
 func (s *Suite) scrub(x *Sent) {
 	x.header = x.RespHeader
 	x.RespTotal = int64(len(x.RespBody))
@@ -280,10 +277,9 @@ func (s *Suite) boundViolations(vs []spec.Violation) []spec.Violation {
 	return vs
 }
 
-// readBounded reads a body up to limit bytes; more is an error. length is
-// the length the answer declares (-1: none), which sizes the buffer up to
-// the bound, so that an answer of a megabyte is read into one allocation;
-// a declared length is never trusted further.
+// readBounded reads a body up to limit bytes; more is an error. The length
+// the answer declares (-1: none) sizes the buffer, up to the bound, and is
+// never trusted further.
 func readBounded(r io.Reader, length, limit int64) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, min(max(length, 0), limit)+bytes.MinRead))
 	_, err := buf.ReadFrom(io.LimitReader(r, limit+1))

@@ -14,10 +14,10 @@ import (
 )
 
 // How a request is spelled. The spec fixes what a request says, not how its
-// JSON is written or its HTTP framed; a server that needs the suite's own
-// habits (compact JSON, id first, an Accept header, a Content-Length) is
-// found by the presentations. And a server whose JSON reader takes what RFC
-// 8259 does not is found by the departures.
+// JSON is written or its HTTP framed: the presentations find a server that
+// needs the suite's own habits (compact JSON, id first, an Accept header, a
+// Content-Length), the departures one whose JSON reader takes what RFC 8259
+// does not.
 
 // presentation changes how a valid request is written or framed, never
 // what it says.

@@ -342,14 +342,21 @@ func (s *Suite) stepDefs() []stepDef {
 		{`^the field "(\w+)" is the JSON value (.+)$`, s.theFieldIsTheJSONValue},
 		{`^the field "id" is a fresh negative id$`, func(ctx context.Context) { s.setID(ctx, "-", "") }},
 		{`^the field "id" is the fresh id written with a zero fraction$`, func(ctx context.Context) { s.setID(ctx, "", ".0") }},
-		{`^the field "(\w+)" is a string of (\d+) characters$`, s.theFieldIsAStringOfCharacters},
+		{`^the field "(\w+)" is a string of (\d+) characters$`, func(ctx context.Context, name string, n int) {
+			const pattern = "Monstera deliciosa "
+			req(ctx).set(name, jsonString(strings.Repeat(pattern, n/len(pattern)+1)[:n]))
+		}},
 		{`^the body is cut short after its first (\d+) bytes$`, func(ctx context.Context, n int) { b := req(ctx).body(); req(ctx).setRaw(b[:min(n, len(b))]) }},
 		{`^the body is empty$`, func(ctx context.Context) { req(ctx).setRaw(nil) }},
 		{`^the body is wrapped in a JSON array$`, func(ctx context.Context) { req(ctx).setRaw(append(append([]byte("["), req(ctx).body()...), ']')) }},
 		{`^the body is the JSON text (.+)$`, s.theBodyIsTheJSONText},
 		{`^nothing else is changed$`, func() {}},
 		{`^the body carries (\d+) more members of (\d+) characters each$`, s.theBodyCarriesMoreMembers},
-		{`^the body carries a member nested (\d+) levels deep$`, s.theBodyCarriesANestedMember},
+		// n arrays, each in the one before: the document leaves other
+		// members free, and the depth of their values too.
+		{`^the body carries a member nested (\d+) levels deep$`, func(ctx context.Context, n int) {
+			req(ctx).fields = append(req(ctx).fields, generate.Member{Name: "nested", Raw: json.RawMessage(strings.Repeat("[", n) + strings.Repeat("]", n))})
+		}},
 		// A config.PaddingHeader of n characters: a header as long as real
 		// requests' cookies and tokens grow.
 		{`^the request carries a header of (\d+) characters that the contract does not name$`, func(ctx context.Context, n int) { req(ctx).padding = n }},
@@ -435,10 +442,9 @@ func compiled(pattern string) *regexp.Regexp {
 }
 
 // InitializeSuite registers every step and hook once for the whole run:
-// godog copies the suite's registrations into each scenario, where
-// registering them again per scenario (InitializeScenario) would cost a
-// runtime.Caller and a reflection check per step definition and scenario,
-// 15% of godog's own time.
+// godog copies them into each scenario, where registering them per scenario
+// would cost a runtime.Caller and a reflection check per step definition
+// and scenario, 15% of godog's own time.
 func (s *Suite) InitializeSuite(ctx *godog.TestSuiteContext) {
 	sc := ctx.ScenarioContext()
 	sc.Before(s.before)
@@ -489,9 +495,8 @@ func (s *Suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 	return ctx, nil
 }
 
-// scenarioRand gives each scenario its own generator, derived from the seed
-// and the scenario's identity, so that concurrency does not change what is
-// sent.
+// scenarioRand gives each scenario its own generator, from the seed and the
+// scenario's identity, so that concurrency does not change what is sent.
 func (s *Suite) scenarioRand(sc *godog.Scenario, seed uint64) *rand.Rand {
 	h := fnv.New64a()
 	io.WriteString(h, sc.Uri)
@@ -515,10 +520,7 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 			}
 		}
 	}
-	var hookErr error
-	if f := s.unreported(st); f != nil {
-		hookErr = f
-	}
+	hookErr := s.unreported(st)
 	res := Result{
 		ID: sc.Id, Name: sc.Name, URI: sc.Uri, Rule: st.rule, Failures: st.failures,
 		Note: st.note, Noted: st.noted, Duration: time.Since(st.started), Exchanges: st.exchanges, SetupFailed: st.setupFailed,
@@ -562,12 +564,12 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 // that no step reported, the first of each rule, with how many of the
 // scenario's exchanges broke it: a scenario shows every rule the one judge
 // found broken in its answers, whichever step ran. It returns the first.
-func (s *Suite) unreported(st *state) *Failure {
+func (s *Suite) unreported(st *state) error {
 	laid := map[rules.RuleID]bool{}
 	for _, f := range st.failures {
 		laid[f.Rule.ID] = true
 	}
-	var first *Failure
+	var first error
 	for _, fd := range firstFailures(st.exchanges, func(x *Sent) []judge.Result {
 		return slices.DeleteFunc(slices.Clone(x.judged.Results), func(r judge.Result) bool { return r.OK() || laid[r.Rule] })
 	}) {
@@ -586,8 +588,7 @@ func (s *Suite) unreported(st *state) *Failure {
 }
 
 // firstFailure is a rule's first failed judgement among a scenario's
-// exchanges, the exchange it came of (the i-th), and how many failed
-// judgements of the rule there were.
+// exchanges, its exchange (the i-th), and how many the rule had.
 type firstFailure struct {
 	i int
 	x *Sent
