@@ -9,16 +9,11 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/generate"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
-
-// DefaultExamples is how many valid bodies of each kind a generated
-// scenario sends when Config.Examples is 0.
-const DefaultExamples = config.DefaultExamples
 
 // shrinkBudget bounds the requests spent shrinking one failing case.
 const shrinkBudget = 24

@@ -34,9 +34,9 @@ func (s *Suite) thePlantIsSentAsAForm(ctx context.Context, kind string) {
 	}
 	w.Close()
 	r.setRaw(b.Bytes())
-	r.contentType = w.FormDataContentType()
+	r.contentType = new(w.FormDataContentType())
 	if kind == "a URL-encoded form" {
 		r.setRaw([]byte(values.Encode()))
-		r.contentType = "application/x-www-form-urlencoded"
+		r.contentType = new("application/x-www-form-urlencoded")
 	}
 }

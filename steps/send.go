@@ -2,6 +2,7 @@ package steps
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,25 +72,15 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 		req.Body, _ = req.GetBody()
 		req.ContentLength = 0
 	}
-	ct, accept, ua := "application/json", "application/json", "plantcheck"
-	if r.contentType != "" {
-		ct = r.contentType
-	}
-	if r.noCT {
-		ct = ""
-	}
-	if r.accept != nil {
-		accept = *r.accept
-	}
-	if r.noUA {
-		ua = "" // sent as none: net/http then adds none of its own
-	}
-	for _, h := range [][2]string{{"Authorization", cred.value}, {"Content-Type", ct}, {"Accept", accept}, {config.PaddingHeader, strings.Repeat("x", r.padding)}} {
+	for _, h := range [][2]string{
+		{"Authorization", cred.value}, {"Content-Type", or(r.contentType, "application/json")},
+		{"Accept", or(r.accept, "application/json")}, {config.PaddingHeader, strings.Repeat("x", r.padding)},
+	} {
 		if h[1] != "" {
 			req.Header.Set(h[0], h[1])
 		}
 	}
-	req.Header.Set("User-Agent", ua)
+	req.Header.Set("User-Agent", or(r.userAgent, "plantcheck")) // "": none, and net/http adds none of its own
 	for name, vs := range s.cfg.Headers {
 		req.Header[http.CanonicalHeaderKey(name)] = vs
 	}
@@ -151,10 +142,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	// rule and how the request was built.
 	st := stateOf(ctx)
 	in := s.bounds()
-	in.Intent = judge.Intent{Issued: cred.issued, MayRefuse: st.mayRefuse, Case: r.caseOf}
-	if r.probeRefusal != "" {
-		in.MayRefuse = r.probeRefusal
-	}
+	in.Intent = judge.Intent{Issued: cred.issued, MayRefuse: cmp.Or(r.probeRefusal, st.mayRefuse), Case: r.caseOf}
 	if !r.setup && (judge.AcceptedUnder(st.rule.ID) || st.rule.Level == rules.Open) {
 		in.Accept = st.rule.ID
 	}
@@ -173,6 +161,14 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	x.Violations = x.judged.ResponseViolations
 	s.scrub(x)
 	return x, nil
+}
+
+// or is *p, or def when p is nil.
+func or(p *string, def string) string {
+	if p == nil {
+		return def
+	}
+	return *p
 }
 
 // bounds are the limits the suite puts on an answer, which the judge names

@@ -42,10 +42,10 @@ var presentations = []presentation{
 			r.set("name", escapeAll(name))
 		}
 	}},
-	{"no Accept header", func(r *request) { r.accept = new(string) }},
-	{"the Accept header */*", func(r *request) { any := "*/*"; r.accept = &any }},
+	{"no Accept header", func(r *request) { r.accept = new("") }},
+	{"the Accept header */*", func(r *request) { r.accept = new("*/*") }},
 	{"its body sent in chunks, without a Content-Length", func(r *request) { r.chunked = true }},
-	{"no User-Agent header", func(r *request) { r.noUA = true }},
+	{"no User-Agent header", func(r *request) { r.userAgent = new("") }},
 }
 
 // writeObject writes the members as a JSON-like object, each key written by

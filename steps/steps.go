@@ -31,7 +31,6 @@ import (
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/generate"
 	"github.com/plantcheck/plantcheck/internal/judge"
-	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -97,7 +96,7 @@ type Config struct {
 	// same seed; 0 draws one. Only a run whose every byte must come again
 	// (the living documentation's examples) fixes it.
 	IDSalt   uint64
-	Examples int // valid bodies per generated scenario; 0: DefaultExamples
+	Examples int // valid bodies per generated scenario; 0: config.DefaultExamples
 	// Headers are sent on every request (a gateway's key): secrets, like
 	// the token, never printed. They never replace a header a scenario
 	// sets (config.ReservedHeaders).
@@ -199,7 +198,7 @@ func New(cfg Config) (*Suite, error) {
 		}
 	}
 	if cfg.Examples == 0 {
-		cfg.Examples = DefaultExamples
+		cfg.Examples = config.DefaultExamples
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/plants"
 	u.RawPath = ""
@@ -230,10 +229,6 @@ func New(cfg Config) (*Suite, error) {
 	return s, nil
 }
 
-// HeaderVar names the environment variable a reproduction reads an extra
-// header's value from: PLANTCHECK_HEADER_X_API_KEY for X-Api-Key.
-func HeaderVar(name string) string { return shell.HeaderVar(name) }
-
 // PlantsURL is the address the suite posts to.
 func (s *Suite) PlantsURL() string { return s.plantsURL }
 
@@ -255,14 +250,13 @@ type request struct {
 	caseOf       rules.RuleID
 
 	cred        *credential // nil: the user's bearer token
-	contentType string
-	noCT        bool
-	accept      *string // nil: application/json; "": none
-	chunked     bool    // the body without a Content-Length
-	noUA        bool
-	padding     int    // the length of a config.PaddingHeader sent (0: none)
-	idempotency string // the Idempotency-Key header ("": none)
+	chunked     bool        // the body without a Content-Length
+	padding     int         // the length of a config.PaddingHeader sent (0: none)
+	idempotency string      // the Idempotency-Key header ("": none)
 	cookies     []*http.Cookie
+	// contentType, accept and userAgent replace their header's default
+	// (application/json, application/json, plantcheck); "" sends none.
+	contentType, accept, userAgent *string
 	// tokenIn says where the token goes instead of the Authorization
 	// header ("": nowhere else), and tokenName under what name.
 	tokenIn   tokenPlace
@@ -385,8 +379,8 @@ func (s *Suite) stepDefs() []stepDef {
 		// reads it, so an accepted answer is judged as any accepted create.
 		{`^the request writes the scheme "(bearer|BEARER)" before the issued token$`, func(ctx context.Context, scheme string) { req(ctx).cred = s.token(scheme+" ", "", true) }},
 		// media.go
-		{`^the request declares the media type "(.*)"$`, func(ctx context.Context, mt string) { req(ctx).contentType, req(ctx).noCT = mt, false }},
-		{`^the request declares no media type$`, func(ctx context.Context) { req(ctx).noCT = true }},
+		{`^the request declares the media type "(.*)"$`, func(ctx context.Context, mt string) { req(ctx).contentType = &mt }},
+		{`^the request declares no media type$`, func(ctx context.Context) { req(ctx).contentType = new("") }},
 		{`^the request accepts "(.*)"$`, func(ctx context.Context, accept string) { req(ctx).accept = &accept }},
 		{`^the plant is sent as (a URL-encoded form|a multipart form)$`, s.thePlantIsSentAsAForm},
 		// RESPONSE-MEDIA's whichever scenario asks; the judge judges a refusal
