@@ -6,37 +6,19 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/generate"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/shell"
 )
-
-func (s *Suite) authSteps() []stepPattern {
-	return []stepPattern{
-		{`^the request carries no Authorization header$`, s.theRequestCarriesNoAuthorization},
-		{`^the request carries no Authorization header, only the cookies the service set$`, s.theRequestCarriesOnlyTheCookies},
-		{`^the request carries no Authorization header, only the valid token (in the query string|in the body|in a header|after Bearer in a header|in a cookie), as ([A-Za-z0-9_-]+)$`, s.theRequestCarriesTheTokenElsewhere},
-		{`^the request carries the valid token in the "(\w+)" scheme$`, s.theRequestCarriesTheTokenInScheme},
-		{`^the request carries the valid token without a scheme$`, s.theRequestCarriesTheTokenWithoutAScheme},
-		{`^the request carries the valid token right after "Bearer", without a space$`, s.theRequestCarriesTheTokenJoinedToBearer},
-		{`^the request carries the valid token after "Bearer" and a tab, not a space$`, s.theRequestCarriesTheTokenAfterATab},
-		{`^the request carries the issued token (.+)$`, s.theRequestCarriesTheIssuedToken},
-		{`^the request carries the Bearer scheme with an empty credential$`, s.theRequestCarriesAnEmptyCredential},
-		{`^the request carries a bearer token the service did not issue$`, s.theRequestCarriesAForeignToken},
-		{`^a plant with a fresh id and the name "([^"]*)" has been created under a fresh Idempotency-Key$`, s.aPlantHasBeenCreatedUnderAnIdempotencyKey},
-		{`^the request repeats the accepted one byte for byte$`, s.theRequestRepeatsTheAcceptedOne},
-		{`^a new plant with a fresh id and the name of the accepted one$`, s.aNewPlantWithTheAcceptedName},
-		{`^the request writes the scheme "(bearer|BEARER)" before the issued token$`, s.theRequestWritesTheSchemeBeforeTheToken},
-	}
-}
 
 // credential is what a request presents in its Authorization header.
 type credential struct {
@@ -50,16 +32,40 @@ type credential struct {
 	issued bool
 }
 
-// bearer is the credential of every request that does not say otherwise.
-func (s *Suite) bearer() credential {
-	return credential{value: "Bearer " + s.cfg.Token, desc: "Bearer <token>", shell: "Bearer " + shell.TokenVar, issued: true}
+// token is the credential of the user's token after pre, the evidence
+// saying note after it.
+func (s *Suite) token(pre, note string, issued bool) *credential {
+	return &credential{value: pre + s.cfg.Token, desc: strings.ReplaceAll(pre, "\t", "<tab>") + evidence.TokenMark + note, shell: shellTabs(pre) + shell.TokenVar, issued: issued}
 }
 
-func (s *Suite) credentialOfRequest(r *request) credential {
-	if r.cred == nil {
-		return s.bearer()
+// shellTabs writes text for a double-quoted shell word, a tab as printf
+// makes it.
+func shellTabs(text string) string { return strings.ReplaceAll(text, "\t", `$(printf '\011')`) }
+
+// tokenPlace is where a request carries the token other than in its
+// Authorization header.
+type tokenPlace string
+
+const (
+	tokenInQuery  tokenPlace = "query"  // a parameter of the query string
+	tokenInBody   tokenPlace = "body"   // a member of the body
+	tokenInHeader tokenPlace = "header" // a header of another name
+	tokenInCookie tokenPlace = "cookie" // a cookie
+	tokenInBearer tokenPlace = "bearer" // a header of another name, after "Bearer "
+)
+
+// tokenHeader is the header that carries the token at place under name,
+// and what goes before the token; false for a place that is no header.
+func tokenHeader(place tokenPlace, name string) (header, prefix string, ok bool) {
+	switch place {
+	case tokenInHeader:
+		return http.CanonicalHeaderKey(name), "", true
+	case tokenInCookie:
+		return "Cookie", name + "=", true
+	case tokenInBearer:
+		return http.CanonicalHeaderKey(name), "Bearer ", true
 	}
-	return *r.cred
+	return "", "", false
 }
 
 // tokenCmd writes a shell command substitution that prints the token
@@ -69,15 +75,14 @@ func tokenCmd(filter string) string {
 }
 
 // changed is a character that differs from c in a way no decoding of the
-// token can undo. Most tokens are base64 or base64url (a JWT's signature,
-// an opaque key), and the last character of such a text may carry bits
-// that decode to nothing: a lenient decoder, as Go's and Python's are by
-// default, reads "...w" and "...x" as the same bytes, so a service that
-// verifies the decoded signature rightly accepts both. The character put
-// in its place differs in the highest of its six bits, which is always a
-// bit of the data: 'x' for the lower half of the alphabet (and for any
-// other character), 'A' for the upper half. (The curl reproduction prints
-// it, so it tells nothing more of the token than that bit.)
+// token can undo. The last character of a base64 text (a JWT's signature,
+// an opaque key) may carry bits that decode to nothing: a lenient decoder,
+// as Go's and Python's are by default, reads "...w" and "...x" as the same
+// bytes, and a service that verifies the decoded signature rightly accepts
+// both. The character put in its place differs in the highest of its six
+// bits, always a bit of the data: 'x' for the lower half of the alphabet
+// (and any other character), 'A' for the upper half; the reproduction
+// prints it, which tells nothing more of the token than that bit.
 func changed(c byte) string {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_"
 	if strings.IndexByte(alphabet, c) >= 32 {
@@ -103,12 +108,8 @@ type nearMiss struct {
 
 // nearMisses is every variant the features may name, in their order.
 var nearMisses = []nearMiss{
-	{"with one character appended", func(t string) (string, string, string) {
-		return t + "x", shell.TokenVar + "x", ""
-	}, false},
-	{"with one character put before it", func(t string) (string, string, string) {
-		return "x" + t, "x" + shell.TokenVar, ""
-	}, false},
+	{"with one character appended", around("", "x"), false},
+	{"with one character put before it", around("x", ""), false},
 	{"with its last character dropped", func(t string) (string, string, string) {
 		// The base64 padding at its end is kept: a lenient decoder reads
 		// "abc" as "abc=", the same bytes.
@@ -236,18 +237,10 @@ var nearMisses = []nearMiss{
 	// space, comma or semicolon). Nothing is put at the end of the field
 	// but a character: white space there is not part of the field's value
 	// (RFC 9110, section 5.5), so a parser rightly trims it.
-	{"followed by a space and more", func(t string) (string, string, string) {
-		return t + " x", shell.TokenVar + " x", ""
-	}, false},
-	{"followed by a tab and more", func(t string) (string, string, string) {
-		return t + "\tx", shell.TokenVar + `$(printf '\011')x`, ""
-	}, false},
-	{"followed by a comma and more", func(t string) (string, string, string) {
-		return t + ",x", shell.TokenVar + ",x", ""
-	}, false},
-	{"followed by a semicolon and more", func(t string) (string, string, string) {
-		return t + ";x", shell.TokenVar + ";x", ""
-	}, false},
+	{"followed by a space and more", around("", " x"), false},
+	{"followed by a tab and more", around("", "\tx"), false},
+	{"followed by a comma and more", around("", ",x"), false},
+	{"followed by a semicolon and more", around("", ";x"), false},
 	{"followed by a comma and the Bearer scheme with it again", func(t string) (string, string, string) {
 		// Two Authorization fields joined into one, as a list's fields
 		// are (RFC 9110, section 5.3; Authorization is not one): a check
@@ -255,15 +248,18 @@ var nearMisses = []nearMiss{
 		// any credential it finds takes the issued token.
 		return t + ", Bearer " + t, shell.TokenVar + ", Bearer " + shell.TokenVar, ""
 	}, false},
-	{"after a word and a space", func(t string) (string, string, string) {
-		// Python's header.split()[-1], JavaScript's split(' ').pop().
-		return "x " + t, "x " + shell.TokenVar, ""
-	}, false},
-	{"after the Bearer scheme again", func(t string) (string, string, string) {
-		// Python's header.replace("Bearer ", ""), which takes out every
-		// "Bearer ", not only the scheme's.
-		return "Bearer " + t, "Bearer " + shell.TokenVar, ""
-	}, false},
+	// Python's header.split()[-1], JavaScript's split(' ').pop().
+	{"after a word and a space", around("x ", ""), false},
+	// Python's header.replace("Bearer ", ""), which takes out every
+	// "Bearer ", not only the scheme's.
+	{"after the Bearer scheme again", around("Bearer ", ""), false},
+}
+
+// around is the variant of the token with pre before it and post after it.
+func around(pre, post string) func(string) (string, string, string) {
+	return func(t string) (string, string, string) {
+		return pre + t + post, pre + shell.TokenVar + shellTabs(post), ""
+	}
 }
 
 // nearMissesOf returns every variant that can be made from tok: with the
@@ -292,16 +288,11 @@ func (s *Suite) theRequestCarriesTheIssuedToken(ctx context.Context, variant str
 	return nil
 }
 
-func (s *Suite) theRequestCarriesNoAuthorization(ctx context.Context) {
-	stateOf(ctx).req.cred = &credential{}
-}
-
 // theRequestCarriesOnlyTheCookies sends no credentials but the cookies the
-// service set in its answers earlier in the scenario: a service that keeps
-// a session, and trusts it in place of the token, lets such a request in.
-// The scenario's earlier request went just before, from the same address
-// and most likely on the same connection, so a service that trusts either
-// once a request with the token came is found too.
+// service set earlier in the scenario: a service that trusts a session in
+// place of the token lets such a request in. The earlier request went just
+// before, from the same address and most likely on the same connection, so
+// a service that trusts either once the token came is found too.
 func (s *Suite) theRequestCarriesOnlyTheCookies(ctx context.Context) {
 	st := stateOf(ctx)
 	st.req.cred = &credential{}
@@ -314,26 +305,6 @@ func (s *Suite) theRequestCarriesOnlyTheCookies(ctx context.Context) {
 			}
 		}
 	}
-}
-
-func (s *Suite) theRequestCarriesTheTokenInScheme(ctx context.Context, scheme string) {
-	stateOf(ctx).req.cred = &credential{value: scheme + " " + s.cfg.Token, desc: scheme + " <token>", shell: scheme + " " + shell.TokenVar}
-}
-
-func (s *Suite) theRequestCarriesTheTokenWithoutAScheme(ctx context.Context) {
-	stateOf(ctx).req.cred = &credential{value: s.cfg.Token, desc: "<token> (no scheme)", shell: shell.TokenVar}
-}
-
-func (s *Suite) theRequestCarriesTheTokenJoinedToBearer(ctx context.Context) {
-	stateOf(ctx).req.cred = &credential{value: "Bearer" + s.cfg.Token, desc: "Bearer<token> (no space)", shell: "Bearer" + shell.TokenVar}
-}
-
-func (s *Suite) theRequestCarriesTheTokenAfterATab(ctx context.Context) {
-	stateOf(ctx).req.cred = &credential{value: "Bearer\t" + s.cfg.Token, desc: "Bearer<tab><token> (a tab, no space)", shell: "Bearer$(printf '\\011')" + shell.TokenVar}
-}
-
-func (s *Suite) theRequestCarriesAnEmptyCredential(ctx context.Context) {
-	stateOf(ctx).req.cred = &credential{value: "Bearer ", desc: "Bearer (empty credential)", shell: "Bearer "}
 }
 
 func (s *Suite) theRequestCarriesAForeignToken(ctx context.Context) {
@@ -366,7 +337,7 @@ func (s *Suite) theRequestCarriesTheTokenElsewhere(ctx context.Context, where, n
 		why = "the token has characters a JSON string must escape, so it cannot be sent there as it is"
 	case place == tokenInCookie && strings.ContainsFunc(tok, func(r rune) bool { return r <= 0x20 || r >= 0x7f || strings.ContainsRune("\",;\\", r) }):
 		why = "the token has characters a cookie cannot carry as they are"
-	case inHeader && s.sendsHeader(header):
+	case inHeader && slices.ContainsFunc(slices.Collect(maps.Keys(s.cfg.Headers)), func(k string) bool { return strings.EqualFold(k, header) }):
 		why = "the run sends a " + header + " header of its own (--header)"
 	}
 	if why != "" {
@@ -380,17 +351,6 @@ func (s *Suite) theRequestCarriesTheTokenElsewhere(ctx context.Context, where, n
 	return nil
 }
 
-// sendsHeader reports whether the run sends a header of that name of its
-// own (--header).
-func (s *Suite) sendsHeader(name string) bool {
-	for k := range s.cfg.Headers {
-		if strings.EqualFold(k, name) {
-			return true
-		}
-	}
-	return false
-}
-
 // State keyed by the request (issue 33): a response cache, an idempotency
 // store or a de-duplication table consulted before the credential answers
 // a request it has seen with 200, whatever its credentials. These steps
@@ -398,8 +358,8 @@ func (s *Suite) sendsHeader(name string) bool {
 // that shares its id, its name or its Idempotency-Key.
 
 // accepted is the scenario's last request sent with the issued token and
-// answered 200: the one the service stored (under a fresh name when it
-// refused the scenario's, see resendUnderAFreshName); nil when none was.
+// answered 200 (under a fresh name when the scenario's was refused, see
+// resendUnderAFreshName); nil when none was.
 func accepted(st *state) *Sent {
 	for i := len(st.exchanges) - 1; i >= 0; i-- {
 		if x := st.exchanges[i]; x.issued && x.Err == nil && x.Status == http.StatusOK {
@@ -407,19 +367,6 @@ func accepted(st *state) *Sent {
 		}
 	}
 	return nil
-}
-
-func (s *Suite) aPlantHasBeenCreatedUnderAnIdempotencyKey(ctx context.Context, name string) (context.Context, error) {
-	ctx = s.aNewPlantNamed(ctx, name)
-	st := stateOf(ctx)
-	// A Structured Fields string, as the IETF's Idempotency-Key draft has
-	// it, drawn afresh in every run.
-	st.req.idempotencyKey = `"plantcheck-` + strconv.FormatInt(st.freshID(), 36) + `"`
-	st.req.setup = true
-	if err := s.theClientPostsIt(ctx); err != nil {
-		return ctx, err
-	}
-	return ctx, s.statusIs(ctx, http.StatusOK, true)
 }
 
 // theRequestRepeatsTheAcceptedOne makes the request the accepted one, byte
@@ -439,7 +386,7 @@ func (s *Suite) theRequestRepeatsTheAcceptedOne(ctx context.Context) error {
 
 // aNewPlantWithTheAcceptedName is a plant with a fresh id and the name of
 // the accepted request, as it was written.
-func (s *Suite) aNewPlantWithTheAcceptedName(ctx context.Context) (context.Context, error) {
+func (s *Suite) aNewPlantWithTheAcceptedName(ctx context.Context) error {
 	x := accepted(stateOf(ctx))
 	var name json.RawMessage
 	if x != nil {
@@ -451,17 +398,9 @@ func (s *Suite) aNewPlantWithTheAcceptedName(ctx context.Context) (context.Conte
 		})
 	}
 	if name == nil {
-		return ctx, &HarnessError{fmt.Errorf("%w: no request with a name was accepted before this step", ErrSuiteDefect)}
+		return &HarnessError{fmt.Errorf("%w: no request with a name was accepted before this step", ErrSuiteDefect)}
 	}
-	ctx = s.aNewPlantNamed(ctx, "")
+	s.aNewPlantNamed(ctx, "")
 	stateOf(ctx).req.set("name", name)
-	return ctx, nil
-}
-
-// theRequestWritesTheSchemeBeforeTheToken sends the issued token
-// under the Bearer scheme in another letter case (AUTH-SCHEME-CASE): the
-// credential the service issued, as HTTP reads it, so an accepted answer
-// is judged as any accepted create is.
-func (s *Suite) theRequestWritesTheSchemeBeforeTheToken(ctx context.Context, scheme string) {
-	stateOf(ctx).req.cred = &credential{value: scheme + " " + s.cfg.Token, desc: scheme + " <token>", shell: scheme + " " + shell.TokenVar, issued: true}
+	return nil
 }

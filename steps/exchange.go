@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -11,37 +10,23 @@ import (
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-// Sent is one request the suite sent and what came back: the one
-// exchange type (package exchange), which the judge judged, with what the
-// suite knows of it besides. Its Auth describes the Authorization header
-// sent ("Bearer <token>"), so that no rendering shows the user's token;
-// its Token is the token where the request carried it outside that
-// header, which URL shows as evidence.TokenMark. Once judged, RespHeader
-// and RespBody are the response as evidence: every secret hidden, then cut
-// to a bound (RespTotal is the body's length as sent), header values
-// escaped.
+// Sent is one request the suite sent and what came back: the one exchange
+// type, with what the suite knows of it besides. Its Auth describes the
+// Authorization header sent ("Bearer <token>"), so that no rendering shows
+// the user's token; its Token is the token where the request carried it
+// outside that header. Once judged, RespHeader and RespBody are the response
+// as evidence: every secret hidden, then cut to a bound (RespTotal is the
+// body's length as sent), header values escaped.
 type Sent struct {
 	exchange.Exchange
-	// Label says what the request is, where the scenario does not (a
-	// generated case, a presentation of a valid request).
-	Label string
-	// issued: the request carried the user's token in the Bearer scheme.
-	issued bool
-	// red hides the suite's secrets in what the exchange renders.
-	red *evidence.Redactor
-	// conforms: the document is known to accept the request's body (a
-	// generated case checked before it was sent), so it is not checked again.
-	conforms bool
-	// judged is the one judge's outcome of the exchange (package judge),
-	// when an answer came: what the steps and the after-hooks read.
-	judged judge.Outcome
+	Label  string             // what the request is, where the scenario does not say
+	issued bool               // the user's token in the Bearer scheme
+	red    *evidence.Redactor // hides the suite's secrets in what it renders
+	judged judge.Outcome      // the one judge's, which the steps and hooks read
 	// header is the response's header as the target sent it, which the
 	// steps read (its cookies) until the scenario is over.
-	header http.Header
-
-	// Violations are the document's findings on the response, bounded and
-	// made safe.
-	Violations []spec.Violation
+	header     http.Header
+	Violations []spec.Violation // the document's findings on the response, bounded and safe
 }
 
 // JudgedBy is the one judge's judgement of the exchange by a rule, and
@@ -62,36 +47,20 @@ func (x *Sent) Issued() bool { return x.issued }
 // Answered reports whether a whole answer came.
 func (x *Sent) Answered() bool { return x.Err == nil && x.Status != 0 }
 
-// The request line, the response line and the reproduction are package
-// exchange's, the proxy's too; the suite only says what it knows better
-// than the header (Auth, Token, SecretHeaders), and hides its secrets.
-
-// fault is the one judge's judgement of an exchange with no whole answer
-// (Err): the rule it counts toward, what was expected and what came.
-func (x *Sent) fault() judge.Result {
-	if len(x.judged.Results) == 0 {
-		// Never judged: a defect of the suite's own, said as no answer.
-		return judge.Result{Rule: rules.ResponseTimely, Judgement: judge.Judgement{Expected: "an HTTP response to the request", Actual: "no answer: " + fmt.Sprint(x.Err)}}
-	}
-	return x.judged.Results[0]
-}
-
 // RequestLine summarises the request on one line.
 func (x *Sent) RequestLine() string { return x.Exchange.RequestLine(x.red) }
 
 // ResponseLine summarises the response on one line.
 func (x *Sent) ResponseLine() string { return x.Exchange.ResponseLine(x.red) }
 
-// Message is the exchange as HTTP messages (exchange.Exchange.Message),
-// the request's target shown as target (a base address written for the
-// reader, such as {base_url}/plants).
+// Message is the exchange as HTTP messages, the request's target shown as
+// target (such as {base_url}/plants).
 func (x *Sent) Message(target string) (request, response string) {
 	e := x.Exchange
 	e.Target = target
 	return e.Message(x.red)
 }
 
-// Curl returns a paste-ready curl command that sends the same request, the
-// user's token read from $PLANTCHECK_TOKEN, every other secret from a
-// variable of its own.
+// Curl returns a curl command that sends the same request, every secret
+// read from a variable (exchange.Exchange.Curl).
 func (x *Sent) Curl() string { return x.Exchange.Curl(x.red) }

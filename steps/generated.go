@@ -5,33 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
-	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/generate"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-// DefaultExamples is how many valid bodies of each kind a generated
-// scenario sends when Config.Examples is 0.
-const DefaultExamples = config.DefaultExamples
-
 // shrinkBudget bounds the requests spent shrinking one failing case.
 const shrinkBudget = 24
-
-func (s *Suite) generatedSteps() []stepPattern {
-	return []stepPattern{
-		{`^generated valid plants with (typical|boundary) values$`, s.generatedValidPlants},
-		{`^generated bodies that each break one rule of the schema$`, s.generatedInvalidBodies},
-		{`^each is posted to /plants$`, s.eachIsPosted},
-		{`^each is accepted and echoed exactly$`, s.eachIsAnsweredAsItShould},
-		{`^each is rejected with an Error record$`, s.eachIsAnsweredAsItShould},
-	}
-}
 
 func (s *Suite) generator(st *state) *generate.Generator {
 	return &generate.Generator{Shape: s.shape, Rand: st.rng, ID: st.freshID, IDProperty: "id"}
@@ -39,26 +24,15 @@ func (s *Suite) generator(st *state) *generate.Generator {
 
 func (s *Suite) generatedValidPlants(ctx context.Context, kind string) {
 	st := stateOf(ctx)
-	g := s.generator(st)
-	k := generate.Typical
-	if kind == "boundary" {
-		k = generate.Boundary
-	}
+	g, k := s.generator(st), map[string]generate.Kind{"typical": generate.Typical, "boundary": generate.Boundary}[kind]
 	st.req.caseOf = st.rule.ID
 	for range s.cfg.Examples {
 		st.cases = append(st.cases, g.Valid(k))
 	}
 }
 
-func (s *Suite) generatedInvalidBodies(ctx context.Context) {
-	st := stateOf(ctx)
-	st.req.caseOf = rules.GenInvalid
-	st.cases = s.generator(st).Invalid()
-}
-
 // eachIsPosted sends every generated case, after checking that it is what
-// it claims to be. A case the document judges otherwise is a defect of the
-// suite, not of the target.
+// it claims to be (if not, a defect of the suite).
 func (s *Suite) eachIsPosted(ctx context.Context) error {
 	st := stateOf(ctx)
 	for _, c := range st.cases {
@@ -90,7 +64,7 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
-	for i, c := range st.cases {
+	for i := range st.cases {
 		if errs[i] != nil {
 			return errs[i]
 		}
@@ -98,7 +72,6 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 		if x == nil {
 			break // not sent: the target stopped answering
 		}
-		x.conforms = c.Kind != generate.Invalid // checkCase said so above
 		st.last = x
 		st.exchanges = append(st.exchanges, x)
 		st.caseX = append(st.caseX, x)
@@ -106,9 +79,8 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 	return nil
 }
 
-// checkCase holds a generated case to what it claims, before it is sent:
-// the one judge's verdict on the request (judge.Accepts) says whether the
-// document accepts it, and when not, why.
+// checkCase holds a generated case to what it claims, before it is sent,
+// by the one judge's verdict on the request.
 func (s *Suite) checkCase(c *generate.Case) error {
 	h := http.Header{"Authorization": {"Bearer " + s.cfg.Token}, "Content-Type": {"application/json"}}
 	if judge.Conforms(s.validator, h, c.Body()) == (c.Kind != generate.Invalid) {
@@ -116,68 +88,13 @@ func (s *Suite) checkCase(c *generate.Case) error {
 	}
 	// Not what it claims: the whole check says why.
 	valid, vs := judge.Accepts(s.validator, h, c.Body())
-	why := make([]string, len(vs))
-	for i, v := range vs {
-		why[i] = v.String()
-	}
 	return &HarnessError{fmt.Errorf("%w: a generated case (%s) is not what it claims: the document finds it valid=%v %s",
-		ErrSuiteDefect, c.Class, valid, s.Redact(strings.Join(why, "; ")))}
-}
-
-func (s *Suite) sendCase(ctx context.Context, st *state, c *generate.Case) (*Sent, error) {
-	st.req.setRaw(c.Body())
-	st.req.label = "generated case: " + c.Class
-	st.req.fixedID = c.Property == "id"
-	x, err := s.sendRequest(ctx, &st.req)
-	if err != nil {
-		return nil, err
-	}
-	st.last = x
-	st.exchanges = append(st.exchanges, x)
-	return x, nil
-}
-
-// caseFailures are the one judge's failed judgements of a case's exchange,
-// each under its rule: the refusal's or acceptance's, the echo's, the
-// answer's; or the judgement of an answer that did not come.
-func caseFailures(x *Sent) []judge.Result {
-	if x.Err != nil {
-		return []judge.Result{x.fault()}
-	}
-	var out []judge.Result
-	for _, r := range x.judged.Results {
-		if !r.OK() {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// failedBy is x's failed judgement by rule, if any.
-func failedBy(x *Sent, rule rules.RuleID) (judge.Result, bool) {
-	for _, r := range caseFailures(x) {
-		if r.Rule == rule {
-			return r, true
-		}
-	}
-	return judge.Result{}, false
-}
-
-// shownUnder is the rule under which the scenario gave x as evidence
-// already ("": none).
-func shownUnder(st *state, x *Sent) rules.RuleID {
-	for _, f := range st.failures {
-		if f.Exchange == x {
-			return f.Rule.ID
-		}
-	}
-	return ""
+		ErrSuiteDefect, c.Class, valid, s.why(vs))}
 }
 
 // eachIsAnsweredAsItShould reads the one judge's judgements of every
 // answer. The first failing case of each rule is shrunk to the smallest
-// body that the judge still finds breaks that rule, and reported with it
-// and the count of cases that broke the rule.
+// body the judge still finds breaks it, and reported with how many broke it.
 func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 	st := stateOf(ctx)
 	// A valid case refused for a name the target had stored (which it may
@@ -187,16 +104,12 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		if x.Err != nil || x.unsure() != NoteNameReused {
 			continue
 		}
-		r := st.req
-		r.label = x.Label
-		rx, err := s.resendUnderAFreshName(ctx, &r, x, st)
+		rx, err := s.resendUnderAFreshName(ctx, st, x, x.Label)
 		if err != nil {
 			return err
 		}
 		if rx != nil {
-			rx.conforms = true // the same case, a longer name
-			st.caseX[i], st.last = rx, rx
-			st.exchanges = append(st.exchanges, rx)
+			st.caseX[i] = rx
 			if rx.Err == nil && rx.Status == http.StatusOK {
 				resent++
 			}
@@ -207,7 +120,9 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		st.noted = ErrNameReused
 	}
 	var first error
-	for _, fd := range firstFailures(st.caseX, caseFailures) {
+	for _, fd := range firstFailures(st.caseX, func(x *Sent) []judge.Result {
+		return slices.DeleteFunc(slices.Clone(x.judged.Results), judge.Result.OK)
+	}) {
 		rule, c := fd.r.Rule, st.cases[fd.i]
 		small, sx, tries := c, fd.x, 0
 		if fd.x.Err == nil {
@@ -222,18 +137,22 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 						cand.Members[i].Raw = json.RawMessage(strconv.FormatInt(st.freshID(), 10))
 					}
 				}
-				cx, err := s.sendCase(ctx, st, cand)
+				st.req.setRaw(cand.Body())
+				st.req.label = "generated case: " + cand.Class
+				st.req.fixedID = cand.Property == "id"
+				cx, err := s.sendRequest(ctx, &st.req)
 				if err != nil {
 					return false
 				}
-				if _, failed := failedBy(cx, rule); failed {
+				st.last = cx
+				st.exchanges = append(st.exchanges, cx)
+				if j, ok := cx.JudgedBy(rule); ok && !j.OK() {
 					sx = cx
-					return true
 				}
-				return false
+				return sx == cx
 			})
 		}
-		r, _ := failedBy(sx, rule)
+		r, _ := sx.JudgedBy(rule)
 		details := []string{"generated case: " + c.Class}
 		if from, to := len(c.Body()), len(small.Body()); to < from {
 			attempts := "attempts"
@@ -244,13 +163,13 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 				from, to, tries, attempts, exchange.Quote(s.red, c.Body(), 0)))
 		}
 		details = append(details, fmt.Sprintf("%d of %d generated cases failed %s (seed %d reproduces them)", fd.n, len(st.caseX), rule, s.cfg.Seed))
-		if rule == rules.GenInvalid && shownUnder(st, sx) != "" {
-			// The case counts toward the rule of what it breaks too: its
-			// exchange is the evidence given there, not repeated.
-			r.Actual = fmt.Sprintf("%s (the exchange is shown under %s)", r.Actual, shownUnder(st, sx))
+		// A case counts toward the rule of what it breaks too: an exchange
+		// given as evidence there already is not repeated.
+		if i := slices.IndexFunc(st.failures, func(f *Failure) bool { return f.Exchange == sx }); rule == rules.GenInvalid && i >= 0 {
+			r.Actual = fmt.Sprintf("%s (the exchange is shown under %s)", r.Actual, st.failures[i].Rule.ID)
 			sx = nil
 		}
-		if err := s.judged(st, rule, sx, r.Judgement, details...); first == nil {
+		if err := s.judged(st, rule, sx, r, details...); first == nil {
 			first = err
 		}
 	}

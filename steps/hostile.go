@@ -10,12 +10,6 @@ import (
 	"github.com/plantcheck/plantcheck/internal/generate"
 )
 
-func (s *Suite) hostileSteps() []stepPattern {
-	return []stepPattern{
-		{`^the fixed (name|tag)s and a drawn (?:name|tag) of each category of the catalog of hostile strings$`, s.aStringFromEachCategory},
-	}
-}
-
 // jsonString writes s as a JSON string as most clients do: <, > and & as
 // they are (encoding/json would escape them, JavaScript does not).
 func jsonString(s string) json.RawMessage {
@@ -27,12 +21,11 @@ func jsonString(s string) json.RawMessage {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// aStringFromEachCategory makes the cases of every category of the catalog
-// of hostile strings: its fixed strings, sent whatever the seed, and one
-// drawn with the scenario's seed (or one case per string, with AllStrings),
-// each as the name or as the tag of a plant with a fresh id. They are valid
-// plants: a refusal is the scenario's (SHOULD) failure, a wrong echo a MUST
-// failure of CREATE-NAME or CREATE-TAG.
+// aStringFromEachCategory makes a case of each fixed string of every
+// category of the catalog of hostile strings and of one drawn with the
+// scenario's seed (of every string, with AllStrings), as the name or the tag
+// of a valid plant: a refusal is the scenario's (SHOULD) failure, a wrong
+// echo a MUST failure of CREATE-NAME or CREATE-TAG.
 func (s *Suite) aStringFromEachCategory(ctx context.Context, field string) {
 	st := stateOf(ctx)
 	for _, cat := range generate.Catalog() {

@@ -11,32 +11,14 @@ import (
 	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/judge"
+	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-func (s *Suite) recordSteps() []stepPattern {
-	return []stepPattern{
-		{`^the response status is (\d+)$`, s.theResponseStatusIs},
-		{`^the response is a Plant record$`, s.theResponseIsAPlantRecord},
-		{`^the plant has no id$`, s.thePlantHasNoID},
-		{`^the response is an Error record$`, s.theResponseIsAnErrorRecord},
-		{`^the response conforms to the document$`, s.theResponseConformsToTheDocument},
-		{`^the response arrived within the time limit$`, s.theResponseArrivedInTime},
-		{`^the answer is noted for information$`, s.theAnswerIsNoted},
-		{`^the response is a Plant record echoing the plant, or an Error record$`, s.thePlantOrAnErrorRecord},
-	}
-}
-
-func (s *Suite) theResponseStatusIs(ctx context.Context, want int) error {
-	return s.statusIs(ctx, want, false)
-}
-
-// statusIs reads the one judge's judgement of the status of the
-// scenario's last answer: of each rule the answer's status shows (the
-// refusal's rules, or the rule a valid request's acceptance counts
-// toward), the first broken. A refusal the judge left unjudged because the
-// target refuses what it stored is settled here: an id the scenario fixed
-// is inconclusive; a name is sent again under one not used before, whose
+// statusIs reads the one judge's first broken judgement of the status of
+// the scenario's last answer. A refusal it left unjudged because the target
+// refuses what it stored is settled here: an id the scenario fixed is
+// inconclusive; a name is sent again under one not used before, whose
 // answer the judge judges in its turn. setup: the request is a create the
 // scenario needs first, whose refusal leaves the scenario's rule unjudged.
 func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
@@ -53,42 +35,34 @@ func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
 	case unsure == UnsureReusedID:
 		return st.skipFor(ErrInconclusive, unsure)
 	case unsure == NoteNameReused:
-		rx, err := s.resendUnderAFreshName(ctx, &st.req, x, st)
+		rx, err := s.resendUnderAFreshName(ctx, st, x, st.req.label)
 		if err != nil {
 			return err
 		}
 		if rx != nil {
-			st.last = rx
-			st.exchanges = append(st.exchanges, rx)
 			if rx.Err == nil && rx.Status == http.StatusOK {
 				st.note, st.noted = NoteNameReused+": sent again under a name not used before, and accepted", ErrNameReused
 				return nil
 			}
-			details = append(details, fmt.Sprintf("the target refuses a name it has stored; sent again under a name not used before, it answered %s", statusOf(rx)))
+			answered := "nothing"
+			if rx.Err == nil {
+				answered = fmt.Sprintf("status %d", rx.Status)
+			}
+			details = append(details, "the target refuses a name it has stored; sent again under a name not used before, it answered "+answered)
 			x = rx
 		}
 	}
-	r, failed := x.statusFailed()
-	if !failed {
+	i := slices.IndexFunc(x.judged.Results, func(r judge.Result) bool { return r.Status != 0 && !r.OK() })
+	if i < 0 {
 		return nil
 	}
+	r := x.judged.Results[i]
 	if setup {
 		st.setupFailed = true
 		details = append(details, "this was the scenario's setup (a valid create, before the request it is about): "+
 			string(st.rule.ID)+" was not judged by this scenario")
 	}
 	return s.judged(st, r.Rule, x, r.Judgement, details...)
-}
-
-// statusFailed is the first of the one judge's judgements of an
-// exchange's status that failed.
-func (x *Sent) statusFailed() (judge.Result, bool) {
-	for _, r := range x.judged.Results {
-		if r.Status != 0 && !r.OK() {
-			return r, true
-		}
-	}
-	return judge.Result{}, false
 }
 
 // unsure is why the one judge left the status of a refused valid create
@@ -106,35 +80,27 @@ func (x *Sent) unsure() string {
 // refused for a name the target had stored, and accepted under another.
 const NoteNameReused = "the target refuses a name it has stored (uniqueness of name: not shown)"
 
-// statusOf says how an exchange ended, for a message.
-func statusOf(x *Sent) string {
-	if x.Err != nil {
-		return "nothing"
-	}
-	return fmt.Sprintf("status %d", x.Status)
-}
-
-// resendUnderAFreshName sends a refused valid request again with its name
-// made one no request has used, when the target refuses a name it has
-// stored: a uniqueness the spec leaves open ("uniqueness of id or name: not
-// shown"), which the suite's fixed names, and a second run, may meet. It
-// returns nil when that is not why the request may have been refused: the
-// request was not valid, or the target does not refuse a stored name. The
-// rest of the request is sent as it was: its other members, spelling and
-// framing, and its id (a refused request stored nothing).
-func (s *Suite) resendUnderAFreshName(ctx context.Context, r *request, x *Sent, st *state) (*Sent, error) {
-	if !x.issued || !x.judged.Valid {
-		return nil, nil
-	}
+// resendUnderAFreshName sends a valid request refused for a name the
+// target stored (a uniqueness the spec leaves open: "uniqueness of id or
+// name: not shown", which the suite's fixed names, and a second run, may
+// meet) again, its name made one no request has used, the rest as it was
+// sent (a refused request stored nothing), as the scenario's last exchange;
+// nil when its body has no name that is a string.
+func (s *Suite) resendUnderAFreshName(ctx context.Context, st *state, x *Sent, label string) (*Sent, error) {
 	body, ok := withNameSuffix(x.Body, " #"+strconv.FormatInt(st.freshID(), 36))
 	if !ok {
 		return nil, nil
 	}
-	again := *r
+	again := st.req
 	again.probe = true // its name is fresh: a refusal is judged
 	again.setRaw(body)
-	again.label = strings.TrimPrefix(again.label+"; ", "; ") + "sent again under a name not used before"
-	return s.sendRequest(ctx, &again)
+	again.label = strings.TrimPrefix(label+"; ", "; ") + "sent again under a name not used before"
+	rx, err := s.sendRequest(ctx, &again)
+	if rx != nil {
+		st.last = rx
+		st.exchanges = append(st.exchanges, rx)
+	}
+	return rx, err
 }
 
 // withNameSuffix writes a body with suffix added at the end of its name,
@@ -157,10 +123,10 @@ func withNameSuffix(body []byte, suffix string) ([]byte, bool) {
 		if t != "name" {
 			continue
 		}
-		end := int(d.InputOffset()) - 1 // the closing quote
-		if len(raw) == 0 || raw[0] != '"' || end < 0 || end >= len(body) || body[end] != '"' {
+		if raw[0] != '"' {
 			return nil, false
 		}
+		end := int(d.InputOffset()) - 1 // the closing quote
 		out := make([]byte, 0, len(body)+len(suffix))
 		out = append(append(append(out, body[:end]...), suffix...), body[end:]...)
 		return out, true
@@ -169,9 +135,8 @@ func withNameSuffix(body []byte, suffix string) ([]byte, bool) {
 }
 
 // checkIntent is the suite checking itself: a scenario that expects 200 must
-// have sent a request the document accepts, and one that expects 400 one
-// that the document (or, for a token it did not issue, the service alone)
-// refuses.
+// have sent a request the document accepts, one that expects 400 one that
+// it (or, for a token it did not issue, the service alone) refuses.
 func (s *Suite) checkIntent(st *state, x *Sent, want int) error {
 	if want != http.StatusOK && want != http.StatusBadRequest {
 		return nil
@@ -182,61 +147,60 @@ func (s *Suite) checkIntent(st *state, x *Sent, want int) error {
 	// Not what the scenario claims: the one judge's findings on the
 	// request say why, bounded and made safe.
 	if want == http.StatusOK {
-		vs := s.boundViolations(slices.Clone(x.judged.Violations))
-		why := make([]string, len(vs))
-		for i, v := range vs {
-			why[i] = v.String()
-		}
 		return &HarnessError{fmt.Errorf("%w: the scenario expects 200 for a request the document refuses: %s",
-			ErrSuiteDefect, s.Redact(strings.Join(why, "; ")))}
+			ErrSuiteDefect, s.why(s.boundViolations(slices.Clone(x.judged.Violations))))}
 	}
 	return &HarnessError{fmt.Errorf("%w: the scenario expects 400 for a request the document accepts", ErrSuiteDefect)}
 }
 
-// refusesReusedIDs asks the target, once per run, whether it refuses a
-// second plant with an id it has stored (under another name, so that a
-// target that refuses a stored name does not answer for its ids).
-func (s *Suite) refusesReusedIDs(ctx context.Context) bool {
-	s.reuseOnce.Do(func() { s.reuseSeen = s.refusesASecond(ctx, true) })
-	return s.reuseSeen
-}
-
-// refusesReusedNames asks the target, once per run, whether it refuses a
-// second plant with a name it has stored (under another id).
-func (s *Suite) refusesReusedNames(ctx context.Context) bool {
-	s.nameOnce.Do(func() { s.nameSeen = s.refusesASecond(ctx, false) })
-	return s.nameSeen
-}
-
-// refusesASecond sends two valid plants that share their id (sameID) or
-// their name, each never sent before, and reports whether the target
-// accepted the first and refused the second.
-func (s *Suite) refusesASecond(ctx context.Context, sameID bool) bool {
-	st := stateOf(ctx)
-	probe := &state{rng: st.rng, ids: st.ids}
-	id, name := probe.freshID(), "plantcheck probe "+strconv.FormatInt(probe.freshID(), 36)
-	for i := 0; i < 2; i++ {
-		if i == 1 && sameID {
-			name += " (second)"
-		}
-		if i == 1 && !sameID {
-			id = probe.freshID()
-		}
-		probe.req = request{probe: true, setup: true}
-		if i == 1 {
-			probe.req.probeRefusal = "a probe of whether the target refuses what it has stored"
-		}
-		probe.req.set("id", json.RawMessage(strconv.FormatInt(id, 10)))
-		probe.req.set("name", jsonString(name))
-		x, err := s.sendRequest(ctx, &probe.req)
-		if err == nil {
-			st.keep(x) // judged with the scenario that asked
-		}
-		if err != nil || x.Err != nil || x.Status != []int{http.StatusOK, http.StatusBadRequest}[i] {
-			return false
-		}
+// refusesStored asks the target, once per run, whether it refuses a second
+// plant with an id (sameID) or a name it has stored: it sends two valid
+// plants that share their id or their name, each never sent before (the id
+// under another name, so that a target that refuses a stored name does not
+// answer for its ids), and reports whether the target accepted the first
+// and refused the second.
+func (s *Suite) refusesStored(ctx context.Context, sameID bool) bool {
+	c := &s.storedNames
+	if sameID {
+		c = &s.storedIDs
 	}
-	return true
+	c.once.Do(func() {
+		st := stateOf(ctx)
+		id, name := st.freshID(), "plantcheck probe "+strconv.FormatInt(st.freshID(), 36)
+		for i := range 2 {
+			r := request{probe: true, setup: true}
+			if i == 1 {
+				r.probeRefusal = "a probe of whether the target refuses what it has stored"
+				if sameID {
+					name += " (second)"
+				} else {
+					id = st.freshID()
+				}
+			}
+			r.set("id", json.RawMessage(strconv.FormatInt(id, 10)))
+			r.set("name", jsonString(name))
+			x, err := s.sendRequest(ctx, &r)
+			if err == nil { // judged with the scenario that asked
+				st.mu.Lock()
+				st.probes = append(st.probes, x)
+				st.mu.Unlock()
+			}
+			if err != nil || x.Err != nil || x.Status != []int{http.StatusOK, http.StatusBadRequest}[i] {
+				return
+			}
+		}
+		c.refuses = true
+	})
+	return c.refuses
+}
+
+// why says the document's findings on one line, redacted.
+func (s *Suite) why(vs []spec.Violation) string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.String()
+	}
+	return s.Redact(strings.Join(out, "; "))
 }
 
 // judged records a failure of rule when a check's judgement says the
@@ -248,59 +212,23 @@ func (s *Suite) judged(st *state, rule rules.RuleID, x *Sent, j judge.Judgement,
 	return s.fail(st, rule, x, j.Expected, j.Actual, append(slices.Clone(j.Details), details...)...)
 }
 
-// ask reads the one judge's judgement of the scenario's last answer by the
-// first of rules it judged it by: a failure of that rule when it failed,
-// nothing when it passed or when the judge judged it by none of them (then
-// the answer showed another rule's aspect, which the status step and the
-// after-hook read).
-func (s *Suite) ask(ctx context.Context, rules ...rules.RuleID) error {
-	st := stateOf(ctx)
-	x, err := s.response(st)
-	if err != nil {
-		return err
-	}
-	for _, rule := range rules {
-		if j, ok := x.JudgedBy(rule); ok {
-			return s.judged(st, rule, x, j)
+// asks is the step that reads the one judge's judgement of the last answer
+// by the first of ids it judged it by (none: the answer showed another
+// rule's aspect, which the status step and the after-hook read).
+func (s *Suite) asks(ids ...rules.RuleID) func(context.Context) error {
+	return func(ctx context.Context) error {
+		st := stateOf(ctx)
+		x, err := s.response(st)
+		if err != nil {
+			return err
 		}
+		for _, rule := range ids {
+			if j, ok := x.JudgedBy(rule); ok {
+				return s.judged(st, rule, x, j)
+			}
+		}
+		return nil
 	}
-	return nil
-}
-
-// theResponseIsAPlantRecord reads the one judge's judgement of an accepted
-// create's Plant record (CREATE-200's).
-func (s *Suite) theResponseIsAPlantRecord(ctx context.Context) error {
-	return s.ask(ctx, rules.Create200)
-}
-
-func (s *Suite) thePlantHasNoID(ctx context.Context) error {
-	return s.ask(ctx, rules.CreateNoID)
-}
-
-// theResponseIsAnErrorRecord reads the one judge's judgement of a
-// refusal's Error record (ERROR-RECORD), or, for a valid request with a
-// long header, of its shape at HEADER-SIZE's level, which the judge gives
-// in its place.
-func (s *Suite) theResponseIsAnErrorRecord(ctx context.Context) error {
-	return s.ask(ctx, rules.HeaderSize, rules.ErrorRecord)
-}
-
-// thePlantOrAnErrorRecord reads the one judge on the answer to a request
-// that a service may accept or refuse (a size the spec sets no limit on):
-// 200 with a Plant record, or 400 with an Error record; any other answer
-// is undocumented (RESPONSE-DOCUMENTED), or, to a request whose header is
-// long, judged at HEADER-SIZE's level, a SHOULD.
-func (s *Suite) thePlantOrAnErrorRecord(ctx context.Context) error {
-	return s.ask(ctx, rules.HeaderSize, rules.ErrorRecord, rules.ResponseDocumented)
-}
-
-func (s *Suite) theResponseConformsToTheDocument(ctx context.Context) error {
-	return s.ask(ctx, rules.ResponseDocumented)
-}
-
-func (s *Suite) theResponseArrivedInTime(ctx context.Context) error {
-	_, err := s.response(stateOf(ctx))
-	return err
 }
 
 func (s *Suite) theAnswerIsNoted(ctx context.Context) error {
@@ -309,14 +237,8 @@ func (s *Suite) theAnswerIsNoted(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	switch x.Status {
-	case http.StatusOK:
-		st.note = "accepted (200)"
-	case http.StatusBadRequest:
-		st.note = "refused (400)"
-	case http.StatusNotAcceptable:
-		st.note = "not acceptable (406)"
-	default:
+	st.note = map[int]string{http.StatusOK: "accepted (200)", http.StatusBadRequest: "refused (400)", http.StatusNotAcceptable: "not acceptable (406)"}[x.Status]
+	if st.note == "" {
 		st.note = fmt.Sprintf("answered %d", x.Status)
 	}
 	return nil

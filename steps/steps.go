@@ -1,10 +1,10 @@
 // Package steps holds the godog step definitions that drive the Plant Store
-// features against any base URL. The suite knows its target only by that URL
-// and a bearer token: it never imports the reference server. Every request it
-// sends is checked first against the OpenAPI document, so that a scenario
-// meant as valid sends a valid request and one meant as invalid an invalid
-// one; every response is checked against the document, whatever the
-// scenario.
+// features against any base URL, known only by that URL and a bearer token
+// (it never imports the reference server). A step builds and sends a
+// request (package client) and asks the one judge (package judge) about the
+// rules its scenario names; the judge holds every request to the document,
+// so that a scenario meant as valid sends a valid request, and every
+// response whatever the scenario.
 package steps
 
 import (
@@ -31,7 +31,6 @@ import (
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/generate"
 	"github.com/plantcheck/plantcheck/internal/judge"
-	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -69,11 +68,11 @@ func (s *Suite) Throttling() client.Throttling { return s.client.Throttling() }
 // Faults reports the connection faults the run met.
 func (s *Suite) Faults() client.Faults { return s.client.Faults() }
 
-// Throttle is client.Throttle, which internal/config reads.
-type Throttle = client.Throttle
-
-// Clock is client.Clock, the time a run paces and waits by.
-type Clock = client.Clock
+// Throttle and Clock are package client's, which internal/config reads.
+type (
+	Throttle = client.Throttle
+	Clock    = client.Clock
+)
 
 // breakerThreshold is how many answers in a row may fail to arrive (or to
 // end within the read bound) before the remaining scenarios are not run: a
@@ -86,25 +85,18 @@ type Config struct {
 	// BaseURL is the target's base address; the operation's path is
 	// appended to its path ("https://host/api" → "https://host/api/plants").
 	BaseURL string
-	// Token is the bearer token the target issued. It is never printed.
-	Token string
+	Token   string // the bearer token the target issued: never printed
 	// Client sends every request; its Timeout is the time limit of one
 	// exchange. It must not follow redirects.
-	Client *http.Client
-	// Validator judges requests and responses; nil means spec.Default().
-	Validator *spec.Validator
-	// MaxBody bounds the response body read; 0 means DefaultMaxBody.
-	MaxBody int64
-	// Seed makes the run's fresh ids and foreign tokens reproducible.
-	Seed uint64
+	Client    *http.Client
+	Validator *spec.Validator // nil: spec.Default()
+	MaxBody   int64           // the bound of a response body read; 0: DefaultMaxBody
+	Seed      uint64          // makes fresh ids and foreign tokens reproducible
 	// IDSalt keeps this run's fresh ids apart from another run's with the
 	// same seed; 0 draws one. Only a run whose every byte must come again
-	// (the living documentation's examples, against a reference of its
-	// own) fixes it.
-	IDSalt uint64
-	// Examples is how many valid bodies each generated scenario sends; 0
-	// means DefaultExamples.
-	Examples int
+	// (the living documentation's examples) fixes it.
+	IDSalt   uint64
+	Examples int // valid bodies per generated scenario; 0: config.DefaultExamples
 	// Headers are sent on every request (a gateway's key): secrets, like
 	// the token, never printed. They never replace a header a scenario
 	// sets (config.ReservedHeaders).
@@ -112,8 +104,8 @@ type Config struct {
 	// AllStrings sends every string of the hostile-string catalog, not the
 	// fixed ones and one drawn from each category.
 	AllStrings bool
-	// Without names checks to leave out (config.Removable), to prove that each
-	// is needed; a run for a verdict leaves none out.
+	// Without names checks to leave out (config.Removable), to prove that
+	// each is needed; a run for a verdict leaves none out.
 	Without []string
 	// Rate, InFlight (0 means 1), Throttle, Notice and Clock pace and
 	// bound the run's requests, as client.Config says.
@@ -124,9 +116,8 @@ type Config struct {
 	Clock    Clock
 	// CurlFlags are the connection's settings a curl reproduction needs
 	// (--cacert FILE, --cert FILE --key FILE, --proxy URL), shell-quoted.
-	CurlFlags []string
-	// OnScenario receives each scenario's result, possibly concurrently.
-	OnScenario func(Result)
+	CurlFlags  []string
+	OnScenario func(Result) // each scenario's result, possibly concurrently
 }
 
 // Result is how one scenario ended and the evidence for it.
@@ -139,22 +130,20 @@ type Result struct {
 	Failures []*Failure
 	Err      error
 	Note     string
-	// Skip is the kind of a skipped scenario's skip (ErrSilent and the
-	// rest; nil for a skip godog made), for errors.Is.
-	Skip error
-	// Noted is the kind of a note the verdict carries though the scenario
-	// was judged (ErrNameReused; nil for none), for errors.Is.
-	Noted     error
-	Duration  time.Duration
-	Exchanges []*Sent
+	// Skip and Noted are the kinds, for errors.Is, of a skipped
+	// scenario's skip (ErrSilent and the rest; nil for a skip godog made)
+	// and of a note the verdict carries though the scenario was judged
+	// (ErrNameReused; nil for none).
+	Skip, Noted error
+	Duration    time.Duration
+	Exchanges   []*Sent
 	// Judgements are the one judge's judgements of every exchange of the
 	// scenario, one per rule each shows: what the verdict counts.
 	Judgements []judge.Result
-	// Judged: the scenario judged its own rule on answers that came. It
-	// did when it passed, when a failure cites its rule, or when every step
-	// ran and only a check after them (the echo, the document) failed. A
-	// scenario stopped by another rule's failure, or by an answer that did
-	// not come, did not: its rule's own checks never ran.
+	// Judged: the scenario judged its own rule on answers that came: it
+	// passed or failed, and one of its exchanges has a judgement by its
+	// rule. A scenario stopped by another rule's failure, or by an answer
+	// that did not come, did not.
 	Judged bool
 	// SetupFailed: the scenario could not be set up (the create it needs
 	// before the request it is about was not accepted); the failure is
@@ -166,31 +155,27 @@ type Result struct {
 type Suite struct {
 	cfg       Config
 	plantsURL string
-	timeout   time.Duration
 	validator *spec.Validator
 	shape     *generate.Shape // what the document asks of a request body
 	steps     []stepDef
-	without   map[string]bool
+	// echoOwnRule: the echo is judged under the scenario's own rule
+	// (config.WithoutMustEcho).
+	echoOwnRule bool
 	// red hides the token, and every credential near it that the suite
 	// sends, in whatever form a target echoes them.
 	red *evidence.Redactor
 	// silent counts answers in a row that did not arrive; at
-	// breakerThreshold the remaining scenarios are skipped.
+	// breakerThreshold the remaining scenarios are skipped (tripped).
 	silent  atomic.Int32
 	tripped atomic.Bool
-	// reuse caches whether the target refuses a reused id (probed at most
-	// once, and only when a scenario needs to know).
-	reuseOnce sync.Once
-	reuseSeen bool
-	// name caches whether the target refuses a reused name, likewise.
-	nameOnce sync.Once
-	nameSeen bool
-	// client sends every request, within the run's pace and bound on
-	// requests in flight.
+	// storedIDs and storedNames cache whether the target refuses a reused
+	// id, and a reused name: probed at most once, when a scenario needs to
+	// know (refusesStored).
+	storedIDs, storedNames struct {
+		once    sync.Once
+		refuses bool
+	}
 	client *client.Client
-	// idSalt keeps each run's fresh ids apart from another run's with the
-	// same seed.
-	idSalt uint64
 }
 
 // New prepares a suite. Its configuration comes validated (config.Run.Validate
@@ -213,17 +198,14 @@ func New(cfg Config) (*Suite, error) {
 		}
 	}
 	if cfg.Examples == 0 {
-		cfg.Examples = DefaultExamples
+		cfg.Examples = config.DefaultExamples
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/plants"
 	u.RawPath = ""
-	s := &Suite{cfg: cfg, plantsURL: u.String(), timeout: cfg.Client.Timeout, validator: v, without: map[string]bool{}, idSalt: cfg.IDSalt}
-	if s.idSalt == 0 {
-		s.idSalt = rand.Uint64() | 1
+	if cfg.IDSalt == 0 {
+		cfg.IDSalt = rand.Uint64() | 1
 	}
-	for _, w := range cfg.Without {
-		s.without[w] = true
-	}
+	s := &Suite{cfg: cfg, plantsURL: u.String(), validator: v, echoOwnRule: slices.Contains(cfg.Without, config.WithoutMustEcho)}
 	secrets := []string{cfg.Token}
 	for _, v := range nearMissesOf(cfg.Token) {
 		// A variant that holds the token whole (the token with more
@@ -247,10 +229,6 @@ func New(cfg Config) (*Suite, error) {
 	return s, nil
 }
 
-// HeaderVar names the environment variable a reproduction reads an extra
-// header's value from: PLANTCHECK_HEADER_X_API_KEY for X-Api-Key.
-func HeaderVar(name string) string { return shell.HeaderVar(name) }
-
 // PlantsURL is the address the suite posts to.
 func (s *Suite) PlantsURL() string { return s.plantsURL }
 
@@ -261,33 +239,24 @@ type request struct {
 	raw     []byte            // when rawSet, the body sent instead of fields
 	rawSet  bool
 	fixedID bool // id set by the scenario, not drawn fresh: may be reused
-	// setup: the request is a create the scenario needs before the one it
-	// is about, or a probe's (its refusal is CREATE-200's); probe: one whose
-	// refusal is never for what the target stored (a probe's, or one sent
-	// again under a fresh name);
-	// probeRefusal: why the probe may be refused; caseOf: the generated
-	// rule it is a case of ("": none).
+	// setup: a create the scenario needs before the one it is about, or a
+	// probe's (its refusal is CREATE-200's); probe: one whose refusal is
+	// never for what the target stored (a probe's, or one sent again under
+	// a fresh name); probeRefusal: why the probe may be refused; caseOf:
+	// the generated rule it is a case of ("": none).
 	setup        bool
 	probe        bool
 	probeRefusal string
 	caseOf       rules.RuleID
 
-	// cred is the request's credential; nil: the user's bearer token.
-	cred        *credential
-	contentType string
-	noCT        bool
-	// accept is the Accept header (nil: application/json, "": none);
-	// chunked sends the body without a Content-Length; noUA sends no
-	// User-Agent.
-	accept  *string
-	chunked bool
-	noUA    bool
-	// padding is the length of a config.PaddingHeader sent (0: none).
-	padding int
-	// idempotencyKey is the Idempotency-Key header's value ("": none).
-	idempotencyKey string
-	// cookies are sent in a Cookie header: the ones the service set.
-	cookies []*http.Cookie
+	cred        *credential // nil: the user's bearer token
+	chunked     bool        // the body without a Content-Length
+	padding     int         // the length of a config.PaddingHeader sent (0: none)
+	idempotency string      // the Idempotency-Key header ("": none)
+	cookies     []*http.Cookie
+	// contentType, accept and userAgent replace their header's default
+	// (application/json, application/json, plantcheck); "" sends none.
+	contentType, accept, userAgent *string
 	// tokenIn says where the token goes instead of the Authorization
 	// header ("": nowhere else), and tokenName under what name.
 	tokenIn   tokenPlace
@@ -295,33 +264,6 @@ type request struct {
 	// label says what the request is, for the evidence, where the
 	// scenario's name does not (a generated case, a presentation).
 	label string
-}
-
-// tokenPlace is where a request carries the token other than in its
-// Authorization header.
-type tokenPlace string
-
-const (
-	tokenInQuery  tokenPlace = "query"  // a parameter of the query string
-	tokenInBody   tokenPlace = "body"   // a member of the body
-	tokenInHeader tokenPlace = "header" // a header of another name
-	tokenInCookie tokenPlace = "cookie" // a cookie
-	tokenInBearer tokenPlace = "bearer" // a header of another name, after "Bearer "
-)
-
-// tokenHeader is the header that carries the token at place under name,
-// and what its value has before the token; false when the token goes in
-// no header there.
-func tokenHeader(place tokenPlace, name string) (header, prefix string, ok bool) {
-	switch place {
-	case tokenInHeader:
-		return http.CanonicalHeaderKey(name), "", true
-	case tokenInCookie:
-		return "Cookie", name + "=", true
-	case tokenInBearer:
-		return http.CanonicalHeaderKey(name), "Bearer ", true
-	}
-	return "", "", false
 }
 
 // state is one scenario's, kept in its context.
@@ -339,14 +281,11 @@ type state struct {
 	failures  []*Failure
 	// defects are the suite's own faults met in the scenario (a rule the
 	// catalog lacks): the scenario is then an error, whatever else it saw.
-	defects []string
-	note    string
-	skipped string
-	skip    error // the kind of the skip (Result.Skip)
-	noted   error // the kind of the note (Result.Noted)
-	started time.Time
-	// setupFailed: a setup step's create was not accepted.
-	setupFailed bool
+	defects       []string
+	note, skipped string
+	skip, noted   error // Result.Skip, Result.Noted
+	started       time.Time
+	setupFailed   bool
 	// mayRefuse: why a refusal of the scenario's valid requests is the
 	// service's right ("": none), as its tags say.
 	mayRefuse string
@@ -355,13 +294,6 @@ type state struct {
 	// requests at once): judged with the scenario's.
 	mu     sync.Mutex
 	probes []*Sent
-}
-
-// keep keeps an exchange of a probe with the scenario's.
-func (st *state) keep(x *Sent) {
-	st.mu.Lock()
-	st.probes = append(st.probes, x)
-	st.mu.Unlock()
 }
 
 type stateKey struct{}
@@ -374,32 +306,119 @@ func stateOf(ctx context.Context) *state {
 	return st
 }
 
-// stepDef is one step: its pattern, compiled once per suite, and its
+// stepDef is one step: its pattern, compiled once per process, and its
 // function.
 type stepDef struct {
 	re *regexp.Regexp
 	fn any
 }
 
-// stepPattern is a step as an area of the spec registers it: its pattern
-// and its function.
-type stepPattern struct {
-	pattern string
-	fn      any
-}
-
-// stepDefs lists every step of the features, area by area: each file of
-// the package registers its own. The patterns are compiled here, once per
-// process, rather than by godog for every scenario.
+// stepDefs lists every step of the features, area by area: the functions
+// live in the area's file; a step that only sets a value of the request,
+// or asks the judge about named rules, is written here, in its row.
 func (s *Suite) stepDefs() []stepDef {
-	var out []stepDef
-	for _, area := range [][]stepPattern{
-		s.bodySteps(), s.spellingSteps(), s.authSteps(), s.mediaSteps(), s.sendSteps(),
-		s.generatedSteps(), s.hostileSteps(), s.recordSteps(), s.echoSteps(),
-	} {
-		for _, p := range area {
-			out = append(out, stepDef{compiled(p.pattern), p.fn})
-		}
+	req := func(ctx context.Context) *request { return &stateOf(ctx).req }
+	table := []struct {
+		pattern string
+		fn      any
+	}{
+		// body.go
+		{`^a new plant with a fresh id and the name "([^"]*)"$`, s.aNewPlantNamed},
+		{`^a new plant with a fresh id, the name "([^"]*)" and the tag "([^"]*)"$`, func(ctx context.Context, name, tag string) {
+			s.aNewPlantNamed(ctx, name)
+			req(ctx).set("tag", jsonString(tag))
+		}},
+		{`^a plant with a fresh id and the name "([^"]*)" has been created$`, func(ctx context.Context, name string) error { return s.created(ctx, name, false) }},
+		{`^a new plant with the same id and the name "([^"]*)"$`, s.aNewPlantWithTheSameID},
+		{`^the field "(\w+)" is left out$`, func(ctx context.Context, name string) {
+			req(ctx).fields = slices.DeleteFunc(req(ctx).fields, func(m generate.Member) bool { return m.Name == name })
+		}},
+		{`^the field "(\w+)" is the JSON value (.+)$`, s.theFieldIsTheJSONValue},
+		{`^the field "id" is a fresh negative id$`, func(ctx context.Context) { s.setID(ctx, "-", "") }},
+		{`^the field "id" is the fresh id written with a zero fraction$`, func(ctx context.Context) { s.setID(ctx, "", ".0") }},
+		{`^the field "(\w+)" is a string of (\d+) characters$`, func(ctx context.Context, name string, n int) {
+			const pattern = "Monstera deliciosa "
+			req(ctx).set(name, jsonString(strings.Repeat(pattern, n/len(pattern)+1)[:n]))
+		}},
+		{`^the body is cut short after its first (\d+) bytes$`, func(ctx context.Context, n int) { b := req(ctx).body(); req(ctx).setRaw(b[:min(n, len(b))]) }},
+		{`^the body is empty$`, func(ctx context.Context) { req(ctx).setRaw(nil) }},
+		{`^the body is wrapped in a JSON array$`, func(ctx context.Context) { req(ctx).setRaw(append(append([]byte("["), req(ctx).body()...), ']')) }},
+		{`^the body is the JSON text (.+)$`, s.theBodyIsTheJSONText},
+		{`^nothing else is changed$`, func() {}},
+		{`^the body carries (\d+) more members of (\d+) characters each$`, s.theBodyCarriesMoreMembers},
+		// n arrays, each in the one before: the document leaves other
+		// members free, and the depth of their values too.
+		{`^the body carries a member nested (\d+) levels deep$`, func(ctx context.Context, n int) {
+			req(ctx).fields = append(req(ctx).fields, generate.Member{Name: "nested", Raw: json.RawMessage(strings.Repeat("[", n) + strings.Repeat("]", n))})
+		}},
+		// A config.PaddingHeader of n characters: a header as long as real
+		// requests' cookies and tokens grow.
+		{`^the request carries a header of (\d+) characters that the contract does not name$`, func(ctx context.Context, n int) { req(ctx).padding = n }},
+		// spelling.go
+		{`^the field "(\w+)" is sent under the key "([^"]*)"$`, s.theFieldIsSentUnderTheKey},
+		{`^the body is written with (.+)$`, s.theBodyIsWrittenWith},
+		{`^the request is presented with (.+)$`, s.theRequestIsPresentedWith},
+		// auth.go
+		{`^the request carries no Authorization header$`, func(ctx context.Context) { req(ctx).cred = &credential{} }},
+		{`^the request carries no Authorization header, only the cookies the service set$`, s.theRequestCarriesOnlyTheCookies},
+		{`^the request carries no Authorization header, only the valid token (in the query string|in the body|in a header|after Bearer in a header|in a cookie), as ([A-Za-z0-9_-]+)$`, s.theRequestCarriesTheTokenElsewhere},
+		{`^the request carries the valid token in the "(\w+)" scheme$`, func(ctx context.Context, scheme string) { req(ctx).cred = s.token(scheme+" ", "", false) }},
+		{`^the request carries the valid token without a scheme$`, func(ctx context.Context) { req(ctx).cred = s.token("", " (no scheme)", false) }},
+		{`^the request carries the valid token right after "Bearer", without a space$`, func(ctx context.Context) { req(ctx).cred = s.token("Bearer", " (no space)", false) }},
+		{`^the request carries the valid token after "Bearer" and a tab, not a space$`, func(ctx context.Context) { req(ctx).cred = s.token("Bearer\t", " (a tab, no space)", false) }},
+		{`^the request carries the issued token (.+)$`, s.theRequestCarriesTheIssuedToken},
+		{`^the request carries the Bearer scheme with an empty credential$`, func(ctx context.Context) {
+			req(ctx).cred = &credential{value: "Bearer ", desc: "Bearer (empty credential)", shell: "Bearer "}
+		}},
+		{`^the request carries a bearer token the service did not issue$`, s.theRequestCarriesAForeignToken},
+		{`^a plant with a fresh id and the name "([^"]*)" has been created under a fresh Idempotency-Key$`, func(ctx context.Context, name string) error { return s.created(ctx, name, true) }},
+		{`^the request repeats the accepted one byte for byte$`, s.theRequestRepeatsTheAcceptedOne},
+		{`^a new plant with a fresh id and the name of the accepted one$`, s.aNewPlantWithTheAcceptedName},
+		// The issued token under the Bearer scheme in another letter case
+		// (AUTH-SCHEME-CASE): the credential the service issued, as HTTP
+		// reads it, so an accepted answer is judged as any accepted create.
+		{`^the request writes the scheme "(bearer|BEARER)" before the issued token$`, func(ctx context.Context, scheme string) { req(ctx).cred = s.token(scheme+" ", "", true) }},
+		// media.go
+		{`^the request declares the media type "(.*)"$`, func(ctx context.Context, mt string) { req(ctx).contentType = &mt }},
+		{`^the request declares no media type$`, func(ctx context.Context) { req(ctx).contentType = new("") }},
+		{`^the request accepts "(.*)"$`, func(ctx context.Context, accept string) { req(ctx).accept = &accept }},
+		{`^the plant is sent as (a URL-encoded form|a multipart form)$`, s.thePlantIsSentAsAForm},
+		// RESPONSE-MEDIA's whichever scenario asks; the judge judges a refusal
+		// of a valid request for a long header at HEADER-SIZE's level.
+		{`^the response media type is application/json$`, s.asks(rules.ResponseMedia, rules.HeaderSize)},
+		// send.go
+		{`^the client posts it to /plants$`, s.theClientPostsIt},
+		// generated.go
+		{`^generated valid plants with (typical|boundary) values$`, s.generatedValidPlants},
+		{`^generated bodies that each break one rule of the schema$`, func(ctx context.Context) {
+			st := stateOf(ctx)
+			st.req.caseOf, st.cases = rules.GenInvalid, s.generator(st).Invalid()
+		}},
+		{`^each is posted to /plants$`, s.eachIsPosted},
+		{`^each is accepted and echoed exactly$`, s.eachIsAnsweredAsItShould},
+		{`^each is rejected with an Error record$`, s.eachIsAnsweredAsItShould},
+		// hostile.go
+		{`^the fixed (name|tag)s and a drawn (?:name|tag) of each category of the catalog of hostile strings$`, s.aStringFromEachCategory},
+		// records.go: a valid request with a long header is judged at
+		// HEADER-SIZE's level in ERROR-RECORD's place; a request of a size
+		// the spec sets no limit on may get 200 with a Plant record or 400
+		// with an Error record, any other answer being undocumented.
+		{`^the response status is (\d+)$`, func(ctx context.Context, want int) error { return s.statusIs(ctx, want, false) }},
+		{`^the response is a Plant record$`, s.asks(rules.Create200)},
+		{`^the plant has no id$`, s.asks(rules.CreateNoID)},
+		{`^the response is an Error record$`, s.asks(rules.HeaderSize, rules.ErrorRecord)},
+		{`^the response conforms to the document$`, s.asks(rules.ResponseDocumented)},
+		{`^the response arrived within the time limit$`, func(ctx context.Context) error { _, err := s.response(stateOf(ctx)); return err }},
+		{`^the answer is noted for information$`, s.theAnswerIsNoted},
+		{`^the response is a Plant record echoing the plant, or an Error record$`, s.asks(rules.HeaderSize, rules.ErrorRecord, rules.ResponseDocumented)},
+		// echo.go
+		{`^the plant's name is the name sent$`, func(ctx context.Context) error { return s.echoStep(ctx, rules.CreateName) }},
+		{`^the plant's tag is the tag sent$`, func(ctx context.Context) error { return s.echoStep(ctx, rules.CreateTag) }},
+		{`^the plant has no tag$`, func(ctx context.Context) error { return s.echoStep(ctx, rules.CreateNoTag) }},
+	}
+	out := make([]stepDef, len(table))
+	for i, p := range table {
+		out[i] = stepDef{compiled(p.pattern), p.fn}
 	}
 	return out
 }
@@ -417,16 +436,11 @@ func compiled(pattern string) *regexp.Regexp {
 }
 
 // InitializeSuite registers every step and hook once for the whole run:
-// godog copies the suite's registrations into each scenario, where
-// registering them again per scenario (InitializeScenario) would cost a
-// runtime.Caller and a reflection check per step definition and scenario,
-// 15% of godog's own time.
+// godog copies them into each scenario, where registering them per scenario
+// would cost a runtime.Caller and a reflection check per step definition
+// and scenario, 15% of godog's own time.
 func (s *Suite) InitializeSuite(ctx *godog.TestSuiteContext) {
-	s.InitializeScenario(ctx.ScenarioContext())
-}
-
-// InitializeScenario registers every step and the hooks of one scenario.
-func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
+	sc := ctx.ScenarioContext()
 	sc.Before(s.before)
 	sc.After(s.after)
 	for _, d := range s.steps {
@@ -441,14 +455,26 @@ func (st *state) skipFor(kind error, note string) error {
 	return fmt.Errorf("%w: %s", godog.ErrSkip, note)
 }
 
+// sizeTag marks the scenarios whose request is of a size the spec sets no
+// limit on: a refusal of it, 400 with an Error record, is the service's
+// right, so neither acceptance nor such a refusal is judged.
+const (
+	sizeTag       = "@size"
+	mayRefuseSize = "a size the spec sets no limit on (Limits: not shown)"
+)
+
 func (s *Suite) before(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
-	st := &state{started: time.Now(), rng: s.scenarioRand(sc, s.cfg.Seed)}
-	st.ids = s.scenarioRand(sc, s.cfg.Seed^s.idSalt)
-	st.rule = ruleOf(sc)
+	st := &state{started: time.Now(), rng: s.scenarioRand(sc, s.cfg.Seed), ids: s.scenarioRand(sc, s.cfg.Seed^s.cfg.IDSalt)}
 	for _, t := range sc.Tags {
 		if t.Name == sizeTag {
 			st.mayRefuse = mayRefuseSize
 		}
+		if r, ok := rules.Lookup(rules.RuleID(strings.TrimPrefix(t.Name, "@"))); ok && st.rule.ID == "" {
+			st.rule = r
+		}
+	}
+	if st.rule.ID == "" {
+		st.rule = rules.Rule{ID: "UNTAGGED", Level: rules.Must, Requirement: "(the scenario names no rule of the catalog)"}
 	}
 	ctx = context.WithValue(ctx, stateKey{}, st)
 	if ctx.Err() != nil {
@@ -463,9 +489,8 @@ func (s *Suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 	return ctx, nil
 }
 
-// scenarioRand gives each scenario its own generator, derived from the seed
-// and the scenario's identity, so that concurrency does not change what is
-// sent.
+// scenarioRand gives each scenario its own generator, from the seed and the
+// scenario's identity, so that concurrency does not change what is sent.
 func (s *Suite) scenarioRand(sc *godog.Scenario, seed uint64) *rand.Rand {
 	h := fnv.New64a()
 	io.WriteString(h, sc.Uri)
@@ -474,34 +499,22 @@ func (s *Suite) scenarioRand(sc *godog.Scenario, seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, h.Sum64()))
 }
 
-// sizeTag marks the scenarios whose request is of a size the spec sets no
-// limit on: a refusal of it, 400 with an Error record, is the service's
-// right, so neither acceptance nor such a refusal is judged.
-const (
-	sizeTag       = "@size"
-	mayRefuseSize = "a size the spec sets no limit on (Limits: not shown)"
-)
-
-// ruleOf finds the scenario's rule from its tags.
-func ruleOf(sc *godog.Scenario) rules.Rule {
-	for _, t := range sc.Tags {
-		if r, ok := rules.Lookup(rules.RuleID(strings.TrimPrefix(t.Name, "@"))); ok {
-			return r
-		}
-	}
-	return rules.Rule{ID: "UNTAGGED", Level: rules.Must, Requirement: "(the scenario names no rule of the catalog)"}
-}
-
 func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (context.Context, error) {
 	st := stateOf(ctx)
 	st.exchanges = append(st.exchanges, st.probes...)
-	if s.without[config.WithoutMustEcho] {
-		s.echoUnderOwnRule(st)
+	if s.echoOwnRule {
+		// The echo under the scenario's own rule, at its level, as
+		// plantcheck judged it before the echo was a MUST: the self-test's
+		// proof that a SHOULD scenario then hides a MUST breach.
+		for _, x := range st.exchanges {
+			for i, r := range x.judged.Results {
+				if slices.Contains(echoRules, r.Rule) {
+					x.judged.Results[i].Rule = st.rule.ID
+				}
+			}
+		}
 	}
-	var hookErr error
-	if f := s.unreported(st); f != nil {
-		hookErr = f
-	}
+	hookErr := s.unreported(st)
 	res := Result{
 		ID: sc.Id, Name: sc.Name, URI: sc.Uri, Rule: st.rule, Failures: st.failures,
 		Note: st.note, Noted: st.noted, Duration: time.Since(st.started), Exchanges: st.exchanges, SetupFailed: st.setupFailed,
@@ -527,13 +540,12 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 	default:
 		res.Outcome = Passed
 	}
-	res.Judged = judgedOwnRule(res, st)
 	for _, x := range st.exchanges {
+		_, ok := x.JudgedBy(st.rule.ID)
+		res.Judged = res.Judged || ok && (res.Outcome == Passed || res.Outcome == Failed)
 		res.Judgements = append(res.Judgements, x.judged.Results...)
-	}
-	// Judged: only the bounded evidence outlives the scenario, so that a
-	// run holds a few kilobytes an exchange whatever the target sends.
-	for _, x := range st.exchanges {
+		// Judged: only the bounded evidence outlives the scenario, so that
+		// a run holds a few kilobytes an exchange whatever the target sends.
 		x.header, x.judged.Violations = nil, nil
 	}
 	if s.cfg.OnScenario != nil {
@@ -542,43 +554,27 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 	return ctx, hookErr
 }
 
-// judgedOwnRule reports whether a scenario judged its own rule: see
-// Result.Judged. The one judge judged it when one of the scenario's
-// exchanges has a judgement by it.
-func judgedOwnRule(res Result, st *state) bool {
-	if res.Outcome != Passed && res.Outcome != Failed {
-		return false
-	}
-	return slices.ContainsFunc(st.exchanges, func(x *Sent) bool {
-		_, ok := x.JudgedBy(st.rule.ID)
-		return ok
-	})
-}
-
 // unreported lays every failed judgement of the scenario's exchanges
 // that no step reported, the first of each rule, with how many of the
 // scenario's exchanges broke it: a scenario shows every rule the one judge
 // found broken in its answers, whichever step ran. It returns the first.
-func (s *Suite) unreported(st *state) *Failure {
+func (s *Suite) unreported(st *state) error {
 	laid := map[rules.RuleID]bool{}
 	for _, f := range st.failures {
 		laid[f.Rule.ID] = true
 	}
-	fds := firstFailures(st.exchanges, func(x *Sent) []judge.Result {
+	var first error
+	for _, fd := range firstFailures(st.exchanges, func(x *Sent) []judge.Result {
 		return slices.DeleteFunc(slices.Clone(x.judged.Results), func(r judge.Result) bool { return r.OK() || laid[r.Rule] })
-	})
-	var first *Failure
-	for _, fd := range fds {
-		id := fd.r.Rule
+	}) {
 		details := slices.Clone(fd.r.Details)
 		if fd.x.Label != "" {
 			details = append(details, "request: "+fd.x.Label)
 		}
 		if fd.n > 1 {
-			details = append(details, fmt.Sprintf("%d of the %d exchanges of this scenario broke %s", fd.n, len(st.exchanges), id))
+			details = append(details, fmt.Sprintf("%d of the %d exchanges of this scenario broke %s", fd.n, len(st.exchanges), fd.r.Rule))
 		}
-		f := s.fail(st, id, fd.x, fd.r.Expected, fd.r.Actual, details...)
-		if first == nil {
+		if f := s.fail(st, fd.r.Rule, fd.x, fd.r.Expected, fd.r.Actual, details...); first == nil {
 			first = f
 		}
 	}
@@ -586,8 +582,7 @@ func (s *Suite) unreported(st *state) *Failure {
 }
 
 // firstFailure is a rule's first failed judgement among a scenario's
-// exchanges, the exchange it came of (the i-th), and how many failed
-// judgements of the rule there were.
+// exchanges, its exchange (the i-th), and how many the rule had.
 type firstFailure struct {
 	i int
 	x *Sent
@@ -646,8 +641,6 @@ const evidenceText = 2 << 10
 // and print: redacted, then cut, then escaped (package evidence).
 func (s *Suite) safe(text string) string { return s.red.Safe(text, evidenceText) }
 
-// --- Given: building the request ---
-
 func (r *request) set(name string, raw json.RawMessage) {
 	for i := range r.fields {
 		if r.fields[i].Name == name {
@@ -660,13 +653,6 @@ func (r *request) set(name string, raw json.RawMessage) {
 
 func (r *request) get(name string) (json.RawMessage, bool) {
 	return (&generate.Case{Members: r.fields}).Get(name)
-}
-
-// stringField returns a field that is a JSON string, decoded.
-func (r *request) stringField(name string) (string, bool) {
-	raw, ok := r.get(name)
-	var v string
-	return v, ok && len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &v) == nil
 }
 
 // setRaw makes b the body sent, whatever the fields say.

@@ -304,7 +304,7 @@ func (cfg *Config) rerunFlags(rt route) []string {
 		add("--base-url", cfg.BaseURL)
 	}
 	out = append(out, fmt.Sprintf("--seed %d", cfg.Seed))
-	if cfg.Examples != 0 && cfg.Examples != steps.DefaultExamples {
+	if cfg.Examples != 0 && cfg.Examples != config.DefaultExamples {
 		out = append(out, fmt.Sprintf("--examples %d", cfg.Examples))
 	}
 	if cfg.AllStrings {
@@ -327,7 +327,7 @@ func (cfg *Config) rerunFlags(rt route) []string {
 		out = append(out, "--proxy "+shellProxy(rt.via))
 	}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Headers)) {
-		out = append(out, fmt.Sprintf(`--header "%s: ${%s}"`, http.CanonicalHeaderKey(name), steps.HeaderVar(name)))
+		out = append(out, fmt.Sprintf(`--header "%s: ${%s}"`, http.CanonicalHeaderKey(name), shell.HeaderVar(name)))
 	}
 	return out
 }
