@@ -30,10 +30,7 @@ func cmdCompare(_ context.Context, c cli, args []string) int {
 	if !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(c.stderr, "plantcheck compare: "+format+"\n", a...)
-		return exitCannotRun
-	}
+	fail := c.failer("compare")
 	if err := cfg.Validate(); err != nil {
 		return fail("%v", err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/proxy"
@@ -35,6 +34,5 @@ func cmdJudge(_ context.Context, c cli, args []string) int {
 			return v.ExitCode
 		}
 	}
-	fmt.Fprintf(c.stderr, "plantcheck judge: %v\n", err)
-	return exitCannotRun
+	return c.failer("judge")("%v", err)
 }
