@@ -1,18 +1,6 @@
 // Command plantcheck certifies implementations of the Plant Store API.
 //
-//	plantcheck run     [flags]   certify a target (the bundled reference server when none is named)
-//	plantcheck serve   [flags]   serve the bundled reference server
-//	plantcheck proxy   [flags]   certify a deployment from the traffic through it
-//	plantcheck judge   FILE...   certify a deployment from recorded traffic (HAR)
-//	plantcheck diff    OLD NEW   what changed between two verdicts (summary.json)
-//	plantcheck compare FILE...   one table of rules by implementations
-//	plantcheck docs    [flags]   render the features as documentation (--report-dir DIR)
-//	plantcheck rules   [flags]   print the rule catalog and its scenarios
-//	plantcheck selftest [flags]  prove the suite against the reference and its mutants
-//	plantcheck spec              print the OpenAPI document the suite checks against
-//	plantcheck version           print plantcheck's and the spec's versions
-//	plantcheck split-args < LINE split a line into arguments, expanding nothing (for the Action)
-//
+// 'plantcheck help' lists its commands (the table commands below).
 // Flags go before or after a command's file arguments; the names are
 // shared (--report-dir, --format, --verbose, --concurrency), and the old
 // ones work, deprecated, until the release each names (config.Aliases;

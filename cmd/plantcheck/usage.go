@@ -16,12 +16,8 @@ import (
 	"github.com/plantcheck/plantcheck/internal/run"
 )
 
-// Usage as users type it: a did-you-mean for a mistyped flag, command or
-// config key; a hint for a URL given as an argument; a duration without
-// its unit, and a flag taken as another's value, refused with the reason.
-
 // newFlagSet returns a flag set for command name whose errors and help go
-// to c.stderr, with a usage line and description.
+// to c.stderr.
 func newFlagSet(c cli, name, synopsis, description string) *flag.FlagSet {
 	fs := flag.NewFlagSet("plantcheck "+name, flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
@@ -35,9 +31,8 @@ func newFlagSet(c cli, name, synopsis, description string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args into fs. It returns the exit status to end with, and
-// false, when the command must not go on: help asked (0), a bad flag or a
-// stray argument (2).
+// parse parses args, flags only, into fs: false, with the exit status,
+// when the command must not go on.
 func parse(c cli, fs *flag.FlagSet, args []string) (int, bool) {
 	pos, code, ok := parseArgs(c, fs, args)
 	if !ok || len(pos) == 0 {
@@ -55,12 +50,10 @@ func parse(c cli, fs *flag.FlagSet, args []string) (int, bool) {
 }
 
 // parseArgs parses the flags of args into fs and returns the arguments
-// that are not flags, in order: a flag is read before, between or after
-// them (judge --report-dir r run.har, judge run.har --report-dir r), and
-// after "--" every word is an argument. Help asked prints the whole usage
-// (0); a bad flag prints the error, as it was typed, and a one-line hint,
-// not the usage, which would bury it (2). A deprecated flag still works,
-// and says its new name on stderr.
+// that are not flags: a flag is read before, between or after them, and
+// after "--" every word is an argument. Help asked prints the usage (0); a
+// bad flag prints the error, as it was typed, and a one-line hint, not the
+// usage, which would bury it (2). A deprecated flag says its new name.
 func parseArgs(c cli, fs *flag.FlagSet, args []string) ([]string, int, bool) {
 	usage, out := fs.Usage, fs.Output()
 	fs.Usage = func() {}
@@ -134,9 +127,9 @@ func flagsHint(fs *flag.FlagSet) string {
 	return "Run '" + fs.Name() + " -h' for its flags."
 }
 
-// undefinedFlag returns the name of the flag err says is not defined ("" for
-// another error). The flag package has no error type for it, nor for
-// invalidValue: its message is the only handle, and a test pins it.
+// undefinedFlag returns the name of the flag err says is not defined ("").
+// The flag package has no error type for it, nor for invalidValue: its
+// message is the only handle, and a test pins it.
 func undefinedFlag(err error) string {
 	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
 	if !ok {
@@ -182,9 +175,8 @@ func isBool(v flag.Value) bool {
 	return ok && b.IsBoolFlag()
 }
 
-// flagArg returns the name of fs's flag that arg is (-name, --name or
-// --name=value; help too), "" when arg is not one of them: a negative
-// number or a token that begins with a dash stays a value.
+// flagArg returns the name of fs's flag (or help) that arg is, "" when it
+// is none: a negative number or a token that begins with a dash is a value.
 func flagArg(fs *flag.FlagSet, arg string) string {
 	if !strings.HasPrefix(arg, "-") {
 		return ""
@@ -196,10 +188,9 @@ func flagArg(fs *flag.FlagSet, arg string) string {
 	return ""
 }
 
-// typed returns flag name as args typed it: -v, --out, -base-url. The
-// flag package echoes every flag with one dash; a user who typed two and
-// reads one may think the dash was the mistake. "--name" when args has it
-// not.
+// typed returns flag name as args typed it (-v, --out; else --name): the
+// flag package echoes one dash, and a user who typed two may think the
+// dash was the mistake.
 func typed(args []string, name string) string {
 	for _, a := range args {
 		if a == "--" {

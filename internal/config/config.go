@@ -9,6 +9,7 @@
 package config
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -132,18 +133,10 @@ type Run struct {
 // caller. The command line's flags carry the defaults already, so that a
 // zero given there is refused by Validate, never silently replaced.
 func (r *Run) Defaults() {
-	if r.Timeout == 0 {
-		r.Timeout = DefaultTimeout
-	}
-	if r.Concurrency == 0 {
-		r.Concurrency = DefaultConcurrency
-	}
-	if r.Examples == 0 {
-		r.Examples = DefaultExamples
-	}
-	if r.Format == "" {
-		r.Format = "progress"
-	}
+	r.Timeout = cmp.Or(r.Timeout, DefaultTimeout)
+	r.Concurrency = cmp.Or(r.Concurrency, DefaultConcurrency)
+	r.Examples = cmp.Or(r.Examples, DefaultExamples)
+	r.Format = cmp.Or(r.Format, "progress")
 	if r.Seed == 0 {
 		r.Seed = NewSeed()
 	}

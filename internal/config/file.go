@@ -122,14 +122,12 @@ func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv f
 	return used, nil
 }
 
-// varError is a value whose variable cannot be read: unset or empty, or
-// named without braces.
+// varError is a value whose variable cannot be read.
 type varError string
 
 func (e varError) Error() string { return string(e) }
 
-// parseConfig parses data as one YAML document and returns its mapping, or
-// nil when the document is empty.
+// parseConfig returns the mapping of data, one YAML document (nil: empty).
 func parseConfig(data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -173,8 +171,7 @@ func yamlError(err error) error {
 	return errors.New("not valid YAML")
 }
 
-// configValues returns the text of each value n gives flag f: one for a
-// scalar, one per item of a list, which only a repeatable flag takes.
+// configValues returns the text of each value n gives flag f.
 func configValues(f *flag.Flag, n *yaml.Node) ([]string, error) {
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -208,9 +205,8 @@ func resolveAlias(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// expandVars replaces each ${NAME} in s with getenv(NAME). A variable's value
-// is not expanded again, so it may hold "${" itself. Only the braced form is
-// read: a lone "$" (common in tokens) stays as written.
+// expandVars replaces each ${NAME} in s with getenv(NAME), not expanded
+// again. A lone "$" (common in tokens) stays as written.
 func expandVars(s string, getenv func(string) string) (string, error) {
 	if name := bareVar(s); name != "" {
 		return "", bareVarError(name)
@@ -259,8 +255,7 @@ var (
 	bareName = regexp.MustCompile(`^\$([A-Za-z_][A-Za-z0-9_]*)`)
 )
 
-// configKeys returns the keys a config file may use: the flags' names but
-// "config".
+// configKeys returns the keys a config file may use.
 func configKeys(fs *flag.FlagSet) []string {
 	var keys []string
 	fs.VisitAll(func(f *flag.Flag) { // in order
