@@ -126,9 +126,9 @@ func (f *RunFlags) Resolve(env Env) (Run, []string, error) {
 	if err := cfg.Validate(); err != nil {
 		return Run{}, nil, err
 	}
-	cfg.Defaults()        // the seed: every other default the flags carry
-	var warnings []string // a short token is likely to occur in ordinary text, and its hiding to garble the evidence
-	if n := len(cfg.Token); n > 0 && n < 8 {
+	cfg.Defaults() // the seed: every other default the flags carry
+	var warnings []string
+	if n := len(cfg.Token); n > 0 && n < 8 { // likely to occur in ordinary text, and its hiding to garble the evidence
 		warnings = append(warnings, "the token is shorter than 8 characters: it is hidden wherever it occurs in the evidence, which it may garble (the verdict is taken on the answers as sent)")
 	}
 	return cfg, warnings, nil
