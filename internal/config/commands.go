@@ -44,8 +44,7 @@ func DefineServe(fs *flag.FlagSet) *ServeFlags {
 	return f
 }
 
-// Resolve reads the token from the environment when --token is not given,
-// and validates the settings.
+// Resolve reads the token from the environment when --token is not given.
 func (f *ServeFlags) Resolve(env Env) (Serve, error) {
 	cfg := f.cfg
 	if !visited(f.fs)["token"] {
@@ -77,8 +76,7 @@ type Selftest struct {
 // three hours on two cores (32 seeds took 690 s of CPU).
 const MaxSeeds = 1000
 
-// Validate checks the number of seeds, and that a seed to replay comes
-// alone.
+// Validate checks --seeds, and that a seed to replay comes alone.
 func (s Selftest) Validate() error {
 	switch {
 	case s.Seeds < 1 || s.Seeds > MaxSeeds:
@@ -269,9 +267,8 @@ func (v *Verify) Args() []string {
 	return args
 }
 
-// Validate checks that a bundle comes with a trusted root and one identity
-// and one issuer (a signature by nobody in particular proves nothing), and
-// that the identity flags come with a bundle.
+// Validate checks that a bundle comes with a trusted root, one identity
+// and one issuer, and the flags that check it with a bundle.
 func (v Verify) Validate() error {
 	if v.Bundle == "" {
 		for _, f := range v.idFlags() {

@@ -40,8 +40,7 @@ type Proxy struct {
 	BaselineFile, BaselineUpdate string
 }
 
-// Validate checks every setting of the proxy against its range and rules,
-// and parses the upstream; it returns the first rule broken (an ErrConfig).
+// Validate returns the first rule a setting breaks, and parses the upstream.
 func (p *Proxy) Validate() error {
 	switch {
 	case p.UpstreamText == "":
@@ -99,10 +98,8 @@ func DefineProxy(fs *flag.FlagSet) *ProxyFlags {
 	return f
 }
 
-// Resolve reads the proxy's settings, after fs has parsed the command
-// line: the command line, then the environment, then the file of
-// --config (the proxy reads no file unless named: plantcheck.yaml is
-// run's), then the defaults.
+// Resolve reads the proxy's settings as run's are read, but from no file
+// unless --config names one (plantcheck.yaml is run's).
 func (f *ProxyFlags) Resolve(env Env) (Proxy, error) {
 	cli := visited(f.fs)
 	if f.configPath != "" {

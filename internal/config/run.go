@@ -73,8 +73,7 @@ func DefineRun(fs *flag.FlagSet) *RunFlags {
 // Resolve reads the settings, after fs has parsed the command line: the
 // command line, then the environment, then a config file, then the
 // defaults. It returns the Run validated (Reference set when no target is
-// named: the caller starts the reference server and fills BaseURL and
-// Token), and warnings to print beside it.
+// named), and warnings to print beside it.
 func (f *RunFlags) Resolve(env Env) (Run, []string, error) {
 	cli := visited(f.fs)
 	used, err := loadConfigFile(f.fs, f.configPath, cli, env.Getenv)
