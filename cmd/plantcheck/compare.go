@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -30,10 +31,7 @@ func cmdCompare(_ context.Context, c cli, args []string) int {
 	if !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(c.stderr, "plantcheck compare: "+format+"\n", a...)
-		return exitCannotRun
-	}
+	fail := c.failer("compare")
 	if err := cfg.Validate(); err != nil {
 		return fail("%v", err)
 	}
@@ -50,34 +48,28 @@ func cmdCompare(_ context.Context, c cli, args []string) int {
 		if err != nil {
 			return fail("%s: %v", evidence.Text(file), err)
 		}
-		if name == "" {
-			name = v.Target
-		}
-		if name == "" {
-			name = file
-		}
-		x := history.CompareInput{Name: name, File: file, Verdict: v}
+		x := history.CompareInput{Name: cmp.Or(name, v.Target, file), File: file, Verdict: v}
 		if cfg.ReportDir != "" {
 			x.Report = history.ReportBeside(file, cfg.ReportDir)
 		}
 		in = append(in, x)
 	}
-	cmp, err := history.CompareAll(in)
+	table, err := history.CompareAll(in)
 	if err != nil {
 		return fail("%v", err)
 	}
 	if cfg.ReportDir != "" {
-		if err := cmp.WriteFiles(cfg.ReportDir); err != nil {
+		if err := table.WriteFiles(cfg.ReportDir); err != nil {
 			return fail("%v", err)
 		}
 		fmt.Fprintf(c.stdout, "plantcheck compare: %d implementations, %d rules: %s, %s, %s and %d badges in %s\n",
-			len(cmp.Implementations), len(cmp.Rules), history.CompareHTML, history.CompareMD, history.CompareJSON, len(cmp.Implementations), evidence.Text(cfg.ReportDir))
+			len(table.Implementations), len(table.Rules), history.CompareHTML, history.CompareMD, history.CompareJSON, len(table.Implementations), evidence.Text(cfg.ReportDir))
 		return exitOK
 	}
 	if cfg.Format == "json" {
-		err = cmp.WriteJSON(c.stdout)
+		err = table.WriteJSON(c.stdout)
 	} else {
-		err = cmp.WriteMarkdown(c.stdout, verdict.Quoted)
+		err = table.WriteMarkdown(c.stdout, verdict.Quoted)
 	}
 	if err != nil {
 		return fail("write: %v", err)
@@ -85,8 +77,7 @@ func cmdCompare(_ context.Context, c cli, args []string) int {
 	return exitOK
 }
 
-// exists reports whether a file of that name exists (a summary.json whose
-// path holds "=" is a file, not NAME=FILE).
+// exists: a summary.json whose path holds "=" is a file, not NAME=FILE.
 func exists(name string) bool {
 	_, err := os.Stat(name)
 	return err == nil

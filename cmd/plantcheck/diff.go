@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -25,10 +24,7 @@ func cmdDiff(_ context.Context, c cli, args []string) int {
 	if !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(c.stderr, "plantcheck diff: "+format+"\n", a...)
-		return exitCannotRun
-	}
+	fail := c.failer("diff")
 	if err := cfg.Validate(); err != nil {
 		return fail("%v", err)
 	}

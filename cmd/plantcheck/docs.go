@@ -25,8 +25,7 @@ func cmdDocs(ctx context.Context, c cli, args []string) int {
 	}
 	paths, err := docgen.Write(ctx, cfg.ReportDir)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "plantcheck docs: %v\n", err)
-		return exitCannotRun
+		return c.failer("docs")("%v", err)
 	}
 	for _, p := range paths {
 		fmt.Fprintln(c.stdout, p)

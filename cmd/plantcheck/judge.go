@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/proxy"
@@ -22,18 +21,18 @@ func cmdJudge(_ context.Context, c cli, args []string) int {
 			"(or, with --strict, a SHOULD rule; or, with --strict-clients, a client sent a\n"+
 			"request that breaks the document), 2 could not run: a file that is not HAR or\n"+
 			"is too large (--max-file), a recording with no exchange, or none of POST /plants.")
-	flags := config.DefineJudge(fs)
+	cfg := config.DefineJudge(fs)
 	files, code, ok := parseArgs(c, fs, args)
 	if !ok {
 		return code
 	}
-	cfg, err := flags.Resolve(files)
+	cfg.Files = files
+	err := cfg.Validate()
 	if err == nil {
 		var v *verdict.Verdict
-		if v, err = proxy.JudgeFiles(cfg, c.stdout); err == nil {
+		if v, err = proxy.JudgeFiles(*cfg, c.stdout); err == nil {
 			return v.ExitCode
 		}
 	}
-	fmt.Fprintf(c.stderr, "plantcheck judge: %v\n", err)
-	return exitCannotRun
+	return c.failer("judge")("%v", err)
 }

@@ -24,16 +24,16 @@ func cmdMerge(_ context.Context, c cli, args []string) int {
 	if !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(c.stderr, "plantcheck merge: "+format+"\n", a...)
-		return exitCannotRun
-	}
+	fail := c.failer("merge")
 	if len(files) == 0 {
 		return fail("no summary.json named: give the files of the proxies to merge")
 	}
 	var vs []*verdict.Verdict
 	for _, name := range files {
-		v, err := readVerdict(name)
+		v, err := history.ReadFile(name)
+		if err == nil && v.Driver != verdict.Proxy {
+			err = fmt.Errorf("written by 'plantcheck %s', not by 'plantcheck proxy': only proxies' verdicts are merged", evidence.Text(string(v.Driver)))
+		}
 		if err != nil {
 			return fail("%s: %v", evidence.Text(name), err)
 		}
@@ -52,16 +52,4 @@ func cmdMerge(_ context.Context, c cli, args []string) int {
 		}
 	}
 	return m.ExitCode
-}
-
-// readVerdict reads one proxy's summary.json (history.ReadFile).
-func readVerdict(name string) (*verdict.Verdict, error) {
-	v, err := history.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	if v.Driver != verdict.Proxy {
-		return nil, fmt.Errorf("written by 'plantcheck %s', not by 'plantcheck proxy': only proxies' verdicts are merged", evidence.Text(string(v.Driver)))
-	}
-	return v, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/proxy"
@@ -33,6 +32,5 @@ func cmdProxy(ctx context.Context, c cli, args []string) int {
 			return v.ExitCode
 		}
 	}
-	fmt.Fprintf(c.stderr, "plantcheck proxy: %v\n", err)
-	return exitCannotRun
+	return c.failer("proxy")("%v", err)
 }

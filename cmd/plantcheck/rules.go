@@ -24,20 +24,18 @@ func cmdRules(_ context.Context, c cli, args []string) int {
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
+	fail := c.failer("rules")
 	if err := cfg.Validate(); err != nil {
-		fmt.Fprintf(c.stderr, "plantcheck rules: %v\n%s\n", err, flagsHint(fs))
-		return exitCannotRun
+		return fail("%v\n%s", err, flagsHint(fs))
 	}
 	scs, err := features.Scenarios()
 	if err != nil {
-		fmt.Fprintf(c.stderr, "plantcheck rules: %v\n", err)
-		return exitCannotRun
+		return fail("%v", err)
 	}
 	// The strength this build carries: a rule no mutant breaks says so.
 	carried, err := strength.Current()
 	if err != nil {
-		fmt.Fprintf(c.stderr, "plantcheck rules: %v\n", err)
-		return exitCannotRun
+		return fail("%v", err)
 	}
 	byRule := map[rules.RuleID][]features.Scenario{}
 	for _, s := range scs {
@@ -63,8 +61,7 @@ func cmdRules(_ context.Context, c cli, args []string) int {
 		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
-			fmt.Fprintf(c.stderr, "plantcheck rules: %v\n", err)
-			return exitCannotRun
+			return fail("%v", err)
 		}
 		return exitOK
 	}

@@ -33,10 +33,10 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
+	fail := c.failer("selftest")
 	cfg := flags.Resolve()
 	if err := cfg.Validate(); err != nil {
-		fmt.Fprintf(c.stderr, "plantcheck selftest: %v\n", err)
-		return exitCannotRun
+		return fail("%v", err)
 	}
 	tuneGC(c.getenv)
 	ms := mutants.All
@@ -45,8 +45,7 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 		for _, name := range cfg.Mutants {
 			m, ok := mutants.Lookup(strings.TrimSpace(name))
 			if !ok {
-				fmt.Fprintf(c.stderr, "plantcheck selftest: no mutant %q (see --list)\n", name)
-				return exitCannotRun
+				return fail("no mutant %q (see --list)", name)
 			}
 			ms = append(ms, m)
 		}
@@ -60,8 +59,7 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 	res, err := selftest.Run(ctx, selftest.Config{Mutants: ms, Tags: cfg.Tags, Parallel: cfg.Parallel, Without: cfg.Without,
 		Seeds: cfg.Seeds, Seed: cfg.Seed, ViaProxy: cfg.ViaProxy})
 	if err != nil {
-		fmt.Fprintf(c.stderr, "plantcheck selftest: %v\n", err)
-		return exitCannotRun
+		return fail("%v", err)
 	}
 	res.Write(c.stdout)
 	// A whole self-test measures the suite's strength: beside the figures

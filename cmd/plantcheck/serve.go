@@ -15,10 +15,6 @@ import (
 	"github.com/plantcheck/plantcheck/reference"
 )
 
-// shutdownGrace is how long requests in flight may take to finish once
-// serve is told to stop.
-const shutdownGrace = 10 * time.Second
-
 func cmdServe(ctx context.Context, c cli, args []string) int {
 	fs := newFlagSet(c, "serve", "[flags]",
 		"Serve the bundled reference Plant Store server, the plainest honest\n"+
@@ -29,16 +25,15 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
+	fail := c.failer("serve")
 	cfg, err := flags.Resolve(c.env())
 	if err != nil {
-		fmt.Fprintf(c.stderr, "plantcheck serve: %v\n", err)
-		return exitCannotRun
+		return fail("%v", err)
 	}
 	generated := cfg.Token == ""
 	if generated {
 		cfg.Token = rand.Text()
 	}
-
 	// Warnings and errors always; the request lines (level info) only with
 	// --log, and then only do they cost anything per request.
 	level := slog.LevelWarn
@@ -48,8 +43,7 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
 	srv, err := reference.New(reference.Config{Token: cfg.Token, MaxBodyBytes: cfg.MaxBody, Logger: log})
 	if err != nil {
-		fmt.Fprintf(c.stderr, "plantcheck serve: %v\n", err)
-		return exitCannotRun
+		return fail("%v", err)
 	}
 	var h http.Handler = srv
 	for name := range strings.SplitSeq(cfg.Mutant, ",") {
@@ -58,8 +52,7 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 		}
 		m, ok := mutants.Lookup(name)
 		if !ok {
-			fmt.Fprintf(c.stderr, "plantcheck serve: no mutant %q (see 'plantcheck selftest --list')\n", name)
-			return exitCannotRun
+			return fail("no mutant %q (see 'plantcheck selftest --list')", name)
 		}
 		// Each mutant wraps the server so far: their defects add up.
 		h = m.Wrap(h, cfg.Token)
@@ -70,8 +63,7 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 	// Listen before serving, so that a bad or busy address fails at once.
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "plantcheck serve: %v\n", err)
-		return exitCannotRun
+		return fail("%v", err)
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(c.stderr, "plantcheck serve: the reference Plant Store server listens on %s (POST %s/plants)\n", base, base)
@@ -82,9 +74,9 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 		fmt.Fprintf(c.stderr, "  export %s=%s\n", config.EnvToken, cfg.Token)
 	}
 	fmt.Fprintf(c.stderr, "plantcheck serve: certify it with: plantcheck run --base-url %s (token in $%s)\n", base, config.EnvToken)
-	if err := reference.Serve(ctx, ln, hs, shutdownGrace); err != nil {
-		fmt.Fprintf(c.stderr, "plantcheck serve: %v\n", err)
-		return exitCannotRun
+	// Requests in flight have 10 s to finish once serve is told to stop.
+	if err := reference.Serve(ctx, ln, hs, 10*time.Second); err != nil {
+		return fail("%v", err)
 	}
 	fmt.Fprintln(c.stderr, "plantcheck serve: stopped")
 	return exitOK

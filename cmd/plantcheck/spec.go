@@ -14,8 +14,7 @@ func cmdSpec(_ context.Context, c cli, args []string) int {
 		return code
 	}
 	if _, err := c.stdout.Write(spec.Document()); err != nil {
-		fmt.Fprintf(c.stderr, "plantcheck spec: %v\n", err)
-		return exitCannotRun
+		return c.failer("spec")("%v", err)
 	}
 	return exitOK
 }
@@ -27,8 +26,7 @@ func cmdVersion(_ context.Context, c cli, args []string) int {
 	}
 	v, err := spec.Default()
 	if err != nil {
-		fmt.Fprintf(c.stderr, "plantcheck version: %v\n", err)
-		return exitCannotRun
+		return c.failer("version")("%v", err)
 	}
 	fmt.Fprintf(c.stdout, "plantcheck %s\n%s %s (OpenAPI 3.1.0)\n", buildinfo.Version(), v.Info().Title, v.Info().Version)
 	return exitOK

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
+	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/shell"
 )
@@ -27,27 +27,25 @@ func cmdSplitArgs(_ context.Context, c cli, args []string) int {
 	if code, ok := parse(c, fs, args); !ok {
 		return code
 	}
-	var line []byte
-	if c.stdin != nil {
-		var err error
-		if line, err = io.ReadAll(io.LimitReader(c.stdin, maxArgsLine+1)); err != nil {
-			fmt.Fprintf(c.stderr, "plantcheck split-args: read the line: %v\n", err)
-			return exitCannotRun
-		}
+	fail := c.failer("split-args")
+	in := c.stdin
+	if in == nil {
+		in = strings.NewReader("")
 	}
-	if len(line) > maxArgsLine {
-		fmt.Fprintf(c.stderr, "plantcheck split-args: the line is longer than %d bytes\n", maxArgsLine)
-		return exitCannotRun
+	line, err := io.ReadAll(io.LimitReader(in, maxArgsLine+1))
+	switch {
+	case err != nil:
+		return fail("read the line: %v", err)
+	case len(line) > maxArgsLine:
+		return fail("the line is longer than %d bytes", maxArgsLine)
 	}
 	words, err := shell.Split(string(line))
 	if errors.Is(err, shell.ErrSplit) {
-		fmt.Fprintf(c.stderr, "plantcheck split-args: %v\n", err)
-		return exitCannotRun
+		return fail("%v", err)
 	}
 	for _, w := range words {
 		if _, err := io.WriteString(c.stdout, w+"\x00"); err != nil {
-			fmt.Fprintf(c.stderr, "plantcheck split-args: %v\n", err)
-			return exitCannotRun
+			return fail("%v", err)
 		}
 	}
 	return exitOK

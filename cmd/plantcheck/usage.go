@@ -1,30 +1,135 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/config"
+	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/run"
 )
 
-// Usage as users type it: a did-you-mean for a mistyped flag, command or
-// config key; a hint for a URL given as an argument; a duration without
-// its unit, and a flag taken as another's value, refused with the reason.
-
-// flagNames returns the names of fs's flags.
-func flagNames(fs *flag.FlagSet) []string {
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	return names
+// newFlagSet returns a flag set for command name whose errors and help go
+// to c.stderr.
+func newFlagSet(c cli, name, synopsis, description string) *flag.FlagSet {
+	fs := flag.NewFlagSet("plantcheck "+name, flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: plantcheck %s %s\n\n%s\n\nFlags:\n", name, synopsis, description)
+		fs.PrintDefaults()
+	}
+	if c.flagSet != nil {
+		c.flagSet(fs)
+	}
+	return fs
 }
 
-// undefinedFlag returns the name of the flag err says is not defined ("" for
-// another error). The flag package has no error type for it: its message
-// is the only handle, and a test pins it.
+// parse parses args, flags only, into fs: false, with the exit status,
+// when the command must not go on.
+func parse(c cli, fs *flag.FlagSet, args []string) (int, bool) {
+	pos, code, ok := parseArgs(c, fs, args)
+	if !ok || len(pos) == 0 {
+		return code, ok
+	}
+	hint := flagsHint(fs)
+	for _, name := range []string{"base-url", "upstream"} { // a URL where a flag takes one
+		if strings.Contains(pos[0], "://") && fs.Lookup(name) != nil {
+			hint = fmt.Sprintf("did you mean --%s %s?", name, pos[0])
+			break
+		}
+	}
+	fmt.Fprintf(c.stderr, "%s: unexpected argument %q\n%s\n", fs.Name(), evidence.Text(pos[0]), hint)
+	return exitCannotRun, false
+}
+
+// parseArgs parses the flags of args into fs and returns the arguments
+// that are not flags: a flag is read before, between or after them, and
+// after "--" every word is an argument. Help asked prints the usage (0); a
+// bad flag prints the error, as it was typed, and a one-line hint, not the
+// usage, which would bury it (2). A deprecated flag says its new name.
+func parseArgs(c cli, fs *flag.FlagSet, args []string) ([]string, int, bool) {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	var why string
+	own := map[*flag.Flag]flag.Value{}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !isBool(f.Value) {
+			own[f], f.Value = f.Value, guarded{f.Value, f.Name, fs, &why}
+		}
+	})
+	var pos []string
+	var err error
+	for rest := args; ; {
+		if err = fs.Parse(rest); err != nil {
+			break
+		}
+		read := rest[:len(rest)-fs.NArg()]
+		rest = fs.Args()
+		if len(read) > 0 && read[len(read)-1] == "--" && !takesValue(fs, read) {
+			pos = append(pos, rest...)
+			break
+		}
+		if len(rest) == 0 {
+			break
+		}
+		pos, rest = append(pos, rest[0]), rest[1:]
+	}
+	for f, v := range own {
+		f.Value = v
+	}
+	fs.Usage = usage
+	fs.SetOutput(out)
+	hint := flagsHint(fs)
+	switch {
+	case err == nil:
+		fs.Visit(func(f *flag.Flag) {
+			if a, ok := config.Deprecated(strings.TrimPrefix(fs.Name(), "plantcheck "), f); ok {
+				fmt.Fprintf(c.stderr, "%s is deprecated; use %s (removed in %s)\n", typed(args, f.Name), a.Use(), a.Removed)
+			}
+		})
+		return pos, 0, true
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return nil, exitOK, false
+	case why != "":
+		fmt.Fprintf(c.stderr, "%s: %s\n%s\n", fs.Name(), why, hint)
+		return nil, exitCannotRun, false
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "flag needs an argument: "); ok {
+		fmt.Fprintf(c.stderr, "%s: %s needs a value\n%s\n", fs.Name(), typed(args, strings.TrimLeft(name, "-")), hint)
+		return nil, exitCannotRun, false
+	}
+	msg := err.Error()
+	if name := undefinedFlag(err); name != "" {
+		msg = "flag provided but not defined: " + typed(args, name)
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if s := config.Suggest(name, names); s != "" {
+			hint = "did you mean --" + s + "? " + hint
+		}
+	} else if m := invalidValue.FindStringSubmatch(msg); m != nil {
+		msg = strings.Replace(msg, "-"+m[1]+":", typed(args, m[1])+":", 1)
+	}
+	fmt.Fprintf(c.stderr, "%s: %s\n%s\n", fs.Name(), evidence.Text(msg), hint)
+	return nil, exitCannotRun, false
+}
+
+// flagsHint is the line that follows a usage error.
+func flagsHint(fs *flag.FlagSet) string {
+	return "Run '" + fs.Name() + " -h' for its flags."
+}
+
+// undefinedFlag returns the name of the flag err says is not defined ("").
+// The flag package has no error type for it, nor for invalidValue: its
+// message is the only handle, and a test pins it.
 func undefinedFlag(err error) string {
 	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
 	if !ok {
@@ -33,38 +138,45 @@ func undefinedFlag(err error) string {
 	return strings.TrimLeft(name, "-")
 }
 
-// guardedValue wraps a flag that takes a value while its flag set parses:
-// it refuses another of the set's flags as its value (--report-dir
-// --strict is a forgotten value, not a folder named --strict) and, for a
-// duration, a bare number (--timeout 10: seconds or milliseconds?). The
-// reason goes to *why, which parseFlags prints instead of the flag
-// package's error, which quotes the value.
-type guardedValue struct {
+var invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value ".*" for (?:flag )?-([^:\s]+):`)
+
+// guarded wraps a flag that takes a value while its flag set parses: it
+// refuses another of the set's flags as its value (--report-dir --strict
+// is a forgotten value, not a folder named --strict) and, for a duration,
+// a bare number (--timeout 10: seconds or milliseconds?). The reason goes
+// to *why, which parseArgs prints instead of the flag package's error,
+// which quotes the value.
+type guarded struct {
 	flag.Value
-	name     string
-	fs       *flag.FlagSet
-	duration bool
-	why      *string
+	name string
+	fs   *flag.FlagSet
+	why  *string
 }
 
-func (g guardedValue) Set(v string) error {
+func (g guarded) Set(v string) error {
 	if flagArg(g.fs, v) != "" {
 		typed, _, _ := strings.Cut(v, "=")
 		*g.why = fmt.Sprintf("--%s needs a value, and was followed by the flag %s", g.name, typed)
-		return fmt.Errorf("no value")
+		return errors.New("no value")
 	}
-	if g.duration {
-		if n, err := strconv.ParseFloat(v, 64); err == nil && n != 0 {
-			*g.why = fmt.Sprintf("--%s %s: a duration needs its unit, such as %ss or %sms", g.name, v, v, v)
-			return fmt.Errorf("no unit")
+	if d, ok := g.Value.(flag.Getter); ok {
+		if _, ok := d.Get().(time.Duration); ok {
+			if n, err := strconv.ParseFloat(v, 64); err == nil && n != 0 {
+				*g.why = fmt.Sprintf("--%s %s: a duration needs its unit, such as %ss or %sms", g.name, v, v, v)
+				return errors.New("no unit")
+			}
 		}
 	}
 	return g.Value.Set(v)
 }
 
-// flagArg returns the name of fs's flag that arg is (-name, --name or
-// --name=value; help too), "" when arg is not one of them: a negative
-// number or a token that begins with a dash stays a value.
+func isBool(v flag.Value) bool {
+	b, ok := v.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// flagArg returns the name of fs's flag (or help) that arg is, "" when it
+// is none: a negative number or a token that begins with a dash is a value.
 func flagArg(fs *flag.FlagSet, arg string) string {
 	if !strings.HasPrefix(arg, "-") {
 		return ""
@@ -76,51 +188,9 @@ func flagArg(fs *flag.FlagSet, arg string) string {
 	return ""
 }
 
-// guard wraps each flag of fs that takes a value in a guardedValue, and
-// returns the function that puts the flags' own values back.
-func guard(fs *flag.FlagSet, why *string) (restore func()) {
-	var undo []func()
-	fs.VisitAll(func(f *flag.Flag) {
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-			return
-		}
-		isDuration := false
-		if g, ok := f.Value.(flag.Getter); ok {
-			_, isDuration = g.Get().(time.Duration)
-		}
-		orig := f.Value
-		f.Value = guardedValue{Value: orig, name: f.Name, fs: fs, duration: isDuration, why: why}
-		undo = append(undo, func() { f.Value = orig })
-	})
-	return func() {
-		for _, u := range undo {
-			u()
-		}
-	}
-}
-
-// urlFlags are the flags that take a command's target, in the order a hint
-// prefers them.
-var urlFlags = []string{"base-url", "upstream"}
-
-// argumentHint is the line that follows an unexpected argument: a URL
-// where a flag takes one points at that flag.
-func argumentHint(fs *flag.FlagSet, arg string) string {
-	if !strings.Contains(arg, "://") {
-		return ""
-	}
-	for _, name := range urlFlags {
-		if fs.Lookup(name) != nil {
-			return fmt.Sprintf("did you mean --%s %s?", name, arg)
-		}
-	}
-	return ""
-}
-
-// typed returns flag name as args typed it: -v, --out, -base-url. The
-// flag package echoes every flag with one dash; a user who typed two and
-// reads one may think the dash was the mistake. "--name" when args has it
-// not.
+// typed returns flag name as args typed it (-v, --out; else --name): the
+// flag package echoes one dash, and a user who typed two may think the
+// dash was the mistake.
 func typed(args []string, name string) string {
 	for _, a := range args {
 		if a == "--" {
@@ -134,19 +204,6 @@ func typed(args []string, name string) string {
 	return "--" + name
 }
 
-// invalidValueFlag returns the name of the flag err says was given a value
-// it cannot take ("" for another error): the flag package's message is the
-// only handle, and a test pins it.
-func invalidValueFlag(err error) string {
-	m := invalidValue.FindStringSubmatch(err.Error())
-	if m == nil {
-		return ""
-	}
-	return m[1]
-}
-
-var invalidValue = regexp.MustCompile(`^invalid (?:boolean )?value ".*" for (?:flag )?-([^:\s]+):`)
-
 // takesValue reports whether the last word of read, "--", is the value
 // of the flag before it (--tags --), not the end of the flags.
 func takesValue(fs *flag.FlagSet, read []string) bool {
@@ -155,25 +212,13 @@ func takesValue(fs *flag.FlagSet, read []string) bool {
 	}
 	prev := read[len(read)-2]
 	name := flagArg(fs, prev)
-	if name == "" || strings.Contains(prev, "=") || name == "h" || name == "help" {
-		return false
+	return name != "" && !strings.Contains(prev, "=") && name != "h" && name != "help" && !isBool(fs.Lookup(name).Value)
+}
+
+// tuneGC sets the collector's target for a command that runs the suite
+// many times over (run.GCPercent); GOGC, when set, wins.
+func tuneGC(getenv func(string) string) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(run.GCPercent)
 	}
-	b, ok := fs.Lookup(name).Value.(interface{ IsBoolFlag() bool })
-	return !ok || !b.IsBoolFlag()
-}
-
-// warnDeprecated says, one line each on stderr, the new name of every
-// deprecated flag args gave (config.Aliases) and the release that
-// removes it.
-func warnDeprecated(c cli, fs *flag.FlagSet, args []string) {
-	fs.Visit(func(f *flag.Flag) {
-		if a, ok := config.Deprecated(commandOf(fs), f); ok {
-			fmt.Fprintf(c.stderr, "%s is deprecated; use %s (removed in %s)\n", typed(args, f.Name), a.Use(), a.Removed)
-		}
-	})
-}
-
-// commandOf is the command whose flag set fs is (newFlagSet names it).
-func commandOf(fs *flag.FlagSet) string {
-	return strings.TrimPrefix(fs.Name(), "plantcheck ")
 }

@@ -37,20 +37,23 @@ func cmdVerify(_ context.Context, c cli, args []string) int {
 	if !ok {
 		return code
 	}
+	fail := c.failer("verify")
 	if len(dirs) != 1 {
-		fmt.Fprintf(c.stderr, "plantcheck verify: give one report folder (%d given)\n%s\n", len(dirs), flagsHint(fs))
-		return exitCannotRun
+		return fail("give one report folder (%d given)\n%s", len(dirs), flagsHint(fs))
 	}
 	if err := cfg.Validate(); err != nil {
-		fmt.Fprintf(c.stderr, "plantcheck verify: %v\n%s\n", err, flagsHint(fs))
-		return exitCannotRun
+		return fail("%v\n%s", err, flagsHint(fs))
 	}
 	if cfg.Bundle != "" {
 		return verifyBundle(c, dirs[0], cfg)
 	}
 	res, err := history.Verify(dirs[0])
 	if err != nil {
-		return cannotCheck(c, err)
+		fmt.Fprintf(c.stderr, "plantcheck verify: %s\n", evidence.Text(err.Error()))
+		if !errors.Is(err, history.ErrCannotCheck) {
+			fmt.Fprintln(c.stderr, "plantcheck verify: could not check")
+		}
+		return exitCannotRun
 	}
 	res.WriteText(c.stdout)
 	if _, err := os.Stat(filepath.Join(dirs[0], history.BundleName)); err == nil {
@@ -71,33 +74,25 @@ const verifyBundleBin = "plantcheck-verify-bundle"
 // else beside plantcheck, else on PATH) on the folder, which checks it as
 // verify does and the bundle too; its output and exit status are verify's.
 func verifyBundle(c cli, dir string, cfg *config.Verify) int {
+	isFile := func(p string) bool {
+		fi, err := os.Stat(p)
+		return err == nil && !fi.IsDir()
+	}
 	bin := c.getenv("PLANTCHECK_VERIFY_BUNDLE")
-	if bin == "" {
-		if self, err := os.Executable(); err == nil {
-			if p := filepath.Join(filepath.Dir(self), verifyBundleBin+exeSuffix()); fileExists(p) {
-				bin = p
-			}
+	if self, err := os.Executable(); bin == "" && err == nil {
+		if p := filepath.Join(filepath.Dir(self), verifyBundleBin+exeSuffix()); isFile(p) {
+			bin = p
 		}
 	}
 	if bin == "" {
 		bin, _ = exec.LookPath(verifyBundleBin)
 	}
-	if bin == "" || !fileExists(bin) {
+	if bin == "" || !isFile(bin) {
 		fmt.Fprintf(c.stderr, "plantcheck verify: --bundle needs %s %s (it holds sigstore-go, kept out of plantcheck), and it is neither beside plantcheck nor on PATH: the release archives carry it; from a clone, go install ./cmd/%s\n",
 			verifyBundleBin, buildinfo.Version(), verifyBundleBin)
 		return exitCannotRun
 	}
-	args := []string{}
-	for _, f := range []struct{ name, value string }{
-		{"--bundle", cfg.Bundle}, {"--trusted-root", cfg.TrustedRoot},
-		{"--certificate-identity", cfg.Identity}, {"--certificate-identity-regexp", cfg.IdentityRegexp},
-		{"--certificate-oidc-issuer", cfg.Issuer}, {"--certificate-oidc-issuer-regexp", cfg.IssuerRegexp},
-	} {
-		if f.value != "" {
-			args = append(args, f.name+"="+f.value)
-		}
-	}
-	cmd := exec.Command(bin, append(args, "--", dir)...)
+	cmd := exec.Command(bin, append(cfg.Args(), "--", dir)...)
 	cmd.Stdout, cmd.Stderr = c.stdout, c.stderr
 	err := cmd.Run()
 	var exit *exec.ExitError
@@ -116,18 +111,4 @@ func exeSuffix() string {
 		return ".exe"
 	}
 	return ""
-}
-
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && !fi.IsDir()
-}
-
-// cannotCheck reports why a statement could not be checked: exit 2.
-func cannotCheck(c cli, err error) int {
-	fmt.Fprintf(c.stderr, "plantcheck verify: %s\n", evidence.Text(err.Error()))
-	if !errors.Is(err, history.ErrCannotCheck) {
-		fmt.Fprintln(c.stderr, "plantcheck verify: could not check")
-	}
-	return exitCannotRun
 }

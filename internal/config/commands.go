@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -15,8 +16,8 @@ import (
 // Serve is plantcheck serve's configuration.
 type Serve struct {
 	Addr string
-	// Token is the bearer token clients must present: --token, else
-	// PLANTCHECK_TOKEN; "" when neither is given (serve makes one up).
+	// Token is --token, else PLANTCHECK_TOKEN; "" when neither is given
+	// (serve makes one up).
 	Token   string
 	MaxBody int64
 	Log     bool
@@ -43,13 +44,10 @@ func DefineServe(fs *flag.FlagSet) *ServeFlags {
 	return f
 }
 
-// Resolve reads the token from the environment when --token is not given,
-// and validates the settings.
+// Resolve reads the token from the environment when --token is not given.
 func (f *ServeFlags) Resolve(env Env) (Serve, error) {
 	cfg := f.cfg
-	set := false
-	f.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == "token" })
-	if !set {
+	if !visited(f.fs)["token"] {
 		cfg.Token = env.Getenv(EnvToken)
 	}
 	if cfg.MaxBody <= 0 {
@@ -60,23 +58,17 @@ func (f *ServeFlags) Resolve(env Env) (Serve, error) {
 
 // Selftest is plantcheck selftest's configuration.
 type Selftest struct {
-	// Mutants are the mutants to run ("" all), as given: names, not
-	// yet looked up.
-	Mutants []string
-	List    bool
-	// Parallel is how many runs go at once (--concurrency).
-	Parallel int
+	// Mutants are the names of the mutants to run (nil: all), as given.
+	Mutants  []string
+	List     bool
+	Parallel int // --concurrency
 	Tags     string
 	// Without names checks to leave out of every run (Removable).
 	Without []string
-	// Seeds is how many fresh seeds every server runs under (1 to
-	// MaxSeeds).
-	Seeds int
-	// Seed, when not 0, is the one seed every server runs under: the rerun
-	// of a miss, which names it.
-	Seed uint64
-	// ViaProxy runs every server's suite through a proxy in front of it,
-	// and holds the run's verdict to the proxy's (--via-proxy).
+	// Seeds is how many fresh seeds every server runs under; Seed, when
+	// not 0, the one seed they all run under: the rerun of a miss.
+	Seeds    int
+	Seed     uint64
 	ViaProxy bool
 }
 
@@ -84,8 +76,7 @@ type Selftest struct {
 // three hours on two cores (32 seeds took 690 s of CPU).
 const MaxSeeds = 1000
 
-// Validate checks the number of seeds, and that a seed to replay comes
-// alone.
+// Validate checks --seeds, and that a seed to replay comes alone.
 func (s Selftest) Validate() error {
 	switch {
 	case s.Seeds < 1 || s.Seeds > MaxSeeds:
@@ -138,15 +129,12 @@ type Merge struct {
 // DefineMerge defines merge's flags on fs, into the Merge returned.
 func DefineMerge(fs *flag.FlagSet) *Merge {
 	m := &Merge{}
-	fs.StringVar(&m.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, summary-short.md, report.html, badge.svg, junit.xml")
-	fs.BoolVar(&m.Strict, "strict", false, "a failed SHOULD rule fails the verdict too")
-	fs.BoolVar(&m.StrictClients, "strict-clients", false, "a client request that breaks the document fails the verdict too (exit 1)")
+	verdictFlags(fs, &m.ReportDir, &m.Strict, &m.StrictClients)
 	return m
 }
 
 // Diff is plantcheck diff's configuration.
 type Diff struct {
-	// Format is text, markdown or json.
 	Format string
 	Strict bool
 }
@@ -160,13 +148,7 @@ func DefineDiff(fs *flag.FlagSet) *Diff {
 }
 
 // Validate checks the format.
-func (d Diff) Validate() error {
-	switch d.Format {
-	case "text", "markdown", "json":
-		return nil
-	}
-	return Errorf("--format %q: text, markdown or json", evidence.Text(d.Format))
-}
+func (d Diff) Validate() error { return formatIn(d.Format, "text", "markdown", "json") }
 
 // Compare is plantcheck compare's configuration.
 type Compare struct {
@@ -185,19 +167,10 @@ func DefineCompare(fs *flag.FlagSet) *Compare {
 }
 
 // Validate checks the format.
-func (c Compare) Validate() error {
-	switch c.Format {
-	case "markdown", "json":
-		return nil
-	}
-	return Errorf("--format %q: markdown or json", evidence.Text(c.Format))
-}
+func (c Compare) Validate() error { return formatIn(c.Format, "markdown", "json") }
 
 // Docs is plantcheck docs' configuration.
-type Docs struct {
-	// ReportDir is the folder the documentation is written into.
-	ReportDir string
-}
+type Docs struct{ ReportDir string }
 
 // DefineDocs defines docs' flags on fs, into the Docs returned.
 func DefineDocs(fs *flag.FlagSet) *Docs {
@@ -217,7 +190,6 @@ func (d Docs) Validate() error {
 
 // Rules is plantcheck rules' configuration.
 type Rules struct {
-	// Format is text or json.
 	Format  string
 	Verbose bool
 }
@@ -232,12 +204,15 @@ func DefineRules(fs *flag.FlagSet) *Rules {
 }
 
 // Validate checks the format.
-func (r Rules) Validate() error {
-	switch r.Format {
-	case "text", "json":
+func (r Rules) Validate() error { return formatIn(r.Format, "text", "json") }
+
+// formatIn refuses a --format that is none of names, quoted escaped.
+func formatIn(format string, names ...string) error {
+	if slices.Contains(names, format) {
 		return nil
 	}
-	return Errorf("--format %q: text or json", evidence.Text(r.Format))
+	last := len(names) - 1
+	return Errorf("--format %q: %s or %s", evidence.Text(format), strings.Join(names[:last], ", "), names[last])
 }
 
 // Verify is plantcheck verify's configuration: with a Sigstore bundle, the
@@ -257,42 +232,63 @@ type Verify struct {
 func DefineVerify(fs *flag.FlagSet) *Verify {
 	v := &Verify{}
 	fs.StringVar(&v.Bundle, "bundle", "", "a Sigstore bundle (as actions/attest or cosign attest-blob --new-bundle-format write it) whose signed statement must match DIR's; needs --trusted-root and the signer's identity")
-	fs.StringVar(&v.TrustedRoot, "trusted-root", "", "the Sigstore trusted root the bundle is checked against (trusted_root.json, or the JSON lines of gh attestation trusted-root); read from this file, never fetched")
-	fs.StringVar(&v.Identity, "certificate-identity", "", "the signer's identity the bundle's certificate must name (for actions/attest: the workflow's URL, https://github.com/OWNER/REPO/.github/workflows/FILE@REF)")
-	fs.StringVar(&v.IdentityRegexp, "certificate-identity-regexp", "", "a regular expression the signer's identity must match, instead of --certificate-identity")
-	fs.StringVar(&v.Issuer, "certificate-oidc-issuer", "", "the OIDC issuer the bundle's certificate must name (for GitHub Actions: https://token.actions.githubusercontent.com)")
-	fs.StringVar(&v.IssuerRegexp, "certificate-oidc-issuer-regexp", "", "a regular expression the OIDC issuer must match, instead of --certificate-oidc-issuer")
+	for _, f := range v.idFlags() {
+		fs.StringVar(f.value, f.name, "", f.usage)
+	}
 	return v
 }
 
-// Validate checks that a bundle comes with a trusted root and one identity
-// and one issuer (a signature by nobody in particular proves nothing), and
-// that the identity flags come with a bundle.
-func (v Verify) Validate() error {
-	ids := map[string]string{
-		"--trusted-root": v.TrustedRoot, "--certificate-identity": v.Identity, "--certificate-identity-regexp": v.IdentityRegexp,
-		"--certificate-oidc-issuer": v.Issuer, "--certificate-oidc-issuer-regexp": v.IssuerRegexp,
+// idFlag is one of the flags that check a bundle.
+type idFlag struct {
+	name, usage string
+	value       *string
+}
+
+// idFlags are the flags that check a bundle, in the order they are checked.
+func (v *Verify) idFlags() []idFlag {
+	return []idFlag{
+		{"trusted-root", "the Sigstore trusted root the bundle is checked against (trusted_root.json, or the JSON lines of gh attestation trusted-root); read from this file, never fetched", &v.TrustedRoot},
+		{"certificate-identity", "the signer's identity the bundle's certificate must name (for actions/attest: the workflow's URL, https://github.com/OWNER/REPO/.github/workflows/FILE@REF)", &v.Identity},
+		{"certificate-identity-regexp", "a regular expression the signer's identity must match, instead of --certificate-identity", &v.IdentityRegexp},
+		{"certificate-oidc-issuer", "the OIDC issuer the bundle's certificate must name (for GitHub Actions: https://token.actions.githubusercontent.com)", &v.Issuer},
+		{"certificate-oidc-issuer-regexp", "a regular expression the OIDC issuer must match, instead of --certificate-oidc-issuer", &v.IssuerRegexp},
 	}
+}
+
+// Args are the flags of v as given, --name=value, for
+// plantcheck-verify-bundle.
+func (v *Verify) Args() []string {
+	var args []string
+	for _, f := range append([]idFlag{{"bundle", "", &v.Bundle}}, v.idFlags()...) {
+		if *f.value != "" {
+			args = append(args, "--"+f.name+"="+*f.value)
+		}
+	}
+	return args
+}
+
+// Validate checks that a bundle comes with a trusted root, one identity
+// and one issuer, and the flags that check it with a bundle.
+func (v Verify) Validate() error {
 	if v.Bundle == "" {
-		for _, name := range []string{"--trusted-root", "--certificate-identity", "--certificate-identity-regexp", "--certificate-oidc-issuer", "--certificate-oidc-issuer-regexp"} {
-			if ids[name] != "" {
-				return Errorf("%s is given without --bundle: it checks a bundle's signature", name)
+		for _, f := range v.idFlags() {
+			if *f.value != "" {
+				return Errorf("--%s is given without --bundle: it checks a bundle's signature", f.name)
 			}
 		}
 		return nil
 	}
-	for _, pair := range [][3]string{
-		{"--certificate-identity", "--certificate-identity-regexp", "the signer's identity"},
-		{"--certificate-oidc-issuer", "--certificate-oidc-issuer-regexp", "the OIDC issuer"},
-	} {
-		switch exact, re := ids[pair[0]], ids[pair[1]]; {
-		case exact == "" && re == "":
-			return Errorf("--bundle needs %s (%s or %s): a signature by no one in particular proves nothing", pair[2], pair[0], pair[1])
-		case exact != "" && re != "":
-			return Errorf("give %s or %s, not both", pair[0], pair[1])
-		case re != "":
-			if _, err := regexp.Compile(re); err != nil {
-				return Errorf("%s: not a regular expression: %s", pair[1], evidence.Text(err.Error()))
+	f := v.idFlags()
+	for i, what := range []string{"the signer's identity", "the OIDC issuer"} {
+		exact, re := f[1+2*i], f[2+2*i] // the flag and its -regexp
+		switch {
+		case *exact.value == "" && *re.value == "":
+			return Errorf("--bundle needs %s (--%s or --%s): a signature by no one in particular proves nothing", what, exact.name, re.name)
+		case *exact.value != "" && *re.value != "":
+			return Errorf("give --%s or --%s, not both", exact.name, re.name)
+		case *re.value != "":
+			if _, err := regexp.Compile(*re.value); err != nil {
+				return Errorf("--%s: not a regular expression: %s", re.name, evidence.Text(err.Error()))
 			}
 		}
 	}

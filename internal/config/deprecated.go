@@ -3,19 +3,14 @@ package config
 import (
 	"flag"
 	"fmt"
-	"strconv"
-	"strings"
 )
 
-// Old names of flags, kept until a release removes them so that scripts
-// keep working: each is defined beside its new name, shares its value,
-// and says the new name and the release that removes it when given
-// (Deprecated). The shared names, one meaning each in every command:
-// --report-dir the folder a command writes into, --format the shape of
-// what it prints on standard output, --verbose more of it, --concurrency
-// how much runs at once.
-
-// Alias is a deprecated name of a command's flag.
+// Alias is a deprecated name of a command's flag, kept until the release
+// that removes it so that scripts keep working: it shares its new name's
+// value and, given, says what to use and when it goes. The shared names
+// mean one thing in every command: --report-dir the folder a command
+// writes into, --format the shape of what it prints on standard output,
+// --verbose more of it, --concurrency how much runs at once.
 type Alias struct {
 	// Command is the command whose flag it is; Old the deprecated name,
 	// New the flag to use instead (names without dashes).
@@ -28,9 +23,8 @@ type Alias struct {
 	Removed string
 }
 
-// Aliases are every deprecated name of a flag: the one table that defines
-// them (each command's Define function reads its rows), its usage and its
-// warning say what to use and when it goes, and docs/usage.md lists them.
+// Aliases are every deprecated name of a flag: each command's Define
+// function reads its rows, and docs/usage.md lists them.
 var Aliases = []Alias{
 	{Command: "compare", Old: "out", New: "report-dir", Removed: "v2.0.0"},
 	{Command: "docs", Old: "out", New: "report-dir", Removed: "v2.0.0"},
@@ -47,66 +41,21 @@ func (a Alias) Use() string {
 	return "--" + a.New
 }
 
-// Due reports whether the release version (vMAJOR.MINOR.PATCH, a
-// pre-release of it too) is at or past the one that removes a: a release
-// that still carries a is late. Any other version (devel) is never due.
-func (a Alias) Due(version string) bool {
-	v, ok := release(version)
-	r, ok2 := release(a.Removed)
-	if !ok || !ok2 {
-		return false
-	}
-	for i := range v {
-		if v[i] != r[i] {
-			return v[i] > r[i]
-		}
-	}
-	return true
-}
-
-// release reads vMAJOR.MINOR.PATCH at the start of version (a pre-release
-// or build suffix ignored).
-func release(version string) ([3]int, bool) {
-	var out [3]int
-	rest, ok := strings.CutPrefix(version, "v")
-	if !ok {
-		return out, false
-	}
-	if i := strings.IndexAny(rest, "-+ "); i >= 0 {
-		rest = rest[:i]
-	}
-	parts := strings.Split(rest, ".")
-	if len(parts) != 3 {
-		return out, false
-	}
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 0 || p != strconv.Itoa(n) {
-			return out, false
-		}
-		out[i] = n
-	}
-	return out, true
-}
-
-// usage is the help of a's flag: what to use, and when it goes.
 func (a Alias) usage() string {
 	return fmt.Sprintf("deprecated: use %s; removed in %s", a.Use(), a.Removed)
 }
 
-// defineAliases defines on fs, whose flags are defined, the deprecated
-// names of command's flags: each shares its flag's value (and so its type
-// in the help).
+// defineAliases defines on fs the deprecated names of command's flags,
+// each sharing its flag's value (and so its type in the help).
 func defineAliases(fs *flag.FlagSet, command string) {
 	for _, a := range Aliases {
-		if a.Command != command {
-			continue
+		if a.Command == command {
+			v := fs.Lookup(a.New).Value
+			if a.Value != "" {
+				v = setTo{v, a.Value}
+			}
+			fs.Var(v, a.Old, a.usage())
 		}
-		v := fs.Lookup(a.New).Value
-		if a.Value != "" {
-			v = setTo{v, a.Value}
-		}
-		fs.Var(v, a.Old, a.usage())
 	}
 }
 
@@ -121,8 +70,7 @@ func Deprecated(command string, f *flag.Flag) (Alias, bool) {
 	return Alias{}, false
 }
 
-// setTo is a boolean flag that, given, sets another flag to one value:
-// rules --json, the old name of --format json.
+// setTo is a boolean flag that, given, sets another flag to a value.
 type setTo struct {
 	target flag.Value
 	value  string

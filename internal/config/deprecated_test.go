@@ -2,8 +2,11 @@ package config
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/plantcheck/plantcheck/internal/buildinfo"
@@ -92,4 +95,23 @@ func TestNoAliasPastItsRelease(t *testing.T) {
 			t.Errorf("plantcheck %s --%s (use %s) is removed in %s, and this is %s: remove it", a.Command, a.Old, a.Use(), a.Removed, version)
 		}
 	}
+}
+
+// Due reports whether the release version (vMAJOR.MINOR.PATCH, a
+// pre-release of it too) is at or past the one that removes a: a release
+// that still carries a is late. Any other version (devel) is never due.
+func (a Alias) Due(version string) bool {
+	v, ok := release(version)
+	r, ok2 := release(a.Removed)
+	return ok && ok2 && slices.Compare(v[:], r[:]) >= 0
+}
+
+// release reads vMAJOR.MINOR.PATCH at the start of version (a pre-release
+// or build suffix ignored).
+func release(version string) (v [3]int, ok bool) {
+	if i := strings.IndexAny(version, "-+ "); i >= 0 {
+		version = version[:i]
+	}
+	_, err := fmt.Sscanf(version, "v%d.%d.%d", &v[0], &v[1], &v[2])
+	return v, err == nil && fmt.Sprintf("v%d.%d.%d", v[0], v[1], v[2]) == version
 }

@@ -7,46 +7,35 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
 )
 
-// defaultConfigFile is read from the working directory when --config is not
-// given, so that a repository can carry its settings beside its workflow.
-const defaultConfigFile = "plantcheck.yaml"
-
-// repeatable is implemented by a flag.Value that may be given more than
-// once; a config file gives it a list.
-type repeatable interface{ Repeatable() bool }
-
-// headerFlag collects a repeatable --header.
+// headerFlag collects --header, which a config file may give as a list
+// (the only repeatable flag).
 type headerFlag []string
 
 func (h *headerFlag) String() string     { return "" } // values are secrets
 func (h *headerFlag) Set(v string) error { *h = append(*h, v); return nil }
 
-// Repeatable lets a config file give --header as a list.
-func (h *headerFlag) Repeatable() bool { return true }
-
-// loadConfigFile applies a YAML config file to fs: each key is the long name of one of fs's flags; a
-// repeatable flag (its flag.Value implements interface{ Repeatable() bool } returning true) takes a
-// list (a single scalar is also fine), any other flag takes a scalar (string, number or bool, written
-// to the flag with fs.Set as its text). `${VAR}` in any string value is expanded from getenv; an unset
-// or empty variable is an error naming it (never silently an empty token). Flags already set on the
-// command line (set[name] true) win: the file's value for them is ignored. An unknown key is an error
-// naming the key and listing the valid ones; a key `config` is refused. When path == "" it reads
-// "plantcheck.yaml" in the working directory if that file exists, and does nothing if it does not.
-// It returns the path of the file actually used ("" when none).
+// loadConfigFile applies a YAML config file to fs: each key is the long
+// name of one of fs's flags, its value a scalar written with fs.Set as
+// its text (a list for --header), `${VAR}` in it expanded from getenv (an
+// unset or empty variable is an error naming it, never silently an empty
+// token). The flags set on the command line (set) win. With path "" it
+// reads plantcheck.yaml in the working directory if there is one, so that
+// a repository can carry its settings beside its workflow. It returns the
+// file used ("" none).
 //
-// Values may be secrets (tokens, header values), so no error names one: errors
-// name the file, the key, its line and the variable, never what was written.
+// Values may be secrets (tokens, header values), so no error names one:
+// errors name the file, the key, its line and the variable.
 func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv func(string) string) (used string, err error) {
 	used = path
 	if used == "" {
-		used = defaultConfigFile
+		used = "plantcheck.yaml"
 	}
 	data, err := os.ReadFile(used)
 	if err != nil {
@@ -81,12 +70,12 @@ func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv f
 		}
 		f := fs.Lookup(name)
 		if f == nil {
-			mean := ""
-			if s := Suggest(name, configKeys(fs)); s != "" {
+			keys, mean := configKeys(fs), ""
+			if s := Suggest(name, keys); s != "" {
 				mean = fmt.Sprintf("; did you mean %s?", s)
 			}
 			return "", fmt.Errorf("config %s: line %d: unknown key %q%s; the keys are the long names of the flags: %s",
-				used, keyNode.Line, name, mean, strings.Join(configKeys(fs), ", "))
+				used, keyNode.Line, name, mean, strings.Join(keys, ", "))
 		}
 		values, err := configValues(f, valueNode)
 		if err != nil {
@@ -133,14 +122,12 @@ func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv f
 	return used, nil
 }
 
-// varError is a value whose variable cannot be read: unset or empty, or
-// named without braces.
+// varError is a value whose variable cannot be read.
 type varError string
 
 func (e varError) Error() string { return string(e) }
 
-// parseConfig parses data as one YAML document and returns its mapping, or
-// nil when the document is empty.
+// parseConfig returns the mapping of data, one YAML document (nil: empty).
 func parseConfig(data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -184,8 +171,7 @@ func yamlError(err error) error {
 	return errors.New("not valid YAML")
 }
 
-// configValues returns the text of each value n gives flag f: one for a
-// scalar, one per item of a list, which only a repeatable flag takes.
+// configValues returns the text of each value n gives flag f.
 func configValues(f *flag.Flag, n *yaml.Node) ([]string, error) {
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -194,7 +180,7 @@ func configValues(f *flag.Flag, n *yaml.Node) ([]string, error) {
 		}
 		return []string{n.Value}, nil
 	case yaml.SequenceNode:
-		if r, ok := f.Value.(repeatable); !ok || !r.Repeatable() {
+		if _, ok := f.Value.(*headerFlag); !ok {
 			return nil, fmt.Errorf("a list, but --%s takes one value", f.Name)
 		}
 		values := make([]string, 0, len(n.Content))
@@ -219,9 +205,8 @@ func resolveAlias(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// expandVars replaces each ${NAME} in s with getenv(NAME). A variable's value
-// is not expanded again, so it may hold "${" itself. Only the braced form is
-// read: a lone "$" (common in tokens) stays as written.
+// expandVars replaces each ${NAME} in s with getenv(NAME), not expanded
+// again. A lone "$" (common in tokens) stays as written.
 func expandVars(s string, getenv func(string) string) (string, error) {
 	if name := bareVar(s); name != "" {
 		return "", bareVarError(name)
@@ -235,7 +220,7 @@ func expandVars(s string, getenv func(string) string) (string, error) {
 		}
 		b.WriteString(s[:i])
 		end := strings.IndexByte(s[i+2:], '}')
-		if end < 0 || !isVarName(s[i+2:i+2+end]) {
+		if end < 0 || !varName.MatchString(s[i+2:i+2+end]) {
 			// The text after "${" is not shown: it may be part of a secret.
 			return "", errors.New("a ${ that does not start a ${NAME} reference (NAME: letters, digits and _)")
 		}
@@ -259,38 +244,25 @@ func bareVarError(name string) error {
 // bareVar returns NAME when s begins with $NAME, a variable's name
 // written without braces ("" otherwise: "$2b$…" and "$" stay text).
 func bareVar(s string) string {
-	if len(s) < 2 || s[0] != '$' || !(s[1] == '_' || 'A' <= s[1] && s[1] <= 'Z' || 'a' <= s[1] && s[1] <= 'z') {
-		return ""
+	if m := bareName.FindStringSubmatch(s); m != nil {
+		return m[1]
 	}
-	end := 1
-	for end < len(s) && isVarName(s[1:end+1]) {
-		end++
-	}
-	return s[1:end]
+	return ""
 }
 
-func isVarName(s string) bool {
-	if s == "" || ('0' <= s[0] && s[0] <= '9') {
-		return false
-	}
-	for _, r := range s {
-		if !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
-			return false
-		}
-	}
-	return true
-}
+var (
+	varName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	bareName = regexp.MustCompile(`^\$([A-Za-z_][A-Za-z0-9_]*)`)
+)
 
-// configKeys returns the keys a config file may use: the flags' names but
-// "config".
+// configKeys returns the keys a config file may use.
 func configKeys(fs *flag.FlagSet) []string {
 	var keys []string
-	fs.VisitAll(func(f *flag.Flag) {
+	fs.VisitAll(func(f *flag.Flag) { // in order
 		if f.Name != "config" {
 			keys = append(keys, f.Name)
 		}
 	})
-	sort.Strings(keys)
 	return keys
 }
 

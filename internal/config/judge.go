@@ -9,27 +9,24 @@ import (
 // one is refused. Package har reads it here.
 const MaxFile = 256 << 20
 
-// Judge is the configuration of plantcheck judge: recorded traffic
-// judged as the proxy judges live traffic.
+// Judge is the configuration of plantcheck judge: recorded traffic judged
+// as the proxy judges live traffic. Each setting is its flag's
+// (DefineJudge).
 type Judge struct {
 	// Files are the HAR files, judged in order into one verdict.
 	Files []string
 	// Base is the service's base URL, parsed (nil: any host, no base
 	// path); BaseText as given.
-	Base     *url.URL
-	BaseText string
-	// ReportDir, when set, receives the reports.
-	ReportDir string
-	// Strict and StrictClients are the proxy's.
+	Base                  *url.URL
+	BaseText              string
+	ReportDir             string
 	Strict, StrictClients bool
-	// MaxJudge bounds the bytes of each body judged; MaxFile those of each
-	// file read.
-	MaxJudge, MaxFile int64
+	MaxJudge, MaxFile     int64
 	// AuthStripped: the recorder stripped the Authorization headers.
 	AuthStripped bool
 }
 
-// Validate checks the settings.
+// Validate checks the settings, and parses the base URL.
 func (j *Judge) Validate() error {
 	switch {
 	case len(j.Files) == 0:
@@ -52,32 +49,13 @@ func (j *Judge) Validate() error {
 	return nil
 }
 
-// JudgeFlags are judge's flags on a flag set.
-type JudgeFlags struct {
-	fs  *flag.FlagSet
-	cfg Judge
-}
-
-// DefineJudge defines judge's flags on fs.
-func DefineJudge(fs *flag.FlagSet) *JudgeFlags {
-	f := &JudgeFlags{fs: fs}
-	j := &f.cfg
+// DefineJudge defines judge's flags on fs, into the Judge returned.
+func DefineJudge(fs *flag.FlagSet) *Judge {
+	j := &Judge{}
 	fs.StringVar(&j.BaseText, "base-url", "", "the service's base URL (or base path, /v1): POST <base-url>/plants is judged, other exchanges counted apart (default: any host, POST /plants)")
-	fs.StringVar(&j.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, summary-short.md, report.html, badge.svg, junit.xml")
-	fs.BoolVar(&j.Strict, "strict", false, "a failed SHOULD rule fails the verdict too")
-	fs.BoolVar(&j.StrictClients, "strict-clients", false, "a client request that breaks the document fails the verdict too (exit 1)")
+	verdictFlags(fs, &j.ReportDir, &j.Strict, &j.StrictClients)
 	fs.Int64Var(&j.MaxJudge, "max-judge", DefaultMaxJudge, "bytes of each body judged; a longer body is not judged")
 	fs.Int64Var(&j.MaxFile, "max-file", MaxFile, "bytes of each file read at most; a larger file is refused")
 	fs.BoolVar(&j.AuthStripped, "auth-stripped", false, "the recorder stripped the Authorization headers (Chrome's sanitized export): read a request without one as carrying a Bearer credential, and say so")
-	return f
-}
-
-// Resolve validates the settings, with the files named after the flags.
-func (f *JudgeFlags) Resolve(files []string) (Judge, error) {
-	cfg := f.cfg
-	cfg.Files = files
-	if err := cfg.Validate(); err != nil {
-		return Judge{}, err
-	}
-	return cfg, nil
+	return j
 }

@@ -12,19 +12,13 @@ import (
 	"github.com/plantcheck/plantcheck/internal/evidence"
 )
 
-// ShortToken is the length under which a token is likely to occur in
-// ordinary text, and its hiding to garble the evidence.
-const ShortToken = 8
-
 // Env is what the configuration reads of the process beside its flags.
 type Env struct {
 	Getenv func(string) string
-	// Lookup tells a variable set empty from one unset (nil: a variable
-	// is set when Getenv gives it a value).
-	Lookup func(string) (string, bool)
-	// IsTerminal reports whether the console is a terminal (the defaults
-	// of --format and --color).
-	IsTerminal bool
+	// Lookup tells a variable set empty from one unset (nil: set when
+	// Getenv gives a value).
+	Lookup     func(string) (string, bool)
+	IsTerminal bool // the console is one (--color auto)
 }
 
 func (e Env) lookup(k string) (string, bool) {
@@ -35,8 +29,7 @@ func (e Env) lookup(k string) (string, bool) {
 	return v, v != ""
 }
 
-// RunFlags are run's flags on a flag set; Resolve reads them with the
-// environment and the config file into a validated Run.
+// RunFlags are run's flags on a flag set.
 type RunFlags struct {
 	fs                           *flag.FlagSet
 	cfg                          Run
@@ -61,7 +54,7 @@ func DefineRun(fs *flag.FlagSet) *RunFlags {
 	fs.StringVar(&cfg.Format, "format", "", "console format: progress (a character a scenario, then the verdict) or pretty (every scenario and its steps, then the verdict)")
 	fs.BoolVar(&cfg.Verbose, "verbose", false, "print every failure block whole, with its curl command, and the whole rule table, as summary.md does (default: what to fix, and the first failure of each rule broken)")
 	fs.StringVar(&f.color, "color", "auto", "colour the verdict: auto (on a terminal, unless NO_COLOR is set), always or never")
-	fs.StringVar(&cfg.ReportDir, "report-dir", "", "write the reports into this folder (created if missing): summary.json, summary.md, summary-short.md, report.html, badge.svg, junit.xml, cucumber.json")
+	fs.StringVar(&cfg.ReportDir, "report-dir", "", reportsUsage+", cucumber.json")
 	fs.StringVar(&cfg.HAR, "har", "", "write every exchange the run makes to this file as HAR 1.2 (the token as <token>, other secrets <redacted>), for a browser's developer tools, an API client or 'plantcheck judge'")
 	fs.StringVar(&cfg.CACert, "ca-cert", "", "PEM file of certificate authorities to trust for an https target, beside the system's")
 	fs.StringVar(&cfg.Cert, "cert", "", "PEM file of a client certificate, for a server that asks for one (with --key)")
@@ -80,19 +73,16 @@ func DefineRun(fs *flag.FlagSet) *RunFlags {
 // Resolve reads the settings, after fs has parsed the command line: the
 // command line, then the environment, then a config file, then the
 // defaults. It returns the Run validated (Reference set when no target is
-// named: the caller starts the reference server and fills BaseURL and
-// Token), and warnings to print beside it.
+// named), and warnings to print beside it.
 func (f *RunFlags) Resolve(env Env) (Run, []string, error) {
-	cli := map[string]bool{}
-	f.fs.Visit(func(fl *flag.Flag) { cli[fl.Name] = true })
+	cli := visited(f.fs)
 	used, err := loadConfigFile(f.fs, f.configPath, cli, env.Getenv)
 	if err != nil {
 		return Run{}, nil, err
 	}
 	cfg := f.cfg // the command line's and the file's settings
 	cfg.ConfigFile = used
-	set := map[string]bool{} // the command line's and the file's
-	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	set := visited(f.fs) // the command line's and the file's
 	if envURL, ok := env.lookup(EnvBaseURL); !cli["base-url"] && ok {
 		cfg.BaseURL = envURL
 	}
@@ -137,14 +127,13 @@ func (f *RunFlags) Resolve(env Env) (Run, []string, error) {
 	}
 	cfg.Defaults() // the seed: every other default the flags carry
 	var warnings []string
-	if n := len(cfg.Token); n > 0 && n < ShortToken {
-		warnings = append(warnings, fmt.Sprintf("the token is shorter than %d characters: it is hidden wherever it occurs in the evidence, which it may garble (the verdict is taken on the answers as sent)", ShortToken))
+	if n := len(cfg.Token); n > 0 && n < 8 { // likely to occur in ordinary text, and its hiding to garble the evidence
+		warnings = append(warnings, "the token is shorter than 8 characters: it is hidden wherever it occurs in the evidence, which it may garble (the verdict is taken on the answers as sent)")
 	}
 	return cfg, warnings, nil
 }
 
-// baselineUsage and baselineUpdateUsage are --baseline's and
-// --baseline-update's help, the same for run and proxy.
+// The help of --baseline and --baseline-update, run's and proxy's.
 const (
 	baselineUsage       = "a baseline file (written by --baseline-update) or a summary.json of this plantcheck, whose failures are known: exit 1 only on a failure it does not hold (a rule newly failing, a new scenario or a new kind of answer) or on a stale entry (one that holds no failure of a rule judged now: remove it); the reports still show every failure, the known ones marked"
 	baselineUpdateUsage = "write the baseline this verdict passes with to this file (an entry for each rule and kind of answer that failed), for --baseline; edit it by hand to broaden or explain entries"
@@ -188,17 +177,14 @@ func (f *RunFlags) token(env Env, cfg *Run, cli, set map[string]bool, used strin
 	return nil
 }
 
-// targetFlags are the settings that only a server of one's own can use:
-// given with no target, they mean the user forgot to name it, and a run
-// of the bundled reference would pass for a run of theirs.
+// targetFlags are the settings only a server of one's own can use.
 var targetFlags = []string{"token", "token-file", "header", "ca-cert", "cert", "key", "proxy"}
 
 // missingTarget returns why run must not certify the bundled reference
 // server ("" when it may, or a target is named): a target given empty (an
 // unset CI variable, say), or a setting meant for a server of one's own
-// given without one. Certifying the reference is what run does with
-// nothing set at all; anything else would turn a gate green having tested
-// nothing of the user's.
+// given without one, which would turn a gate green having tested nothing
+// of the user's.
 func missingTarget(env Env, flagged, set map[string]bool, baseURL, configFile string, require bool) string {
 	if strings.TrimSpace(baseURL) != "" {
 		return ""
@@ -244,8 +230,8 @@ func missingTarget(env Env, flagged, set map[string]bool, baseURL, configFile st
 const maxTokenFile = 64 << 10
 
 // readTokenFile reads a token kept in a file, as secrets are mounted: one
-// trailing line break (LF or CRLF) is dropped; nothing else is trimmed.
-// Its content never appears in an error.
+// trailing line break (LF or CRLF) is dropped, nothing else; its content
+// never appears in an error.
 func readTokenFile(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -267,4 +253,11 @@ func readTokenFile(path string) (string, error) {
 		return "", fmt.Errorf("%s holds more than one line: a token is one line", path)
 	}
 	return token, nil
+}
+
+// visited is the set of names of the flags fs was given.
+func visited(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
 }
