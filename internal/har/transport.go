@@ -111,8 +111,7 @@ func (t *Transport) add(x *Record) {
 }
 
 func (t *Transport) write(x *Record) {
-	own := Secrets(&x.Exchange, nil)
-	t.W.Add(NewEntry(*x, NewHider(t.Token, t.Known.Redactor(own)), MaxBody))
+	t.W.Add(NewEntry(*x, NewHider(t.Token, t.Known.Redactor(x.Secrets(true))), MaxBody))
 }
 
 // readMax reads a body, keeping MaxBody bytes, counting them all.
