@@ -1,15 +1,13 @@
 // Package proxy certifies a Plant Store deployment, and its clients, from
 // the traffic that passes through it: a reverse proxy that forwards every
-// exchange as it comes (the request's method, target, header values and
-// body bytes; the response's status, header values and body bytes, nothing
-// re-encoded, every body streamed), and judges each exchange of the
-// document's operation by every rule of the catalog its traffic can show,
-// with the judgements `plantcheck run` makes (package check, the validator
-// of package spec). A service's violations and its clients' are counted
-// apart; the rules traffic cannot show are listed as not judged, with the
-// reason, never as passed. What it keeps of a body for judging is bounded,
-// and so is every piece of evidence; no credential that passes through is
-// ever printed or written.
+// exchange as it comes (nothing re-encoded, every body streamed), and
+// judges each exchange of the document's operation by every rule of the
+// catalog its traffic can show, with the judgements `plantcheck run` makes.
+// A service's violations and its clients' are counted apart; the rules
+// traffic cannot show are listed as not judged, with the reason, never as
+// passed. What it keeps of a body for judging is bounded, and so is every
+// piece of evidence; no credential that passes through is ever printed or
+// written.
 //
 // The proxy is net/http's, both ways: http.Server serves the clients, and
 // httputil.ReverseProxy forwards through an http.Transport. Its hooks are
@@ -17,43 +15,20 @@
 // upstream's Host on the request, ModifyResponse refuses an answer HTTP
 // has no status for, ErrorHandler answers for an upstream that gave no
 // answer; a tee on each body keeps what the judge needs (capture.go), and
-// the judge works off the exchange's path (queue.go).
-//
-// What the proxy changes on the way, and only that: the hop-by-hop
-// headers (Connection and the headers it names, Keep-Alive,
-// Proxy-Connection, Proxy-Authenticate, Proxy-Authorization, Upgrade but
-// for an upgrade, TE but "trailers", Trailer) are dropped, as RFC 9110
-// (7.6.1) requires of an intermediary; so is a header whose name reads as
-// Transfer-Encoding, Content-Length or Host once '_' is read as '-'
-// (Transfer_Encoding), which a server that reads them alike would take for
-// a second framing; Host names the upstream, whose URL's path is put before
-// each request's target; net/http writes header names in their canonical
-// case (X-Api-Key for x-api-key; names are case-insensitive) and in its own
-// order (the values of a repeated header keep theirs); a chunked body goes
-// in chunks of the proxy's own size (the same bytes); a request body of a
-// declared length up to 64 KiB is read whole before it is forwarded (with
-// its header, in one write), a longer one or one of unknown length streams;
-// a POST without a body is sent with Content-Length: 0; a 100 Continue is net/http's server's own,
-// sent when the upstream asks for the body. Nothing is added: no Via, no
-// X-Forwarded-For, no User-Agent or Accept-Encoding of Go's, no Date or
-// sniffed Content-Type in the answer. A chunked request, or one of
-// HTTP/1.0, has its connection closed after the answer: net/http's server
-// reads the chunks of a request that also declares a Content-Length, and
-// hides the Content-Length from the handler (and a Transfer-Encoding in
-// HTTP/1.0), and RFC 9112 (6.1) says such a connection must be closed.
-// Its own answers (the upstream cannot be reached, does not answer in
-// time, or fails, such as with a status below 100) are 502s marked with the
-// header Plantcheck-Proxy, and never count as the service's (but for an
-// answer HTTP cannot frame, which is the service's, judged as `run` judges
-// it); a client that goes away, or whose body breaks off, gets no answer at
-// all, and its exchange with the upstream is cancelled.
+// the judge works off the exchange's path (queue.go). What it changes on
+// the way, and only that (the hop-by-hop headers of RFC 9110, 7.6.1, and
+// little else), is docs/proxy.md's "Transparency". Its own answers are
+// 502s marked with the header Plantcheck-Proxy, and never count as the
+// service's (but for an answer HTTP cannot frame, which is the service's,
+// judged as `run` judges it); a client that goes away, or whose body
+// breaks off, gets no answer at all, and its exchange with the upstream is
+// cancelled.
 package proxy
 
 import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -485,10 +460,6 @@ func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 
 var forwardingHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"}
 
-// errStatus: HTTP has no status below 100 (RFC 9110, 15), and net/http's
-// client takes one for a final answer.
-var errStatus = errors.New("the upstream answered with a status below 100")
-
 // checkAnswer refuses an answer that cannot be passed on as it came.
 func checkAnswer(resp *http.Response) error {
 	if resp.Request != nil {
@@ -497,7 +468,9 @@ func checkAnswer(resp *http.Response) error {
 		}
 	}
 	if resp.StatusCode < 100 {
-		return errStatus
+		// HTTP has no status below 100 (RFC 9110, 15), and net/http's
+		// client takes one for a final answer.
+		return errors.New("the upstream answered with a status below 100")
 	}
 	return nil
 }
@@ -633,16 +606,12 @@ func writeOwn(w http.ResponseWriter, kind string) {
 		OwnTimeout:     "plantcheck proxy: the upstream did not answer in time",
 		OwnFailed:      "plantcheck proxy: the exchange with the upstream failed",
 	}[kind]
-	body, _ := json.Marshal(struct {
-		Error   int    `json:"error"`
-		Message string `json:"message"`
-	}{http.StatusBadGateway, msg})
 	hd := w.Header()
 	hd.Set(MarkerHeader, kind)
 	hd.Set("Content-Type", "application/json")
 	hd.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusBadGateway)
-	w.Write(append(body, '\n'))
+	fmt.Fprintf(w, "{\"error\":%d,\"message\":%q}\n", http.StatusBadGateway, msg) // msg: plain ASCII, quoted alike in Go and JSON
 }
 
 // sizeOf writes a byte count for a reader.
