@@ -21,7 +21,7 @@ import (
 // for idleExit ends.
 
 // queueLen bounds the exchanges waiting to be judged. What they hold of
-// their bodies is bounded besides by Config.MaxJudgeTotal.
+// their bodies is bounded besides by maxJudgeTotal.
 const queueLen = 1024
 
 // idleExit is how long a worker waits for work before it ends.
