@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -179,17 +180,7 @@ func (r *Redactor) Bytes(b []byte) []byte {
 
 // find returns the byte spans of s to hide, in order and merged.
 func (r *Redactor) find(s string) [][2]int {
-	var spans [][2]int
-	for _, enc := range r.encoded {
-		for at := 0; ; {
-			i := strings.Index(s[at:], enc)
-			if i < 0 {
-				break
-			}
-			spans = append(spans, [2]int{at + i, at + i + len(enc)})
-			at += i + len(enc)
-		}
-	}
+	spans := indexAll(s, r.encoded, nil)
 	if plainASCII(s) {
 		spans = r.findASCII(s, spans)
 	} else {
@@ -328,17 +319,7 @@ func wordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.I
 // marker is plantcheck's own text, and what it shows of a secret it shows
 // whatever is done. A span that reaches past a marker is kept whole.
 func outsideMarkers(s string, spans [][2]int) [][2]int {
-	var in [][2]int
-	for _, m := range markers {
-		for at := 0; ; {
-			i := strings.Index(s[at:], m)
-			if i < 0 {
-				break
-			}
-			in = append(in, [2]int{at + i, at + i + len(m)})
-			at += i + len(m)
-		}
-	}
+	in := indexAll(s, markers, nil)
 	if len(in) == 0 {
 		return spans
 	}
@@ -349,6 +330,22 @@ func outsideMarkers(s string, spans [][2]int) [][2]int {
 		}
 	}
 	return out
+}
+
+// indexAll appends to spans the byte spans of every occurrence of each of
+// subs in s.
+func indexAll(s string, subs []string, spans [][2]int) [][2]int {
+	for _, sub := range subs {
+		for at := 0; ; {
+			i := strings.Index(s[at:], sub)
+			if i < 0 {
+				break
+			}
+			spans = append(spans, [2]int{at + i, at + i + len(sub)})
+			at += i + len(sub)
+		}
+	}
+	return spans
 }
 
 // canonical reads s as the runes it stands for: JSON escapes, URL escapes
@@ -382,9 +379,11 @@ func decodeOne(s string) (rune, int) {
 	case strings.HasPrefix(s, `\u`) && len(s) >= 6:
 		if u, err := strconv.ParseUint(s[2:6], 16, 16); err == nil {
 			r := rune(u)
-			if utf16IsHigh(r) && len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
-				if lo, err := strconv.ParseUint(s[8:12], 16, 16); err == nil && utf16IsLow(rune(lo)) {
-					return 0x10000 + (r-0xD800)<<10 + (rune(lo) - 0xDC00), 12
+			if utf16.IsSurrogate(r) && len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+				if lo, err := strconv.ParseUint(s[8:12], 16, 16); err == nil {
+					if pair := utf16.DecodeRune(r, rune(lo)); pair != unicode.ReplacementChar {
+						return pair, 12
+					}
 				}
 			}
 			return r, 6
@@ -409,9 +408,6 @@ func decodeOne(s string) (rune, int) {
 	r, n := utf8.DecodeRuneInString(s)
 	return r, n
 }
-
-func utf16IsHigh(r rune) bool { return r >= 0xD800 && r <= 0xDBFF }
-func utf16IsLow(r rune) bool  { return r >= 0xDC00 && r <= 0xDFFF }
 
 // maxSecrets bounds the distinct secrets a Set remembers (a proxy's, across
 // exchanges, to hide one exchange's credential where another's evidence

@@ -75,11 +75,17 @@ func Cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	return cutSaying(s, n, len(s))
+}
+
+// cutSaying cuts s to at most n bytes, on a rune boundary, and says that
+// it was total bytes long.
+func cutSaying(s string, n, total int) string {
+	n = min(n, len(s))
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:n], total)
 }
 
 // Safe is what every string from a target goes through before it is kept:
@@ -96,11 +102,7 @@ func (r *Redactor) Safe(s string, n int) string {
 	}
 	s = r.String(s)
 	if total > n || len(s) > n {
-		cut := min(n, len(s))
-		for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = fmt.Sprintf("%s… (%d bytes in all)", s[:cut], total)
+		s = cutSaying(s, n, total)
 	}
 	return Text(s)
 }

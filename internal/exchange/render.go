@@ -108,11 +108,7 @@ type Credential struct{ Desc, Shell string }
 // shown), its body.
 func (x *Exchange) RequestLine(red *evidence.Redactor) string {
 	var b strings.Builder
-	target := x.Target
-	if target == "" {
-		target = x.URL
-	}
-	b.WriteString(evidence.Text(x.Method) + " " + red.Safe(x.hideToken(target), ExcerptBytes))
+	b.WriteString(x.requestTarget(red))
 	var hs []string
 	for _, a := range x.auths() {
 		hs = append(hs, "Authorization: "+a.Desc)
@@ -151,6 +147,16 @@ func (x *Exchange) RequestLine(red *evidence.Redactor) string {
 	return b.String()
 }
 
+// requestTarget is the method and target of the request line (Target, or
+// URL when it is "").
+func (x *Exchange) requestTarget(red *evidence.Redactor) string {
+	target := x.Target
+	if target == "" {
+		target = x.URL
+	}
+	return evidence.Text(x.Method) + " " + red.Safe(x.hideToken(target), ExcerptBytes)
+}
+
 // ResponseLine summarises the answer on one line.
 func (x *Exchange) ResponseLine(red *evidence.Redactor) string {
 	ct := "no Content-Type"
@@ -174,11 +180,7 @@ func (x *Exchange) ResponseLine(red *evidence.Redactor) string {
 // headers a client sets are shown, none the transport adds.
 func (x *Exchange) Message(red *evidence.Redactor) (request, response string) {
 	var b strings.Builder
-	target := x.Target
-	if target == "" {
-		target = x.URL
-	}
-	b.WriteString(evidence.Text(x.Method) + " " + red.Safe(x.hideToken(target), ExcerptBytes) + " HTTP/1.1\n")
+	b.WriteString(x.requestTarget(red) + " HTTP/1.1\n")
 	for _, a := range x.auths() {
 		b.WriteString("Authorization: " + a.Desc + "\n")
 	}

@@ -71,6 +71,19 @@ func containsFold(s, word string) bool {
 	return false
 }
 
+// Secrets collects the secrets x carries: every credential header's (both
+// ways) and query parameter's, and with body its request body's members.
+func (x *Exchange) Secrets(body bool) []string {
+	into := HeaderSecrets(x.RespHeader, HeaderSecrets(x.Header, nil))
+	if u, err := url.Parse(x.URL); err == nil {
+		into = QuerySecrets(u.RawQuery, into)
+	}
+	if body {
+		into = BodySecrets(x.Body, into)
+	}
+	return into
+}
+
 // HeaderSecrets collects the secrets of a header: every credential header's
 // value, and the parts of it a service may echo alone (the credential after
 // an Authorization scheme, a Basic credential decoded, each cookie's value).

@@ -178,14 +178,11 @@ func NewEntry(x Record, h *Hider, max int64) Entry {
 		HeadersSize: -1, BodySize: bodySize(x.Body, x.BodyTotal, x.NotKept),
 	}
 	if !x.NotKept && (len(x.Body) > 0 || x.BodyTotal > 0 || x.BodyIncomplete != "") {
-		b, total := hidden(h, x.Body, x.BodyTotal, max)
-		e.Request.BodySize = total
-		text, enc, comment := bodyText(b, total, max)
-		if x.BodyIncomplete != "" && comment == "" {
-			comment = CutComment + ": not read to its end"
-		}
-		e.Request.PostData = &PostData{MimeType: x.Header.Get("Content-Type"), Text: &text, Encoding: enc, Comment: comment}
-		e.Request.PostData.MimeType = h.String(e.Request.PostData.MimeType)
+		p := &PostData{MimeType: h.String(x.Header.Get("Content-Type"))}
+		var text string
+		e.Request.BodySize, text, p.Encoding, p.Comment = body(h, x.Body, x.BodyTotal, max, x.BodyIncomplete)
+		p.Text = &text
+		e.Request.PostData = p
 	} else if x.NotKept {
 		e.Request.Comment = "plantcheck: request body not kept"
 	}
@@ -194,34 +191,45 @@ func NewEntry(x Record, h *Hider, max int64) Entry {
 		Cookies: []NameValue{}, Headers: headers(x.RespHeader, h), HeadersSize: -1,
 		BodySize: bodySize(x.RespBody, x.RespTotal, x.NotKept),
 	}
-	e.Response.Content = Content{Size: e.Response.BodySize, MimeType: h.String(x.RespHeader.Get("Content-Type"))}
+	c := &e.Response.Content
+	*c = Content{Size: e.Response.BodySize, MimeType: h.String(x.RespHeader.Get("Content-Type"))}
 	switch {
 	case x.NotKept:
-		e.Response.Content.Comment = "plantcheck: response body not kept"
+		c.Comment = "plantcheck: response body not kept"
 	case x.Status != 0:
-		b, total := hidden(h, x.RespBody, x.RespTotal, max)
-		e.Response.BodySize, e.Response.Content.Size = total, total
-		text, enc, comment := bodyText(b, total, max)
-		if x.RespIncomplete != "" && comment == "" {
-			comment = CutComment + ": not read to its end"
-		}
-		e.Response.Content.Text, e.Response.Content.Encoding, e.Response.Content.Comment = &text, enc, comment
+		var text string
+		c.Size, text, c.Encoding, c.Comment = body(h, x.RespBody, x.RespTotal, max, x.RespIncomplete)
+		e.Response.BodySize, c.Text = c.Size, &text
 	}
 	return e
 }
 
-// hidden is a body with its secrets hidden, and its length as sent
-// changed by as much as the hiding changed it: the hidden body is whole
-// when the body was.
-// Only what is written is hidden: max bytes, and a margin past them so
-// that a secret across the cut is found whole.
-func hidden(h *Hider, b []byte, total, max int64) ([]byte, int64) {
+// body writes the first max bytes of a body of total bytes, its secrets
+// hidden: as text when they are UTF-8, else in base64, with a comment when
+// it is cut or was not read to its end (incomplete); size is its length
+// as sent, changed by as much as the hiding changed it (the hidden body is
+// whole when the body was). Only what is written is hidden: max bytes,
+// and a margin past them so that a secret across the cut is found whole.
+func body(h *Hider, b []byte, total, max int64, incomplete string) (size int64, text, encoding, comment string) {
 	total = bodySize(b, total, false)
 	if limit := max + int64(h.margin()); int64(len(b)) > limit {
 		b = b[:limit]
 	}
 	hb := h.Bytes(b)
-	return hb, total + int64(len(hb)-len(b))
+	size = total + int64(len(hb)-len(b))
+	if int64(len(hb)) > max {
+		hb = hb[:max]
+	}
+	switch {
+	case int64(len(hb)) < size:
+		comment = fmt.Sprintf("%s: %d of %d bytes kept", CutComment, len(hb), size)
+	case incomplete != "":
+		comment = CutComment + ": not read to its end"
+	}
+	if utf8.Valid(hb) {
+		return size, string(hb), "", comment
+	}
+	return size, base64.StdEncoding.EncodeToString(hb), "base64", comment
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -235,22 +243,6 @@ func bodySize(b []byte, total int64, notKept bool) int64 {
 		return -1
 	}
 	return int64(len(b))
-}
-
-// bodyText writes the first max bytes of a body of total bytes: as text
-// when they are UTF-8, else in base64; a comment says when it is cut.
-func bodyText(b []byte, total, max int64) (text, encoding, comment string) {
-	total = bodySize(b, total, false)
-	if int64(len(b)) > max {
-		b = b[:max]
-	}
-	if int64(len(b)) < total {
-		comment = fmt.Sprintf("%s: %d of %d bytes kept", CutComment, len(b), total)
-	}
-	if utf8.Valid(b) {
-		return string(b), "", comment
-	}
-	return base64.StdEncoding.EncodeToString(b), "base64", comment
 }
 
 // headers writes a header in a stable order, values hidden.

@@ -59,7 +59,7 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w.Add(NewEntry(x, NewHider(token, evidence.NewSet(token).Redactor(Secrets(&x.Exchange, nil))), tc.max))
+			w.Add(NewEntry(x, NewHider(token, evidence.NewSet(token).Redactor(x.Secrets(true))), tc.max))
 			if n, err := w.Close(); err != nil || n != 1 {
 				t.Fatalf("close: %d, %v", n, err)
 			}

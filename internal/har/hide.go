@@ -1,7 +1,6 @@
 package har
 
 import (
-	"net/url"
 	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -93,16 +92,4 @@ func (h *Hider) margin() int {
 		return 0
 	}
 	return max(h.red.Margin(), 12*len(h.token)+16)
-}
-
-// Secrets are the secrets one exchange carries, as package exchange names
-// them: its credential headers (both ways), query parameters and request
-// body members.
-func Secrets(x *exchange.Exchange, into []string) []string {
-	into = exchange.HeaderSecrets(x.Header, into)
-	into = exchange.HeaderSecrets(x.RespHeader, into)
-	if u, err := url.Parse(x.URL); err == nil {
-		into = exchange.QuerySecrets(u.RawQuery, into)
-	}
-	return exchange.BodySecrets(x.Body, into)
 }

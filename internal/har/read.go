@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,77 +33,76 @@ func Read(r io.Reader, limit int64, fn func(Entry) error) error {
 	}
 	lr := &limited{r: r, left: limit}
 	dec := json.NewDecoder(lr)
-	fail := func(err error) error {
+	// bad says where the file stopped being HAR, or that it was too large.
+	bad := func(where string, err error) error {
 		if lr.over {
 			return fmt.Errorf("%w: more than %d bytes (the bound on a recording read)", ErrTooLarge, limit)
 		}
-		return err
+		return fmt.Errorf("%w: %s%v", ErrNotHAR, where, err)
 	}
 	if err := delim(dec, '{'); err != nil {
-		return fail(fmt.Errorf("%w: %v", ErrNotHAR, err))
+		return bad("", err)
 	}
 	found := false
 	var keys []string
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return fail(fmt.Errorf("%w: %v", ErrNotHAR, err))
+			return bad("", err)
 		}
 		k, _ := key.(string)
 		keys = append(keys, k)
 		if k != "log" {
 			if err := skip(dec); err != nil {
-				return fail(fmt.Errorf("%w: %v", ErrNotHAR, err))
+				return bad("", err)
 			}
 			continue
 		}
 		if err := delim(dec, '{'); err != nil {
-			return fail(fmt.Errorf("%w: log: %v", ErrNotHAR, err))
+			return bad("log: ", err)
 		}
 		for dec.More() {
 			key, err := dec.Token()
 			if err != nil {
-				return fail(fmt.Errorf("%w: log: %v", ErrNotHAR, err))
+				return bad("log: ", err)
 			}
 			if key != "entries" {
 				if err := skip(dec); err != nil {
-					return fail(fmt.Errorf("%w: log: %v", ErrNotHAR, err))
+					return bad("log: ", err)
 				}
 				continue
 			}
 			if err := delim(dec, '['); err != nil {
-				return fail(fmt.Errorf("%w: log.entries: %v", ErrNotHAR, err))
+				return bad("log.entries: ", err)
 			}
 			found = true
 			for i := 0; dec.More(); i++ {
 				var e Entry
 				if err := dec.Decode(&e); err != nil {
-					return fail(fmt.Errorf("%w: entry %d: %v", ErrNotHAR, i+1, err))
+					return bad(fmt.Sprintf("entry %d: ", i+1), err)
 				}
 				if err := fn(e); err != nil {
 					return err
 				}
 			}
 			if err := delim(dec, ']'); err != nil {
-				return fail(fmt.Errorf("%w: log.entries: %v", ErrNotHAR, err))
+				return bad("log.entries: ", err)
 			}
 		}
 		if err := delim(dec, '}'); err != nil {
-			return fail(fmt.Errorf("%w: log: %v", ErrNotHAR, err))
+			return bad("log: ", err)
 		}
 	}
 	if err := delim(dec, '}'); err != nil {
-		return fail(fmt.Errorf("%w: %v", ErrNotHAR, err))
+		return bad("", err)
 	}
-	if !found {
-		for _, k := range keys {
-			if k == "rule" || k == "summary" {
-				return fmt.Errorf("%w: it reads as plantcheck proxy's event log (--events), whose lines hold no whole exchanges to judge again; record with --har", ErrNotHAR)
-			}
-		}
-		return fmt.Errorf("%w: no log.entries", ErrNotHAR)
+	switch {
+	case found:
+		return nil
+	case slices.Contains(keys, "rule") || slices.Contains(keys, "summary"):
+		return fmt.Errorf("%w: it reads as plantcheck proxy's event log (--events), whose lines hold no whole exchanges to judge again; record with --har", ErrNotHAR)
 	}
-	return nil
+	return fmt.Errorf("%w: no log.entries", ErrNotHAR)
 }
 
 // delim reads the next token, which must be d.

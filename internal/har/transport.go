@@ -80,7 +80,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	x.Status, x.RespHeader = resp.StatusCode, resp.Header
-	resp.Body = &answerBody{ReadCloser: resp.Body, t: t, x: x}
+	resp.Body = &answerBody{teeBody: teeBody{ReadCloser: resp.Body, c: &capture{}}, t: t, x: x}
 	return resp, nil
 }
 
@@ -111,8 +111,7 @@ func (t *Transport) add(x *Record) {
 }
 
 func (t *Transport) write(x *Record) {
-	own := Secrets(&x.Exchange, nil)
-	t.W.Add(NewEntry(*x, NewHider(t.Token, t.Known.Redactor(own)), MaxBody))
+	t.W.Add(NewEntry(*x, NewHider(t.Token, t.Known.Redactor(x.Secrets(true))), MaxBody))
 }
 
 // readMax reads a body, keeping MaxBody bytes, counting them all.
@@ -145,35 +144,29 @@ func (c *capture) bytes() ([]byte, int64) {
 	return bytes.Clone(c.buf.Bytes()), c.total
 }
 
+// teeBody keeps what is read of a body, and why the reading failed.
 type teeBody struct {
 	io.ReadCloser
-	c *capture
+	c   *capture
+	err error
 }
 
 func (b *teeBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.c.Write(p[:n])
-	return n, err
-}
-
-// answerBody keeps what the caller reads of an answer, and records the
-// exchange once, when the caller closes it.
-type answerBody struct {
-	io.ReadCloser
-	t    *Transport
-	x    *Record
-	c    capture
-	once sync.Once
-	err  error
-}
-
-func (b *answerBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.c.Write(p[:n])
 	if err != nil && err != io.EOF {
 		b.err = err
 	}
 	return n, err
+}
+
+// answerBody keeps what the caller reads of an answer, and records the
+// exchange once, when the caller closes it.
+type answerBody struct {
+	teeBody
+	t    *Transport
+	x    *Record
+	once sync.Once
 }
 
 func (b *answerBody) Close() error {

@@ -1,14 +1,19 @@
 package proxy
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/exchange"
+	"github.com/plantcheck/plantcheck/internal/judge"
+	"github.com/plantcheck/plantcheck/internal/verdict"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // readyDial bounds the connection readiness makes to the upstream.
@@ -21,41 +26,103 @@ const readyDial = 2 * time.Second
 //   - GET /healthz: 200 while the proxy runs.
 //   - GET /readyz: 200 while the upstream accepts connections, 503 with a
 //     one-line reason while it does not (a TCP connection, made on each
-//     probe; an https upstream's TLS handshake is not made).
-//   - GET /metrics: Prometheus's text exposition (metrics.go).
+//     probe; an https upstream's TLS handshake is not made). The reason
+//     names no credential: the upstream's URL carries none.
+//   - GET /metrics: Prometheus's text exposition (metrics).
 func (h *Handler) Admin() http.Handler {
+	plain := func(w http.ResponseWriter, status int, text string) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(status)
+		fmt.Fprintln(w, text)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		plain(w, http.StatusOK, "ok")
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if err := h.Ready(r.Context()); err != nil {
-			plain(w, http.StatusServiceUnavailable, err.Error())
+		addr := UpstreamAddr(h.upstream)
+		d := net.Dialer{Timeout: min(h.timeout, readyDial)}
+		conn, err := d.DialContext(r.Context(), "tcp", addr)
+		if err != nil {
+			plain(w, http.StatusServiceUnavailable, fmt.Sprintf("the upstream %s does not accept connections: %s", addr, evidence.Text(evidence.Cut(err.Error(), exchange.ExcerptBytes))))
 			return
 		}
+		conn.Close()
 		plain(w, http.StatusOK, "ok")
 	})
-	mux.Handle("GET /metrics", h.metrics.handler())
+	mux.Handle("GET /metrics", promhttp.HandlerFor(h.metrics.registry, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
 	return mux
 }
 
-// Ready reports whether the upstream accepts connections now, and if not,
-// why, in one line that names no credential (the upstream's URL carries
-// none).
-func (h *Handler) Ready(ctx context.Context) error {
-	addr := UpstreamAddr(h.upstream)
-	d := net.Dialer{Timeout: h.dialTimeout}
-	conn, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return fmt.Errorf("the upstream %s does not accept connections: %s", addr, evidence.Text(evidence.Cut(err.Error(), exchange.ExcerptBytes)))
-	}
-	conn.Close()
-	return nil
+// metrics are what /metrics shows, by github.com/prometheus/client_golang.
+// The counts are read from the proxy's tally when scraped (nothing is
+// counted twice, and nothing on an exchange's path but the latency's one
+// observation); the registry is the proxy's own, so that two proxies in
+// one process never share one.
+type metrics struct {
+	registry *prometheus.Registry
+	// added is the latency the proxy adds to an exchange: from the
+	// request's arrival to its going upstream, plus from the upstream's
+	// header to the client's.
+	added prometheus.Histogram
 }
 
-func plain(w http.ResponseWriter, status int, text string) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	fmt.Fprintln(w, text)
+var (
+	descExchanges = prometheus.NewDesc("plantcheck_proxy_exchanges_total",
+		"Exchanges that passed through the proxy (every method and path, every outcome).", nil, nil)
+	descJudged = prometheus.NewDesc("plantcheck_proxy_judged_total",
+		"Exchanges of POST /plants that were judged.", nil, nil)
+	descViolations = prometheus.NewDesc("plantcheck_proxy_violations_total",
+		"Failed judgements, by rule and side: server (the service broke the rule) or client (the request broke the document, counted under the rule its refusal calls for).",
+		[]string{"rule", "side"}, nil)
+	descOwn = prometheus.NewDesc("plantcheck_proxy_own_answers_total",
+		"The proxy's own 502s (marked Plantcheck-Proxy), by kind: upstream-unreachable, upstream-timeout, upstream-failed.",
+		[]string{"kind"}, nil)
+	descGone = prometheus.NewDesc("plantcheck_proxy_clients_gone_total",
+		"Exchanges whose client went away before the answer ended.", nil, nil)
+)
+
+func newMetrics(h *Handler) *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		added: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "plantcheck_proxy_added_latency_seconds",
+			Help: "Latency the proxy adds to an exchange answered by the upstream: from the request's arrival to its going upstream, plus from the upstream's answer header to the client's.",
+			// From 50 µs to about 1.6 s.
+			Buckets: prometheus.ExponentialBuckets(50e-6, 2, 16),
+		}),
+	}
+	m.registry.MustRegister(m.added, tallyCollector{h.tally},
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// tallyCollector shows the tally's counts when scraped.
+type tallyCollector struct{ t *verdict.Tally }
+
+func (c tallyCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descExchanges, descJudged, descViolations, descOwn, descGone} {
+		ch <- d
+	}
+}
+
+func (c tallyCollector) Collect(ch chan<- prometheus.Metric) {
+	n := c.t.Counts()
+	ch <- prometheus.MustNewConstMetric(descExchanges, prometheus.CounterValue, float64(n.Exchanges))
+	ch <- prometheus.MustNewConstMetric(descJudged, prometheus.CounterValue, float64(n.Judged))
+	ch <- prometheus.MustNewConstMetric(descGone, prometheus.CounterValue, float64(n.ClientGone))
+	// Every kind of the proxy's own answer is shown from the start (a
+	// counter that appears only once it is 1 cannot be alerted on).
+	for _, k := range []string{OwnUnreachable, OwnTimeout, OwnFailed} {
+		ch <- prometheus.MustNewConstMetric(descOwn, prometheus.CounterValue, float64(n.ProxyAnswers[k]), k)
+	}
+	for _, g := range c.t.Clients() {
+		ch <- prometheus.MustNewConstMetric(descViolations, prometheus.CounterValue, float64(g.Requests), g.Label(), "client")
+	}
+	for _, r := range c.t.Rules() {
+		if slices.Contains(judge.FromTraffic, r.ID) {
+			ch <- prometheus.MustNewConstMetric(descViolations, prometheus.CounterValue, float64(r.Failures), string(r.ID), "server")
+		}
+	}
 }

@@ -116,14 +116,15 @@ func BenchmarkWriteHAR(b *testing.B) {
 		b.Fatal(err)
 	}
 	answer := `{"name":"Monstera deliciosa","tag":"aroid"}`
-	x := &flight{
-		method: http.MethodPost, target: "/plants", to: mustURL("http://127.0.0.1:1/plants"), start: time.Now(),
-		header:     http.Header{"Authorization": {"Bearer tok-0123456789abcdef"}, "Content-Type": {"application/json"}, "User-Agent": {"bench"}},
-		reqBody:    snapshot{body: []byte(`{"id":1,"name":"Monstera deliciosa","tag":"aroid"}`), total: 50},
-		status:     200,
-		respHeader: http.Header{"Content-Type": {"application/json"}, "Date": {"Wed, 25 Nov 2026 10:00:00 GMT"}},
-		respBody:   snapshot{body: []byte(answer), total: int64(len(answer))},
-	}
+	body := []byte(`{"id":1,"name":"Monstera deliciosa","tag":"aroid"}`)
+	x := &flight{start: time.Now(), Exchange: exchange.Exchange{
+		Method: http.MethodPost, Target: "/plants", URL: "http://127.0.0.1:1/plants",
+		Header: http.Header{"Authorization": {"Bearer tok-0123456789abcdef"}, "Content-Type": {"application/json"}, "User-Agent": {"bench"}},
+		Body:   body, BodyTotal: int64(len(body)),
+		Status:     200,
+		RespHeader: http.Header{"Content-Type": {"application/json"}, "Date": {"Wed, 25 Nov 2026 10:00:00 GMT"}},
+		RespBody:   []byte(answer), RespTotal: int64(len(answer)),
+	}}
 	b.ReportAllocs()
 	for b.Loop() {
 		h.writeHAR(x, true)

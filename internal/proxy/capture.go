@@ -9,7 +9,7 @@ import (
 
 // What is kept of a body for judging is bounded twice: each body keeps at
 // most Config.MaxJudge bytes, and all the bodies of the exchanges in flight
-// together at most Config.MaxJudgeTotal, so that a thousand connections
+// together at most maxJudgeTotal, so that a thousand connections
 // streaming megabytes cost the proxy no more than that. A body past either
 // bound is forwarded whole all the same; only its judgement is given up.
 
@@ -22,7 +22,6 @@ type capture struct {
 	buf    bytes.Buffer
 	limit  int64         // bytes kept at most
 	budget *atomic.Int64 // bytes held by every capture in flight
-	max    int64         // the budget's bound
 	held   int64         // bytes this capture holds of the budget
 	total  int64         // bytes that went through, kept or not
 	eof    bool          // the body ended: total is its length
@@ -39,10 +38,10 @@ var capturePool = sync.Pool{New: func() any { return new(capture) }}
 const keepPooled = 64 << 10
 
 // newCapture returns a capture that keeps up to limit bytes of a body of
-// the declared length (-1: unknown), within the budget's bound max.
-func newCapture(limit int64, budget *atomic.Int64, max, length int64) *capture {
+// the declared length (-1: unknown), within the budget.
+func newCapture(limit int64, budget *atomic.Int64, length int64) *capture {
 	c := capturePool.Get().(*capture)
-	c.limit, c.budget, c.max, c.length = limit, budget, max, length
+	c.limit, c.budget, c.length = limit, budget, length
 	return c
 }
 
@@ -61,7 +60,7 @@ func (c *capture) write(p []byte) {
 		c.past = true
 		return
 	}
-	if c.budget.Add(int64(len(p))) > c.max {
+	if c.budget.Add(int64(len(p))) > maxJudgeTotal {
 		c.budget.Add(-int64(len(p)))
 		c.full = true
 		return
@@ -77,31 +76,25 @@ func (c *capture) ended() {
 	c.mu.Unlock()
 }
 
-// snapshot is a capture as the judge reads it.
-type snapshot struct {
-	body  []byte // valid until release
-	total int64
-	why   string // why body is not the whole body ("" when it is)
-}
-
-// take ends the capture: nothing more is kept, and what was is returned.
-func (c *capture) take(what string, limit int64) snapshot {
+// take ends the capture: nothing more is kept, and what was is returned
+// (valid until release): the body, its length in all, and why it is not
+// the whole body ("" when it is).
+func (c *capture) take(what string, limit int64) (body []byte, total int64, why string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.done = true
-	s := snapshot{body: c.buf.Bytes(), total: c.total}
 	switch {
 	case c.past:
-		s.why = what + " past " + sizeOf(limit)
+		why = what + " past " + sizeOf(limit)
 	case c.full:
-		s.why = what + " not kept: the proxy's memory for judging was full"
+		why = what + " not kept: the proxy's memory for judging was full"
 	case !c.eof && (c.length < 0 || c.total != c.length):
 		// A body of a declared length is whole once that many bytes went
 		// through, though the reader that would see its end has not yet
 		// asked: net/http's body reader holds no more.
-		s.why = what + " not read to its end"
+		why = what + " not read to its end"
 	}
-	return s
+	return c.buf.Bytes(), c.total, why
 }
 
 // release gives the capture's memory back; the capture must have been

@@ -37,18 +37,16 @@ type Event struct {
 const eventSummary = 1 << 10
 
 // eventOf makes the event of one failure's evidence, seen on side
-// ("server" or "client").
+// ("server" or "client"; a client's request breaks the document, not a
+// rule's level).
 func eventOf(f verdict.Evidence, side string, status int) Event {
 	s := f.Request + " -> " + f.Response + ": expected " + f.Expected
 	if f.Actual != "" {
 		s += "; got " + f.Actual
 	}
-	at, _ := time.Parse(time.RFC3339Nano, f.At) // failure wrote it
-	level := ""                                 // a client's request breaks the document, not a rule's level
-	if side == "server" {
-		level = strings.ToUpper(string(f.Level))
-	}
-	return Event{Time: at, Rule: verdict.ClientGroup{Rule: f.Rule}.Label(), Level: level, Side: side, Status: status, Summary: evidence.Cut(s, eventSummary)}
+	at, _ := time.Parse(time.RFC3339Nano, f.At) // count wrote it
+	return Event{Time: at, Rule: verdict.ClientGroup{Rule: f.Rule}.Label(), Level: strings.ToUpper(string(f.Level)),
+		Side: side, Status: status, Summary: evidence.Cut(s, eventSummary)}
 }
 
 // eventLog writes events, one whole line a write, in the order they are

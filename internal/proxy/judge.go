@@ -2,12 +2,12 @@ package proxy
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/exchange"
+	"github.com/plantcheck/plantcheck/internal/har"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec"
@@ -19,18 +19,20 @@ import (
 // makes (package judge, the validator of package spec), and counted into
 // the one tally (verdict.Tally), whether it passed through the proxy or a
 // recording holds it. The rules traffic cannot show are listed with the
-// reason, never as passed.
-
-// operation is the document's one operation, the only one judged: the
-// spec leaves other paths and methods "not shown", so they are forwarded
-// and counted, never judged.
-const (
-	opMethod = judge.OpMethod
-	opPath   = judge.OpPath
-)
+// reason, never as passed. The spec leaves other paths and methods "not
+// shown": they are forwarded and counted, never judged.
 
 // whyNone is the reason of a judged rule that no exchange could show.
 const whyNone = "no exchange that could show it passed through"
+
+// Bounds of the evidence: the failures of each rule kept (the rest are
+// counted), an expected or actual value or a detail, the details of one
+// failure.
+const (
+	maxFailures  = 5
+	evidenceText = 2 << 10
+	maxDetails   = 16
+)
 
 // Options are the choices that turn the tally into an exit status.
 type Options struct {
@@ -44,29 +46,21 @@ type Options struct {
 	Baseline *verdict.Baseline
 }
 
-// judging turns each finished exchange into the tally: it judges it,
-// counts it, makes the evidence of the failures kept and the events, and
-// remembers the secrets seen. The proxy (Handler) and plantcheck judge
-// (JudgeFiles) each have one.
+// judging judges each finished exchange and counts it into the tally,
+// with the evidence of the failures kept and the events, and remembers
+// the secrets seen. The proxy (Handler) and plantcheck judge (JudgeFiles)
+// each have one.
 type judging struct {
 	validator *spec.Validator
 	tally     *verdict.Tally
 	secrets   evidence.Set
-	// events logs failed judgements (nil: none).
-	events *eventLog
+	events    *eventLog // nil: none
 }
 
-// newJudging returns a judging by v (nil: spec.Default()) that keeps
-// maxFailures failures of each rule as evidence (0: DefaultMaxFailures).
-func newJudging(v *spec.Validator, maxFailures int) (*judging, error) {
-	if v == nil {
-		var err error
-		if v, err = spec.Default(); err != nil {
-			return nil, fmt.Errorf("build the validator: %w", err)
-		}
-	}
-	if maxFailures <= 0 {
-		maxFailures = DefaultMaxFailures
+func newJudging() (*judging, error) {
+	v, err := spec.Default()
+	if err != nil {
+		return nil, fmt.Errorf("build the validator: %w", err)
 	}
 	t := verdict.NewTrafficTally(maxFailures)
 	for _, r := range rules.Catalog {
@@ -79,42 +73,37 @@ func newJudging(v *spec.Validator, maxFailures int) (*judging, error) {
 	return &judging{validator: v, tally: t}, nil
 }
 
-// judge judges one exchange with package judge. redact (nil: none) hides
-// secrets in what the judgements quote: the first pass runs without it,
-// and only an exchange whose failure is kept as evidence is judged again
-// with it.
+// judge judges one exchange with package judge; redact (nil: none) hides
+// secrets in what the judgements quote.
 func (j *judging) judge(e *exchange.Exchange, redact func(string) string) *judge.Outcome {
 	o := judge.Judge(j.validator, e, judge.Sender{}, redact)
 	// A rule traffic shows only in part (CREATE-200: the record of an
 	// accepted create, never why a valid create was refused) is the
 	// suite's to judge: here it stays not judged, never passed.
-	o.Results = slices.DeleteFunc(o.Results, func(r judge.Result) bool { return !fromTraffic[r.Rule] })
+	o.Results = slices.DeleteFunc(o.Results, func(r judge.Result) bool { return !slices.Contains(judge.FromTraffic, r.Rule) })
 	return &o
 }
 
-// fromTraffic are the rules traffic can show (judge.FromTraffic).
-var fromTraffic = func() map[rules.RuleID]bool {
-	m := map[rules.RuleID]bool{}
-	for _, id := range judge.FromTraffic {
-		m[id] = true
-	}
-	return m
-}()
-
 // count judges one exchange and counts it into the tally, with why further
 // parts of it were not judged; own is the kind of the proxy's own answer
-// its client got in the service's place ("": none). The failures with room
-// are kept as evidence, and each failure is an event.
+// its client got in the service's place ("": none). Each failure is an
+// event, and those with room are kept as evidence.
 func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
-	o := j.judge(e, nil)
-	o.Unjudged = append(o.Unjudged, unjudged...)
-	rawQuery := ""
-	if u, err := url.Parse(e.URL); err == nil {
-		rawQuery = u.RawQuery
-	}
-	secrets := exchange.QuerySecrets(rawQuery, exchange.HeaderSecrets(e.RespHeader, exchange.HeaderSecrets(e.Header, nil)))
+	secrets := e.Secrets(false)
 	j.secrets.Add(secrets...)
-	c := verdict.Judged{Unjudged: o.Unjudged, Own: own}
+	// The redactor, made when a judgement first quotes the exchange, hides
+	// its body's secrets too (looked for only then: most exchanges quote
+	// nothing), which are remembered only when its evidence is kept.
+	var red *evidence.Redactor
+	redactor := func() *evidence.Redactor {
+		if red == nil {
+			secrets = exchange.BodySecrets(e.Body, secrets)
+			red = j.secrets.Redactor(secrets)
+		}
+		return red
+	}
+	o := j.judge(e, func(s string) string { return redactor().String(s) })
+	c := verdict.Judged{Unjudged: append(o.Unjudged, unjudged...), Own: own}
 	for _, r := range o.Results {
 		if r.OK() {
 			c.Passed = append(c.Passed, r.Rule)
@@ -130,39 +119,51 @@ func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 		}
 	}
 	keep := j.tally.Exchange(c)
-	logged := j.events != nil && (len(c.Failed) > 0 || o.Client)
-	if len(keep) == 0 && !logged {
+	if len(keep) == 0 && (j.events == nil || len(c.Failed) == 0 && !o.Client) {
 		return
 	}
 
-	// Evidence: the exchange judged again with every secret hidden, those
-	// of its body too (looked for only here: most exchanges keep none).
-	secrets = exchange.BodySecrets(e.Body, secrets)
+	// The evidence of its failures, made with the code of every report
+	// (package exchange's lines and reproduction), every string redacted,
+	// cut and escaped; an event is made of the same.
+	red = redactor()
 	j.secrets.Add(secrets...)
-	red := j.secrets.Redactor(secrets)
-	again := j.judge(e, red.String)
-	server := func(rule rules.RuleID, detail bool) verdict.Evidence {
-		f, ok := failedIn(again, rule)
-		if !ok {
-			f, _ = failedIn(o, rule)
+	shown := verdict.Evidence{Request: e.RequestLine(red), Response: e.ResponseLine(red), Reproduce: e.Curl(red), At: time.Now().UTC().Format(time.RFC3339Nano)}
+	shown.AnswerOf(e)
+	failure := func(rule rules.RuleID, side, expected, actual string, details []string) verdict.Evidence {
+		f := shown
+		f.Rule, f.Expected, f.Actual = rule, red.Safe(expected, evidenceText), red.Safe(actual, evidenceText)
+		if r, ok := rules.Lookup(rule); ok && side == "server" {
+			f.Level, f.Requirement = r.Level, r.Requirement
 		}
+		if len(details) > maxDetails {
+			details = append(details[:maxDetails:maxDetails], fmt.Sprintf("and %d more", len(details)-maxDetails))
+		}
+		for _, d := range details {
+			f.Details = append(f.Details, red.Safe(d, evidenceText))
+		}
+		return f
+	}
+	server := func(rule rules.RuleID, detail bool) verdict.Evidence {
+		f := o.Results[slices.IndexFunc(o.Results, func(r judge.Result) bool { return r.Rule == rule && !r.OK() })]
 		var ds []string
 		if detail {
-			ds = details(f)
+			ds = f.Details // the document's messages, for RESPONSE-DOCUMENTED
 		}
-		return j.failure(e, red, "server", rule, f.Expected, f.Actual, ds)
+		return failure(rule, "server", f.Expected, f.Actual, ds)
 	}
+	// For a client's request, Rule is the rule whose refusal it calls for
+	// ("" for none in particular), which the reports do not cite.
 	client := func(g judge.Defect, detail bool) verdict.Evidence {
 		var ds []string
 		if detail {
-			ds = violationLines(o.Violations)
+			for _, v := range o.Violations {
+				ds = append(ds, v.String())
+			}
 		}
-		return j.failure(e, red, "client", g.Rule, "a request the document accepts", g.What, ds)
+		return failure(g.Rule, "client", "a request the document accepts", g.What, ds)
 	}
-	if logged {
-		// One event for each server-side rule broken, and each way the
-		// request broke the document, made by the code that makes the
-		// reports' evidence, with the same redaction.
+	if j.events != nil {
 		for _, rule := range c.Failed {
 			j.events.write(eventOf(server(rule, false), "server", e.Status))
 		}
@@ -181,16 +182,6 @@ func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 			}
 		}
 	}
-}
-
-// failedIn reports whether a rule failed in a judged exchange, and how.
-func failedIn(o *judge.Outcome, rule rules.RuleID) (judge.Judgement, bool) {
-	for _, r := range o.Results {
-		if r.Rule == rule && !r.OK() {
-			return r.Judgement, true
-		}
-	}
-	return judge.Judgement{}, false
 }
 
 // clientGroups are the ways a request breaks the document (the judge's
@@ -219,30 +210,22 @@ func clientGroups(o *judge.Outcome) []judge.Defect {
 	return out
 }
 
-// details are a judgement's further lines for a failure: the document's
-// messages, for RESPONSE-DOCUMENTED.
-func details(j judge.Judgement) []string {
-	if len(j.Details) > maxDetails {
-		more := len(j.Details) - maxDetails
-		return append(j.Details[:maxDetails:maxDetails], fmt.Sprintf("and %d more", more))
+// writeHAR writes one exchange to the HAR file (Config.HAR), its secrets
+// hidden by the proxy's memory of them, as in every report: the bodies of
+// POST /plants as kept for judging, up to har.MaxBody (a longer one cut and
+// marked), the others' headers alone (bodies: false; they are never kept).
+func (h *Handler) writeHAR(x *flight, bodies bool) {
+	rec := har.Record{Exchange: x.Exchange, Started: x.start, NotKept: !bodies}
+	if x.Err != nil {
+		// As `run --har` records an answer its client could not frame.
+		rec.Comment = har.NoAnswer + x.Err.Error()
 	}
-	return j.Details
-}
-
-// maxDetails bounds the messages kept with one failure.
-const maxDetails = 16
-
-// violationLines writes the document's messages about a request.
-func violationLines(vs []spec.Violation) []string {
-	out := make([]string, 0, min(len(vs), maxDetails+1))
-	for i, v := range vs {
-		if i == maxDetails {
-			out = append(out, fmt.Sprintf("and %d more", len(vs)-maxDetails))
-			break
-		}
-		out = append(out, v.String())
+	if !bodies {
+		rec.BodyTotal, rec.RespTotal = -1, -1
 	}
-	return out
+	own := rec.Secrets(true)
+	h.secrets.Add(own...)
+	h.har.Add(har.NewEntry(rec, har.NewHider("", h.secrets.Redactor(own)), min(h.maxJudge, har.MaxBody)))
 }
 
 // verdict is the verdict on what was counted so far, in the shape every
@@ -250,7 +233,6 @@ func violationLines(vs []spec.Violation) []string {
 // secret seen by now hidden in every piece of evidence, whichever exchange
 // brought it. verdict.Finish gives its exit status, as it does run's.
 func (j *judging) verdict(opts Options, target string, started, ended time.Time, timeout string, maxJudge int64) *verdict.Verdict {
-	red := j.secrets.Redactor(nil)
 	target = evidence.Text(target)
 	v := &verdict.Verdict{
 		Driver: verdict.Proxy, Target: target, Started: started, Ended: ended, Scope: "traffic",
@@ -261,7 +243,7 @@ func (j *judging) verdict(opts Options, target string, started, ended time.Time,
 		},
 	}
 	v.Stamp(j.validator.Info().Title, j.validator.Info().Version)
-	j.tally.Traffic(v, red.String)
+	j.tally.Traffic(v, j.secrets.Redactor(nil).String)
 	for i := range v.NotJudgedInPart {
 		v.NotJudgedInPart[i].Reason = evidence.Text(v.NotJudgedInPart[i].Reason)
 	}

@@ -64,16 +64,28 @@ func Run(ctx context.Context, cfg config.Proxy, s Streams) (*verdict.Verdict, er
 	if err != nil {
 		return nil, err
 	}
-	events, closeEvents, err := openEvents(s.Stdout, cfg.Events)
-	if err != nil {
-		return nil, fmt.Errorf("--events: %v", err)
+	// The event log: "-" stdout, else a file, created or appended to (a
+	// restarted sidecar adds to its log).
+	var events io.Writer
+	switch cfg.Events {
+	case "":
+	case "-":
+		events = s.Stdout
+	default:
+		f, err := os.OpenFile(cfg.Events, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("--events: %v", err)
+		}
+		defer f.Close()
+		events = f
 	}
-	defer closeEvents()
-	harFile, closeHAR, err := openHAR(cfg.HAR)
-	if err != nil {
-		return nil, fmt.Errorf("--har: %v", err)
+	var harFile *har.Writer
+	if cfg.HAR != "" {
+		if harFile, err = har.Create(cfg.HAR, "plantcheck", buildinfo.Version()); err != nil {
+			return nil, fmt.Errorf("--har: %v", err)
+		}
+		defer harFile.Close()
 	}
-	defer closeHAR()
 	h, err := New(Config{Upstream: u, Timeout: cfg.Timeout, MaxJudge: cfg.MaxJudge, TLS: tlsConf, Events: events, HAR: harFile})
 	if err != nil {
 		return nil, err
@@ -101,8 +113,7 @@ func Run(ctx context.Context, cfg config.Proxy, s Streams) (*verdict.Verdict, er
 	say("listening on %s, forwarding to %s; stop with SIGINT (Ctrl-C) or SIGTERM for the verdict", "http://"+ln.Addr().String(), u.Redacted())
 	if admin != nil {
 		say("admin on http://%s: /healthz, /readyz, /metrics", admin.Addr())
-		stopAdmin := serveAdmin(admin, h)
-		defer stopAdmin()
+		defer serveAdmin(admin, h)()
 	}
 	if conn, err := net.DialTimeout("tcp", UpstreamAddr(u), cfg.Timeout); err != nil {
 		say("warning: the upstream does not accept connections yet (%v); until it does, clients get 502s marked %s", err, MarkerHeader)
@@ -122,8 +133,10 @@ func Run(ctx context.Context, cfg config.Proxy, s Streams) (*verdict.Verdict, er
 		say("%v", err)
 	}
 	stopReports() // before the last write, which no periodic one may follow
-	if n, err := closeHAR(); err != nil {
-		return nil, fmt.Errorf("--har: %v (after %d exchanges)", err, n)
+	if harFile != nil {
+		if n, err := harFile.Close(); err != nil {
+			return nil, fmt.Errorf("--har: %v (after %d exchanges)", err, n)
+		}
 	}
 	v := h.Verdict(opts)
 	if n, err := h.EventsErr(); err != nil {
@@ -151,38 +164,6 @@ func write(v *verdict.Verdict, stdout io.Writer, dir string) error {
 		return v.WriteFiles(dir)
 	}
 	return nil
-}
-
-// openHAR creates the HAR file of --har ("": none); the function returned
-// ends it, once, and says how many exchanges it holds.
-func openHAR(path string) (*har.Writer, func() (int64, error), error) {
-	if path == "" {
-		return nil, func() (int64, error) { return 0, nil }, nil
-	}
-	w, err := har.Create(path, "plantcheck", buildinfo.Version())
-	if err != nil {
-		return nil, nil, err
-	}
-	return w, w.Close, nil
-}
-
-// What the proxy needs to live as a sidecar, beside the proxy itself: its
-// admin endpoints, its reports rewritten while it runs, and its event log.
-
-// openEvents opens the event log: "" none, "-" stdout, else a file,
-// created or appended to (a restarted sidecar adds to its log).
-func openEvents(stdout io.Writer, name string) (io.Writer, func(), error) {
-	switch name {
-	case "":
-		return nil, func() {}, nil
-	case "-":
-		return stdout, func() {}, nil
-	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, func() { f.Close() }, nil
 }
 
 // serveAdmin serves the proxy's admin endpoints on ln until the returned

@@ -1,15 +1,13 @@
 // Package proxy certifies a Plant Store deployment, and its clients, from
 // the traffic that passes through it: a reverse proxy that forwards every
-// exchange as it comes (the request's method, target, header values and
-// body bytes; the response's status, header values and body bytes, nothing
-// re-encoded, every body streamed), and judges each exchange of the
-// document's operation by every rule of the catalog its traffic can show,
-// with the judgements `plantcheck run` makes (package check, the validator
-// of package spec). A service's violations and its clients' are counted
-// apart; the rules traffic cannot show are listed as not judged, with the
-// reason, never as passed. What it keeps of a body for judging is bounded,
-// and so is every piece of evidence; no credential that passes through is
-// ever printed or written.
+// exchange as it comes (nothing re-encoded, every body streamed), and
+// judges each exchange of the document's operation by every rule of the
+// catalog its traffic can show, with the judgements `plantcheck run` makes.
+// A service's violations and its clients' are counted apart; the rules
+// traffic cannot show are listed as not judged, with the reason, never as
+// passed. What it keeps of a body for judging is bounded, and so is every
+// piece of evidence; no credential that passes through is ever printed or
+// written.
 //
 // The proxy is net/http's, both ways: http.Server serves the clients, and
 // httputil.ReverseProxy forwards through an http.Transport. Its hooks are
@@ -17,43 +15,20 @@
 // upstream's Host on the request, ModifyResponse refuses an answer HTTP
 // has no status for, ErrorHandler answers for an upstream that gave no
 // answer; a tee on each body keeps what the judge needs (capture.go), and
-// the judge works off the exchange's path (queue.go).
-//
-// What the proxy changes on the way, and only that: the hop-by-hop
-// headers (Connection and the headers it names, Keep-Alive,
-// Proxy-Connection, Proxy-Authenticate, Proxy-Authorization, Upgrade but
-// for an upgrade, TE but "trailers", Trailer) are dropped, as RFC 9110
-// (7.6.1) requires of an intermediary; so is a header whose name reads as
-// Transfer-Encoding, Content-Length or Host once '_' is read as '-'
-// (Transfer_Encoding), which a server that reads them alike would take for
-// a second framing; Host names the upstream, whose URL's path is put before
-// each request's target; net/http writes header names in their canonical
-// case (X-Api-Key for x-api-key; names are case-insensitive) and in its own
-// order (the values of a repeated header keep theirs); a chunked body goes
-// in chunks of the proxy's own size (the same bytes); a request body of a
-// declared length up to 64 KiB is read whole before it is forwarded (with
-// its header, in one write), a longer one or one of unknown length streams;
-// a POST without a body is sent with Content-Length: 0; a 100 Continue is net/http's server's own,
-// sent when the upstream asks for the body. Nothing is added: no Via, no
-// X-Forwarded-For, no User-Agent or Accept-Encoding of Go's, no Date or
-// sniffed Content-Type in the answer. A chunked request, or one of
-// HTTP/1.0, has its connection closed after the answer: net/http's server
-// reads the chunks of a request that also declares a Content-Length, and
-// hides the Content-Length from the handler (and a Transfer-Encoding in
-// HTTP/1.0), and RFC 9112 (6.1) says such a connection must be closed.
-// Its own answers (the upstream cannot be reached, does not answer in
-// time, or fails, such as with a status below 100) are 502s marked with the
-// header Plantcheck-Proxy, and never count as the service's (but for an
-// answer HTTP cannot frame, which is the service's, judged as `run` judges
-// it); a client that goes away, or whose body breaks off, gets no answer at
-// all, and its exchange with the upstream is cancelled.
+// the judge works off the exchange's path (queue.go). What it changes on
+// the way, and only that (the hop-by-hop headers of RFC 9110, 7.6.1, and
+// little else), is docs/proxy.md's "Transparency". Its own answers are
+// 502s marked with the header Plantcheck-Proxy, and never count as the
+// service's (but for an answer HTTP cannot frame, which is the service's,
+// judged as `run` judges it); a client that goes away, or whose body
+// breaks off, gets no answer at all, and its exchange with the upstream is
+// cancelled.
 package proxy
 
 import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -63,31 +38,29 @@ import (
 	"net/http/httputil"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/config"
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/har"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/verdict"
-	"github.com/plantcheck/plantcheck/spec"
 )
 
-// Defaults of Config.
+// Defaults and bounds of a Handler.
 const (
 	// DefaultMaxJudge bounds the bytes of each body kept for judging.
 	DefaultMaxJudge = config.DefaultMaxJudge
-	// DefaultMaxJudgeTotal bounds the bytes kept of all the bodies in
-	// flight at once.
-	DefaultMaxJudgeTotal = 256 << 20
 	// DefaultTimeout bounds the connection to the upstream and the wait
 	// for its answer's header section.
 	DefaultTimeout = config.ProxyTimeout
-	// DefaultMaxFailures is how many failures of each rule are kept as
-	// evidence; the rest are counted.
-	DefaultMaxFailures = 5
+	// maxJudgeTotal bounds the bytes kept of all the bodies in flight at
+	// once (capture.go).
+	maxJudgeTotal = 256 << 20
 )
 
 // MarkerHeader marks an answer the proxy made itself, never the service:
@@ -112,52 +85,36 @@ type Config struct {
 	// Upstream is the service's base URL (http or https). Required. A path
 	// in it is put before every request's target.
 	Upstream *url.URL
-	// Validator judges requests and responses; nil means spec.Default().
-	Validator *spec.Validator
 	// MaxJudge bounds the bytes of each body kept for judging, positive
 	// (config.Proxy's, validated: New fills in neither it nor Timeout). A
 	// longer body is forwarded whole, and what needs it is not judged.
 	MaxJudge int64
-	// MaxJudgeTotal bounds the bytes kept of every body in flight; 0 means
-	// DefaultMaxJudgeTotal.
-	MaxJudgeTotal int64
 	// Timeout bounds the connection to the upstream and the wait for the
 	// header section of its answer (a body may then stream for as long as
-	// it lasts), positive. It is the default transport's.
+	// it lasts), positive.
 	Timeout time.Duration
 	// TLS configures the connections to an https upstream (certificate
 	// authorities to trust, a client certificate); nil means the system's
 	// authorities and no client certificate.
 	TLS *tls.Config
-	// Transport, when set, carries every exchange to the upstream; nil
-	// means NewTransport(Timeout, TLS). One given here must neither
-	// decompress nor add headers (as http.Transport does unless
-	// DisableCompression).
-	Transport http.RoundTripper
-	// MaxFailures is how many failures of each rule are kept as evidence;
-	// 0 means DefaultMaxFailures.
-	MaxFailures int
 	// Events, when set, gets one line of JSON (an Event) for each failed
 	// judgement, as it is judged.
 	Events io.Writer
 	// HAR, when set, gets every exchange the upstream answered, secrets
-	// hidden (har.go).
+	// hidden (writeHAR).
 	HAR *har.Writer
 }
 
 // Handler is the proxy: an http.Handler that forwards to the upstream and
 // judges what passes. It is safe for concurrent use.
 type Handler struct {
-	// judging judges and counts each exchange of the operation, once it
-	// is over.
 	*judging
 	upstream  *url.URL
 	prefix    string
-	transport http.RoundTripper
+	transport *http.Transport
 	forward   *httputil.ReverseProxy
 	maxJudge  int64
-	maxTotal  int64
-	budget    atomic.Int64
+	budget    atomic.Int64 // bytes kept of the bodies in flight
 	// name is the upstream as the verdict names it; started and timeout
 	// are what the verdict states.
 	name    string
@@ -167,11 +124,8 @@ type Handler struct {
 	// waiting to be judged.
 	inflight sync.WaitGroup
 	queue    *judgeQueue
-	// metrics are what /metrics shows; dialTimeout bounds readiness's
-	// connection.
-	har         *har.Writer
-	metrics     *metrics
-	dialTimeout time.Duration
+	har      *har.Writer
+	metrics  *metrics
 }
 
 // New returns a Handler for cfg, whose upstream comes validated
@@ -181,28 +135,36 @@ func New(cfg Config) (*Handler, error) {
 	if u == nil {
 		return nil, errors.New("proxy: no upstream")
 	}
-	j, err := newJudging(cfg.Validator, cfg.MaxFailures)
+	j, err := newJudging()
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	h := &Handler{
-		judging:   j,
-		upstream:  &url.URL{Scheme: u.Scheme, Host: u.Host},
-		prefix:    strings.TrimSuffix(u.EscapedPath(), "/"),
-		transport: cfg.Transport,
-		maxJudge:  cfg.MaxJudge,
-		maxTotal:  cfg.MaxJudgeTotal,
-		name:      u.Redacted(),
-		started:   time.Now(),
-		timeout:   cfg.Timeout,
-		queue:     newJudgeQueue(),
-	}
-	if h.maxTotal <= 0 {
-		h.maxTotal = DefaultMaxJudgeTotal
-	}
-	timeout := cfg.Timeout
-	if h.transport == nil {
-		h.transport = NewTransport(timeout, cfg.TLS)
+		judging:  j,
+		upstream: &url.URL{Scheme: u.Scheme, Host: u.Host},
+		prefix:   strings.TrimSuffix(u.EscapedPath(), "/"),
+		// HTTP/1.1 to the upstream (HTTP/2 would change the headers' case
+		// and the framing), no decompression, no proxy from the
+		// environment, connections kept for reuse.
+		transport: &http.Transport{
+			TLSClientConfig:        cfg.TLS,
+			DialContext:            (&net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}).DialContext,
+			TLSHandshakeTimeout:    cfg.Timeout,
+			ResponseHeaderTimeout:  cfg.Timeout,
+			ExpectContinueTimeout:  time.Second,
+			DisableCompression:     true,
+			MaxIdleConns:           1024,
+			MaxIdleConnsPerHost:    1024,
+			IdleConnTimeout:        30 * time.Second,
+			MaxResponseHeaderBytes: 1 << 20,
+			TLSNextProto:           map[string]func(string, *tls.Conn) http.RoundTripper{},
+		},
+		maxJudge: cfg.MaxJudge,
+		name:     u.Redacted(),
+		started:  time.Now(),
+		timeout:  cfg.Timeout,
+		queue:    newJudgeQueue(),
+		har:      cfg.HAR,
 	}
 	h.forward = &httputil.ReverseProxy{
 		Rewrite:        h.rewrite,
@@ -216,40 +178,13 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Events != nil {
 		h.events = &eventLog{w: cfg.Events}
 	}
-	h.har = cfg.HAR
 	h.metrics = newMetrics(h)
-	h.dialTimeout = min(timeout, readyDial)
 	return h, nil
 }
 
 // Verdict is the verdict on what passed so far.
 func (h *Handler) Verdict(opts Options) *verdict.Verdict {
 	return h.verdict(opts, h.name, h.started, time.Now(), h.timeout.String(), h.maxJudge)
-}
-
-// maxResponseHeader bounds the header section of an upstream's answer.
-const maxResponseHeader = 1 << 20
-
-// NewTransport returns the transport the proxy uses by default: HTTP/1.1
-// to the upstream (HTTP/2 would change the headers' case and the framing),
-// no decompression, no proxy from the environment, connections kept for
-// reuse (up to 1024 idle), timeout bounding the connection and the wait
-// for an answer's header section, and tlsConf (nil: the system's
-// authorities) for https.
-func NewTransport(timeout time.Duration, tlsConf *tls.Config) *http.Transport {
-	return &http.Transport{
-		TLSClientConfig:        tlsConf,
-		DialContext:            (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
-		TLSHandshakeTimeout:    timeout,
-		ResponseHeaderTimeout:  timeout,
-		ExpectContinueTimeout:  time.Second,
-		DisableCompression:     true,
-		MaxIdleConns:           1024,
-		MaxIdleConnsPerHost:    1024,
-		IdleConnTimeout:        30 * time.Second,
-		MaxResponseHeaderBytes: maxResponseHeader,
-		TLSNextProto:           map[string]func(string, *tls.Conn) http.RoundTripper{},
-	}
 }
 
 // copyBufs are the buffers an answer's body is copied through.
@@ -277,15 +212,6 @@ func (h *Handler) release(x *flight) {
 // longer one, or one of unknown length, streams.
 const wholeMax = 64 << 10
 
-// reserve takes n bytes of the budget of bodies kept, if it has them.
-func (h *Handler) reserve(n int64) bool {
-	if h.budget.Add(n) > h.maxTotal {
-		h.budget.Add(-n)
-		return false
-	}
-	return true
-}
-
 // wholeBody is a request body read whole before it is forwarded: rewrite
 // hands its reader to the transport as it is, which then sends it in one
 // write with the header (net/http's transport does so only for a reader it
@@ -295,20 +221,11 @@ type wholeBody struct{ io.ReadCloser }
 
 // flight is one exchange: as it is forwarded, then as the judge reads it.
 type flight struct {
-	method     string
-	target     string      // the request-target as the client sent it
-	to         *url.URL    // where it was forwarded
-	header     http.Header // the request's header as forwarded
-	chunked    bool
-	reqBody    snapshot
-	status     int
-	respHeader http.Header
-	respBody   snapshot
-	duration   time.Duration
-	// err is why no answer the client could be given came: the
-	// upstream's answer HTTP cannot frame (judge.BrokenFraming), which
-	// the client gets the proxy's own answer of kind own in place of.
-	err error
+	// The exchange: Header is the request's as forwarded, URL where it
+	// went; Err is why no answer the client could be given came, the
+	// upstream's answer HTTP cannot frame (judge.BrokenFraming), in place
+	// of which the client got the proxy's own answer of kind own.
+	exchange.Exchange
 	own string
 
 	// While it is forwarded: when it came, went upstream, had the
@@ -330,13 +247,11 @@ type flight struct {
 
 // run judges a queued exchange, counts it, and gives back what it held.
 func (x *flight) run() {
-	h := x.h
-	e := x.exchange()
-	h.count(&e, nil, x.own)
-	if h.har != nil {
-		h.writeHAR(x, true)
+	x.h.count(&x.Exchange, nil, x.own)
+	if x.h.har != nil {
+		x.h.writeHAR(x, true)
 	}
-	h.release(x)
+	x.h.release(x)
 }
 
 // hopHeaders are the hop-by-hop headers (RFC 9110, 7.6.1) that
@@ -344,9 +259,14 @@ func (x *flight) run() {
 // reads the request as it was forwarded.
 var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
-// dropHopByHop removes the hop-by-hop headers, keeping "TE: trailers",
-// which says the client reads trailers.
-func dropHopByHop(h http.Header) {
+// forwarded is a request's header as forwarded: h itself, or, when it has
+// hop-by-hop headers, a copy without them, keeping "TE: trailers", which
+// says the client reads trailers.
+func forwarded(h http.Header) http.Header {
+	if !slices.ContainsFunc(hopHeaders, func(k string) bool { _, ok := h[k]; return ok }) {
+		return h
+	}
+	h = h.Clone()
 	for _, v := range h["Connection"] {
 		for _, name := range strings.Split(v, ",") {
 			if name = textproto.TrimString(name); name != "" {
@@ -366,15 +286,7 @@ func dropHopByHop(h http.Header) {
 	if trailers {
 		h["Te"] = []string{"trailers"}
 	}
-}
-
-func hasHopByHop(h http.Header) bool {
-	for _, k := range hopHeaders {
-		if _, ok := h[k]; ok {
-			return true
-		}
-	}
-	return false
+	return h
 }
 
 // framingNames are the fields that decide a request's framing and routing.
@@ -386,15 +298,9 @@ var framingNames = []string{"Transfer-Encoding", "Content-Length", "Host"}
 // a second framing that the proxy never saw.
 func dropAliases(h http.Header) {
 	for k := range h {
-		if strings.IndexByte(k, '_') < 0 {
-			continue
-		}
 		name := strings.ReplaceAll(k, "_", "-")
-		for _, f := range framingNames {
-			if strings.EqualFold(name, f) {
-				delete(h, k)
-				break
-			}
+		if name != k && slices.ContainsFunc(framingNames, func(f string) bool { return strings.EqualFold(name, f) }) {
+			delete(h, k)
 		}
 	}
 }
@@ -403,8 +309,8 @@ func dropAliases(h http.Header) {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.inflight.Add(1)
 	defer h.inflight.Done()
-	x := &flight{h: h, method: r.Method, target: r.RequestURI, chunked: len(r.TransferEncoding) > 0, start: time.Now()}
-	doc := r.Method == opMethod && r.URL.Path == opPath
+	x := &flight{h: h, Exchange: exchange.Exchange{Method: r.Method, Target: r.RequestURI, Chunked: len(r.TransferEncoding) > 0}, start: time.Now()}
+	doc := r.Method == judge.OpMethod && r.URL.Path == judge.OpPath
 
 	if r.Header == nil {
 		r.Header = http.Header{}
@@ -412,24 +318,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	dropAliases(r.Header)
 	// The header as forwarded, for the judge: the ReverseProxy drops the
 	// same from its copy.
-	x.header = r.Header
-	if hasHopByHop(x.header) {
-		x.header = x.header.Clone()
-		dropHopByHop(x.header)
-	}
+	x.Header = forwarded(r.Header)
 
 	// RFC 9112 (6.1): a request with both Content-Length and
 	// Transfer-Encoding, or a Transfer-Encoding in HTTP/1.0, must have its
 	// connection closed after the answer; net/http's server hides which
 	// chunked or HTTP/1.0 request had both, so each has its connection
 	// closed.
-	x.answer = answerWriter{ResponseWriter: w, x: x, close: x.chunked || !r.ProtoAtLeast(1, 1)}
+	x.answer = answerWriter{ResponseWriter: w, x: x, close: x.Chunked || !r.ProtoAtLeast(1, 1)}
 	defer h.finish(x, r, doc)
 	// The exchange rides the request's context to the ReverseProxy's
 	// hooks, which note when it goes upstream and comes back.
 	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
 	if doc {
-		x.respCap = newCapture(h.maxJudge, &h.budget, h.maxTotal, -1)
+		x.respCap = newCapture(h.maxJudge, &h.budget, -1)
 		x.answer.cap = x.respCap
 	}
 	switch {
@@ -446,12 +348,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = wholeBody{io.NopCloser(bytes.NewReader(x.whole))}
 	default:
 		if doc {
-			x.reqCap = newCapture(h.maxJudge, &h.budget, h.maxTotal, r.ContentLength)
+			x.reqCap = newCapture(h.maxJudge, &h.budget, r.ContentLength)
 		}
 		x.body.rc, x.body.cap, x.body.left = r.Body, x.reqCap, r.ContentLength
 		r.Body = &x.body
 	}
 	h.forward.ServeHTTP(&x.answer, r)
+}
+
+// reserve takes n bytes of the budget of bodies kept, if it has them.
+func (h *Handler) reserve(n int64) bool {
+	if h.budget.Add(n) > maxJudgeTotal {
+		h.budget.Add(-n)
+		return false
+	}
+	return true
 }
 
 // finish counts an exchange once forwarded, and queues it to be judged
@@ -462,21 +373,23 @@ func (h *Handler) finish(x *flight, r *http.Request, doc bool) {
 		h.release(x)
 		panic(p)
 	}
-	x.status, x.duration = x.answer.status, time.Since(x.start)
+	x.Status, x.Duration = x.answer.status, time.Since(x.start)
 	if !x.sent.IsZero() && !x.got.IsZero() && !x.answered.IsZero() {
 		h.metrics.added.Observe((x.sent.Sub(x.start) + x.answered.Sub(x.got)).Seconds())
 	}
+	// A reproduction goes straight to the upstream.
+	to := h.target(r)
+	x.URL, x.RespHeader = to.Scheme+"://"+to.Host+to.RequestURI(), x.answer.Header()
 	switch {
 	case x.counted:
 		h.release(x)
 	case !doc:
 		h.tally.Outside()
 		if h.har != nil && p == nil {
-			x.to, x.respHeader = h.target(r), x.answer.Header()
 			h.writeHAR(x, false)
 		}
 		h.release(x)
-	case p != nil && h.clientLeft(x, r):
+	case p != nil && clientLeft(x, r):
 		h.tally.Gone()
 		h.release(x)
 	case p != nil:
@@ -484,22 +397,20 @@ func (h *Handler) finish(x *flight, r *http.Request, doc bool) {
 		h.release(x)
 	default:
 		x.respCap.ended()
-		x.to, x.respHeader = h.target(r), x.answer.Header()
-		x.reqBody = snapshot{}
-		if n := int64(len(x.whole)); x.whole != nil {
-			x.reqBody = snapshot{body: x.whole, total: n}
-			if n > h.maxJudge {
-				x.reqBody.why = "request body past " + sizeOf(h.maxJudge)
+		if x.whole != nil {
+			x.Body, x.BodyTotal = x.whole, int64(len(x.whole))
+			if x.BodyTotal > h.maxJudge {
+				x.BodyIncomplete = "request body past " + sizeOf(h.maxJudge)
 			}
 		}
 		if x.reqCap != nil {
-			x.reqBody = x.reqCap.take("request body", h.maxJudge)
+			x.Body, x.BodyTotal, x.BodyIncomplete = x.reqCap.take("request body", h.maxJudge)
 		}
-		x.respBody = x.respCap.take("response body", h.maxJudge)
-		if x.err != nil {
+		x.RespBody, x.RespTotal, x.RespIncomplete = x.respCap.take("response body", h.maxJudge)
+		if x.Err != nil {
 			// What the client got is the proxy's; the service's answer
 			// is the error.
-			x.status, x.respHeader, x.respBody = 0, nil, snapshot{}
+			x.Status, x.RespHeader, x.RespBody, x.RespTotal, x.RespIncomplete = 0, nil, nil, 0, ""
 		}
 		// Judged off the exchange's path (queue.go), so that the
 		// connection goes on to its next request at once.
@@ -517,7 +428,7 @@ func (h *Handler) finish(x *flight, r *http.Request, doc bool) {
 // went away (its context is cancelled when its connection closes, which
 // also cancels the exchange with the upstream), could not be written to,
 // or its body broke off.
-func (h *Handler) clientLeft(x *flight, r *http.Request) bool {
+func clientLeft(x *flight, r *http.Request) bool {
 	return r.Context().Err() != nil || x.answer.failed || x.body.failed.Load()
 }
 
@@ -549,10 +460,6 @@ func (h *Handler) rewrite(pr *httputil.ProxyRequest) {
 
 var forwardingHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"}
 
-// errStatus: HTTP has no status below 100 (RFC 9110, 15), and net/http's
-// client takes one for a final answer.
-var errStatus = errors.New("the upstream answered with a status below 100")
-
 // checkAnswer refuses an answer that cannot be passed on as it came.
 func checkAnswer(resp *http.Response) error {
 	if resp.Request != nil {
@@ -561,7 +468,9 @@ func checkAnswer(resp *http.Response) error {
 		}
 	}
 	if resp.StatusCode < 100 {
-		return errStatus
+		// HTTP has no status below 100 (RFC 9110, 15), and net/http's
+		// client takes one for a final answer.
+		return errors.New("the upstream answered with a status below 100")
 	}
 	return nil
 }
@@ -575,25 +484,21 @@ func checkAnswer(resp *http.Response) error {
 // the service's all the same: it is judged as `run` judges it, once the
 // client has the 502.
 func (h *Handler) noAnswer(w http.ResponseWriter, r *http.Request, err error) {
-	a, ok := w.(*answerWriter)
-	if !ok {
-		panic("proxy: the ReverseProxy answered through another writer")
-	}
+	a := w.(*answerWriter) // ServeHTTP's
 	x := a.x
-	if h.clientLeft(x, r) {
+	if clientLeft(x, r) {
 		x.counted = true
 		h.tally.Gone()
 		panic(http.ErrAbortHandler)
 	}
 	kind := ownKind(err)
 	if _, broken := judge.BrokenFraming(err); broken && a.cap != nil {
-		x.err, x.own, a.cap = err, kind, nil
-		writeOwn(w, kind)
-		return
+		x.Err, x.own, a.cap = err, kind, nil // the 502 is not the answer judged
+	} else {
+		x.counted = true
+		h.tally.Own(kind)
 	}
-	x.counted = true
 	writeOwn(w, kind)
-	h.tally.Own(kind)
 }
 
 // answerWriter is the client's writer as the ReverseProxy writes to it. It
@@ -701,16 +606,12 @@ func writeOwn(w http.ResponseWriter, kind string) {
 		OwnTimeout:     "plantcheck proxy: the upstream did not answer in time",
 		OwnFailed:      "plantcheck proxy: the exchange with the upstream failed",
 	}[kind]
-	body, _ := json.Marshal(struct {
-		Error   int    `json:"error"`
-		Message string `json:"message"`
-	}{http.StatusBadGateway, msg})
 	hd := w.Header()
 	hd.Set(MarkerHeader, kind)
 	hd.Set("Content-Type", "application/json")
 	hd.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusBadGateway)
-	w.Write(append(body, '\n'))
+	fmt.Fprintf(w, "{\"error\":%d,\"message\":%q}\n", http.StatusBadGateway, msg) // msg: plain ASCII, quoted alike in Go and JSON
 }
 
 // sizeOf writes a byte count for a reader.

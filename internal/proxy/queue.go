@@ -21,19 +21,15 @@ import (
 // for idleExit ends.
 
 // queueLen bounds the exchanges waiting to be judged. What they hold of
-// their bodies is bounded besides by Config.MaxJudgeTotal.
+// their bodies is bounded besides by maxJudgeTotal.
 const queueLen = 1024
 
 // idleExit is how long a worker waits for work before it ends.
 const idleExit = 2 * time.Second
 
-// judgeJob is one exchange to judge: run judges it and gives back what it
-// held.
-type judgeJob interface{ run() }
-
 // judgeQueue is the queue and its workers.
 type judgeQueue struct {
-	jobs chan judgeJob
+	jobs chan *flight
 	max  int // workers at most
 	// pending counts the jobs put and not yet run, for a stop to wait on
 	// (a WaitGroup would forbid a put while a stop waits).
@@ -47,14 +43,14 @@ type judgeQueue struct {
 }
 
 func newJudgeQueue() *judgeQueue {
-	q := &judgeQueue{jobs: make(chan judgeJob, queueLen), max: runtime.GOMAXPROCS(0)}
+	q := &judgeQueue{jobs: make(chan *flight, queueLen), max: runtime.GOMAXPROCS(0)}
 	q.done = sync.NewCond(&q.mu)
 	return q
 }
 
-// put queues a job, waiting for room if the queue is full; it never drops
+// put queues an exchange to judge, waiting for room if the queue is full; it never drops
 // one.
-func (q *judgeQueue) put(j judgeJob) {
+func (q *judgeQueue) put(j *flight) {
 	q.pending.Add(1)
 	select {
 	case q.jobs <- j:

@@ -20,7 +20,7 @@ import (
 )
 
 // `plantcheck judge` judges recorded traffic (a HAR file's) as the proxy
-// judges live traffic: each recorded exchange (har.Record) becomes the one
+// judges live traffic: each recorded exchange (har.Record) is the one
 // exchange type and goes to the same judging, tally and evidence, and the
 // verdict is the proxy's. What a recording hides is said, never judged:
 // an exchange not to the operation is counted as outside the document, a
@@ -61,7 +61,7 @@ var ErrNothingRecorded = errors.New("the recording holds no exchange")
 // could not be judged, or the verdict written (exit status 2).
 func JudgeFiles(cfg config.Judge, stdout io.Writer) (*verdict.Verdict, error) {
 	started := time.Now()
-	j, err := newJudging(nil, 0)
+	j, err := newJudging()
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,6 @@ func JudgeFiles(cfg config.Judge, stdout io.Writer) (*verdict.Verdict, error) {
 		}
 		r.path = strings.TrimSuffix(b.Path, "/")
 	}
-	source = evidence.Text(evidence.Cut(source, 1<<10))
 	for _, path := range cfg.Files {
 		if err := r.file(path, cfg.MaxFile); err != nil {
 			return nil, fmt.Errorf("%s: %v", evidence.Text(path), err)
@@ -89,7 +88,7 @@ func JudgeFiles(cfg config.Judge, stdout io.Writer) (*verdict.Verdict, error) {
 	if r.first.IsZero() {
 		r.first, r.last = started, time.Now() // no time recorded
 	}
-	v := r.verdict(Options{Strict: cfg.Strict, StrictClients: cfg.StrictClients}, source, r.first, r.last, "", r.maxJudge)
+	v := r.verdict(Options{Strict: cfg.Strict, StrictClients: cfg.StrictClients}, evidence.Cut(source, 1<<10), r.first, r.last, "", r.maxJudge)
 	v.Command = "judge"
 	authMissing := slices.ContainsFunc(v.Rules, func(r verdict.Rule) bool { return r.ID == rules.AuthMissing && r.Failures > 0 })
 	if r.toOp > 0 && r.withAuth == 0 && !r.authStripped && authMissing {
@@ -136,15 +135,24 @@ func (r *recording) add(rec har.Record) {
 	if err != nil {
 		to = &url.URL{} // har.Entry.Exchange read it as an absolute URL
 	}
+	// An answer HTTP cannot frame, which the recording's client refused
+	// to read (`run --har` says so), is the service's, though no status
+	// was read: judged as run judged it.
+	var unframed error
+	if why, ok := strings.CutPrefix(rec.Comment, har.NoAnswer); ok {
+		if _, broken := judge.BrokenFraming(errors.New(rec.Comment)); broken {
+			unframed = errors.New(why)
+		}
+	}
 	switch {
-	case rec.Method != opMethod || to.Path != r.path+opPath || r.host != "" && strings.ToLower(to.Host) != r.host:
+	case rec.Method != judge.OpMethod || to.Path != r.path+judge.OpPath || r.host != "" && strings.ToLower(to.Host) != r.host:
 		r.tally.Outside()
 		return
 	case rec.RespHeader.Get(MarkerHeader) != "":
 		// The proxy's own answer, recorded: never the service's.
 		r.tally.Own(rec.RespHeader.Get(MarkerHeader))
 		return
-	case rec.Status < 100 && !unframed(rec.Comment):
+	case rec.Status < 100 && unframed == nil:
 		r.tally.Gone() // the recording holds no answer
 		return
 	}
@@ -152,14 +160,10 @@ func (r *recording) add(rec har.Record) {
 	e.Target = to.RequestURI()
 	e.URL = to.Scheme + "://" + to.Host + e.Target
 	if rec.Status < 100 {
-		// An answer HTTP cannot frame, which the recording's client
-		// refused to read (`run --har` says so): judged as run judged it.
-		e.Err = errors.New(strings.TrimPrefix(rec.Comment, har.NoAnswer))
+		e.Err = unframed
 	}
-	e.Header = rec.Header.Clone()
 	e.Header.Del("Host") // net/http's server keeps it apart, as the proxy's judge reads it
-	dropHopByHop(e.Header)
-	e.RespHeader = rec.RespHeader.Clone()
+	e.Header = forwarded(e.Header)
 	e.Body, e.BodyTotal, e.BodyIncomplete = r.bound("request body", rec.Body, rec.BodyTotal, rec.BodyIncomplete)
 	e.RespBody, e.RespTotal, e.RespIncomplete = r.bound("response body", rec.RespBody, rec.RespTotal, rec.RespIncomplete)
 	var why []string
@@ -176,24 +180,10 @@ func (r *recording) add(rec har.Record) {
 		e.Header.Set("Authorization", "Bearer <stripped>")
 		why = append(why, whyAuthStripped)
 	}
-	for _, name := range rec.Redacted {
-		if name != "Authorization" {
-			why = append(why, whyRedacted)
-			break
-		}
+	if slices.ContainsFunc(rec.Redacted, func(name string) bool { return name != "Authorization" }) {
+		why = append(why, whyRedacted)
 	}
 	r.count(&e, why, "")
-}
-
-// unframed reports whether a recording's comment on an exchange says its
-// answer could not be framed (judge.BrokenFraming): an answer, and the
-// service's, though no status was read.
-func unframed(comment string) bool {
-	if !strings.HasPrefix(comment, har.NoAnswer) {
-		return false
-	}
-	_, broken := judge.BrokenFraming(errors.New(comment))
-	return broken
 }
 
 // bound bounds a recorded body as the proxy bounds a live one.

@@ -14,35 +14,19 @@ import (
 	"github.com/plantcheck/plantcheck/internal/evidence"
 )
 
-// Limits of the proxy's own server. A body may stream for as long as it
-// lasts, so no read or write timeout bounds an exchange; the time to send a
-// header section, and the time a connection idles, are bounded.
-const (
-	readHeaderTimeout = 30 * time.Second
-	idleTimeout       = 120 * time.Second
-	maxHeaderBytes    = 1 << 20
-)
-
-// Server returns the http.Server the proxy is served with.
-func (h *Handler) Server() *http.Server {
-	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: readHeaderTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		// net/http's own complaints (a client's malformed request, a TLS
-		// failure, a panic) are not shown unless Serve is given a writer.
-		ErrorLog: log.New(io.Discard, "", 0),
-	}
-}
-
 // Serve serves h on ln, which the caller opened (so that a bad or busy
 // address fails before anything starts), until ctx is done. Then it stops
 // accepting, lets the exchanges in flight end within grace, cuts those
 // that do not, and returns once every exchange is counted. Every interval
 // (0: never) it writes a progress line to progress, when anything changed.
 func Serve(ctx context.Context, ln net.Listener, h *Handler, grace, interval time.Duration, progress io.Writer) error {
-	srv := h.Server()
+	// A body may stream for as long as it lasts, so no read or write
+	// timeout bounds an exchange; the time to send a header section, and
+	// the time a connection idles, are bounded.
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 1 << 20,
+		// net/http's own complaints (a client's malformed request, a TLS
+		// failure, a panic) are not shown unless Serve is given a writer.
+		ErrorLog: log.New(io.Discard, "", 0)}
 	if progress != nil {
 		// They may quote what a client sent: escaped, one line each.
 		srv.ErrorLog = log.New(textWriter{progress}, "", 0)
@@ -62,12 +46,9 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, grace, interval tim
 		select {
 		case err := <-served:
 			if errors.Is(err, http.ErrServerClosed) {
-				err = nil
+				return nil
 			}
-			if err != nil {
-				return fmt.Errorf("serve: %w", err)
-			}
-			return nil
+			return fmt.Errorf("serve: %w", err)
 		case <-tick:
 			// A line when anything changed, and one a minute or so
 			// while nothing does, so that a quiet proxy is seen alive.
@@ -103,9 +84,7 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, grace, interval tim
 	// Every exchange forwarded whole is judged before the verdict: judging
 	// always ends, so this wait has no bound.
 	h.queue.wait()
-	if t, ok := h.transport.(interface{ CloseIdleConnections() }); ok {
-		t.CloseIdleConnections()
-	}
+	h.transport.CloseIdleConnections()
 	return err
 }
 
