@@ -28,7 +28,6 @@ import (
 
 	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/generate"
-	"github.com/plantcheck/plantcheck/internal/mdquote"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -187,6 +186,9 @@ func Build(fsys fs.FS, examples map[ExampleKey]Example) (*Book, error) {
 				seen[id] = true
 				if g.First {
 					g.Example = exampleFor(examples, file, id)
+					if b.Lead == nil && g.Example != nil && strings.HasPrefix(g.Example.Response, "HTTP/1.1 200") {
+						b.Lead = g.Example
+					}
 				}
 				out.Groups = append(out.Groups, g)
 			}
@@ -223,13 +225,6 @@ func Build(fsys fs.FS, examples map[ExampleKey]Example) (*Book, error) {
 			}
 		}
 		b.Features = append(b.Features, out)
-	}
-	for _, f := range b.Features {
-		for _, g := range f.Groups {
-			if g.First && g.Example != nil && b.Lead == nil && g.Example.Response != "" && strings.HasPrefix(g.Example.Response, "HTTP/1.1 200") {
-				b.Lead = g.Example
-			}
-		}
 	}
 	return b, nil
 }
@@ -448,30 +443,11 @@ func Write(ctx context.Context, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var paths []string
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{MarkdownFile, md}, {HTMLFile, html}} {
-		p := filepath.Join(dir, f.name)
-		if err := os.WriteFile(p, f.data, 0o644); err != nil {
+	paths := []string{filepath.Join(dir, MarkdownFile), filepath.Join(dir, HTMLFile)}
+	for i, data := range [][]byte{md, html} {
+		if err := os.WriteFile(paths[i], data, 0o644); err != nil {
 			return nil, err
 		}
-		paths = append(paths, p)
 	}
 	return paths, nil
-}
-
-var funcs = map[string]any{
-	"upper":  func(l rules.Level) string { return strings.ToUpper(string(l)) },
-	"anchor": func(id rules.RuleID) string { return strings.ToLower(string(id)) },
-	"cells": func(row []string) string {
-		out := make([]string, len(row))
-		for i, c := range row {
-			out[i] = strings.ReplaceAll(strings.ReplaceAll(c, "|", `\|`), "<", `\<`)
-		}
-		return "| " + strings.Join(out, " | ") + " |"
-	},
-	"rule":   func(n int) string { return strings.Repeat("|---", n) + "|" },
-	"fenced": func(s string) string { return mdquote.Block(strings.TrimSuffix(s, "\n"), "http", "") },
 }

@@ -114,17 +114,13 @@ func BodyDefects(body []byte) (ds []Defect, open string) {
 	}
 	if raw, ok := members["name"]; !ok {
 		ds = append(ds, Defect{rules.BodyNameRequired, "the body has no name"})
-	} else if !isJSONString(raw) {
+	} else if !isString(raw) {
 		ds = append(ds, Defect{rules.BodyNameString, "the body's name is not a string"})
 	}
-	if raw, ok := members["tag"]; ok && !isJSONString(raw) {
+	if raw, ok := members["tag"]; ok && !isString(raw) {
 		ds = append(ds, Defect{rules.BodyTagString, "the body's tag is not a string"})
 	}
 	return ds, ""
-}
-
-func isJSONString(raw json.RawMessage) bool {
-	return len(raw) > 0 && raw[0] == '"'
 }
 
 // idDefect judges an id's JSON value: an integer (a zero fraction counts,

@@ -128,11 +128,8 @@ func Judge(v *spec.Validator, x *exchange.Exchange, b Sender, redact func(string
 	}
 
 	// The document's verdict on the request, when its body is known whole.
-	e.known = x.BodyIncomplete == ""
-	if e.known {
+	if e.known = x.BodyIncomplete == ""; e.known {
 		e.body = x.Body
-	}
-	if e.known {
 		e.valid, o.Violations = Accepts(v, x.Header, e.body)
 		o.Valid = e.valid
 	}
@@ -320,7 +317,7 @@ func headerSize(e *exam) (Judgement, bool) {
 	if !e.respWhole || !e.known || !e.valid || LongHeader(e.Header) == "" {
 		return Judgement{}, false
 	}
-	j := Judgement{Expected: headerSizeExpected}
+	j := Judgement{Expected: "status 200 with a Plant record, or 400 with an Error record (a header limit is the infrastructure's: a SHOULD)"}
 	if !e.infra {
 		return j, true
 	}
@@ -328,8 +325,11 @@ func headerSize(e *exam) (Judgement, bool) {
 	if e.Status == http.StatusBadRequest {
 		shape = append(shape, ErrorRecord(e.RespBody, e.redact))
 	}
-	if f, failed := firstFailed(shape); failed {
-		j.Actual, j.Details = fmt.Sprintf("status %d: %s", e.Status, f.Actual), f.Details
+	for _, f := range shape {
+		if !f.OK() {
+			j.Actual, j.Details = fmt.Sprintf("status %d: %s", e.Status, f.Actual), f.Details
+			break
+		}
 	}
 	return j, true
 }
@@ -374,10 +374,7 @@ func noID(e *exam) (Judgement, bool) {
 // name's, the tag's, or, when no tag was sent, its absence's.
 func echoOf(rule rules.RuleID) func(e *exam) (Judgement, bool) {
 	return func(e *exam) (Judgement, bool) {
-		if e.sent == nil {
-			return Judgement{}, false
-		}
-		if due := EchoRules(e.sent.HasTag); !slices.Contains(due[:], rule) {
+		if e.sent == nil || rule == rules.CreateTag && !e.sent.HasTag || rule == rules.CreateNoTag && e.sent.HasTag {
 			return Judgement{}, false
 		}
 		for _, f := range e.echo {
@@ -385,7 +382,7 @@ func echoOf(rule rules.RuleID) func(e *exam) (Judgement, bool) {
 				return Judgement{Expected: f.Expected, Actual: f.Actual}, true
 			}
 		}
-		return Judgement{Expected: EchoExpected}, true
+		return Judgement{Expected: "the Plant record echoes the plant sent"}, true
 	}
 }
 
@@ -393,25 +390,10 @@ func echoOf(rule rules.RuleID) func(e *exam) (Judgement, bool) {
 // judged, before the reason.
 const EchoNotJudged = "echo not judged: "
 
-// EchoExpected is what a passed echo judgement expected.
-const EchoExpected = "the Plant record echoes the plant sent"
-
-// EchoRules are the rules an accepted create's echo is judged by: the
-// name's, and the tag's or its absence's.
-func EchoRules(hasTag bool) [2]rules.RuleID {
-	if hasTag {
-		return [2]rules.RuleID{RuleName, RuleTag}
-	}
-	return [2]rules.RuleID{RuleName, RuleNoTag}
-}
-
 // LongHeaderBytes is the length from which a request's header field is
 // long: past what most requests carry, well within the 8 KiB a line that
 // common front ends read.
 const LongHeaderBytes = 1 << 10
-
-// headerSizeExpected is what HEADER-SIZE expects of an answer.
-const headerSizeExpected = "status 200 with a Plant record, or 400 with an Error record (a header limit is the infrastructure's: a SHOULD)"
 
 // LongHeader names a header field of the request that is long (name and
 // value LongHeaderBytes or more), other than the two the contract defines
@@ -429,14 +411,4 @@ func LongHeader(h http.Header) string {
 		}
 	}
 	return ""
-}
-
-// firstFailed is the first of the judgements that failed.
-func firstFailed(js []Judgement) (Judgement, bool) {
-	for _, j := range js {
-		if !j.OK() {
-			return j, true
-		}
-	}
-	return Judgement{}, false
 }

@@ -137,9 +137,6 @@ func ErrorRecord(body []byte, redact func(string) string) Judgement {
 // MediaType returns the media type of a Content-Type value without its
 // parameters, lower-cased; "" when there is none or it does not parse.
 func MediaType(v string) string {
-	if v == "" {
-		return ""
-	}
 	mt, _, err := mime.ParseMediaType(v)
 	if err != nil {
 		return ""
