@@ -67,9 +67,7 @@ type Book struct {
 	Lead     *Example
 	Rules    []rules.Rule
 	Features []Feature
-	// Workings are the paragraphs on how plantcheck checks, each under
-	// the feature (and rule) it came from.
-	Workings []Working
+	Workings []Working // the paragraphs on how plantcheck checks
 }
 
 // WorkingGroups are the workings, feature by feature.
@@ -88,17 +86,13 @@ func (b *Book) WorkingGroups() [][]Working {
 // Operation is one operation of the OpenAPI document.
 type Operation struct {
 	Method, Path, Summary, Description string
-	// Body names the request body's schema; Responses the answers.
-	Body      string
-	Responses []Response
-	// Auth is the header a request authenticates with ("" for none).
-	Auth string
+	Body                               string // the request body's schema
+	Responses                          []Response
+	Auth                               string // the header a request authenticates with ("" for none)
 }
 
 // Response is one documented answer of an operation.
-type Response struct {
-	Status, Description, Media, Schema string
-}
+type Response struct{ Status, Description, Media, Schema string }
 
 // Record is one schema of the document that a request or an answer
 // carries, with its fields.
@@ -108,9 +102,7 @@ type Record struct {
 }
 
 // Field is one property of a record.
-type Field struct {
-	Name, Type, Required, Constraints, Description string
-}
+type Field struct{ Name, Type, Required, Constraints, Description string }
 
 // Feature is one feature file.
 type Feature struct {
@@ -133,18 +125,14 @@ type Group struct {
 // Scenario is one scenario or outline, with its Examples (only those that
 // belong to the group's rule).
 type Scenario struct {
-	Name        string
-	Line        int
-	Description []string
-	Steps       []string
-	Table       [][]string // header row first; nil without Examples
+	Name               string
+	Line               int
+	Description, Steps []string
+	Table              [][]string // header row first; nil without Examples
 }
 
 // Working is a paragraph on how plantcheck checks, and where it came from.
-type Working struct {
-	Feature, Anchor, Rule string
-	Text                  string
-}
+type Working struct{ Feature, Anchor, Rule, Text string }
 
 // Build reads the features in fsys and the embedded OpenAPI document into
 // a Book, with the examples given (nil: none).

@@ -37,9 +37,7 @@ type Sender struct {
 // counts toward. The judge decides those rules from it as it decides every
 // other: one judgement, whichever driver sent the request.
 type Intent struct {
-	// Issued: the request carries the credential the service issued, in
-	// the bearer scheme (any letter case).
-	Issued bool
+	Issued bool // the request carries the credential the service issued, in the bearer scheme (any letter case)
 	// Accept is the rule a refusal of the request counts toward when the
 	// document accepts it and the credential is the issued one ("":
 	// CREATE-200). An open rule's judgement never fails.
@@ -76,14 +74,11 @@ type Outcome struct {
 	Client     bool
 	Violations []spec.Violation
 	Refusal    Refusal
-	// Valid: the document accepts the request, its body read whole.
-	Valid bool
-	// ResponseViolations are the document's findings on the answer, as
-	// the validator gives them (unredacted: the driver makes evidence of
-	// them).
+	Valid      bool // the document accepts the request, its body read whole
+	// ResponseViolations are the document's findings on the answer,
+	// unredacted: the driver makes evidence of them.
 	ResponseViolations []spec.Violation
-	// Unjudged say what could not be judged, and why.
-	Unjudged []string
+	Unjudged           []string // what could not be judged, and why
 }
 
 // Accepts gives the document's verdict on a request to the operation
@@ -248,18 +243,12 @@ func (e *exam) judgeAcceptance(in Intent) {
 // document's verdicts on the request and on the answer, read once.
 type exam struct {
 	*exchange.Exchange
-	redact func(string) string
-	// respWhole: the answer was read whole.
-	respWhole bool
-	// body is the request's body when it is known whole (nil when not).
-	body         []byte
+	redact       func(string) string
+	respWhole    bool   // the answer was read whole
+	body         []byte // the request's body when it is known whole (nil when not)
 	known, valid bool
-	// infra: a valid request with a long header, refused (HEADER-SIZE's
-	// alone to judge).
-	infra bool
-	// unacceptable: a valid request whose Accept admits no
-	// application/json, answered 406 (OPEN-ACCEPT-OTHER's, never failed).
-	unacceptable bool
+	infra        bool // a valid request with a long header, refused (HEADER-SIZE's alone to judge)
+	unacceptable bool // a valid request whose Accept admits no JSON, answered 406 (OPEN-ACCEPT-OTHER's)
 	// sent is the plant an accepted create sent, whose echo is judged
 	// (nil when none is); echo its departures.
 	sent *Sent
@@ -301,8 +290,8 @@ func responseMedia(e *exam) (Judgement, bool) {
 	return MediaTypeJSON(e.RespHeader.Values("Content-Type"), e.redact), !e.infra && !e.unacceptable
 }
 
-// responseTimely: a whole answer came within the sender's limits (one that
-// did not is judged by Answered).
+// responseTimely: a whole answer came in time (one that did not is judged
+// by Answered).
 func responseTimely(e *exam) (Judgement, bool) {
 	return Judgement{Expected: "a complete HTTP response within the time limit"}, e.respWhole
 }
