@@ -34,7 +34,6 @@ type Defect struct {
 	What string
 }
 
-// authRules maps each way of breaking the bearer scheme to its rule.
 var authRules = []struct {
 	err  error
 	rule rules.RuleID
@@ -59,8 +58,7 @@ func AuthDefect(h http.Header) (Defect, bool) {
 	return Defect{rules.AuthScheme, err.Error()}, true
 }
 
-// MediaDefect reads the Content-Type: application/json, parameters
-// allowed.
+// MediaDefect reads the Content-Type: application/json, parameters allowed.
 func MediaDefect(h http.Header) (Defect, bool) {
 	ct := h.Get("Content-Type")
 	switch {

@@ -67,7 +67,6 @@ func readSentPlain(body []byte) (s Sent, ok bool) {
 	return s, true
 }
 
-// readSentWalk reads a body member by member, in the order written.
 func readSentWalk(body []byte) Sent {
 	var s Sent
 	seen := map[string]bool{}
@@ -123,7 +122,6 @@ func jsonString(raw []byte) (string, bool) {
 	return v, true
 }
 
-// ErrNotObject means a body is not one JSON object.
 var ErrNotObject = errors.New("the body is not a JSON object")
 
 // EachMember walks the top-level members of a JSON object in the order
@@ -314,7 +312,6 @@ func Difference(want, got string) string {
 	return fmt.Sprintf("character %d differs: U+%04X sent, U+%04X answered", i+1, w[i], g[i])
 }
 
-// quoteBytes bounds how much of a string a message quotes.
 const quoteBytes = 512
 
 // Quote writes s for a message: Go-quoted (so no control character, no

@@ -231,7 +231,6 @@ func (c *console) mark(m byte) {
 	}
 }
 
-// finished counts a scenario of progress's done.
 func (c *console) finished(id string) {
 	delete(c.left, id)
 	c.done++
@@ -246,7 +245,6 @@ func (c *console) count() string {
 	return fmt.Sprintf("%d steps", c.steps)
 }
 
-// endRow ends progress's current row, padded, with the count.
 func (c *console) endRow() {
 	if !c.pretty && c.row != 0 {
 		fmt.Fprintf(c.out, "%s %s\n", strings.Repeat(" ", scenariosPerRow-c.row), c.count())

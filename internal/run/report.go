@@ -79,7 +79,6 @@ func (r *Report) Partial() bool { return r.Tags != "" }
 // it ran.
 func (r *Report) ExitCode() int { return r.Model().ExitCode }
 
-// VerdictLine is the verdict in a few words.
 func (r *Report) VerdictLine() string { return r.Model().Verdict }
 
 // WriteVerdict prints the verdict (verdict.WriteText), in colour and
@@ -219,7 +218,6 @@ func skipWhy(s steps.Result) string {
 // judged: the notes say it, quoted.
 const skippedSeeNotes = "skipped (see notes)"
 
-// answeredAll reports whether every exchange of a scenario was answered.
 func answeredAll(s steps.Result) bool {
 	return !slices.ContainsFunc(s.Exchanges, func(x *steps.Sent) bool { return x.Err != nil || x.Status == 0 })
 }

@@ -63,11 +63,8 @@ const (
 
 // Errors that mean the run could not be made (exit status 2).
 var (
-	// ErrConfig: the configuration is wrong (bad flag, bad URL, bad tags).
-	ErrConfig = config.ErrConfig
-	// ErrUnreachable: the target refuses connections, does not resolve, or
-	// fails the TLS handshake.
-	ErrUnreachable = steps.ErrUnreachable
+	ErrConfig      = config.ErrConfig     // bad flag, bad URL, bad tags
+	ErrUnreachable = steps.ErrUnreachable // connection refused, name not resolved, TLS failed
 	// ErrReport: the run was made, but its reports could not be written;
 	// Run returns the report with it.
 	ErrReport = errors.New("the reports could not be written")
@@ -81,19 +78,14 @@ type Config config.Run
 // Options are what a run is given beside its configuration: the process's
 // streams and environment, and the engine's own knobs that no user sets.
 type Options struct {
-	// Output receives the console report; nil means os.Stdout.
-	Output io.Writer
-	// Getenv reads the proxy variables; nil means os.Getenv.
-	Getenv func(string) string
+	Output io.Writer           // the console report; nil means os.Stdout
+	Getenv func(string) string // reads the proxy variables; nil means os.Getenv
 	// Godog, when set, adjusts godog's options before the run (a test sets
 	// TestingT there, to run each scenario as a subtest).
-	Godog func(*godog.Options)
-	// Throttle bounds the waits for a throttling target; a bound left zero
-	// is steps.DefaultThrottle's.
-	Throttle steps.Throttle
+	Godog    func(*godog.Options)
+	Throttle steps.Throttle // the bounds of the waits for a throttling target; one left zero is the default's
 	// Clock is the time the run paces and waits out throttling by; nil:
-	// the wall clock (a test gives a fake clock, so that a pause
-	// takes no time and is measured exactly).
+	// the wall clock (a test's fake clock measures a pause exactly).
 	Clock steps.Clock
 	// IDSalt is steps.Config's: 0 (every run's) draws one, so that two runs
 	// with one seed send different ids.
@@ -319,8 +311,7 @@ func (cfg *Config) rerunFlags(rt route) []string {
 	return out
 }
 
-// curlFlags are the connection's settings a curl reproduction needs: the
-// certificate authority, the client certificate, the proxy (or none).
+// curlFlags are the connection's settings a curl reproduction needs.
 func (cfg *Config) curlFlags(rt route) []string {
 	var out []string
 	if cfg.CACert != "" {
@@ -332,8 +323,7 @@ func (cfg *Config) curlFlags(rt route) []string {
 	return append(out, rt.curlFlags()...)
 }
 
-// tlsConfig is the TLS of a run: the system's certificate authorities and
-// those of --ca-cert, and the client certificate of --cert and --key.
+// tlsConfig is the TLS of --ca-cert (beside the system's), --cert and --key.
 func (cfg *Config) tlsConfig() (*tls.Config, error) {
 	conf, err := tlsconf.Client(cfg.CACert, cfg.Cert, cfg.Key)
 	if err != nil {
