@@ -26,14 +26,9 @@ import (
 
 // Config is how a Client paces and bounds one run's requests.
 type Config struct {
-	// Rate is the most requests a second (0: no limit): the ceiling of
-	// the pace, which throttling lowers.
-	Rate float64
-	// InFlight bounds the requests in flight at once; 0 means 1.
-	InFlight int
-	// Throttle bounds the waits for a throttling target; a bound left
-	// zero is DefaultThrottle's.
-	Throttle Throttle
+	Rate     float64  // the most requests a second (0: no limit): the ceiling of the pace, which throttling lowers
+	InFlight int      // the bound on requests in flight at once; 0 means 1
+	Throttle Throttle // the bounds of the waits for a throttling target; one left zero is DefaultThrottle's
 	// MaxBody bounds the body of a throttling answer read before the
 	// request goes again (0 means 1 MiB): one that does not come whole
 	// within it is handed to the caller, as any answer is.
@@ -41,13 +36,9 @@ type Config struct {
 	// Notice receives a line for the console, already safe to print, when
 	// the run pauses for throttling or lowers its bound for a fault (at
 	// most one each 10 s); nil: none.
-	Notice func(line string)
-	// Redactor hides secrets in a Retry-After a Notice line quotes; nil:
-	// none.
-	Redactor *evidence.Redactor
-	// Clock is the time the client paces and waits by; nil: the wall
-	// clock. A test gives a fake one, so that waits take no time.
-	Clock Clock
+	Notice   func(line string)
+	Redactor *evidence.Redactor // hides secrets in a Retry-After a Notice line quotes; nil: none
+	Clock    Clock              // the time the client paces and waits by; nil: the wall clock
 }
 
 // Client sends requests through an *http.Client within the run's pace and
@@ -79,11 +70,9 @@ func New(hc *http.Client, cfg Config) *Client {
 	return c
 }
 
-// Throttling reports the throttling the run met.
+// Throttling and Faults report what the run met.
 func (c *Client) Throttling() Throttling { return c.gate.stats() }
-
-// Faults reports the connection faults the run met.
-func (c *Client) Faults() Faults { return c.flight.stats() }
+func (c *Client) Faults() Faults         { return c.flight.stats() }
 
 // InFlight is the most requests the client ever has in flight at once.
 func (c *Client) InFlight() int { return c.flight.ceiling }

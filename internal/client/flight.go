@@ -1,11 +1,15 @@
 package client
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"net"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -36,17 +40,14 @@ type flight struct {
 	cutAt   uint64 // the first request entered at the current bound
 	ok      int    // answers since the bound last changed
 	seen    Faults
-	// notice receives a line for the console; nil: none.
-	notice func(string)
-	clock  Clock
-	told   time.Time
+	notice  func(string) // a line for the console; nil: none
+	clock   Clock
+	told    time.Time
 }
 
 // Faults is what a run met of connection faults.
 type Faults struct {
-	// Kinds counts the faults of new connections by kind ("reset",
-	// "closed with no answer", "refused").
-	Kinds map[string]int
+	Kinds map[string]int // the faults of new connections by kind ("reset", "closed with no answer", "refused")
 	// Idle counts the kept-alive connections the target closed (or reset)
 	// as a request went on them: the race of RFC 9112, section 9.6, every
 	// HTTP/1.1 client lives with.
@@ -54,12 +55,9 @@ type Faults struct {
 	// At is the bound on requests in flight when the first fault came;
 	// Lowest the lowest the bound came down to (0: it was never lowered).
 	At, Lowest int
-	// Judged counts the requests whose fault came back on their last try:
-	// failures of the target's, not the run's.
-	Judged int
+	Judged     int // requests whose fault came back on their last try: the target's failures, not the run's
 }
 
-// Total is the number of faults.
 func (f Faults) Total() int {
 	n := f.Idle
 	for _, c := range f.Kinds {
@@ -137,7 +135,6 @@ func (f *flight) enter(alone bool) uint64 {
 	return f.seq
 }
 
-// leave frees the request's room.
 func (f *flight) leave(alone bool) {
 	f.mu.Lock()
 	f.n--
@@ -207,11 +204,51 @@ func (f *flight) faulted(t uint64, kind Fault, reused, last bool) {
 	}
 }
 
-// stats returns what the run met.
 func (f *flight) stats() Faults {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := f.seen
 	out.Kinds = maps.Clone(f.seen.Kinds)
 	return out
+}
+
+// Fault is how a connection failed before any byte of its answer came:
+// what a retry on a fresh connection may cure, and what a failure names.
+type Fault int
+
+const (
+	NoFault Fault = iota
+	Refused       // the connection was refused
+	Reset         // the target reset the connection
+	Closed        // the target closed the connection with no answer
+)
+
+func (f Fault) String() string {
+	return [...]string{"not a connection fault", "refused", "reset", "closed with no answer"}[f]
+}
+
+// FaultOf says which connection fault err is, from an exchange that got no
+// status line (NoFault for anything else: a time limit, a name that does
+// not resolve, TLS).
+func FaultOf(err error) Fault {
+	var ne net.Error
+	switch {
+	case err == nil, errors.As(err, &ne) && ne.Timeout():
+		return NoFault
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return Refused
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED):
+		return Reset
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE),
+		// net/http keeps this sentinel unexported (golang/go#19943): a
+		// keep-alive connection the target closed as the request went.
+		strings.HasSuffix(err.Error(), "http: server closed idle connection"),
+		// net/http closes its side of a kept-alive connection when it reads
+		// the target's close while it still writes the request (a body of a
+		// megabyte on a connection closed after a 400): the write then
+		// fails on a closed connection.
+		errors.Is(err, net.ErrClosed):
+		return Closed
+	}
+	return NoFault
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"strconv"
@@ -15,19 +16,14 @@ import (
 // Throttle bounds how long a run waits out throttling; past any bound the
 // run is incomplete (ErrThrottled).
 type Throttle struct {
-	// MaxWait is the longest one wait may be: a Retry-After asking for
-	// more ends the run.
-	MaxWait time.Duration
+	MaxWait time.Duration // the longest one wait: a Retry-After asking for more ends the run
 	// MaxRetries is how many times in a row one request is sent again: a
-	// guard against a request refused forever while others pass, far
-	// above what a paced run meets at a gateway that limits by rate.
+	// guard against one refused forever while others pass.
 	MaxRetries int
 	// MaxPaused bounds the wall-clock time the run is paused (its gate
 	// closed): the bound that decides, however many requests wait at once.
 	MaxPaused time.Duration
-	// MinPace is the slowest pace, in requests a second, that throttling
-	// brings the run down to on its own; --rate, when slower, is.
-	MinPace float64
+	MinPace   float64 // requests a second throttling slows the run to at the most; --rate, when slower, is
 }
 
 // DefaultThrottle is the bound a run waits within: 30 s at once, 20
@@ -59,24 +55,16 @@ var ErrThrottled = errors.New("the target throttled the run past plantcheck's bo
 
 // Throttling is what a run met of throttling.
 type Throttling struct {
-	// Answers are the throttling answers waited out, by status.
-	Answers map[int]int
-	// Paused is the wall-clock time the run was paused: its gate closed.
-	Paused time.Duration
-	// Pauses counts the times the gate closed.
-	Pauses int
+	Answers map[int]int   // the throttling answers waited out, by status
+	Paused  time.Duration // the wall-clock time the gate was closed
+	Pauses  int           // the times it closed
 	// Asked is the waits the answers asked for, added up: answers to
 	// requests in flight at once ask for waits that overlap.
-	Asked time.Duration
-	// Slowest is the slowest pace the run came down to, in requests a
-	// second (0: it was never paced down).
-	Slowest float64
-	// Exceeded says why the run stopped waiting, and what may help ("":
-	// it did not).
-	Exceeded string
+	Asked    time.Duration
+	Slowest  float64 // the slowest pace, in requests a second (0: never paced down)
+	Exceeded string  // why the run stopped waiting, and what may help ("": it did not)
 }
 
-// Total is the number of throttling answers.
 func (t Throttling) Total() int {
 	n := 0
 	for _, c := range t.Answers {
@@ -131,8 +119,7 @@ type gate struct {
 	// 0: not known): at one, a slower pace spaces requests that already
 	// wait for each other's answers.
 	inFlight int
-	// notice receives a line for the console; nil: none.
-	notice func(string)
+	notice   func(string) // a line for the console; nil: none
 
 	mu     sync.Mutex
 	rate   float64       // the pace, requests a second; 0: unpaced
@@ -152,8 +139,7 @@ type gate struct {
 	// not follow the pace: a cut that did not lower the throttled share.
 	alike alike
 
-	seen Throttling
-
+	seen   Throttling
 	told   time.Time // when the last pause was told
 	untold int       // pauses since, not told
 	warned bool      // the pattern was told
@@ -412,7 +398,6 @@ func (g *gate) cut(now time.Time) {
 	g.sent, g.passed = 0, 0
 }
 
-// setRate sets the pace within the floor and the ceiling.
 func (g *gate) setRate(r float64) {
 	r = max(r, g.floor)
 	if g.ceiling > 0 {
@@ -440,8 +425,6 @@ func (g *gate) count(sent time.Time, throttled bool) {
 	}
 }
 
-// paces says at which two paces the share of requests throttled was the
-// same.
 func (a alike) paces() string {
 	fast := "with no pace"
 	if a.fast > 0 {
@@ -509,10 +492,7 @@ func (g *gate) stats() Throttling {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	out := g.seen
-	out.Answers = make(map[int]int, len(g.seen.Answers))
-	for k, v := range g.seen.Answers {
-		out.Answers[k] = v
-	}
+	out.Answers = maps.Clone(g.seen.Answers)
 	return out
 }
 
@@ -526,8 +506,6 @@ func oneIn(share float64) string {
 	}
 	return fmt.Sprintf("about 1 in %d requests", int(math.Round(1/share)))
 }
-
-func upper(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
 // paceText writes a pace in requests a second: whole above 10, else with
 // a tenth.
@@ -546,6 +524,8 @@ func PerSecond(r float64) string {
 	}
 	return "1 request a second"
 }
+
+func upper(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
 func later(a, b time.Time) time.Time {
 	if a.After(b) {

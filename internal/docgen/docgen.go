@@ -28,7 +28,6 @@ import (
 
 	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/generate"
-	"github.com/plantcheck/plantcheck/internal/mdquote"
 	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -68,9 +67,7 @@ type Book struct {
 	Lead     *Example
 	Rules    []rules.Rule
 	Features []Feature
-	// Workings are the paragraphs on how plantcheck checks, each under
-	// the feature (and rule) it came from.
-	Workings []Working
+	Workings []Working // the paragraphs on how plantcheck checks
 }
 
 // WorkingGroups are the workings, feature by feature.
@@ -89,17 +86,13 @@ func (b *Book) WorkingGroups() [][]Working {
 // Operation is one operation of the OpenAPI document.
 type Operation struct {
 	Method, Path, Summary, Description string
-	// Body names the request body's schema; Responses the answers.
-	Body      string
-	Responses []Response
-	// Auth is the header a request authenticates with ("" for none).
-	Auth string
+	Body                               string // the request body's schema
+	Responses                          []Response
+	Auth                               string // the header a request authenticates with ("" for none)
 }
 
 // Response is one documented answer of an operation.
-type Response struct {
-	Status, Description, Media, Schema string
-}
+type Response struct{ Status, Description, Media, Schema string }
 
 // Record is one schema of the document that a request or an answer
 // carries, with its fields.
@@ -109,9 +102,7 @@ type Record struct {
 }
 
 // Field is one property of a record.
-type Field struct {
-	Name, Type, Required, Constraints, Description string
-}
+type Field struct{ Name, Type, Required, Constraints, Description string }
 
 // Feature is one feature file.
 type Feature struct {
@@ -134,18 +125,14 @@ type Group struct {
 // Scenario is one scenario or outline, with its Examples (only those that
 // belong to the group's rule).
 type Scenario struct {
-	Name        string
-	Line        int
-	Description []string
-	Steps       []string
-	Table       [][]string // header row first; nil without Examples
+	Name               string
+	Line               int
+	Description, Steps []string
+	Table              [][]string // header row first; nil without Examples
 }
 
 // Working is a paragraph on how plantcheck checks, and where it came from.
-type Working struct {
-	Feature, Anchor, Rule string
-	Text                  string
-}
+type Working struct{ Feature, Anchor, Rule, Text string }
 
 // Build reads the features in fsys and the embedded OpenAPI document into
 // a Book, with the examples given (nil: none).
@@ -187,6 +174,9 @@ func Build(fsys fs.FS, examples map[ExampleKey]Example) (*Book, error) {
 				seen[id] = true
 				if g.First {
 					g.Example = exampleFor(examples, file, id)
+					if b.Lead == nil && g.Example != nil && strings.HasPrefix(g.Example.Response, "HTTP/1.1 200") {
+						b.Lead = g.Example
+					}
 				}
 				out.Groups = append(out.Groups, g)
 			}
@@ -223,13 +213,6 @@ func Build(fsys fs.FS, examples map[ExampleKey]Example) (*Book, error) {
 			}
 		}
 		b.Features = append(b.Features, out)
-	}
-	for _, f := range b.Features {
-		for _, g := range f.Groups {
-			if g.First && g.Example != nil && b.Lead == nil && g.Example.Response != "" && strings.HasPrefix(g.Example.Response, "HTTP/1.1 200") {
-				b.Lead = g.Example
-			}
-		}
 	}
 	return b, nil
 }
@@ -448,30 +431,11 @@ func Write(ctx context.Context, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var paths []string
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{MarkdownFile, md}, {HTMLFile, html}} {
-		p := filepath.Join(dir, f.name)
-		if err := os.WriteFile(p, f.data, 0o644); err != nil {
+	paths := []string{filepath.Join(dir, MarkdownFile), filepath.Join(dir, HTMLFile)}
+	for i, data := range [][]byte{md, html} {
+		if err := os.WriteFile(paths[i], data, 0o644); err != nil {
 			return nil, err
 		}
-		paths = append(paths, p)
 	}
 	return paths, nil
-}
-
-var funcs = map[string]any{
-	"upper":  func(l rules.Level) string { return strings.ToUpper(string(l)) },
-	"anchor": func(id rules.RuleID) string { return strings.ToLower(string(id)) },
-	"cells": func(row []string) string {
-		out := make([]string, len(row))
-		for i, c := range row {
-			out[i] = strings.ReplaceAll(strings.ReplaceAll(c, "|", `\|`), "<", `\<`)
-		}
-		return "| " + strings.Join(out, " | ") + " |"
-	},
-	"rule":   func(n int) string { return strings.Repeat("|---", n) + "|" },
-	"fenced": func(s string) string { return mdquote.Block(strings.TrimSuffix(s, "\n"), "http", "") },
 }

@@ -5,6 +5,9 @@ import (
 	"strings"
 	texttemplate "text/template"
 	"unicode"
+
+	"github.com/plantcheck/plantcheck/internal/mdquote"
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // slug is the anchor GitHub gives a heading: lower case, spaces as
@@ -22,27 +25,36 @@ func slug(s string) string {
 	return b.String()
 }
 
-func init() {
-	funcs["slug"] = slug
-	funcs["lower"] = strings.ToLower
+var funcs = map[string]any{
+	"slug":   slug,
+	"lower":  strings.ToLower,
+	"upper":  func(l rules.Level) string { return strings.ToUpper(string(l)) },
+	"anchor": func(id rules.RuleID) string { return strings.ToLower(string(id)) },
+	"cells": func(row []string) string {
+		out := make([]string, len(row))
+		for i, c := range row {
+			out[i] = strings.ReplaceAll(strings.ReplaceAll(c, "|", `\|`), "<", `\<`)
+		}
+		return "| " + strings.Join(out, " | ") + " |"
+	},
+	"rule":   func(n int) string { return strings.Repeat("|---", n) + "|" },
+	"fenced": func(s string) string { return mdquote.Block(strings.TrimSuffix(s, "\n"), "http", "") },
 	// md escapes the one character of prose that Markdown would read as
 	// markup here: "<token>" or "<case>" would be taken for an HTML tag
 	// and dropped.
-	funcs["md"] = func(s string) string { return strings.ReplaceAll(s, "<", `\<`) }
-	funcs["a"] = func(noun string) string {
+	"md": func(s string) string { return strings.ReplaceAll(s, "<", `\<`) },
+	"a": func(noun string) string {
 		if noun != "" && strings.ContainsRune("AEIOUaeiou", rune(noun[0])) {
 			return "an"
 		}
 		return "a"
-	}
-	funcs["cell"] = func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-	markdown = texttemplate.Must(texttemplate.New("md").Funcs(funcs).Parse(markdownText))
-	page = htmltemplate.Must(htmltemplate.New("html").Funcs(funcs).Parse(pageText))
+	},
+	"cell": func(s string) string { return strings.ReplaceAll(s, "|", `\|`) },
 }
 
 var (
-	markdown *texttemplate.Template
-	page     *htmltemplate.Template
+	markdown = texttemplate.Must(texttemplate.New("md").Funcs(funcs).Parse(markdownText))
+	page     = htmltemplate.Must(htmltemplate.New("html").Funcs(funcs).Parse(pageText))
 )
 
 const intro = `This is the living documentation of the Plant Store API, rendered by ` + "`plantcheck docs`" + ` from

@@ -30,18 +30,15 @@ type Property struct {
 	// Description is the schema's, and Constraints the keywords that bound
 	// the value beyond its type and format ("minLength 1, maxLength 64";
 	// "" for none): what the living documentation's field tables show.
-	Description string
-	Constraints string
+	Description, Constraints string
 }
 
 // Shape is what the request schema asks of a body.
 type Shape struct {
-	// Schema names the schema, such as NewPlant.
-	Schema     string
+	Schema     string // its name, such as NewPlant
 	Properties []Property
 }
 
-// operation finds method path in the document.
 func operation(doc *v3.Document, method, path string) (*v3.Operation, error) {
 	if doc == nil || doc.Paths == nil || doc.Paths.PathItems == nil {
 		return nil, fmt.Errorf("the document has no paths")
@@ -111,7 +108,6 @@ func refName(sp *base.SchemaProxy) string {
 	return ref[strings.LastIndex(ref, "/")+1:]
 }
 
-// collect gathers properties and required names, through allOf.
 func (sh *Shape) collect(sp *base.SchemaProxy, seen map[string]int, depth int) error {
 	if depth > 16 {
 		return fmt.Errorf("the body schema nests allOf too deeply")
@@ -203,14 +199,12 @@ const (
 type Kind int
 
 const (
-	// Typical is a valid body with ordinary values.
-	Typical Kind = iota
+	Typical Kind = iota // a valid body with ordinary values
 	// Boundary is a valid body with a value at an edge of its type: the
 	// extremes of int64, the empty string, a long or unusual string, an
 	// unknown extra property.
 	Boundary
-	// Invalid is a body that breaks exactly one rule of the schema.
-	Invalid
+	Invalid // a body that breaks exactly one rule of the schema
 )
 
 func (k Kind) String() string { return [...]string{"typical", "boundary", "invalid"}[k] }
@@ -223,21 +217,16 @@ type Member struct {
 
 // Case is one generated body.
 type Case struct {
-	Kind Kind
-	// Class names what the case is, such as `"tag" is a boolean`.
-	Class string
-	// Property is the property the case turns on, "" for the whole body.
-	Property string
-	// Breaks is, for an invalid case, how it breaks the schema.
-	// type, range, fraction, object.
-	Breaks Breaks
+	Kind     Kind
+	Class    string // what the case is, such as `"tag" is a boolean`
+	Property string // the property the case turns on, "" for the whole body
+	Breaks   Breaks // for an invalid case, how it breaks the schema
 	// Members is the body, an object; unless Raw is set, which is then the
 	// body (a body that is not an object).
 	Members []Member
 	Raw     []byte
 }
 
-// Body is the case's bytes.
 func (c *Case) Body() []byte {
 	if c.Raw != nil {
 		return c.Raw
@@ -262,7 +251,6 @@ func (c *Case) Body() []byte {
 	return b.Bytes()
 }
 
-// Get returns a member's raw value.
 func (c *Case) Get(name string) (json.RawMessage, bool) {
 	for _, m := range c.Members {
 		if m.Name == name {
@@ -276,11 +264,10 @@ func (c *Case) Get(name string) (json.RawMessage, bool) {
 type Generator struct {
 	Shape *Shape
 	Rand  *rand.Rand
-	// ID, when set, draws the value of an int64 property meant to be an
-	// identifier unique to the run (the suite's fresh ids); nil draws
-	// anywhere in int64.
-	ID func() int64
-	// IDProperty names that property ("id").
+	// ID, when set, draws the value of the int64 property IDProperty
+	// ("id"), an identifier unique to the run (the suite's fresh ids);
+	// nil draws anywhere in int64.
+	ID         func() int64
 	IDProperty string
 }
 
@@ -489,7 +476,6 @@ func (g *Generator) Invalid() []*Case {
 	return out
 }
 
-// addOne adds one to a decimal string of digits.
 func addOne(digits string) string {
 	b := []byte(digits)
 	for i := len(b) - 1; i >= 0; i-- {

@@ -55,9 +55,7 @@ func (c Category) Sent(draw func(n int) int, all bool) []string {
 
 // Catalog returns every category: the Big List of Naughty Strings' in the
 // order of its file, then plantcheck's own. It is read once.
-func Catalog() []Category { return catalog() }
-
-var catalog = sync.OnceValue(func() []Category {
+var Catalog = sync.OnceValue(func() []Category {
 	return append(parseBLNS(blns), ownCategories()...)
 })
 

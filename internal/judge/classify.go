@@ -34,7 +34,6 @@ type Defect struct {
 	What string
 }
 
-// authRules maps each way of breaking the bearer scheme to its rule.
 var authRules = []struct {
 	err  error
 	rule rules.RuleID
@@ -59,8 +58,7 @@ func AuthDefect(h http.Header) (Defect, bool) {
 	return Defect{rules.AuthScheme, err.Error()}, true
 }
 
-// MediaDefect reads the Content-Type: application/json, parameters
-// allowed.
+// MediaDefect reads the Content-Type: application/json, parameters allowed.
 func MediaDefect(h http.Header) (Defect, bool) {
 	ct := h.Get("Content-Type")
 	switch {
@@ -114,17 +112,13 @@ func BodyDefects(body []byte) (ds []Defect, open string) {
 	}
 	if raw, ok := members["name"]; !ok {
 		ds = append(ds, Defect{rules.BodyNameRequired, "the body has no name"})
-	} else if !isJSONString(raw) {
+	} else if !isString(raw) {
 		ds = append(ds, Defect{rules.BodyNameString, "the body's name is not a string"})
 	}
-	if raw, ok := members["tag"]; ok && !isJSONString(raw) {
+	if raw, ok := members["tag"]; ok && !isString(raw) {
 		ds = append(ds, Defect{rules.BodyTagString, "the body's tag is not a string"})
 	}
 	return ds, ""
-}
-
-func isJSONString(raw json.RawMessage) bool {
-	return len(raw) > 0 && raw[0] == '"'
 }
 
 // idDefect judges an id's JSON value: an integer (a zero fraction counts,

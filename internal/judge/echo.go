@@ -20,14 +20,6 @@ import (
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-// The rules an echo judgement cites.
-const (
-	RuleName  = rules.CreateName
-	RuleTag   = rules.CreateTag
-	RuleNoTag = rules.CreateNoTag
-	RuleNoID  = rules.CreateNoID
-)
-
 // Sent is what a create request asked to store: its name and tag, as
 // decoded JSON strings.
 type Sent struct {
@@ -75,7 +67,6 @@ func readSentPlain(body []byte) (s Sent, ok bool) {
 	return s, true
 }
 
-// readSentWalk reads a body member by member, in the order written.
 func readSentWalk(body []byte) Sent {
 	var s Sent
 	seen := map[string]bool{}
@@ -131,7 +122,6 @@ func jsonString(raw []byte) (string, bool) {
 	return v, true
 }
 
-// ErrNotObject means a body is not one JSON object.
 var ErrNotObject = errors.New("the body is not a JSON object")
 
 // EachMember walks the top-level members of a JSON object in the order
@@ -207,7 +197,7 @@ func hasLoneSurrogate(raw []byte) bool {
 
 // EchoFailure is one way a Plant record departs from the plant sent.
 type EchoFailure struct {
-	Rule     rules.RuleID // RuleName, RuleTag, RuleNoTag or RuleNoID
+	Rule     rules.RuleID // CREATE-NAME, CREATE-TAG, CREATE-NO-TAG or CREATE-NO-ID
 	Expected string
 	Actual   string
 }
@@ -228,26 +218,26 @@ func echoIn(sent Sent, obj map[string]json.RawMessage, ok bool, redact func(stri
 		return nil
 	}
 	if !ok {
-		out := []EchoFailure{{RuleName, "name " + Quote(sent.Name), NotAnObject}}
+		out := []EchoFailure{{rules.CreateName, "name " + Quote(sent.Name), NotAnObject}}
 		if sent.HasTag {
-			out = append(out, EchoFailure{RuleTag, "tag " + Quote(sent.Tag), NotAnObject})
+			out = append(out, EchoFailure{rules.CreateTag, "tag " + Quote(sent.Tag), NotAnObject})
 		}
 		return out
 	}
 	var out []EchoFailure
 	if f := field(obj, "name", sent.Name, redact); f != "" {
-		out = append(out, EchoFailure{RuleName, "name " + Quote(sent.Name) + " (the very string sent)", f})
+		out = append(out, EchoFailure{rules.CreateName, "name " + Quote(sent.Name) + " (the very string sent)", f})
 	}
 	switch raw, present := obj["tag"]; {
 	case sent.HasTag:
 		if f := field(obj, "tag", sent.Tag, redact); f != "" {
-			out = append(out, EchoFailure{RuleTag, "tag " + Quote(sent.Tag) + " (the very string sent)", f})
+			out = append(out, EchoFailure{rules.CreateTag, "tag " + Quote(sent.Tag) + " (the very string sent)", f})
 		}
 	case present:
-		out = append(out, EchoFailure{RuleNoTag, "no tag property (none was sent)", "tag is " + jsonValue(raw, redact)})
+		out = append(out, EchoFailure{rules.CreateNoTag, "no tag property (none was sent)", "tag is " + jsonValue(raw, redact)})
 	}
 	if raw, present := obj["id"]; present {
-		out = append(out, EchoFailure{RuleNoID, "no id property (\"The Plant record has no id field\")", "id is " + jsonValue(raw, redact)})
+		out = append(out, EchoFailure{rules.CreateNoID, "no id property (\"The Plant record has no id field\")", "id is " + jsonValue(raw, redact)})
 	}
 	return out
 }
@@ -322,7 +312,6 @@ func Difference(want, got string) string {
 	return fmt.Sprintf("character %d differs: U+%04X sent, U+%04X answered", i+1, w[i], g[i])
 }
 
-// quoteBytes bounds how much of a string a message quotes.
 const quoteBytes = 512
 
 // Quote writes s for a message: Go-quoted (so no control character, no

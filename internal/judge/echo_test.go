@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 func TestReadSent(t *testing.T) {
@@ -112,7 +114,7 @@ func TestEcho(t *testing.T) {
 func TestEchoNotUTF8(t *testing.T) {
 	for _, name := range []string{"a\xffb", "\xc3"} {
 		got := Echo(Sent{Name: name, HasName: true}, []byte(`{"name":"`+name+`"}`), nil)
-		if len(got) != 1 || got[0].Rule != RuleName {
+		if len(got) != 1 || got[0].Rule != rules.CreateName {
 			t.Errorf("Echo(%q) = %+v, want a CREATE-NAME failure", name, got)
 		}
 	}

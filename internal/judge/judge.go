@@ -37,9 +37,7 @@ type Sender struct {
 // counts toward. The judge decides those rules from it as it decides every
 // other: one judgement, whichever driver sent the request.
 type Intent struct {
-	// Issued: the request carries the credential the service issued, in
-	// the bearer scheme (any letter case).
-	Issued bool
+	Issued bool // the request carries the credential the service issued, in the bearer scheme (any letter case)
 	// Accept is the rule a refusal of the request counts toward when the
 	// document accepts it and the credential is the issued one ("":
 	// CREATE-200). An open rule's judgement never fails.
@@ -76,14 +74,11 @@ type Outcome struct {
 	Client     bool
 	Violations []spec.Violation
 	Refusal    Refusal
-	// Valid: the document accepts the request, its body read whole.
-	Valid bool
-	// ResponseViolations are the document's findings on the answer, as
-	// the validator gives them (unredacted: the driver makes evidence of
-	// them).
+	Valid      bool // the document accepts the request, its body read whole
+	// ResponseViolations are the document's findings on the answer,
+	// unredacted: the driver makes evidence of them.
 	ResponseViolations []spec.Violation
-	// Unjudged say what could not be judged, and why.
-	Unjudged []string
+	Unjudged           []string // what could not be judged, and why
 }
 
 // Accepts gives the document's verdict on a request to the operation
@@ -128,11 +123,8 @@ func Judge(v *spec.Validator, x *exchange.Exchange, b Sender, redact func(string
 	}
 
 	// The document's verdict on the request, when its body is known whole.
-	e.known = x.BodyIncomplete == ""
-	if e.known {
+	if e.known = x.BodyIncomplete == ""; e.known {
 		e.body = x.Body
-	}
-	if e.known {
 		e.valid, o.Violations = Accepts(v, x.Header, e.body)
 		o.Valid = e.valid
 	}
@@ -251,18 +243,12 @@ func (e *exam) judgeAcceptance(in Intent) {
 // document's verdicts on the request and on the answer, read once.
 type exam struct {
 	*exchange.Exchange
-	redact func(string) string
-	// respWhole: the answer was read whole.
-	respWhole bool
-	// body is the request's body when it is known whole (nil when not).
-	body         []byte
+	redact       func(string) string
+	respWhole    bool   // the answer was read whole
+	body         []byte // the request's body when it is known whole (nil when not)
 	known, valid bool
-	// infra: a valid request with a long header, refused (HEADER-SIZE's
-	// alone to judge).
-	infra bool
-	// unacceptable: a valid request whose Accept admits no
-	// application/json, answered 406 (OPEN-ACCEPT-OTHER's, never failed).
-	unacceptable bool
+	infra        bool // a valid request with a long header, refused (HEADER-SIZE's alone to judge)
+	unacceptable bool // a valid request whose Accept admits no JSON, answered 406 (OPEN-ACCEPT-OTHER's)
 	// sent is the plant an accepted create sent, whose echo is judged
 	// (nil when none is); echo its departures.
 	sent *Sent
@@ -304,8 +290,8 @@ func responseMedia(e *exam) (Judgement, bool) {
 	return MediaTypeJSON(e.RespHeader.Values("Content-Type"), e.redact), !e.infra && !e.unacceptable
 }
 
-// responseTimely: a whole answer came within the sender's limits (one that
-// did not is judged by Answered).
+// responseTimely: a whole answer came in time (one that did not is judged
+// by Answered).
 func responseTimely(e *exam) (Judgement, bool) {
 	return Judgement{Expected: "a complete HTTP response within the time limit"}, e.respWhole
 }
@@ -320,7 +306,7 @@ func headerSize(e *exam) (Judgement, bool) {
 	if !e.respWhole || !e.known || !e.valid || LongHeader(e.Header) == "" {
 		return Judgement{}, false
 	}
-	j := Judgement{Expected: headerSizeExpected}
+	j := Judgement{Expected: "status 200 with a Plant record, or 400 with an Error record (a header limit is the infrastructure's: a SHOULD)"}
 	if !e.infra {
 		return j, true
 	}
@@ -328,8 +314,11 @@ func headerSize(e *exam) (Judgement, bool) {
 	if e.Status == http.StatusBadRequest {
 		shape = append(shape, ErrorRecord(e.RespBody, e.redact))
 	}
-	if f, failed := firstFailed(shape); failed {
-		j.Actual, j.Details = fmt.Sprintf("status %d: %s", e.Status, f.Actual), f.Details
+	for _, f := range shape {
+		if !f.OK() {
+			j.Actual, j.Details = fmt.Sprintf("status %d: %s", e.Status, f.Actual), f.Details
+			break
+		}
 	}
 	return j, true
 }
@@ -374,10 +363,7 @@ func noID(e *exam) (Judgement, bool) {
 // name's, the tag's, or, when no tag was sent, its absence's.
 func echoOf(rule rules.RuleID) func(e *exam) (Judgement, bool) {
 	return func(e *exam) (Judgement, bool) {
-		if e.sent == nil {
-			return Judgement{}, false
-		}
-		if due := EchoRules(e.sent.HasTag); !slices.Contains(due[:], rule) {
+		if e.sent == nil || rule == rules.CreateTag && !e.sent.HasTag || rule == rules.CreateNoTag && e.sent.HasTag {
 			return Judgement{}, false
 		}
 		for _, f := range e.echo {
@@ -385,7 +371,7 @@ func echoOf(rule rules.RuleID) func(e *exam) (Judgement, bool) {
 				return Judgement{Expected: f.Expected, Actual: f.Actual}, true
 			}
 		}
-		return Judgement{Expected: EchoExpected}, true
+		return Judgement{Expected: "the Plant record echoes the plant sent"}, true
 	}
 }
 
@@ -393,25 +379,10 @@ func echoOf(rule rules.RuleID) func(e *exam) (Judgement, bool) {
 // judged, before the reason.
 const EchoNotJudged = "echo not judged: "
 
-// EchoExpected is what a passed echo judgement expected.
-const EchoExpected = "the Plant record echoes the plant sent"
-
-// EchoRules are the rules an accepted create's echo is judged by: the
-// name's, and the tag's or its absence's.
-func EchoRules(hasTag bool) [2]rules.RuleID {
-	if hasTag {
-		return [2]rules.RuleID{RuleName, RuleTag}
-	}
-	return [2]rules.RuleID{RuleName, RuleNoTag}
-}
-
 // LongHeaderBytes is the length from which a request's header field is
 // long: past what most requests carry, well within the 8 KiB a line that
 // common front ends read.
 const LongHeaderBytes = 1 << 10
-
-// headerSizeExpected is what HEADER-SIZE expects of an answer.
-const headerSizeExpected = "status 200 with a Plant record, or 400 with an Error record (a header limit is the infrastructure's: a SHOULD)"
 
 // LongHeader names a header field of the request that is long (name and
 // value LongHeaderBytes or more), other than the two the contract defines
@@ -429,14 +400,4 @@ func LongHeader(h http.Header) string {
 		}
 	}
 	return ""
-}
-
-// firstFailed is the first of the judgements that failed.
-func firstFailed(js []Judgement) (Judgement, bool) {
-	for _, j := range js {
-		if !j.OK() {
-			return j, true
-		}
-	}
-	return Judgement{}, false
 }

@@ -30,7 +30,6 @@ type Judgement struct {
 	Status int
 }
 
-// OK reports whether the answer kept the rule.
 func (j Judgement) OK() bool { return j.Actual == "" }
 
 // NotAnObject is what a judgement of a record says of a body that is not
@@ -60,10 +59,8 @@ func describe(obj map[string]json.RawMessage, name string, redact func(string) s
 	return jsonValue(raw, redact)
 }
 
-// isString reports whether a member's raw JSON value, as object read it,
-// is a string (null is not). object's json.Unmarshal checked the whole
-// body first, so each member's value is one valid JSON value: one that
-// begins with a quote is a string, which ends where the value does.
+// isString reports whether a member's raw JSON value, valid as object (or
+// the classifier's walk) read it, is a string: it begins with a quote.
 func isString(raw json.RawMessage) bool {
 	return len(raw) > 0 && raw[0] == '"'
 }
@@ -89,7 +86,7 @@ func PlantRecord(body []byte, redact func(string) string) Judgement {
 	return plantRecordOf(obj, ok, redact)
 }
 
-// plantRecordOf is PlantRecord of a body read already (object).
+// plantRecordOf is PlantRecord of a body read already.
 func plantRecordOf(obj map[string]json.RawMessage, ok bool, redact func(string) string) Judgement {
 	j := Judgement{Expected: "a Plant record: an object with name (a string) and, optionally, tag (a string)"}
 	switch {
@@ -137,9 +134,6 @@ func ErrorRecord(body []byte, redact func(string) string) Judgement {
 // MediaType returns the media type of a Content-Type value without its
 // parameters, lower-cased; "" when there is none or it does not parse.
 func MediaType(v string) string {
-	if v == "" {
-		return ""
-	}
 	mt, _, err := mime.ParseMediaType(v)
 	if err != nil {
 		return ""

@@ -48,7 +48,10 @@ func likelyCause(r *Report, v *spec.Validator, redact func(string) string) strin
 				// A 2xx, 201 included, is an answer to the token, not a
 				// refusal of it: whatever else is wrong with it.
 				accepted++
-			case refusal(x.Status):
+			case x.Status == http.StatusBadRequest || x.Status == http.StatusUnauthorized || x.Status == http.StatusForbidden:
+				// Refused for its credentials or its content: 400, as the
+				// contract refuses, or 401 and 403, as a gateway does. Any
+				// other answer (a 5xx, a 404) says nothing of the token.
 				refused = append(refused, x)
 			}
 		}
@@ -107,22 +110,17 @@ func likelyCause(r *Report, v *spec.Validator, redact func(string) string) strin
 		if r.TokenFrom != "" {
 			from = "it came from " + r.TokenFrom
 		}
+		said := fmt.Sprintf("%d of %d answers", creds, len(valid))
+		if creds == len(valid) {
+			said = fmt.Sprintf("all %d answers", creds)
+		}
 		return fmt.Sprintf("none of the %d valid requests sent with the given token was accepted (answers: %s), and %s speak of credentials: "+
 			"check the token (%s) is one this service issued; if it is, the service refuses every valid create",
-			len(valid), statusCounts(statuses), countOf(creds, len(valid)), from)
+			len(valid), statusCounts(statuses), said, from)
 	}
 	return fmt.Sprintf("none of the %d valid requests sent with the given token was accepted (answers: %s), and no answer says why (the first: status %d with the body %s): "+
 		"the service refuses every valid create, or the token or --base-url is not the service's",
 		len(valid), statusCounts(statuses), valid[0].Status, judge.Quote(redact(string(valid[0].RespBody))))
-}
-
-// countOf says how many of all answers did something: "all 5 answers" or
-// "3 of 5 answers".
-func countOf(n, all int) string {
-	if n == all {
-		return fmt.Sprintf("all %d answers", all)
-	}
-	return fmt.Sprintf("%d of %d answers", n, all)
 }
 
 // credential is how servers and gateways say a credential was refused.
@@ -130,13 +128,6 @@ var credential = regexp.MustCompile(`(?i)token|auth|credential|bearer|forbidden|
 
 // notFound is how servers and frameworks say a path is not theirs.
 var notFound = regexp.MustCompile(`(?i)\b404\b|not ?found|no (such )?route|unknown (path|route|endpoint|url)|cannot post`)
-
-// refusal reports whether a status refuses a request for its credentials
-// or its content: 400, as the contract refuses, or 401 and 403, as a
-// gateway does. Any other answer (a 5xx, a 404) says nothing of the token.
-func refusal(status int) bool {
-	return status == http.StatusBadRequest || status == http.StatusUnauthorized || status == http.StatusForbidden
-}
 
 func statusHint(status int, target string) string {
 	switch {

@@ -32,7 +32,7 @@ const (
 
 func init() {
 	godog.Format(progressFormat, "a character per scenario; the verdict follows", func(suite string, w io.Writer) formatters.Formatter {
-		return attach(suite, &console{out: w, pretty: false})
+		return attach(suite, &console{out: w, marks: map[string]byte{}, left: map[string]int{}})
 	})
 	godog.Format(prettyFormat, "each scenario and its steps; the verdict follows", func(suite string, w io.Writer) formatters.Formatter {
 		return attach(suite, &console{out: w, pretty: true, open: map[string]*scenarioLines{}})
@@ -109,13 +109,12 @@ type console struct {
 	pretty bool
 	steps  int
 	row    int // the scenarios on progress's current row
-	// marks are the running scenarios' worst marks so far (progress).
-	marks map[string]byte
-	open  map[string]*scenarioLines
-	// left counts each running scenario's steps still to come
-	// (progress); done the scenarios finished, of total.
+	// Progress's: the running scenarios' worst marks so far, and their
+	// steps still to come; done the scenarios finished, of total.
+	marks       map[string]byte
 	left        map[string]int
 	done, total int
+	open        map[string]*scenarioLines // pretty's
 }
 
 type scenarioLines struct {
@@ -133,9 +132,6 @@ func (c *console) Pickle(p *messages.Pickle) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.pretty {
-		if c.left == nil {
-			c.left = map[string]int{}
-		}
 		if c.left[p.Id] = len(p.Steps); len(p.Steps) == 0 {
 			c.mark('.')
 			c.finished(p.Id)
@@ -183,9 +179,6 @@ func (c *console) step(p *messages.Pickle, s *messages.PickleStep, mark byte, wo
 		// A character a scenario, once it is done: the worst of its
 		// steps' marks.
 		c.steps++
-		if c.marks == nil {
-			c.marks = map[string]byte{}
-		}
 		if worse(mark, c.marks[p.Id]) {
 			c.marks[p.Id] = mark
 		}
@@ -238,7 +231,6 @@ func (c *console) mark(m byte) {
 	}
 }
 
-// finished counts a scenario of progress's done.
 func (c *console) finished(id string) {
 	delete(c.left, id)
 	c.done++
@@ -253,7 +245,6 @@ func (c *console) count() string {
 	return fmt.Sprintf("%d steps", c.steps)
 }
 
-// endRow ends progress's current row, padded, with the count.
 func (c *console) endRow() {
 	if !c.pretty && c.row != 0 {
 		fmt.Fprintf(c.out, "%s %s\n", strings.Repeat(" ", scenariosPerRow-c.row), c.count())

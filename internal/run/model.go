@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec/rules"
@@ -84,7 +85,7 @@ func (r *Report) build() *verdict.Verdict {
 	// answer broke) is rendered once.
 	shown := map[*steps.Sent]exchangeShown{}
 	for _, sc := range r.Scenarios {
-		where := FailedScenario{Result: sc}.Where()
+		where := lineOf(sc)
 		out := verdict.Scenario{
 			Name: sc.Name, Where: where, Rule: sc.Rule.ID, Level: sc.Rule.Level, Outcome: outcomes[sc.Outcome],
 			Duration: verdict.Ms(sc.Duration), Exchanges: len(sc.Exchanges), Note: sc.Note,
@@ -106,22 +107,20 @@ func (r *Report) build() *verdict.Verdict {
 	return v
 }
 
+// lineOf is the scenario's file and line, such as create_plant.feature:34.
+func lineOf(sc steps.Result) string {
+	scs, _ := features.Scenarios()
+	for _, s := range scs {
+		if s.URI == sc.URI && s.Name == sc.Name {
+			return fmt.Sprintf("%s:%d", s.URI, s.Line)
+		}
+	}
+	return sc.URI
+}
+
 // exchangeShown is how the evidence shows one exchange: its request line,
 // its reproduction and its response line.
 type exchangeShown struct{ request, reproduce, response string }
-
-// show renders an exchange's evidence, once for each exchange of shown.
-func show(x *steps.Sent, shown map[*steps.Sent]exchangeShown) exchangeShown {
-	if s, ok := shown[x]; ok {
-		return s
-	}
-	s := exchangeShown{request: x.RequestLine(), reproduce: x.Curl()}
-	if x.Status != 0 {
-		s.response = x.ResponseLine()
-	}
-	shown[x] = s
-	return s
-}
 
 // block is a failed or erred scenario as a failure block: what it broke,
 // each failure's evidence and reproduction, and the command that reruns it.
@@ -149,9 +148,15 @@ func block(r *Report, sc steps.Result, where, err string, shown map[*steps.Sent]
 			Expected: f.Expected, Actual: f.Actual, Details: f.Details,
 		}
 		if x := f.Exchange; x != nil {
-			s := show(x, shown)
-			e.Request, e.Reproduce, e.Violations = s.request, s.reproduce, x.Violations
-			e.Response = s.response
+			s, ok := shown[x]
+			if !ok {
+				s = exchangeShown{request: x.RequestLine(), reproduce: x.Curl()}
+				if x.Status != 0 {
+					s.response = x.ResponseLine()
+				}
+				shown[x] = s
+			}
+			e.Request, e.Reproduce, e.Response, e.Violations = s.request, s.reproduce, s.response, x.Violations
 			e.AnswerOf(&x.Exchange)
 		}
 		b.Evidence = append(b.Evidence, e)

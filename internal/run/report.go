@@ -22,34 +22,23 @@ import (
 type Report struct {
 	// Target is the URL the requests went to; BaseURL the one the user
 	// gave (empty for the bundled reference server).
-	Target      string
-	BaseURL     string
-	CACert      string
-	Reference   bool // the target is the bundled reference server
-	SpecTitle   string
-	SpecVersion string
-	Tags        string
-	Strict      bool
-	Concurrency int
-	Seed        uint64
-	Timeout     time.Duration
+	Target, BaseURL, CACert string
+	Reference               bool // the target is the bundled reference server
+	SpecTitle, SpecVersion  string
+	Tags                    string
+	Strict                  bool
+	Concurrency             int
+	Seed                    uint64
+	Timeout                 time.Duration
+	ReportDir, ConfigFile   string
+	TokenFrom               string // Config.TokenFrom
+	Color, Verbose          bool   // the console's verdict in colour, every failure block whole
+	Rate                    float64
 
 	// Interrupted: the run was stopped (SIGINT, SIGTERM, a cancelled
 	// context) before every scenario ran; it is incomplete, never
 	// conformant.
 	Interrupted bool
-	// ReportDir is where the report files were written, if anywhere.
-	ReportDir string
-	// ConfigFile is the config file the settings came from, if any.
-	ConfigFile string
-	// TokenFrom says where the token came from (Config.TokenFrom).
-	TokenFrom string
-	// Color: the console's verdict is printed in colour (Config.Color);
-	// the report files never are.
-	Color bool
-	// Verbose: the console's verdict prints every failure block whole
-	// (Config.Verbose).
-	Verbose bool
 	// Proxy says which proxy the requests went through and where it was
 	// set, or "none" and, when a proxy variable is set, why Go did not use
 	// it; its credentials redacted.
@@ -57,14 +46,9 @@ type Report struct {
 	// LikelyCause names a likely mistake of the setup, when the answers
 	// point to one (every valid request refused, every answer a 404).
 	LikelyCause string
-	// Rate is the run's bound on requests a second (0: none); Throttling
-	// what it met of throttling.
-	Rate       float64
-	Throttling client.Throttling
-	// Faults is what the run met of connection faults.
-	Faults client.Faults
-	// rerunFlags are the flags a rerun needs (Config.rerunFlags).
-	rerunFlags []string
+	Throttling  client.Throttling
+	Faults      client.Faults
+	rerunFlags  []string // Config.rerunFlags
 
 	Started, Ended time.Time
 	Scenarios      []steps.Result
@@ -83,30 +67,19 @@ type Report struct {
 
 // Counts are the scenario and exchange totals of a run.
 type Counts struct {
-	Total, Passed, Failed, Errored, Skipped int
-	Exchanges                               int
+	Total, Passed, Failed, Errored, Skipped, Exchanges int
 }
 
 // Partial reports whether the run was filtered to some rules: only a run of
 // every rule may call itself a certification.
 func (r *Report) Partial() bool { return r.Tags != "" }
 
-// Conformant reports whether every rule that decides the verdict passed
-// in a run that was not interrupted.
-func (r *Report) Conformant() bool { return !r.Interrupted && r.ExitCode() != 1 }
-
 // ExitCode maps the verdict to the process's exit status (verdict.Decide):
 // 0 conformant, 1 non-conformant, 2 the run could not judge every scenario
 // it ran.
 func (r *Report) ExitCode() int { return r.Model().ExitCode }
 
-// VerdictLine is the verdict in a few words.
 func (r *Report) VerdictLine() string { return r.Model().Verdict }
-
-// Status is the run's standing in a word or two: only a run of every rule
-// is a certification; a run filtered by --tags is partial, whatever its
-// outcome.
-func (r *Report) Status() string { return r.Model().Status }
 
 // WriteVerdict prints the verdict (verdict.WriteText), in colour and
 // whole when the run asked for it.
@@ -114,12 +87,16 @@ func (r *Report) WriteVerdict(w io.Writer) {
 	r.Model().WriteText(w, verdict.TextOptions{Color: r.Color, Verbose: r.Verbose})
 }
 
-// WriteFailures prints each failed scenario with its evidence and how to
-// reproduce it (verdict.WriteFailures).
-func (r *Report) WriteFailures(w io.Writer) { r.Model().WriteFailures(w, verdict.TextOptions{}) }
-
 // WriteFiles writes the report files into dir (verdict.WriteFiles).
 func (r *Report) WriteFiles(dir string) error { return r.Model().WriteFiles(dir) }
+
+// Rerun returns the command that runs one rule again against the same
+// target and sends the same requests: the same seed draws the same cases
+// and strings (fresh ids are drawn apart from the seed, so that a rerun
+// never meets an id its run stored).
+func (r *Report) Rerun(ruleID rules.RuleID) string {
+	return strings.Join(append(append([]string{"plantcheck run"}, r.rerunFlags...), "--tags '@"+string(ruleID)+"'"), " ")
+}
 
 // finish orders the results and derives each rule's verdict
 // (verdict.Tally). A rule passes only on answers that kept it: one whose
@@ -127,18 +104,21 @@ func (r *Report) WriteFiles(dir string) error { return r.Model().WriteFiles(dir)
 // not judged, and says why.
 func (r *Report) finish() {
 	r.model = nil
-	sortResults(r.Scenarios)
+	// In the order the features are read: by file, then by position in
+	// the file (godog numbers pickles in parse order).
+	slices.SortStableFunc(r.Scenarios, func(a, b steps.Result) int {
+		if c := strings.Compare(a.URI, b.URI); c != 0 {
+			return c
+		}
+		ai, _ := strconv.Atoi(a.ID)
+		bi, _ := strconv.Atoi(b.ID)
+		return ai - bi
+	})
 	t := verdict.NewTally()
-	answered := 0
 	r.Counts = Counts{}
 	for _, s := range r.Scenarios {
 		r.Counts.Total++
 		r.Counts.Exchanges += len(s.Exchanges)
-		for _, x := range s.Exchanges {
-			if x.Err == nil && x.Status != 0 {
-				answered++
-			}
-		}
 		switch s.Outcome {
 		case steps.Passed:
 			r.Counts.Passed++
@@ -149,11 +129,8 @@ func (r *Report) finish() {
 		case steps.Skipped:
 			r.Counts.Skipped++
 		}
-		// Every rule's outcome is the one judge's judgements of every
-		// exchange of the run, counted as the proxy and `plantcheck judge`
-		// count theirs: one answer, one verdict per rule, whichever driver
-		// saw it.
-		// A rule's failures are counted once per scenario that found it
+		// Every rule's outcome is the one judge's judgements, counted as
+		// the proxy and `plantcheck judge` count theirs. A rule's failures are counted once per scenario that found it
 		// broken: how many of a scenario's requests broke it may depend
 		// on their order (two cases sent at once with one id at an edge of
 		// int64, to a service that refuses a stored id), its verdict not.
@@ -241,7 +218,6 @@ func skipWhy(s steps.Result) string {
 // judged: the notes say it, quoted.
 const skippedSeeNotes = "skipped (see notes)"
 
-// answeredAll reports whether every exchange of a scenario was answered.
 func answeredAll(s steps.Result) bool {
 	return !slices.ContainsFunc(s.Exchanges, func(x *steps.Sent) bool { return x.Err != nil || x.Status == 0 })
 }

@@ -21,7 +21,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,8 +28,10 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/plantcheck/plantcheck/features"
+	"github.com/plantcheck/plantcheck/internal/buildinfo"
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/har"
 	"github.com/plantcheck/plantcheck/internal/history"
 	"github.com/plantcheck/plantcheck/internal/shell"
 	"github.com/plantcheck/plantcheck/internal/tlsconf"
@@ -54,21 +55,16 @@ const GCPercent = 200
 // more than this.
 const MaxResponseHeaderBytes = 256 << 10
 
-// DefaultTimeout, MaxConcurrency and DefaultConcurrency are the
-// configuration's (config holds every setting's range).
+// DefaultTimeout and DefaultConcurrency are the configuration's.
 const (
 	DefaultTimeout     = config.DefaultTimeout
-	MaxConcurrency     = config.MaxConcurrency
 	DefaultConcurrency = config.DefaultConcurrency
 )
 
 // Errors that mean the run could not be made (exit status 2).
 var (
-	// ErrConfig: the configuration is wrong (bad flag, bad URL, bad tags).
-	ErrConfig = config.ErrConfig
-	// ErrUnreachable: the target refuses connections, does not resolve, or
-	// fails the TLS handshake.
-	ErrUnreachable = steps.ErrUnreachable
+	ErrConfig      = config.ErrConfig     // bad flag, bad URL, bad tags
+	ErrUnreachable = steps.ErrUnreachable // connection refused, name not resolved, TLS failed
 	// ErrReport: the run was made, but its reports could not be written;
 	// Run returns the report with it.
 	ErrReport = errors.New("the reports could not be written")
@@ -82,19 +78,14 @@ type Config config.Run
 // Options are what a run is given beside its configuration: the process's
 // streams and environment, and the engine's own knobs that no user sets.
 type Options struct {
-	// Output receives the console report; nil means os.Stdout.
-	Output io.Writer
-	// Getenv reads the proxy variables; nil means os.Getenv.
-	Getenv func(string) string
+	Output io.Writer           // the console report; nil means os.Stdout
+	Getenv func(string) string // reads the proxy variables; nil means os.Getenv
 	// Godog, when set, adjusts godog's options before the run (a test sets
 	// TestingT there, to run each scenario as a subtest).
-	Godog func(*godog.Options)
-	// Throttle bounds the waits for a throttling target; a bound left zero
-	// is steps.DefaultThrottle's.
-	Throttle steps.Throttle
+	Godog    func(*godog.Options)
+	Throttle steps.Throttle // the bounds of the waits for a throttling target; one left zero is the default's
 	// Clock is the time the run paces and waits out throttling by; nil:
-	// the wall clock (a test gives a fake clock, so that a pause
-	// takes no time and is measured exactly).
+	// the wall clock (a test's fake clock measures a pause exactly).
 	Clock steps.Clock
 	// IDSalt is steps.Config's: 0 (every run's) draws one, so that two runs
 	// with one seed send different ids.
@@ -156,11 +147,8 @@ func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Basel
 	rep := &Report{
 		Target: cfg.BaseURL, BaseURL: cfg.BaseURL, CACert: cfg.CACert, SpecTitle: v.Info().Title, SpecVersion: v.Info().Version,
 		Tags: cfg.Tags, Strict: cfg.Strict, Concurrency: cfg.Concurrency, Seed: cfg.Seed, Timeout: cfg.Timeout,
-		Reference: cfg.Reference, ConfigFile: cfg.ConfigFile, Rate: cfg.Rate,
-		TokenFrom: cfg.TokenFrom,
-		Color:     cfg.Color,
-		Baseline:  baseline,
-		Verbose:   cfg.Verbose,
+		Reference: cfg.Reference, ConfigFile: cfg.ConfigFile, Rate: cfg.Rate, TokenFrom: cfg.TokenFrom,
+		Color: cfg.Color, Baseline: baseline, Verbose: cfg.Verbose,
 	}
 	tlsConf, err := cfg.tlsConfig()
 	if err != nil {
@@ -228,17 +216,8 @@ func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Basel
 		}
 		format += "," + cucumberFormat
 	}
-	gopts := &godog.Options{
-		Format:         format,
-		Output:         opts.Output,
-		FS:             features.FS,
-		Paths:          features.Paths(),
-		Tags:           cfg.Tags,
-		Strict:         true,
-		Concurrency:    cfg.Concurrency,
-		NoColors:       true,
-		DefaultContext: ctx,
-	}
+	gopts := &godog.Options{Format: format, Output: opts.Output, FS: features.FS, Paths: features.Paths(), Tags: cfg.Tags,
+		Strict: true, Concurrency: cfg.Concurrency, NoColors: true, DefaultContext: ctx}
 	if opts.Godog != nil {
 		opts.Godog(gopts)
 	}
@@ -332,8 +311,7 @@ func (cfg *Config) rerunFlags(rt route) []string {
 	return out
 }
 
-// curlFlags are the connection's settings a curl reproduction needs: the
-// certificate authority, the client certificate, the proxy (or none).
+// curlFlags are the connection's settings a curl reproduction needs.
 func (cfg *Config) curlFlags(rt route) []string {
 	var out []string
 	if cfg.CACert != "" {
@@ -345,21 +323,7 @@ func (cfg *Config) curlFlags(rt route) []string {
 	return append(out, rt.curlFlags()...)
 }
 
-// sortResults orders results as the features are read: by file, then by
-// position in the file (godog numbers pickles in parse order).
-func sortResults(rs []steps.Result) {
-	slices.SortStableFunc(rs, func(a, b steps.Result) int {
-		if c := strings.Compare(a.URI, b.URI); c != 0 {
-			return c
-		}
-		ai, _ := strconv.Atoi(a.ID)
-		bi, _ := strconv.Atoi(b.ID)
-		return ai - bi
-	})
-}
-
-// tlsConfig is the TLS of a run: the system's certificate authorities and
-// those of --ca-cert, and the client certificate of --cert and --key.
+// tlsConfig is the TLS of --ca-cert (beside the system's), --cert and --key.
 func (cfg *Config) tlsConfig() (*tls.Config, error) {
 	conf, err := tlsconf.Client(cfg.CACert, cfg.Cert, cfg.Key)
 	if err != nil {
@@ -395,23 +359,17 @@ func NewClient(timeout time.Duration, conns int, tlsConf *tls.Config, proxy func
 // a certificate (which TLS 1.3 says after the handshake) is found here: a
 // fault of the setup, never of the service.
 func preflight(ctx context.Context, u *url.URL, timeout time.Duration, tlsConf *tls.Config, rt route) error {
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
-	}
-	if p := rt.via; p != nil {
-		host = p.Host
-		if p.Port() == "" {
-			host = net.JoinHostPort(p.Hostname(), map[string]string{"http": "80", "https": "443", "socks5": "1080"}[p.Scheme])
-		}
-		conn, err := (&net.Dialer{Timeout: min(timeout, 5*time.Second)}).DialContext(ctx, "tcp", host)
+	d := &net.Dialer{Timeout: min(timeout, 5*time.Second)}
+	if rt.via != nil {
+		host := hostPort(rt.via)
+		conn, err := d.DialContext(ctx, "tcp", host)
 		if err != nil {
 			return fmt.Errorf("%w: the proxy %s (from %s): %v", ErrUnreachable, host, rt.from, err)
 		}
 		conn.Close()
 		return nil
 	}
-	d := &net.Dialer{Timeout: min(timeout, 5*time.Second)}
+	host := hostPort(u)
 	conn, err := d.DialContext(ctx, "tcp", host)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrUnreachable, host, err)
@@ -430,8 +388,7 @@ func preflight(ctx context.Context, u *url.URL, timeout time.Duration, tlsConf *
 	conf.ServerName = u.Hostname()
 	conf.NextProtos = []string{"http/1.1"}
 	tc := tls.Client(conn, conf)
-	deadline := time.Now().Add(min(timeout, 5*time.Second))
-	tc.SetDeadline(deadline)
+	tc.SetDeadline(time.Now().Add(min(timeout, 5*time.Second)))
 	hint := "use --ca-cert to trust a private certificate authority, and --cert and --key if the server asks for a client certificate"
 	if err := tc.HandshakeContext(ctx); err != nil {
 		var plain tls.RecordHeaderError
@@ -457,6 +414,14 @@ func preflight(ctx context.Context, u *url.URL, timeout time.Duration, tlsConf *
 		}
 	}
 	return nil
+}
+
+// hostPort is u's host and port, the scheme's own when u names none.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	return net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443", "socks5": "1080"}[u.Scheme])
 }
 
 // speaksTLS reports whether the server at addr, named in an http:// URL,
@@ -485,4 +450,33 @@ func cmpOr(s, fallback string) string {
 		return fallback
 	}
 	return s
+}
+
+// recordHAR has the client record every exchange into cfg.HAR (none when
+// it is ""), the token written <token> and every other secret <redacted>
+// (package har); the function returned ends the file, once.
+func recordHAR(c *http.Client, cfg *Config) (func() error, error) {
+	if cfg.HAR == "" {
+		return func() error { return nil }, nil
+	}
+	w, err := har.Create(cfg.HAR, "plantcheck", buildinfo.Version())
+	if err != nil {
+		return nil, fmt.Errorf("%w: --har: %v", ErrConfig, err)
+	}
+	secrets := []string{cfg.Token}
+	for _, vs := range cfg.Headers {
+		secrets = append(secrets, vs...)
+	}
+	t := &har.Transport{Base: c.Transport, W: w, Token: cfg.Token, Known: evidence.NewSet(secrets...)}
+	t.Start()
+	c.Transport = t
+	var once sync.Once
+	var cerr error
+	return func() error {
+		once.Do(func() {
+			t.Stop()
+			_, cerr = w.Close()
+		})
+		return cerr
+	}, nil
 }
