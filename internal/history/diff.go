@@ -360,7 +360,7 @@ func (d *Diff) summary() string {
 		// The regressions' own kinds add up to their count; every change,
 		// SHOULD and open rules' included, follows.
 		return fmt.Sprintf("REGRESSED: %s (%s); every change of rules and scenarios: %s",
-			plural(int64(d.Regressions), "regression"), count(d.regressed), count(d.Counts))
+			verdict.Plural(int64(d.Regressions), "regression"), count(d.regressed), count(d.Counts))
 	}
 	return "NO REGRESSION: " + count(d.Counts)
 }
@@ -400,7 +400,7 @@ func (d *Diff) WriteText(w io.Writer) error {
 				if c.Regression {
 					mark = "!"
 				}
-				what := fmt.Sprintf("%s (%s)", c.Rule, upper(c.Level))
+				what := fmt.Sprintf("%s (%s)", c.Rule, verdict.Upper(c.Level))
 				if c.Scenario != "" {
 					what = fmt.Sprintf("%s: %s", c.Rule, c.Scenario)
 					if c.Where != "" {
@@ -468,7 +468,7 @@ func (d *Diff) WriteMarkdown(w io.Writer, q verdict.Quote) error {
 				if c.Regression {
 					change = "**" + change + "** ❌"
 				}
-				what := upper(c.Level)
+				what := verdict.Upper(c.Level)
 				if c.Scenario != "" {
 					what = q.Cell(c.Scenario)
 				}

@@ -292,11 +292,11 @@ func (v *Verdict) baselineLines() []string {
 	lines := []string{fmt.Sprintf("file %s (written by plantcheck %s; compared: %s)", r.File, r.Plantcheck, r.Compared)}
 	news := "none"
 	if len(r.New) > 0 {
-		news = rules.JoinIDs(r.New, ", ") + fmt.Sprintf(" (%s the baseline does not hold): they decide the exit status", plural(int64(r.NewFailures), "failure"))
+		news = rules.JoinIDs(r.New, ", ") + fmt.Sprintf(" (%s the baseline does not hold): they decide the exit status", Plural(int64(r.NewFailures), "failure"))
 	}
 	lines = append(lines, "new failures: "+news)
 	if len(r.Known) > 0 {
-		lines = append(lines, fmt.Sprintf("known failures: %s (%s, marked known below; they stay in every report)", rules.JoinIDs(r.Known, ", "), plural(int64(r.KnownFailures), "failure")))
+		lines = append(lines, fmt.Sprintf("known failures: %s (%s, marked known below; they stay in every report)", rules.JoinIDs(r.Known, ", "), Plural(int64(r.KnownFailures), "failure")))
 	}
 	if len(r.NotJudged) > 0 {
 		lines = append(lines, "not judged, as in the baseline: "+rules.JoinIDs(r.NotJudged, ", ")+" (a known failure may stop them; they do not make the run incomplete)")

@@ -31,8 +31,8 @@ const (
 var reportTemplate string
 
 var reportPage = template.Must(template.New("report").Funcs(htmlpage.Funcs()).Funcs(template.FuncMap{
-	"upper":       upper,
-	"plural":      plural,
+	"upper":       Upper,
+	"plural":      Plural,
 	"class":       (*Verdict).class,
 	"traffic":     (*Verdict).trafficLine,
 	"countedBy":   func(v *Verdict) string { return capital(v.words().counted) },

@@ -92,7 +92,7 @@ func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 	idx := map[rules.RuleID]int{}
 	for _, r := range v.Rules {
 		idx[r.ID] = len(top.Suites)
-		top.Suites = append(top.Suites, junitSuite{Name: fmt.Sprintf("%s (%s)", r.ID, upper(r.Level))})
+		top.Suites = append(top.Suites, junitSuite{Name: fmt.Sprintf("%s (%s)", r.ID, Upper(r.Level))})
 	}
 	if v.words().traffic {
 		v.junitRules(top.Suites)
@@ -254,14 +254,14 @@ func junitScenarioFailure(b *Block, sc Scenario, label string) *junitProblem {
 		if id != sc.Rule {
 			lv := ""
 			if ok {
-				lv = " (" + upper(r.Level) + ")"
+				lv = " (" + Upper(r.Level) + ")"
 			}
 			others = append(others, string(id)+lv)
 		}
 	}
 	msg := msgs[0]
 	if len(msgs) > 1 {
-		msg += fmt.Sprintf(" (and %s more)", plural(int64(len(msgs)-1), "rule"))
+		msg += fmt.Sprintf(" (and %s more)", Plural(int64(len(msgs)-1), "rule"))
 	}
 	if label != "" {
 		msg = "failure " + label + " " + msg
@@ -294,7 +294,7 @@ func (v *Verdict) junitRules(suites []junitSuite) {
 		}
 	}
 	for i, r := range v.Rules {
-		c := junitCase{Name: fmt.Sprintf("%s (%s)", r.ID, upper(r.Level)), Classname: string(r.ID), Time: "0.000"}
+		c := junitCase{Name: fmt.Sprintf("%s (%s)", r.ID, Upper(r.Level)), Classname: string(r.ID), Time: "0.000"}
 		counts := fmt.Sprintf("%d exchanges judged, %d passed, %d failed", r.Judged, r.Passed, r.Failures)
 		switch {
 		case r.Outcome == NotJudged:
@@ -375,32 +375,20 @@ func junitFailure(b *Block, id rules.RuleID) *junitProblem {
 // evidenceText writes failures as plain text, one after another.
 func evidenceText(es []Evidence) string {
 	var parts []string
-	var last Evidence
-	for _, e := range es {
-		same := e.Request != "" && e.Request == last.Request && e.Response == last.Response && e.Reproduce == last.Reproduce
-		if e.Request != "" {
-			last = e
-		}
+	for _, e := range markSame(es) {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s (%s): %s\n", e.Rule, upper(e.Level), e.Requirement)
-		fmt.Fprintf(&b, "  expected: %s\n", e.Expected)
-		fmt.Fprintf(&b, "  actual:   %s", e.Actual)
+		fmt.Fprintf(&b, "%s (%s): %s\n  expected: %s\n  actual:   %s", e.Rule, Upper(e.Level), e.Requirement, e.Expected, e.Actual)
 		for _, d := range e.Details {
 			fmt.Fprintf(&b, "\n  - %s", d)
 		}
-		if same {
+		if e.Same {
 			b.WriteString("\n  exchange: the one above")
-			parts = append(parts, b.String())
-			continue
-		}
-		if e.Request != "" {
-			fmt.Fprintf(&b, "\n  request:  %s", e.Request)
-		}
-		if e.Response != "" {
-			fmt.Fprintf(&b, "\n  response: %s", e.Response)
-		}
-		if e.Reproduce != "" {
-			fmt.Fprintf(&b, "\n  reproduce: %s", e.Reproduce)
+		} else {
+			for _, f := range [][2]string{{"request:  ", e.Request}, {"response: ", e.Response}, {"reproduce: ", e.Reproduce}} {
+				if f[1] != "" {
+					fmt.Fprintf(&b, "\n  %s%s", f[0], f[1])
+				}
+			}
 		}
 		parts = append(parts, b.String())
 	}

@@ -2,16 +2,13 @@ package verdict
 
 import (
 	"bytes"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
 	intoto "github.com/in-toto/attestation/go/v1"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -220,23 +217,4 @@ func ReadStatement(b []byte) (map[string]string, *Predicate, error) {
 		return nil, nil, fmt.Errorf("predicate: %w", err)
 	}
 	return subjects, &p, nil
-}
-
-// PredicateSchema is conformance.schema.json, the JSON Schema (2020-12)
-// that the statement's predicate follows.
-//
-//go:embed conformance.schema.json
-var PredicateSchema []byte
-
-// predicateSchemaID is the $id of conformance.schema.json.
-const predicateSchemaID = "https://plantcheck.dev/conformance.schema.json"
-
-var predicateCompiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	return compile(predicateSchemaID, PredicateSchema)
-})
-
-// CheckPredicate reports whether a document is a predicate that follows
-// conformance.schema.json, and if not, why.
-func CheckPredicate(doc []byte) error {
-	return check(predicateCompiled, "conformance.schema.json", doc)
 }

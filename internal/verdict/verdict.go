@@ -499,12 +499,12 @@ func (v *Verdict) decideProxy(deciding, should []rules.RuleID) {
 	}
 	var notes []string
 	if c.Judged > 0 {
-		notes = append(notes, plural(c.Judged, "exchange")+" of POST /plants judged")
+		notes = append(notes, Plural(c.Judged, "exchange")+" of POST /plants judged")
 	}
 	if own > 0 {
 		notes = append(notes, fmt.Sprintf("%d answered by the proxy itself (the upstream gave no answer)", own))
 	}
-	clients := "clients: " + plural(c.ClientViolations, "request") + " broke the document"
+	clients := "clients: " + Plural(c.ClientViolations, "request") + " broke the document"
 	if !v.Config.StrictClients && c.ClientViolations > 0 {
 		clients += " (theirs, not the service's)"
 	}
@@ -518,7 +518,7 @@ func (v *Verdict) decideProxy(deciding, should []rules.RuleID) {
 		v.Verdict = "CLIENTS FAILED (--strict-clients): no server-side violation; " + tail
 	case c.Judged == 0 && c.Exchanges > 0:
 		v.Status = "incomplete"
-		v.Verdict = fmt.Sprintf("NOTHING JUDGED, INCOMPLETE: no exchange of POST /plants was judged (%s in all); %s", plural(int64(c.Exchanges), "exchange"), tail)
+		v.Verdict = fmt.Sprintf("NOTHING JUDGED, INCOMPLETE: no exchange of POST /plants was judged (%s in all); %s", Plural(int64(c.Exchanges), "exchange"), tail)
 	case c.Judged == 0:
 		v.Status = "nothing judged"
 		v.Verdict = "NOTHING JUDGED: no exchange passed through; " + tail
@@ -610,13 +610,13 @@ func (v *Verdict) levelSummary(l rules.Level) string {
 	return s
 }
 
-// plural writes a count and a noun, made plural when the count is not 1.
-func plural(n int64, noun string) string {
+// Plural writes a count and a noun, made plural when the count is not 1.
+func Plural(n int64, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// upper is a level as the reports show it.
-func upper(l rules.Level) string { return strings.ToUpper(string(l)) }
+// Upper is a level as the reports show it.
+func Upper(l rules.Level) string { return strings.ToUpper(string(l)) }
