@@ -3,7 +3,6 @@ package history
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -351,11 +350,7 @@ func (c *Comparison) WriteMarkdown(w io.Writer, q verdict.Quote) error {
 }
 
 // WriteJSON writes the comparison as JSON, for tools.
-func (c *Comparison) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(c)
-}
+func (c *Comparison) WriteJSON(w io.Writer) error { return writeJSON(w, c) }
 
 // WriteFiles writes compare.html, compare.md, compare.json and each
 // implementation's badge (its last run's, as its report writes it) into

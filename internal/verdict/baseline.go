@@ -121,9 +121,9 @@ func (v *Verdict) markKnown() {
 	}
 }
 
-// serverFailures calls f with each piece of evidence of the service's
+// ServerFailures calls f with each piece of evidence of the service's
 // failures.
-func (v *Verdict) serverFailures(f func(Block, Evidence)) {
+func (v *Verdict) ServerFailures(f func(Block, Evidence)) {
 	for _, b := range v.Failures {
 		if b.Outcome != Fail || b.Side == "client" {
 			continue
@@ -150,7 +150,7 @@ func (v *Verdict) againstBaseline(deciding, unjudged []rules.RuleID) (res *Basel
 	}
 	known, seen := map[rules.RuleID]bool{}, map[rules.RuleID]bool{}
 	newKinds := map[rules.RuleID][]string{}
-	v.serverFailures(func(_ Block, e Evidence) {
+	v.ServerFailures(func(_ Block, e Evidence) {
 		if e.Known {
 			res.KnownFailures++
 		} else {
@@ -215,7 +215,7 @@ func (v *Verdict) stale(en BaselineEntry) string {
 	}
 	var now []string
 	held := false
-	v.serverFailures(func(b Block, e Evidence) {
+	v.ServerFailures(func(b Block, e Evidence) {
 		held = held || en.holds(b, e)
 		if e.Rule == en.Rule && (en.Scenario == "" || en.Scenario == b.Scenario) && !slices.Contains(now, e.Kind()) {
 			now = append(now, e.Kind())

@@ -127,7 +127,7 @@ func (v *console) writeText(w *strings.Builder) {
 		if v.ReportDir != "" {
 			where = SummaryMD + " has them"
 		}
-		fmt.Fprintf(w, "\n%s\n", wrap("Noted, never failed ("+where+"): "+strings.Join(noted, ", "), 100, "  "))
+		fmt.Fprintf(w, "\n%s\n", wrapAt("Noted, never failed ("+where+"): "+strings.Join(noted, ", "), ", ", 0, 100, "  "))
 	case len(notes) > 0:
 		fmt.Fprintln(w, "\nNoted, never failed (the spec leaves these open), and inconclusive scenarios:")
 		fmt.Fprintln(w, strings.Join(notes, "\n"))
@@ -188,8 +188,8 @@ func (v *console) writeTable(w *strings.Builder, brief bool) {
 			passed = append(passed, string(r.ID))
 			continue
 		}
-		if brief && v.saidApart(r) {
-			continue
+		if brief && (r.Outcome == Fail && r.Level != rules.Open || v.unjudgedWhy(r)) {
+			continue // said apart: under To fix, or with its reason below
 		}
 		rows = append(rows, r)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, Upper(r.Level), v.shortWord(r), v.words().count(r), cutRunes(r.Requirement, 70))
@@ -217,26 +217,9 @@ func (v *console) writeTable(w *strings.Builder, brief bool) {
 	case brief && len(passed) > 0:
 		fmt.Fprintf(w, "Passed: %s (the reports, or --verbose, name them)\n", Plural(int64(len(passed)), "rule"))
 	case len(passed) > 0:
-		fmt.Fprintf(w, "%s\n", wrap("Passed ("+strconv.Itoa(len(passed))+"): "+strings.Join(passed, ", "), 100, "  "))
+		fmt.Fprintf(w, "%s\n", wrapAt("Passed ("+strconv.Itoa(len(passed))+"): "+strings.Join(passed, ", "), ", ", 0, 100, "  "))
 	}
 }
-
-// saidApart reports whether the brief console says a rule's outcome apart
-// from the table: a broken rule in the list of what to fix, a rule not
-// judged, or judged in part, with its reason below it.
-func (v *Verdict) saidApart(r Rule) bool {
-	switch {
-	case r.Outcome == Fail && r.Level != rules.Open:
-		return true
-	case v.unjudgedWhy(r):
-		return true
-	}
-	return false
-}
-
-// wrap breaks a list joined by ", " into lines of about width bytes,
-// each after the first indented.
-func wrap(s string, width int, indent string) string { return wrapAt(s, ", ", 0, width, indent) }
 
 // maxNamed bounds the rules a line of reasons not run names.
 const maxNamed = 5
