@@ -103,9 +103,7 @@ type PredicateRule struct {
 // Predicate is the predicate of the statement about v.
 func (v *Verdict) Predicate() Predicate {
 	var p Predicate
-	p.Plantcheck.Version = v.Plantcheck.Version
-	p.Spec.Title, p.Spec.Version, p.Spec.SHA256 = v.Spec.Title, v.Spec.Version, v.Spec.SHA256
-	p.Suite.Features.SHA256, p.Suite.Features.Scenarios = v.Features.SHA256, v.Features.Scenarios
+	p.Plantcheck, p.Spec, p.Suite.Features = v.Plantcheck, v.Spec, v.Features
 	p.Suite.Rules.SHA256, p.Suite.Rules.Count = CatalogDigest(), len(rules.Catalog)
 	p.Suite.SHA256 = SuiteDigestOf(p.Suite.Features.SHA256, p.Suite.Rules.SHA256)
 	p.Target, p.Reference = StripCredentials(v.Target), v.Reference

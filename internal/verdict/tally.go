@@ -325,12 +325,8 @@ func (t *Tally) groups() []ClientGroup {
 // Progress is the traffic's running count, for a progress line.
 func (t *Tally) Progress() string {
 	c := t.Counts()
-	var own int64
-	for _, n := range c.ProxyAnswers {
-		own += n
-	}
 	return fmt.Sprintf("%s (%d judged), %s, %s, %d answered by the proxy", Plural(int64(c.Exchanges), "exchange"), c.Judged,
-		Plural(c.ServerViolations, "server-side violation"), Plural(c.ClientViolations, "client-side violation"), own)
+		Plural(c.ServerViolations, "server-side violation"), Plural(c.ClientViolations, "client-side violation"), c.ownAnswers())
 }
 
 // Add counts a verdict of traffic into the tally (history.Merge): its

@@ -208,6 +208,14 @@ type Counts struct {
 	ClientViolations int64 `json:"clientViolations"`
 }
 
+// ownAnswers counts the exchanges the proxy answered itself.
+func (c Counts) ownAnswers() (n int64) {
+	for _, m := range c.ProxyAnswers {
+		n += m
+	}
+	return n
+}
+
 // Count is a reason and how many exchanges it concerns.
 type Count struct {
 	Reason string `json:"reason"`
@@ -344,33 +352,6 @@ func (v *Verdict) decides(r Rule) bool {
 	return r.Level == rules.Must || v.Config.Strict && r.Level == rules.Should
 }
 
-// broken names the rules whose failure decides the verdict, and the SHOULD
-// rules that failed without deciding it.
-func (v *Verdict) broken() (deciding, should []rules.RuleID) {
-	for _, r := range v.Rules {
-		switch {
-		case r.Outcome != Fail:
-		case v.decides(r):
-			deciding = append(deciding, r.ID)
-		case r.Level == rules.Should:
-			should = append(should, r.ID)
-		}
-	}
-	return deciding, should
-}
-
-// mustUnjudged names the rules that decide the verdict that a run selected
-// but could not judge.
-func (v *Verdict) mustUnjudged() []rules.RuleID {
-	var out []rules.RuleID
-	for _, r := range v.Rules {
-		if r.Outcome == NotJudged && v.decides(r) {
-			out = append(out, r.ID)
-		}
-	}
-	return out
-}
-
 // Decide sets the exit status, the status word and the verdict's sentence
 // from the rules and counts, for both drivers alike: 1 when a rule that
 // decides the verdict failed (or, with --strict-clients, a client broke the
@@ -379,12 +360,22 @@ func (v *Verdict) mustUnjudged() []rules.RuleID {
 // saw); 0 otherwise. A proxy that saw no traffic at all judged nothing and
 // claims nothing: 0, saying so.
 func (v *Verdict) Decide() {
-	deciding, should := v.broken()
-	clients := v.Config.StrictClients && v.Counts.ClientViolations > 0
-	unjudged := v.mustUnjudged()
-	if v.Driver == Proxy {
-		unjudged = nil // traffic shows some rules only; Counts.Judged says the rest
+	// The rules that decide the verdict that failed, or (a run's) that were
+	// selected but not judged; the SHOULD rules that failed without
+	// deciding it. Traffic shows some rules only: Counts.Judged says the
+	// rest.
+	var deciding, should, unjudged []rules.RuleID
+	for _, r := range v.Rules {
+		switch {
+		case r.Outcome == Fail && v.decides(r):
+			deciding = append(deciding, r.ID)
+		case r.Outcome == Fail && r.Level == rules.Should:
+			should = append(should, r.ID)
+		case r.Outcome == NotJudged && v.decides(r) && v.Driver != Proxy:
+			unjudged = append(unjudged, r.ID)
+		}
 	}
+	clients := v.Config.StrictClients && v.Counts.ClientViolations > 0
 	nothing := v.Driver == Proxy && v.Counts.Judged == 0 && v.Counts.Exchanges > 0
 	v.ExitCode = v.exitCode(deciding, clients, unjudged, nothing)
 	if v.Driver == Proxy {
@@ -493,10 +484,7 @@ func (v *Verdict) runLine(unjudged []rules.RuleID) string {
 
 func (v *Verdict) decideProxy(deciding, should []rules.RuleID) {
 	c := v.Counts
-	var own int64
-	for _, n := range c.ProxyAnswers {
-		own += n
-	}
+	own := c.ownAnswers()
 	var notes []string
 	if c.Judged > 0 {
 		notes = append(notes, Plural(c.Judged, "exchange")+" of POST /plants judged")
