@@ -16,6 +16,7 @@ import (
 //go:embed summary.schema.json baseline.schema.json conformance.schema.json
 var schemas embed.FS
 
+// BaselineSchemaID is baseline.schema.json's $id, which a baseline file names.
 const BaselineSchemaID = "https://plantcheck.dev/baseline.schema.json"
 
 var (
