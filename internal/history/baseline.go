@@ -46,20 +46,15 @@ type File struct {
 // byScenario: the baseline the same run passes with.
 func Entries(v *verdict.Verdict, byScenario bool) []verdict.BaselineEntry {
 	out := []verdict.BaselineEntry{}
-	for _, b := range v.Failures {
-		if b.Outcome != verdict.Fail || b.Side == "client" {
-			continue
+	v.ServerFailures(func(b verdict.Block, e verdict.Evidence) {
+		en := verdict.BaselineEntry{Rule: e.Rule, Kind: e.Kind()}
+		if byScenario {
+			en.Scenario = b.Scenario
 		}
-		for _, e := range b.Evidence {
-			en := verdict.BaselineEntry{Rule: e.Rule, Kind: e.Kind()}
-			if byScenario {
-				en.Scenario = b.Scenario
-			}
-			if !slices.Contains(out, en) {
-				out = append(out, en)
-			}
+		if !slices.Contains(out, en) {
+			out = append(out, en)
 		}
-	}
+	})
 	slices.SortFunc(out, func(a, b verdict.BaselineEntry) int {
 		return cmp.Or(cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Scenario, b.Scenario), cmp.Compare(a.Kind, b.Kind))
 	})

@@ -3,7 +3,6 @@ package history
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -250,7 +249,7 @@ func badgeFile(name string, taken map[string]bool) string {
 var compareTemplate string
 
 var comparePage = template.Must(template.New("compare").Funcs(htmlpage.Funcs()).Funcs(template.FuncMap{
-	"upper":     upper,
+	"upper":     verdict.Upper,
 	"cellClass": func(s string) string { return strings.ReplaceAll(s, " ", "-") },
 	"mark":      cellMark,
 	"runsOf":    runsOf,
@@ -311,7 +310,7 @@ func (c *Comparison) WriteHTML(w io.Writer) error {
 // and link read from the files quoted with q.
 func (c *Comparison) WriteMarkdown(w io.Writer, q verdict.Quote) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# %s %s: %s compared\n\n", c.Spec.Title, c.Spec.Version, plural(int64(len(c.Implementations)), "implementation"))
+	fmt.Fprintf(&b, "# %s %s: %s compared\n\n", c.Spec.Title, c.Spec.Version, verdict.Plural(int64(len(c.Implementations)), "implementation"))
 	for _, n := range c.Notes {
 		fmt.Fprintf(&b, "> **Note:** %s\n\n", q.Span(n))
 	}
@@ -325,7 +324,7 @@ func (c *Comparison) WriteMarkdown(w io.Writer, q verdict.Quote) error {
 	}
 	fmt.Fprintf(&b, "\n|---|---|%s\n", strings.Repeat("---|", len(c.Implementations)))
 	for _, r := range c.Rules {
-		fmt.Fprintf(&b, "| %s | %s |", r.ID, upper(r.Level))
+		fmt.Fprintf(&b, "| %s | %s |", r.ID, verdict.Upper(r.Level))
 		for _, cell := range r.Cells {
 			s := cellMark(cell.Result)
 			if cell.Failure > 0 {
@@ -351,11 +350,7 @@ func (c *Comparison) WriteMarkdown(w io.Writer, q verdict.Quote) error {
 }
 
 // WriteJSON writes the comparison as JSON, for tools.
-func (c *Comparison) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(c)
-}
+func (c *Comparison) WriteJSON(w io.Writer) error { return writeJSON(w, c) }
 
 // WriteFiles writes compare.html, compare.md, compare.json and each
 // implementation's badge (its last run's, as its report writes it) into

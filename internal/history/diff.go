@@ -111,10 +111,6 @@ func judgedOutcome(o verdict.Outcome) verdict.Outcome {
 // "RULE: shape".
 type kinds map[string]bool
 
-func (k kinds) add(b verdict.Block, e verdict.Evidence) {
-	k[string(e.Rule)+": "+evidence.Text(e.Kind())] = true
-}
-
 // Compare is the diff of old and new (read from oldFile and newFile): per
 // rule and per scenario, what is newly failing, fixed, still failing (and
 // whether its evidence changed), newly not judged. A regression, which
@@ -149,19 +145,14 @@ func Compare(old, new *verdict.Verdict, oldFile, newFile string, strict bool) (*
 	// Rules, in the catalog's order (then any the catalog lacks).
 	ruleKinds := func(v *verdict.Verdict) map[rules.RuleID]kinds {
 		out := map[rules.RuleID]kinds{}
-		for _, b := range v.Failures {
-			if b.Outcome != verdict.Fail || b.Side == "client" {
-				continue
+		v.ServerFailures(func(b verdict.Block, e verdict.Evidence) {
+			if out[e.Rule] == nil {
+				out[e.Rule] = kinds{}
 			}
-			for _, e := range b.Evidence {
-				if out[e.Rule] == nil {
-					out[e.Rule] = kinds{}
-				}
-				// A rule's kinds are per scenario: a known failure in a
-				// new scenario is a new way to fail.
-				out[e.Rule][evidence.Text(b.Scenario)+" | "+evidence.Text(e.Kind())] = true
-			}
-		}
+			// A rule's kinds are per scenario: a known failure in a new
+			// scenario is a new way to fail.
+			out[e.Rule][evidence.Text(b.Scenario)+" | "+evidence.Text(e.Kind())] = true
+		})
 		return out
 	}
 	oldRules, newRules := map[rules.RuleID]verdict.Rule{}, map[rules.RuleID]verdict.Rule{}
@@ -225,7 +216,7 @@ func Compare(old, new *verdict.Verdict, oldFile, newFile string, strict bool) (*
 				if s.Failure > 0 && s.Failure <= len(v.Failures) {
 					b := v.Failures[s.Failure-1]
 					for _, e := range b.Evidence {
-						k.add(b, e)
+						k[string(e.Rule)+": "+evidence.Text(e.Kind())] = true
 					}
 				}
 				m[name] = sc{s, k}
@@ -360,7 +351,7 @@ func (d *Diff) summary() string {
 		// The regressions' own kinds add up to their count; every change,
 		// SHOULD and open rules' included, follows.
 		return fmt.Sprintf("REGRESSED: %s (%s); every change of rules and scenarios: %s",
-			plural(int64(d.Regressions), "regression"), count(d.regressed), count(d.Counts))
+			verdict.Plural(int64(d.Regressions), "regression"), count(d.regressed), count(d.Counts))
 	}
 	return "NO REGRESSION: " + count(d.Counts)
 }
@@ -369,63 +360,71 @@ func (d *Diff) summary() string {
 // scenario, added and gone each.
 const maxKindsShown = 5
 
+// part is the changes of rules or of scenarios, in changeOrder.
+type part struct {
+	title string
+	list  []Change
+}
+
+// parts are the diff's parts that changed.
+func (d *Diff) parts() []part {
+	var out []part
+	for _, p := range []part{{"Rules", d.Rules}, {"Scenarios", d.Scenarios}} {
+		if len(p.list) > 0 {
+			p.list = slices.Clone(p.list)
+			slices.SortStableFunc(p.list, func(a, b Change) int {
+				return slices.Index(changeOrder, a.Change) - slices.Index(changeOrder, b.Change)
+			})
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // WriteText prints the diff for a console.
 func (d *Diff) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "plantcheck diff\n")
-	for _, s := range []struct {
-		name string
-		DiffSide
-	}{{"old", d.Old}, {"new", d.New}} {
-		fmt.Fprintf(&b, "%s: %s (%s, plantcheck %s, %s; target %s): %s, exit %d\n", s.name, s.File, s.Driver, s.Plantcheck, s.Started, s.Target, s.Status, s.ExitCode)
+	for i, s := range []DiffSide{d.Old, d.New} {
+		name := [2]string{"old", "new"}[i]
+		fmt.Fprintf(&b, "%s: %s (%s, plantcheck %s, %s; target %s): %s, exit %d\n", name, s.File, s.Driver, s.Plantcheck, s.Started, s.Target, s.Status, s.ExitCode)
 	}
 	for _, n := range d.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
-	for _, part := range []struct {
-		title string
-		list  []Change
-	}{{"Rules", d.Rules}, {"Scenarios", d.Scenarios}} {
-		if len(part.list) == 0 {
-			continue
-		}
+	for _, part := range d.parts() {
 		fmt.Fprintf(&b, "\n%s:\n", part.title)
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		for _, k := range changeOrder {
-			for _, c := range part.list {
-				if c.Change != k {
-					continue
+		for _, c := range part.list {
+			mark := " "
+			if c.Regression {
+				mark = "!"
+			}
+			what := fmt.Sprintf("%s (%s)", c.Rule, verdict.Upper(c.Level))
+			if c.Scenario != "" {
+				what = fmt.Sprintf("%s: %s", c.Rule, c.Scenario)
+				if c.Where != "" {
+					what += " (features/" + c.Where + ")"
 				}
-				mark := " "
-				if c.Regression {
-					mark = "!"
-				}
-				what := fmt.Sprintf("%s (%s)", c.Rule, upper(c.Level))
-				if c.Scenario != "" {
-					what = fmt.Sprintf("%s: %s", c.Rule, c.Scenario)
-					if c.Where != "" {
-						what += " (features/" + c.Where + ")"
+			}
+			from := fmt.Sprintf("%s -> %s", c.Old, c.New)
+			if c.Failure > 0 {
+				from += fmt.Sprintf(", failure %d", c.Failure)
+			}
+			fmt.Fprintf(tw, "%s %s\t%s\t%s\n", mark, c.Change, from, what)
+			if c.Scenario == "" && c.Change != ChangedEvidence {
+				continue // the scenarios below show the kinds
+			}
+			for _, l := range []struct {
+				sign  string
+				kinds []string
+			}{{"+", c.Added}, {"-", c.Gone}} {
+				for i, k := range l.kinds {
+					if i == maxKindsShown {
+						fmt.Fprintf(tw, "\t\t  %s (and %d more: --format json lists them)\n", l.sign, len(l.kinds)-i)
+						break
 					}
-				}
-				from := fmt.Sprintf("%s -> %s", c.Old, c.New)
-				if c.Failure > 0 {
-					from += fmt.Sprintf(", failure %d", c.Failure)
-				}
-				fmt.Fprintf(tw, "%s %s\t%s\t%s\n", mark, c.Change, from, what)
-				if c.Scenario == "" && c.Change != ChangedEvidence {
-					continue // the scenarios below show the kinds
-				}
-				for _, l := range []struct {
-					sign  string
-					kinds []string
-				}{{"+", c.Added}, {"-", c.Gone}} {
-					for i, k := range l.kinds {
-						if i == maxKindsShown {
-							fmt.Fprintf(tw, "\t\t  %s (and %d more: --format json lists them)\n", l.sign, len(l.kinds)-i)
-							break
-						}
-						fmt.Fprintf(tw, "\t\t  %s %s\n", l.sign, k)
-					}
+					fmt.Fprintf(tw, "\t\t  %s %s\n", l.sign, k)
 				}
 			}
 		}
@@ -442,45 +441,32 @@ func (d *Diff) WriteMarkdown(w io.Writer, q verdict.Quote) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# plantcheck diff\n\n**%s** (exit status %d)\n\n", d.summary(), d.ExitCode)
 	fmt.Fprintf(&b, "| | file | plantcheck | target | started | status |\n|---|---|---|---|---|---|\n")
-	for _, s := range []struct {
-		name string
-		DiffSide
-	}{{"old", d.Old}, {"new", d.New}} {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s (exit %d) |\n", s.name, q.Cell(s.File), q.Cell(s.Plantcheck), q.Cell(s.Target), s.Started, q.Cell(s.Status), s.ExitCode)
+	for i, s := range []DiffSide{d.Old, d.New} {
+		name := [2]string{"old", "new"}[i]
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s (exit %d) |\n", name, q.Cell(s.File), q.Cell(s.Plantcheck), q.Cell(s.Target), s.Started, q.Cell(s.Status), s.ExitCode)
 	}
 	for _, n := range d.Notes {
 		fmt.Fprintf(&b, "\n> **Note:** %s\n", q.Span(n))
 	}
-	for _, part := range []struct {
-		title string
-		list  []Change
-	}{{"Rules", d.Rules}, {"Scenarios", d.Scenarios}} {
-		if len(part.list) == 0 {
-			continue
-		}
+	for _, part := range d.parts() {
 		fmt.Fprintf(&b, "\n## %s\n\n| change | rule | %s | was | is | kinds of failure |\n|---|---|---|---|---|---|\n", part.title, map[bool]string{true: "scenario", false: "level"}[part.title == "Scenarios"])
-		for _, k := range changeOrder {
-			for _, c := range part.list {
-				if c.Change != k {
-					continue
-				}
-				change := c.Change
-				if c.Regression {
-					change = "**" + change + "** ❌"
-				}
-				what := upper(c.Level)
-				if c.Scenario != "" {
-					what = q.Cell(c.Scenario)
-				}
-				var ks []string
-				for _, a := range c.Added {
-					ks = append(ks, "+ "+q.Cell(a))
-				}
-				for _, g := range c.Gone {
-					ks = append(ks, "− "+q.Cell(g))
-				}
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", change, c.Rule, what, c.Old, c.New, strings.Join(ks, "<br>"))
+		for _, c := range part.list {
+			change := c.Change
+			if c.Regression {
+				change = "**" + change + "** ❌"
 			}
+			what := verdict.Upper(c.Level)
+			if c.Scenario != "" {
+				what = q.Cell(c.Scenario)
+			}
+			var ks []string
+			for _, a := range c.Added {
+				ks = append(ks, "+ "+q.Cell(a))
+			}
+			for _, g := range c.Gone {
+				ks = append(ks, "− "+q.Cell(g))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", change, c.Rule, what, c.Old, c.New, strings.Join(ks, "<br>"))
 		}
 	}
 	_, err := w.Write(b.Bytes())
@@ -488,8 +474,10 @@ func (d *Diff) WriteMarkdown(w io.Writer, q verdict.Quote) error {
 }
 
 // WriteJSON writes the diff as JSON, for tools.
-func (d *Diff) WriteJSON(w io.Writer) error {
+func (d *Diff) WriteJSON(w io.Writer) error { return writeJSON(w, d) }
+
+func writeJSON(w io.Writer, x any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(d)
+	return enc.Encode(x)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/verdict"
-	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // MaxSummary bounds a summary.json plantcheck reads.
@@ -45,14 +44,3 @@ func Read(b []byte) (*verdict.Verdict, error) {
 	}
 	return &v, nil
 }
-
-// plural writes a count and a noun, made plural when the count is not 1.
-func plural(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// upper is a level as the reports show it.
-func upper(l rules.Level) string { return strings.ToUpper(string(l)) }

@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/verdict"
@@ -176,27 +176,16 @@ func (res *Verification) WriteText(w io.Writer) {
 		for _, d := range res.Differences {
 			fmt.Fprintf(w, "differs: %s\n", evidence.Text(d))
 		}
-		fmt.Fprintf(w, "DOES NOT HOLD: %s: %s\n", evidence.Text(filepath.Join(res.Dir, verdict.StatementJSON)), plural(int64(len(res.Differences)), "difference"))
+		fmt.Fprintf(w, "DOES NOT HOLD: %s: %s\n", evidence.Text(filepath.Join(res.Dir, verdict.StatementJSON)), verdict.Plural(int64(len(res.Differences)), "difference"))
 		return
 	}
-	fmt.Fprintf(w, "subjects: %s and %s match the statement's sha256\n", joinNames(verdict.Subjects), verdict.OpenAPIName)
+	fmt.Fprintf(w, "subjects: %s and %s match the statement's sha256\n", strings.Join(verdict.Subjects, ", "), verdict.OpenAPIName)
 	fmt.Fprintf(w, "judged by: plantcheck %s, suite %s, %s (%s)\n", evidence.Text(p.Plantcheck.Version), Short(p.Suite.SHA256), evidence.Text(p.Driver), evidence.Text(p.Scope.Kind))
 	fmt.Fprintf(w, "target: %s\n", evidence.Text(p.Target))
 	if s := p.Strength; s != nil {
 		fmt.Fprintf(w, "suite strength: %s\n", evidence.Text(s.Line()))
 	}
 	fmt.Fprintf(w, "HOLDS: the statement and the reports agree: %s (exit status %d)\n", evidence.Text(p.Verdict.Sentence), p.Verdict.ExitCode)
-}
-
-func joinNames(names []string) string {
-	var b bytes.Buffer
-	for i, n := range names {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(n)
-	}
-	return b.String()
 }
 
 // ReadBounded reads a file of at most max bytes.

@@ -223,11 +223,11 @@ func (v *Verdict) fixList(server []Block, f firsts) []string {
 				continue // said on its group's line
 			}
 			if len(g.ids) > 1 {
-				out = append(out, fmt.Sprintf("%s (%s), %s: %s (blocks %s)", strings.Join(g.ids, ", "), upper(g.level), plural(g.n, "failure"), fd.essence, strings.Join(g.blocks, ", ")))
+				out = append(out, fmt.Sprintf("%s (%s), %s: %s (blocks %s)", strings.Join(g.ids, ", "), Upper(g.level), Plural(g.n, "failure"), fd.essence, strings.Join(g.blocks, ", ")))
 				continue
 			}
 		}
-		line := fmt.Sprintf("%s (%s), %s", r.ID, upper(r.Level), plural(r.Failures, "failure"))
+		line := fmt.Sprintf("%s (%s), %s", r.ID, Upper(r.Level), Plural(r.Failures, "failure"))
 		if ks := f.kinds[r.ID]; len(ks) > 1 {
 			var parts []string
 			for i, k := range ks {

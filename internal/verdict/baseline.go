@@ -121,9 +121,9 @@ func (v *Verdict) markKnown() {
 	}
 }
 
-// serverFailures calls f with each piece of evidence of the service's
+// ServerFailures calls f with each piece of evidence of the service's
 // failures.
-func (v *Verdict) serverFailures(f func(Block, Evidence)) {
+func (v *Verdict) ServerFailures(f func(Block, Evidence)) {
 	for _, b := range v.Failures {
 		if b.Outcome != Fail || b.Side == "client" {
 			continue
@@ -150,7 +150,7 @@ func (v *Verdict) againstBaseline(deciding, unjudged []rules.RuleID) (res *Basel
 	}
 	known, seen := map[rules.RuleID]bool{}, map[rules.RuleID]bool{}
 	newKinds := map[rules.RuleID][]string{}
-	v.serverFailures(func(_ Block, e Evidence) {
+	v.ServerFailures(func(_ Block, e Evidence) {
 		if e.Known {
 			res.KnownFailures++
 		} else {
@@ -215,7 +215,7 @@ func (v *Verdict) stale(en BaselineEntry) string {
 	}
 	var now []string
 	held := false
-	v.serverFailures(func(b Block, e Evidence) {
+	v.ServerFailures(func(b Block, e Evidence) {
 		held = held || en.holds(b, e)
 		if e.Rule == en.Rule && (en.Scenario == "" || en.Scenario == b.Scenario) && !slices.Contains(now, e.Kind()) {
 			now = append(now, e.Kind())
@@ -292,11 +292,11 @@ func (v *Verdict) baselineLines() []string {
 	lines := []string{fmt.Sprintf("file %s (written by plantcheck %s; compared: %s)", r.File, r.Plantcheck, r.Compared)}
 	news := "none"
 	if len(r.New) > 0 {
-		news = rules.JoinIDs(r.New, ", ") + fmt.Sprintf(" (%s the baseline does not hold): they decide the exit status", plural(int64(r.NewFailures), "failure"))
+		news = rules.JoinIDs(r.New, ", ") + fmt.Sprintf(" (%s the baseline does not hold): they decide the exit status", Plural(int64(r.NewFailures), "failure"))
 	}
 	lines = append(lines, "new failures: "+news)
 	if len(r.Known) > 0 {
-		lines = append(lines, fmt.Sprintf("known failures: %s (%s, marked known below; they stay in every report)", rules.JoinIDs(r.Known, ", "), plural(int64(r.KnownFailures), "failure")))
+		lines = append(lines, fmt.Sprintf("known failures: %s (%s, marked known below; they stay in every report)", rules.JoinIDs(r.Known, ", "), Plural(int64(r.KnownFailures), "failure")))
 	}
 	if len(r.NotJudged) > 0 {
 		lines = append(lines, "not judged, as in the baseline: "+rules.JoinIDs(r.NotJudged, ", ")+" (a known failure may stop them; they do not make the run incomplete)")

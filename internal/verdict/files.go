@@ -31,8 +31,8 @@ const (
 var reportTemplate string
 
 var reportPage = template.Must(template.New("report").Funcs(htmlpage.Funcs()).Funcs(template.FuncMap{
-	"upper":       upper,
-	"plural":      plural,
+	"upper":       Upper,
+	"plural":      Plural,
 	"class":       (*Verdict).class,
 	"traffic":     (*Verdict).trafficLine,
 	"countedBy":   func(v *Verdict) string { return capital(v.words().counted) },
@@ -226,10 +226,11 @@ func (v *Verdict) WriteFiles(dir string) error {
 	// html/template passes invalid bytes, controls and overrides through.
 	// Plantcheck's own text in them holds none of these, so the pass changes
 	// only what came from the target.
-	files := []struct {
+	type file struct {
 		name string
 		data []byte
-	}{
+	}
+	files := []file{
 		{SummaryJSON, append(js, '\n')},
 		{SummaryMD, []byte(mdquote.Clean(md.String()))},
 		{SummaryShortMD, []byte(mdquote.Clean(short.String()))},
@@ -247,10 +248,7 @@ func (v *Verdict) WriteFiles(dir string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", StatementJSON, err)
 	}
-	files = append(files, struct {
-		name string
-		data []byte
-	}{StatementJSON, statement})
+	files = append(files, file{StatementJSON, statement})
 	var errs []error
 	for _, f := range files {
 		if err := WriteAtomic(dir, f.name, f.data); err != nil {

@@ -58,9 +58,6 @@ func CatalogDigest() string {
 	return digest(b)
 }
 
-// FeaturesDigest hashes the features (summary.json's features.sha256).
-func FeaturesDigest() string { return featuresDigest() }
-
 // SuiteDigest names the suite a verdict was judged with: the features and
 // the rule catalog, the one digest over both of theirs.
 func SuiteDigest() string {

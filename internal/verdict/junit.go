@@ -69,8 +69,14 @@ type junitProblem struct {
 
 func secs(ms float64) string { return fmt.Sprintf("%.3f", ms/1000) }
 
-// add counts a case into its suite.
+// add counts a case into its suite, its text cleaned (writeJUnit says why).
 func (s *junitSuite) add(c junitCase, ms float64) {
+	c.Name, c.SystemOut = mdquote.Clean(c.Name), mdquote.Clean(c.SystemOut)
+	for _, p := range []*junitProblem{c.Failure, c.Error, c.Skipped} {
+		if p != nil {
+			p.Message, p.Text = mdquote.Clean(p.Message), mdquote.Clean(p.Text)
+		}
+	}
 	switch {
 	case c.Failure != nil:
 		s.Failures++
@@ -89,10 +95,16 @@ func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 	if v.Reference {
 		top.Name = fmt.Sprintf("plantcheck: %s %s on %s (%s)", v.Spec.Title, v.Spec.Version, ReferenceTarget, v.Status)
 	}
+	// encoding/xml writes a character XML 1.0 cannot hold (most C0
+	// controls, invalid UTF-8) as U+FFFD, so the file is well-formed
+	// anyway; cleaning first (here, in add, and in what to fix) shows the
+	// reader which control it was, and escapes the C1 controls and bidi
+	// overrides XML would let through.
+	top.Name = mdquote.Clean(top.Name)
 	idx := map[rules.RuleID]int{}
 	for _, r := range v.Rules {
 		idx[r.ID] = len(top.Suites)
-		top.Suites = append(top.Suites, junitSuite{Name: fmt.Sprintf("%s (%s)", r.ID, upper(r.Level))})
+		top.Suites = append(top.Suites, junitSuite{Name: fmt.Sprintf("%s (%s)", r.ID, Upper(r.Level))})
 	}
 	if v.words().traffic {
 		v.junitRules(top.Suites)
@@ -121,40 +133,18 @@ func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 		s := junitSuite{Name: "plantcheck: what to fix", Time: "0.000", Properties: &junitProperties{}}
 		var text strings.Builder
 		if a.Cause != "" {
-			s.Properties.Property = append(s.Properties.Property, junitProperty{"common-cause", a.Cause})
+			s.Properties.Property = append(s.Properties.Property, junitProperty{"common-cause", mdquote.Clean(a.Cause)})
 			fmt.Fprintf(&text, "Common cause: %s\n\n", a.Cause)
 		}
 		if len(a.Fix) > 0 {
 			fmt.Fprintf(&text, "To fix (blocks numbered as in summary.md and report.html):\n")
 		}
 		for i, l := range a.Fix {
-			s.Properties.Property = append(s.Properties.Property, junitProperty{fmt.Sprintf("to-fix-%d", i+1), l})
+			s.Properties.Property = append(s.Properties.Property, junitProperty{fmt.Sprintf("to-fix-%d", i+1), mdquote.Clean(l)})
 			fmt.Fprintf(&text, "- %s\n", l)
 		}
-		s.SystemOut = text.String()
+		s.SystemOut = mdquote.Clean(text.String())
 		top.Suites = append([]junitSuite{s}, top.Suites...)
-	}
-	// encoding/xml writes a character XML 1.0 cannot hold (most C0
-	// controls, invalid UTF-8) as U+FFFD, so the file is well-formed
-	// anyway; cleaning first shows the reader which control it was, and
-	// escapes the C1 controls and bidi overrides XML would let through.
-	top.Name = mdquote.Clean(top.Name)
-	for i := range top.Suites {
-		top.Suites[i].SystemOut = mdquote.Clean(top.Suites[i].SystemOut)
-		if ps := top.Suites[i].Properties; ps != nil {
-			for j := range ps.Property {
-				ps.Property[j].Value = mdquote.Clean(ps.Property[j].Value)
-			}
-		}
-		for j := range top.Suites[i].Cases {
-			c := &top.Suites[i].Cases[j]
-			c.Name, c.SystemOut = mdquote.Clean(c.Name), mdquote.Clean(c.SystemOut)
-			for _, p := range []*junitProblem{c.Failure, c.Error, c.Skipped} {
-				if p != nil {
-					p.Message, p.Text = mdquote.Clean(p.Message), mdquote.Clean(p.Text)
-				}
-			}
-		}
 	}
 	b.WriteString(xml.Header)
 	enc := xml.NewEncoder(b)
@@ -191,7 +181,15 @@ func (v *Verdict) junitScenarios(suites []junitSuite, idx map[rules.RuleID]int) 
 		c := junitCase{Name: string(sc.Rule) + ": " + sc.Name, Classname: string(sc.Rule), Time: secs(sc.Duration)}
 		switch sc.Outcome {
 		case Fail:
-			c.Failure = junitScenarioFailure(block, sc, label)
+			if block != nil && len(block.Evidence) > 0 {
+				c.Failure = junitFailure(block, sc.Rule, label)
+				break
+			}
+			msg := "the scenario failed"
+			if block != nil && block.Error != "" {
+				msg = block.Error
+			}
+			c.Failure = &junitProblem{Message: msg, Type: string(sc.Level), Text: msg}
 		case Error:
 			msg := "plantcheck could not judge this scenario"
 			if sc.Error != "" {
@@ -212,26 +210,21 @@ func (v *Verdict) junitScenarios(suites []junitSuite, idx map[rules.RuleID]int) 
 	}
 }
 
-// junitScenarioFailure is the <failure> of a failed scenario: every rule
-// it found broken, its own first, with the evidence, numbered as the
-// console and the other reports number the block.
-func junitScenarioFailure(b *Block, sc Scenario, label string) *junitProblem {
-	if b == nil || len(b.Evidence) == 0 {
-		msg := "the scenario failed"
-		if b != nil && b.Error != "" {
-			msg = b.Error
-		}
-		return &junitProblem{Message: msg, Type: string(sc.Level), Text: msg}
-	}
+// junitFailure is the <failure> of block b: every rule it found broken,
+// own first, with the evidence and the rerun, numbered (label, "" for
+// none) as the console and the other reports number the block.
+func junitFailure(b *Block, own rules.RuleID, label string) *junitProblem {
 	found := []rules.RuleID{}
 	for _, e := range b.Evidence {
 		if !slices.Contains(found, e.Rule) {
 			found = append(found, e.Rule)
 		}
 	}
-	// The scenario's own rule leads when it broke it.
-	if k := slices.Index(found, sc.Rule); k > 0 {
-		found = append(append([]rules.RuleID{sc.Rule}, found[:k]...), found[k+1:]...)
+	switch k := slices.Index(found, own); {
+	case len(found) == 0:
+		found = []rules.RuleID{own}
+	case k > 0:
+		found = append(append([]rules.RuleID{own}, found[:k]...), found[k+1:]...)
 	}
 	var msgs, others []string
 	var es []Evidence
@@ -251,28 +244,29 @@ func junitScenarioFailure(b *Block, sc Scenario, label string) *junitProblem {
 		if ok && (level == "" || levelRank(r.Level) < levelRank(level)) {
 			level = r.Level
 		}
-		if id != sc.Rule {
+		if id != own {
 			lv := ""
 			if ok {
-				lv = " (" + upper(r.Level) + ")"
+				lv = " (" + Upper(r.Level) + ")"
 			}
 			others = append(others, string(id)+lv)
 		}
 	}
-	msg := msgs[0]
-	if len(msgs) > 1 {
-		msg += fmt.Sprintf(" (and %s more)", plural(int64(len(msgs)-1), "rule"))
+	msg := ""
+	if len(msgs) > 0 {
+		msg = msgs[0]
 	}
+	if len(msgs) > 1 {
+		msg += fmt.Sprintf(" (and %s more)", Plural(int64(len(msgs)-1), "rule"))
+	}
+	var text []string
 	if label != "" {
 		msg = "failure " + label + " " + msg
+		text = append(text, "block "+strings.TrimSuffix(label, ")")+" of summary.md and report.html (the console shows the first failure of each rule)")
 	}
 	if b.Known {
 		// A known failure stays a failure; the message says it is known.
 		msg = "known (in the baseline): " + msg
-	}
-	var text []string
-	if label != "" {
-		text = append(text, "block "+strings.TrimSuffix(label, ")")+" of summary.md and report.html (the console shows the first failure of each rule)")
 	}
 	if len(others) > 0 {
 		text = append(text, "found broken by this scenario: "+strings.Join(others, ", "))
@@ -294,13 +288,13 @@ func (v *Verdict) junitRules(suites []junitSuite) {
 		}
 	}
 	for i, r := range v.Rules {
-		c := junitCase{Name: fmt.Sprintf("%s (%s)", r.ID, upper(r.Level)), Classname: string(r.ID), Time: "0.000"}
+		c := junitCase{Name: fmt.Sprintf("%s (%s)", r.ID, Upper(r.Level)), Classname: string(r.ID), Time: "0.000"}
 		counts := fmt.Sprintf("%d exchanges judged, %d passed, %d failed", r.Judged, r.Passed, r.Failures)
 		switch {
 		case r.Outcome == NotJudged:
 			c.Skipped = &junitProblem{Message: "not judged: " + r.NotJudgedBecause}
 		case r.Outcome == Fail && v.decides(r) && blocks[r.ID] != nil:
-			c.Failure = junitFailure(blocks[r.ID], r.ID)
+			c.Failure = junitFailure(blocks[r.ID], r.ID, "")
 			c.Failure.Message = fmt.Sprintf("failure %s %d of %d exchanges failed; %s", labels[r.ID], r.Failures, r.Judged, c.Failure.Message)
 		default:
 			c.SystemOut = counts
@@ -342,65 +336,23 @@ func (v *Verdict) junitClients() junitSuite {
 	return s
 }
 
-// junitFailure is the <failure> of one rule in a block: that rule's
-// failures, with their evidence and reproduction, and the rerun command.
-func junitFailure(b *Block, id rules.RuleID) *junitProblem {
-	var es []Evidence
-	for _, e := range b.Evidence {
-		if e.Rule == id {
-			es = append(es, e)
-		}
-	}
-	msg := ""
-	if len(es) > 0 {
-		msg = string(id) + ": expected " + es[0].Expected + ", got " + es[0].Actual
-	}
-	if b.Known {
-		msg = "known (in the baseline): " + msg
-	}
-	text := []string{evidenceText(es)}
-	if b.Scenario != "" {
-		text = append(text, "scenario: "+string(b.Rule)+": "+b.Scenario)
-	}
-	if b.Rerun != "" {
-		text = append(text, "rerun: "+b.Rerun)
-	}
-	level := rules.Level("")
-	if r, ok := rules.Lookup(id); ok {
-		level = r.Level
-	}
-	return &junitProblem{Message: msg, Type: string(level), Text: strings.Join(text, "\n\n")}
-}
-
 // evidenceText writes failures as plain text, one after another.
 func evidenceText(es []Evidence) string {
 	var parts []string
-	var last Evidence
-	for _, e := range es {
-		same := e.Request != "" && e.Request == last.Request && e.Response == last.Response && e.Reproduce == last.Reproduce
-		if e.Request != "" {
-			last = e
-		}
+	for _, e := range markSame(es) {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s (%s): %s\n", e.Rule, upper(e.Level), e.Requirement)
-		fmt.Fprintf(&b, "  expected: %s\n", e.Expected)
-		fmt.Fprintf(&b, "  actual:   %s", e.Actual)
+		fmt.Fprintf(&b, "%s (%s): %s\n  expected: %s\n  actual:   %s", e.Rule, Upper(e.Level), e.Requirement, e.Expected, e.Actual)
 		for _, d := range e.Details {
 			fmt.Fprintf(&b, "\n  - %s", d)
 		}
-		if same {
+		if e.Same {
 			b.WriteString("\n  exchange: the one above")
-			parts = append(parts, b.String())
-			continue
-		}
-		if e.Request != "" {
-			fmt.Fprintf(&b, "\n  request:  %s", e.Request)
-		}
-		if e.Response != "" {
-			fmt.Fprintf(&b, "\n  response: %s", e.Response)
-		}
-		if e.Reproduce != "" {
-			fmt.Fprintf(&b, "\n  reproduce: %s", e.Reproduce)
+		} else {
+			for _, f := range [][2]string{{"request:  ", e.Request}, {"response: ", e.Response}, {"reproduce: ", e.Reproduce}} {
+				if f[1] != "" {
+					fmt.Fprintf(&b, "\n  %s%s", f[0], f[1])
+				}
+			}
 		}
 		parts = append(parts, b.String())
 	}

@@ -77,7 +77,7 @@ func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
 	v.writeMarkdownFix(b, q)
 	c := v.Counts
 	for _, n := range v.NotJudgedInPart {
-		q.item(b, "-", fmt.Sprintf("Not judged in %s:", plural(n.N, "exchange")), n.Reason)
+		q.item(b, "-", fmt.Sprintf("Not judged in %s:", Plural(n.N, "exchange")), n.Reason)
 	}
 	if len(v.NotJudgedInPart) > 0 {
 		b.WriteString("\n")
@@ -94,7 +94,7 @@ func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
 		if r.Outcome == NotJudged && len(r.NotJudgedBecause) > maxWhyInTable {
 			req += "<br>not judged: " + r.NotJudgedBecause
 		}
-		fmt.Fprintf(b, "| %s %s | %s | %s | %d | %s |\n", mdMarks[r.Outcome], r.ID, upper(r.Level), mdTable(r.Result), v.words().count(r), mdTable(req))
+		fmt.Fprintf(b, "| %s %s | %s | %s | %d | %s |\n", mdMarks[r.Outcome], r.ID, Upper(r.Level), mdTable(r.Result), v.words().count(r), mdTable(req))
 	}
 	noted := false
 	for _, r := range v.Rules {
@@ -228,11 +228,11 @@ func (v *Verdict) writeMarkdownBlock(b *bytes.Buffer, q Quote, f Shown, n int) {
 	}
 	for i, e := range f.Evidence {
 		if n > 0 && i == shortEvidence {
-			fmt.Fprintf(b, "\n(And %s of this block: %s keeps them.)\n", plural(int64(len(f.Evidence)-i), "more piece")+" of evidence", SummaryMD)
+			fmt.Fprintf(b, "\n(And %s of this block: %s keeps them.)\n", Plural(int64(len(f.Evidence)-i), "more piece")+" of evidence", SummaryMD)
 			break
 		}
 		if e.Rule != "" {
-			fmt.Fprintf(b, "- **%s (%s)**: %s\n", e.Rule, upper(e.Level), e.Requirement)
+			fmt.Fprintf(b, "- **%s (%s)**: %s\n", e.Rule, Upper(e.Level), e.Requirement)
 		}
 		q.item(b, "-", "Expected:", cutTo(e.Expected, n))
 		q.item(b, "-", "Actual:", cutTo(e.Actual, n))
@@ -264,7 +264,7 @@ func (v *Verdict) writeMarkdownBlock(b *bytes.Buffer, q Quote, f Shown, n int) {
 		}
 	}
 	if f.More > 0 {
-		fmt.Fprintf(b, "\nAnd %s of %s, counted, not kept.\n", plural(f.More, "more failure"), label(f.Rule))
+		fmt.Fprintf(b, "\nAnd %s of %s, counted, not kept.\n", Plural(f.More, "more failure"), label(f.Rule))
 	}
 	if f.Rerun != "" {
 		fmt.Fprintf(b, "\nRerun the rule:\n\n%s", q.Block(cutTo(f.Rerun, 4*n), "sh", ""))

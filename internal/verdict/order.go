@@ -63,41 +63,36 @@ func (v *Verdict) shown() []Shown {
 
 func (v *Verdict) shownBlock(i, n int, label string) Shown {
 	b := v.Failures[i]
-	s := Shown{N: n, Label: label, Index: i, Block: b}
+	return Shown{N: n, Label: label, Index: i, Block: b, Evidence: markSame(b.Evidence)}
+}
+
+// markSame marks each piece of evidence whose exchange the last one with
+// an exchange before it showed.
+func markSame(es []Evidence) []ShownEvidence {
+	var out []ShownEvidence
 	var last Evidence
-	for _, e := range b.Evidence {
-		same := e.Request != "" && e.Request == last.Request && e.Response == last.Response && e.Reproduce == last.Reproduce
-		s.Evidence = append(s.Evidence, ShownEvidence{Evidence: e, Same: same})
+	for _, e := range es {
+		out = append(out, ShownEvidence{e, e.Request != "" && e.Request == last.Request && e.Response == last.Response && e.Reproduce == last.Reproduce})
 		if e.Request != "" {
 			last = e
 		}
 	}
-	return s
+	return out
 }
 
-// OrderFailures puts the failure blocks in the one order every report
-// gives them, and numbers them from 1 (Block.Number): the service's
-// blocks first, the rules that decide the verdict first (MUST, then
-// SHOULD, then the rest), each level in catalog order, the blocks of one
-// rule in the order they were found; then the clients' blocks (proxy), in
-// theirs. A scenario's Failure follows its block. Finish calls it; a
-// driver that adds blocks after Finish calls it again.
+// OrderFailures puts the failure blocks in the one order (FailureOrder)
+// and numbers them from 1 (Block.Number); a scenario's Failure follows its
+// block. Finish calls it; a driver that adds blocks after Finish calls it
+// again.
 func (v *Verdict) OrderFailures() {
-	type placed struct {
-		b    Block
-		from int // the block's number before, from 1
+	server, client := v.FailureOrder()
+	blocks := make([]Block, 0, len(v.Failures))
+	to := make(map[int]int, len(v.Failures))
+	for n, i := range append(server, client...) {
+		blocks = append(blocks, v.Failures[i])
+		blocks[n].Number, to[i+1] = n+1, n+1
 	}
-	ps := make([]placed, len(v.Failures))
-	for i, b := range v.Failures {
-		ps[i] = placed{b, i + 1}
-	}
-	slices.SortStableFunc(ps, func(a, b placed) int { return failureOrder(a.b, b.b) })
-	to := make(map[int]int, len(ps))
-	for i := range ps {
-		to[ps[i].from] = i + 1
-		ps[i].b.Number = i + 1
-		v.Failures[i] = ps[i].b
-	}
+	copy(v.Failures, blocks)
 	for i := range v.Scenarios {
 		if n := v.Scenarios[i].Failure; n > 0 {
 			v.Scenarios[i].Failure = to[n]
@@ -105,23 +100,9 @@ func (v *Verdict) OrderFailures() {
 	}
 }
 
-func sideRank(side string) int {
-	if side == "client" {
-		return 1
-	}
-	return 0
-}
-
-// failureOrder is the one order of failure blocks: the service's first, by
-// level (MUST, SHOULD, the rest), then catalog order, then as found; the
-// clients' after, as found.
+// failureOrder is the one order of the service's failure blocks: by level
+// (MUST, SHOULD, the rest), then catalog order, then as found.
 func failureOrder(a, b Block) int {
-	if c := sideRank(a.Side) - sideRank(b.Side); c != 0 {
-		return c
-	}
-	if a.Side == "client" {
-		return 0
-	}
 	if c := levelRank(a.Level) - levelRank(b.Level); c != 0 {
 		return c
 	}

@@ -62,14 +62,14 @@ func (v *Verdict) WriteShortMarkdown(b *bytes.Buffer, q Quote) {
 	if len(failed) > 0 {
 		fmt.Fprintf(b, "**Rules that failed** (%d):\n\n", len(failed))
 		for _, r := range failed {
-			fmt.Fprintf(b, "- %s **%s** (%s) %s: %s\n", mdMarks[r.Outcome], r.ID, upper(r.Level), mdTable(r.Result), r.Requirement)
+			fmt.Fprintf(b, "- %s **%s** (%s) %s: %s\n", mdMarks[r.Outcome], r.ID, Upper(r.Level), mdTable(r.Result), r.Requirement)
 		}
 		b.WriteString("\n")
 	}
 	if len(unjudged) > 0 {
 		fmt.Fprintf(b, "**Rules not judged** that decide the verdict (%d):\n\n", len(unjudged))
 		for _, r := range unjudged {
-			fmt.Fprintf(b, "- %s **%s** (%s): %s\n", mdMarks[r.Outcome], r.ID, upper(r.Level), q.Span(cutTo(r.NotJudgedBecause, shortValue)))
+			fmt.Fprintf(b, "- %s **%s** (%s): %s\n", mdMarks[r.Outcome], r.ID, Upper(r.Level), q.Span(cutTo(r.NotJudgedBecause, shortValue)))
 		}
 		b.WriteString("\n")
 	}

@@ -2,16 +2,13 @@ package verdict
 
 import (
 	"bytes"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
 	intoto "github.com/in-toto/attestation/go/v1"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -106,9 +103,7 @@ type PredicateRule struct {
 // Predicate is the predicate of the statement about v.
 func (v *Verdict) Predicate() Predicate {
 	var p Predicate
-	p.Plantcheck.Version = v.Plantcheck.Version
-	p.Spec.Title, p.Spec.Version, p.Spec.SHA256 = v.Spec.Title, v.Spec.Version, v.Spec.SHA256
-	p.Suite.Features.SHA256, p.Suite.Features.Scenarios = v.Features.SHA256, v.Features.Scenarios
+	p.Plantcheck, p.Spec, p.Suite.Features = v.Plantcheck, v.Spec, v.Features
 	p.Suite.Rules.SHA256, p.Suite.Rules.Count = CatalogDigest(), len(rules.Catalog)
 	p.Suite.SHA256 = SuiteDigestOf(p.Suite.Features.SHA256, p.Suite.Rules.SHA256)
 	p.Target, p.Reference = StripCredentials(v.Target), v.Reference
@@ -220,23 +215,4 @@ func ReadStatement(b []byte) (map[string]string, *Predicate, error) {
 		return nil, nil, fmt.Errorf("predicate: %w", err)
 	}
 	return subjects, &p, nil
-}
-
-// PredicateSchema is conformance.schema.json, the JSON Schema (2020-12)
-// that the statement's predicate follows.
-//
-//go:embed conformance.schema.json
-var PredicateSchema []byte
-
-// predicateSchemaID is the $id of conformance.schema.json.
-const predicateSchemaID = "https://plantcheck.dev/conformance.schema.json"
-
-var predicateCompiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	return compile(predicateSchemaID, PredicateSchema)
-})
-
-// CheckPredicate reports whether a document is a predicate that follows
-// conformance.schema.json, and if not, why.
-func CheckPredicate(doc []byte) error {
-	return check(predicateCompiled, "conformance.schema.json", doc)
 }

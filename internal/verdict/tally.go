@@ -76,86 +76,61 @@ func (t *Tally) rule(id rules.RuleID) *Rule {
 // Has reports whether id is a rule of the catalog.
 func (t *Tally) Has(id rules.RuleID) bool { _, ok := t.at[id]; return ok }
 
-// Scenario counts one scenario of the rule that ran (run): the rule was
-// selected, and is not judged unless something judged it.
-func (t *Tally) Scenario(id rules.RuleID) {
+// on calls f with id's entry, locked; a rule not in the catalog is left
+// alone.
+func (t *Tally) on(id rules.RuleID, f func(*Rule)) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if r := t.rule(id); r != nil {
-		r.Scenarios++
-		t.inScope[id] = true
+		f(r)
 	}
+}
+
+// Scenario counts one scenario of the rule that ran (run): the rule was
+// selected, and is not judged unless something judged it.
+func (t *Tally) Scenario(id rules.RuleID) {
+	t.on(id, func(r *Rule) { r.Scenarios++; t.inScope[id] = true })
 }
 
 // Judged counts judged judgements of the rule, passed of which kept it.
 func (t *Tally) Judged(id rules.RuleID, judged, passed int64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if r := t.rule(id); r != nil {
-		r.Judged += judged
-		r.Passed += passed
-	}
+	t.on(id, func(r *Rule) { r.Judged += judged; r.Passed += passed })
 }
 
 // Failed counts n failures citing the rule.
-func (t *Tally) Failed(id rules.RuleID, n int64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if r := t.rule(id); r != nil {
-		r.Failures += n
-	}
-}
+func (t *Tally) Failed(id rules.RuleID, n int64) { t.on(id, func(r *Rule) { r.Failures += n }) }
 
 // Errored marks the rule as met by an error of the harness or the network
 // (a scenario of it erred).
-func (t *Tally) Errored(id rules.RuleID) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.Has(id) {
-		t.errored[id] = true
-	}
-}
+func (t *Tally) Errored(id rules.RuleID) { t.on(id, func(*Rule) { t.errored[id] = true }) }
 
 // Unjudged says why some of the rule's judgements were not made (a
 // scenario of it was not judged); each reason is said once, and stays
 // beside whatever outcome the rule has.
 func (t *Tally) Unjudged(id rules.RuleID, why string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.Has(id) {
-		t.partly[id] = appendOnce(t.partly[id], why)
-	}
+	t.on(id, func(*Rule) { t.partly[id] = appendOnce(t.partly[id], why) })
 }
 
 // NoVerdict puts the rule in scope with why it may have no verdict (proxy:
 // traffic cannot show it, or none that could came); the first reason
 // given stands, and is said only if nothing judged the rule.
 func (t *Tally) NoVerdict(id rules.RuleID, why string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.Has(id) && !t.inScope[id] {
-		t.inScope[id] = true
-		t.because[id] = why
-	}
+	t.on(id, func(*Rule) {
+		if !t.inScope[id] {
+			t.inScope[id], t.because[id] = true, why
+		}
+	})
 }
 
 // Note keeps a note for the rule, each once.
 func (t *Tally) Note(id rules.RuleID, note string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if r := t.rule(id); r != nil {
-		r.Notes = appendOnce(r.Notes, note)
-	}
+	t.on(id, func(r *Rule) { r.Notes = appendOnce(r.Notes, note) })
 }
 
 // FoundBy names a scenario of another rule that found this rule broken,
 // each once.
 func (t *Tally) FoundBy(id rules.RuleID, by string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if r := t.rule(id); r != nil && !slices.Contains(r.FoundBy, by) {
-		r.FoundBy = append(r.FoundBy, by)
-	}
+	t.on(id, func(r *Rule) { r.FoundBy = appendOnce(r.FoundBy, by) })
 }
 
 // Rules are the rules of the catalog with their outcomes: failed when a
@@ -350,12 +325,8 @@ func (t *Tally) groups() []ClientGroup {
 // Progress is the traffic's running count, for a progress line.
 func (t *Tally) Progress() string {
 	c := t.Counts()
-	var own int64
-	for _, n := range c.ProxyAnswers {
-		own += n
-	}
-	return fmt.Sprintf("%s (%d judged), %s, %s, %d answered by the proxy", plural(int64(c.Exchanges), "exchange"), c.Judged,
-		plural(c.ServerViolations, "server-side violation"), plural(c.ClientViolations, "client-side violation"), own)
+	return fmt.Sprintf("%s (%d judged), %s, %s, %d answered by the proxy", Plural(int64(c.Exchanges), "exchange"), c.Judged,
+		Plural(c.ServerViolations, "server-side violation"), Plural(c.ClientViolations, "client-side violation"), c.ownAnswers())
 }
 
 // Add counts a verdict of traffic into the tally (history.Merge): its
@@ -437,7 +408,7 @@ func (t *Tally) Traffic(v *Verdict, red func(string) string) {
 		if r.Failures > 0 {
 			es := evidence(Slot{"server", r.ID})
 			v.Failures = append(v.Failures, Block{
-				Heading: string(r.ID) + " (" + upper(r.Level) + ")", Rule: r.ID, Level: r.Level, Side: "server",
+				Heading: string(r.ID) + " (" + Upper(r.Level) + ")", Rule: r.ID, Level: r.Level, Side: "server",
 				Outcome: Fail, Evidence: es, More: r.Failures - int64(len(es)),
 			})
 		}

@@ -74,7 +74,7 @@ func (v *console) writeText(w *strings.Builder) {
 	if v.words().traffic {
 		fmt.Fprintf(w, "%s\n", v.trafficLine())
 		for _, c := range v.NotJudgedInPart {
-			fmt.Fprintf(w, "  not judged in %s: %s\n", plural(c.N, "exchange"), c.Reason)
+			fmt.Fprintf(w, "  not judged in %s: %s\n", Plural(c.N, "exchange"), c.Reason)
 		}
 	}
 	fix := v.a.Fix
@@ -82,7 +82,7 @@ func (v *console) writeText(w *strings.Builder) {
 	if len(fix) > 0 {
 		// What to fix leads: a line a rule broken, the first failure's
 		// essence, and the block below (or in the reports) that shows it.
-		fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("To fix: %s broken (blocks numbered as in every report):", plural(int64(v.a.Broken), "rule"))))
+		fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("To fix: %s broken (blocks numbered as in every report):", Plural(int64(v.a.Broken), "rule"))))
 		for _, l := range fix {
 			fmt.Fprintf(w, "  %s\n", v.paint(red, l))
 		}
@@ -97,9 +97,9 @@ func (v *console) writeText(w *strings.Builder) {
 			if _, ok := byWhy[r.NotJudgedBecause]; !ok {
 				whys = append(whys, r.NotJudgedBecause)
 			}
-			name := fmt.Sprintf("%s (%s)", r.ID, upper(r.Level))
+			name := fmt.Sprintf("%s (%s)", r.ID, Upper(r.Level))
 			if r.Outcome == Pass {
-				name = fmt.Sprintf("%s (%s, judged by %d of %d scenarios)", r.ID, upper(r.Level), r.Judged, r.Scenarios)
+				name = fmt.Sprintf("%s (%s, judged by %d of %d scenarios)", r.ID, Upper(r.Level), r.Judged, r.Scenarios)
 			}
 			byWhy[r.NotJudgedBecause] = append(byWhy[r.NotJudgedBecause], name)
 		}
@@ -127,7 +127,7 @@ func (v *console) writeText(w *strings.Builder) {
 		if v.ReportDir != "" {
 			where = SummaryMD + " has them"
 		}
-		fmt.Fprintf(w, "\n%s\n", wrap("Noted, never failed ("+where+"): "+strings.Join(noted, ", "), 100, "  "))
+		fmt.Fprintf(w, "\n%s\n", wrapAt("Noted, never failed ("+where+"): "+strings.Join(noted, ", "), ", ", 0, 100, "  "))
 	case len(notes) > 0:
 		fmt.Fprintln(w, "\nNoted, never failed (the spec leaves these open), and inconclusive scenarios:")
 		fmt.Fprintln(w, strings.Join(notes, "\n"))
@@ -141,8 +141,8 @@ func (v *console) writeText(w *strings.Builder) {
 		fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d errors, %d not run; %d HTTP exchanges in %s (seed %d)\n",
 			c.Scenarios, c.Passed, c.Failed, c.Errors, c.NotRun, c.Exchanges, v.Ended.Sub(v.Started).Round(time.Millisecond), v.Seed)
 	} else {
-		fmt.Fprintf(w, "\n%s in %s; %s, %s\n", plural(int64(c.Exchanges), "exchange"), v.Ended.Sub(v.Started).Round(time.Millisecond),
-			plural(c.ServerViolations, "server-side violation"), plural(c.ClientViolations, "client-side violation"))
+		fmt.Fprintf(w, "\n%s in %s; %s, %s\n", Plural(int64(c.Exchanges), "exchange"), v.Ended.Sub(v.Started).Round(time.Millisecond),
+			Plural(c.ServerViolations, "server-side violation"), Plural(c.ClientViolations, "client-side violation"))
 	}
 	for _, why := range v.notRunReasons() {
 		fmt.Fprintf(w, "  %s\n", why)
@@ -188,11 +188,11 @@ func (v *console) writeTable(w *strings.Builder, brief bool) {
 			passed = append(passed, string(r.ID))
 			continue
 		}
-		if brief && v.saidApart(r) {
-			continue
+		if brief && (r.Outcome == Fail && r.Level != rules.Open || v.unjudgedWhy(r)) {
+			continue // said apart: under To fix, or with its reason below
 		}
 		rows = append(rows, r)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, upper(r.Level), v.shortWord(r), v.words().count(r), cutRunes(r.Requirement, 70))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, Upper(r.Level), v.shortWord(r), v.words().count(r), cutRunes(r.Requirement, 70))
 	}
 	tw.Flush()
 	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
@@ -215,28 +215,11 @@ func (v *console) writeTable(w *strings.Builder, brief bool) {
 	}
 	switch {
 	case brief && len(passed) > 0:
-		fmt.Fprintf(w, "Passed: %s (the reports, or --verbose, name them)\n", plural(int64(len(passed)), "rule"))
+		fmt.Fprintf(w, "Passed: %s (the reports, or --verbose, name them)\n", Plural(int64(len(passed)), "rule"))
 	case len(passed) > 0:
-		fmt.Fprintf(w, "%s\n", wrap("Passed ("+strconv.Itoa(len(passed))+"): "+strings.Join(passed, ", "), 100, "  "))
+		fmt.Fprintf(w, "%s\n", wrapAt("Passed ("+strconv.Itoa(len(passed))+"): "+strings.Join(passed, ", "), ", ", 0, 100, "  "))
 	}
 }
-
-// saidApart reports whether the brief console says a rule's outcome apart
-// from the table: a broken rule in the list of what to fix, a rule not
-// judged, or judged in part, with its reason below it.
-func (v *Verdict) saidApart(r Rule) bool {
-	switch {
-	case r.Outcome == Fail && r.Level != rules.Open:
-		return true
-	case v.unjudgedWhy(r):
-		return true
-	}
-	return false
-}
-
-// wrap breaks a list joined by ", " into lines of about width bytes,
-// each after the first indented.
-func wrap(s string, width int, indent string) string { return wrapAt(s, ", ", 0, width, indent) }
 
 // maxNamed bounds the rules a line of reasons not run names.
 const maxNamed = 5
@@ -275,9 +258,9 @@ func (v *Verdict) notRunReasons() []string {
 		if len(ids[why]) > maxNamed {
 			// A run stopped (throttled, interrupted) leaves most rules
 			// not run: the count says it; the table names them.
-			of = plural(int64(len(ids[why])), "rule")
+			of = Plural(int64(len(ids[why])), "rule")
 		}
-		out[i] = fmt.Sprintf("not run: %s of %s: %s", plural(n[why], "scenario"), of, why)
+		out[i] = fmt.Sprintf("not run: %s of %s: %s", Plural(n[why], "scenario"), of, why)
 	}
 	return out
 }
@@ -351,7 +334,7 @@ func (v *Verdict) words() words {
 func (v *Verdict) trafficLine() string {
 	c := v.Counts
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d of POST /plants judged", plural(int64(c.Exchanges), "exchange"), c.Judged)
+	fmt.Fprintf(&b, "%s: %d of POST /plants judged", Plural(int64(c.Exchanges), "exchange"), c.Judged)
 	if c.JudgedInPart > 0 {
 		fmt.Fprintf(&b, " (%d in part)", c.JudgedInPart)
 	}
@@ -402,7 +385,7 @@ func (v *console) writeFailures(w io.Writer) {
 	if v.words().traffic {
 		fmt.Fprintf(w, "\nServer-side failures (the service's):\n")
 	} else {
-		fmt.Fprintf(w, "\nFailures (%s):\n", plural(int64(len(server)), "scenario"))
+		fmt.Fprintf(w, "\nFailures (%s):\n", Plural(int64(len(server)), "scenario"))
 	}
 	if c := v.a.Cause; c != "" {
 		fmt.Fprintf(w, "\n%s %s\n", v.paint(yellow, "COMMON CAUSE:"), c)
@@ -446,7 +429,7 @@ func (v *console) writeFirsts(w io.Writer, server []Block) bool {
 		notKept := b.More
 		say := func(n int64, rule rules.RuleID) string {
 			if len(more) == 0 {
-				return fmt.Sprintf("and %s of %s", plural(n, "more failure"), rule)
+				return fmt.Sprintf("and %s of %s", Plural(n, "more failure"), rule)
 			}
 			return fmt.Sprintf("%d more of %s", n, rule)
 		}
@@ -476,9 +459,9 @@ func (v *console) writeFirsts(w io.Writer, server []Block) bool {
 		}
 	}
 	if hidden := len(server) - shown; hidden > 0 || !curl {
-		what := fmt.Sprintf("\nShown: the first failure of each rule broken (%d of %s)", shown, plural(int64(len(server)), "block"))
+		what := fmt.Sprintf("\nShown: the first failure of each rule broken (%d of %s)", shown, Plural(int64(len(server)), "block"))
 		if len(f.also) > 0 {
-			what = fmt.Sprintf("\nShown: the first failure of each MUST rule broken (%d of %s; the %s: under To fix)", shown, plural(int64(len(server)), "block"), plural(int64(len(f.also)), "SHOULD rule"))
+			what = fmt.Sprintf("\nShown: the first failure of each MUST rule broken (%d of %s; the %s: under To fix)", shown, Plural(int64(len(server)), "block"), Plural(int64(len(f.also)), "SHOULD rule"))
 		}
 		fmt.Fprintf(w, "%s. %s\n", what, v.whereAll(!curl))
 	}
@@ -718,7 +701,7 @@ func (v *console) writeBlock(w io.Writer, n int, b Block, only []int, st *blockS
 		}
 	}
 	if b.More > 0 && !st.firsts {
-		fmt.Fprintf(w, "   (and %s of %s, counted, not kept)\n", plural(b.More, "more failure"), b.Rule)
+		fmt.Fprintf(w, "   (and %s of %s, counted, not kept)\n", Plural(b.More, "more failure"), b.Rule)
 	}
 	if b.Rerun != "" {
 		fmt.Fprintf(w, "   rerun:       %s\n", b.Rerun)
@@ -734,7 +717,7 @@ func (v *console) writeEvidence(w io.Writer, n int, b Block, e, prev Evidence, s
 		if !v.Verbose {
 			req = clause(req, consoleRequirement)
 		}
-		fmt.Fprintf(w, "   rule:        %s\n", v.fit(st, fmt.Sprintf("%s (%s): %s", e.Rule, upper(e.Level), req), 1))
+		fmt.Fprintf(w, "   rule:        %s\n", v.fit(st, fmt.Sprintf("%s (%s): %s", e.Rule, Upper(e.Level), req), 1))
 	}
 	fmt.Fprintf(w, "   expected:    %s\n", v.fit(st, e.Expected, 2))
 	details := e.Details
@@ -862,7 +845,7 @@ func (v *console) writeClients(w io.Writer) {
 		effect = "they fail the verdict (--strict-clients)"
 	}
 	fmt.Fprintf(w, "\nClient-side: %s broke the document (the clients', not the service's: %s); by what they break (a request may break several):\n",
-		plural(v.Counts.ClientViolations, "request"), effect)
+		Plural(v.Counts.ClientViolations, "request"), effect)
 	for _, g := range v.Client {
 		fmt.Fprintf(w, "  %-22s %8d\n", g.Label(), g.Requests)
 	}
@@ -875,7 +858,7 @@ func (v *console) writeClients(w io.Writer) {
 		fmt.Fprintf(w, "\n%d) %s\n", blockNumber(b, n-1), b.Title())
 		v.writeEvidence(w, blockNumber(b, n-1), b, b.Evidence[0], Evidence{}, &blockStyle{curl: true})
 		if more := int64(len(b.Evidence)) - 1 + b.More; more > 0 {
-			fmt.Fprintf(w, "   (and %s more of %s; the reports keep up to %d)\n", plural(more, "request"), label(b.Rule), len(b.Evidence))
+			fmt.Fprintf(w, "   (and %s more of %s; the reports keep up to %d)\n", Plural(more, "request"), label(b.Rule), len(b.Evidence))
 		}
 	}
 }

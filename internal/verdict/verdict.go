@@ -208,6 +208,14 @@ type Counts struct {
 	ClientViolations int64 `json:"clientViolations"`
 }
 
+// ownAnswers counts the exchanges the proxy answered itself.
+func (c Counts) ownAnswers() (n int64) {
+	for _, m := range c.ProxyAnswers {
+		n += m
+	}
+	return n
+}
+
 // Count is a reason and how many exchanges it concerns.
 type Count struct {
 	Reason string `json:"reason"`
@@ -344,33 +352,6 @@ func (v *Verdict) decides(r Rule) bool {
 	return r.Level == rules.Must || v.Config.Strict && r.Level == rules.Should
 }
 
-// broken names the rules whose failure decides the verdict, and the SHOULD
-// rules that failed without deciding it.
-func (v *Verdict) broken() (deciding, should []rules.RuleID) {
-	for _, r := range v.Rules {
-		switch {
-		case r.Outcome != Fail:
-		case v.decides(r):
-			deciding = append(deciding, r.ID)
-		case r.Level == rules.Should:
-			should = append(should, r.ID)
-		}
-	}
-	return deciding, should
-}
-
-// mustUnjudged names the rules that decide the verdict that a run selected
-// but could not judge.
-func (v *Verdict) mustUnjudged() []rules.RuleID {
-	var out []rules.RuleID
-	for _, r := range v.Rules {
-		if r.Outcome == NotJudged && v.decides(r) {
-			out = append(out, r.ID)
-		}
-	}
-	return out
-}
-
 // Decide sets the exit status, the status word and the verdict's sentence
 // from the rules and counts, for both drivers alike: 1 when a rule that
 // decides the verdict failed (or, with --strict-clients, a client broke the
@@ -379,12 +360,22 @@ func (v *Verdict) mustUnjudged() []rules.RuleID {
 // saw); 0 otherwise. A proxy that saw no traffic at all judged nothing and
 // claims nothing: 0, saying so.
 func (v *Verdict) Decide() {
-	deciding, should := v.broken()
-	clients := v.Config.StrictClients && v.Counts.ClientViolations > 0
-	unjudged := v.mustUnjudged()
-	if v.Driver == Proxy {
-		unjudged = nil // traffic shows some rules only; Counts.Judged says the rest
+	// The rules that decide the verdict that failed, or (a run's) that were
+	// selected but not judged; the SHOULD rules that failed without
+	// deciding it. Traffic shows some rules only: Counts.Judged says the
+	// rest.
+	var deciding, should, unjudged []rules.RuleID
+	for _, r := range v.Rules {
+		switch {
+		case r.Outcome == Fail && v.decides(r):
+			deciding = append(deciding, r.ID)
+		case r.Outcome == Fail && r.Level == rules.Should:
+			should = append(should, r.ID)
+		case r.Outcome == NotJudged && v.decides(r) && v.Driver != Proxy:
+			unjudged = append(unjudged, r.ID)
+		}
 	}
+	clients := v.Config.StrictClients && v.Counts.ClientViolations > 0
 	nothing := v.Driver == Proxy && v.Counts.Judged == 0 && v.Counts.Exchanges > 0
 	v.ExitCode = v.exitCode(deciding, clients, unjudged, nothing)
 	if v.Driver == Proxy {
@@ -493,18 +484,15 @@ func (v *Verdict) runLine(unjudged []rules.RuleID) string {
 
 func (v *Verdict) decideProxy(deciding, should []rules.RuleID) {
 	c := v.Counts
-	var own int64
-	for _, n := range c.ProxyAnswers {
-		own += n
-	}
+	own := c.ownAnswers()
 	var notes []string
 	if c.Judged > 0 {
-		notes = append(notes, plural(c.Judged, "exchange")+" of POST /plants judged")
+		notes = append(notes, Plural(c.Judged, "exchange")+" of POST /plants judged")
 	}
 	if own > 0 {
 		notes = append(notes, fmt.Sprintf("%d answered by the proxy itself (the upstream gave no answer)", own))
 	}
-	clients := "clients: " + plural(c.ClientViolations, "request") + " broke the document"
+	clients := "clients: " + Plural(c.ClientViolations, "request") + " broke the document"
 	if !v.Config.StrictClients && c.ClientViolations > 0 {
 		clients += " (theirs, not the service's)"
 	}
@@ -518,7 +506,7 @@ func (v *Verdict) decideProxy(deciding, should []rules.RuleID) {
 		v.Verdict = "CLIENTS FAILED (--strict-clients): no server-side violation; " + tail
 	case c.Judged == 0 && c.Exchanges > 0:
 		v.Status = "incomplete"
-		v.Verdict = fmt.Sprintf("NOTHING JUDGED, INCOMPLETE: no exchange of POST /plants was judged (%s in all); %s", plural(int64(c.Exchanges), "exchange"), tail)
+		v.Verdict = fmt.Sprintf("NOTHING JUDGED, INCOMPLETE: no exchange of POST /plants was judged (%s in all); %s", Plural(int64(c.Exchanges), "exchange"), tail)
 	case c.Judged == 0:
 		v.Status = "nothing judged"
 		v.Verdict = "NOTHING JUDGED: no exchange passed through; " + tail
@@ -610,13 +598,13 @@ func (v *Verdict) levelSummary(l rules.Level) string {
 	return s
 }
 
-// plural writes a count and a noun, made plural when the count is not 1.
-func plural(n int64, noun string) string {
+// Plural writes a count and a noun, made plural when the count is not 1.
+func Plural(n int64, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// upper is a level as the reports show it.
-func upper(l rules.Level) string { return strings.ToUpper(string(l)) }
+// Upper is a level as the reports show it.
+func Upper(l rules.Level) string { return strings.ToUpper(string(l)) }
