@@ -426,11 +426,9 @@ func TestActionTarget(t *testing.T) {
 	}
 	good := target(t, "")
 	dir := t.TempDir()
-	stubDir, temp := filepath.Join(dir, "bin"), filepath.Join(dir, "temp")
-	for _, d := range []string{stubDir, temp} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	stubDir := filepath.Join(dir, "bin")
+	if err := os.Mkdir(stubDir, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	stub := "#!/usr/bin/env bash\n" + asMain + `=1 exec "$STUB_PLANTCHECK" "$@"` + "\n"
 	if err := os.WriteFile(filepath.Join(stubDir, "plantcheck"), []byte(stub), 0o755); err != nil {
@@ -462,7 +460,11 @@ func TestActionTarget(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			output, summary := filepath.Join(dir, "output"+strconv.Itoa(i)), filepath.Join(dir, "summary"+strconv.Itoa(i))
+			t.Parallel() // each case has its own files (the step keeps its own in RUNNER_TEMP)
+			output, summary, temp := filepath.Join(dir, "output"+strconv.Itoa(i)), filepath.Join(dir, "summary"+strconv.Itoa(i)), filepath.Join(dir, "temp"+strconv.Itoa(i))
+			if err := os.Mkdir(temp, 0o755); err != nil {
+				t.Fatal(err)
+			}
 			env := []string{
 				"PATH=" + stubDir + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + dir,
 				"RUNNER_TEMP=" + temp, "GITHUB_OUTPUT=" + output, "GITHUB_STEP_SUMMARY=" + summary,

@@ -248,6 +248,7 @@ func TestMarkdownQuotesTargetText(t *testing.T) {
 	t.Parallel()
 	for _, h := range hostileStrings {
 		t.Run(h.name, func(t *testing.T) {
+			t.Parallel()
 			md := readReport(t, writeReport(t, hostileReport(h.text)), SummaryMD)
 			benign := renderGFM(t, readReport(t, writeReport(t, hostileReport(benignText(h.text))), SummaryMD))
 			rendered := renderGFM(t, md)
