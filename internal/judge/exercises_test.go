@@ -157,3 +157,16 @@ func nearMiss(cred, issued string) bool {
 	}
 	return diff == 1
 }
+
+// AnswerRule says whether the judge reads rule id from the answer, by a
+// check of its own, whoever sent the request (RESPONSE-MEDIA, ERROR-RECORD,
+// CREATE-NAME...): such a rule is named by the judgement of the answer, not
+// by the classifier's reading of the request.
+func AnswerRule(id rules.RuleID) bool {
+	for _, r := range Rules {
+		if r.ID == id {
+			return r.check != nil && r.NotFromTraffic == ""
+		}
+	}
+	return false
+}
