@@ -44,6 +44,21 @@ Feature: Responses and error records
     Then the response status is 400
     And the response is an Error record
 
+  @RESPONSE-JSON-TEXT @must
+  Scenario: A response is JSON text with no byte order mark before it
+    RFC 8259 (section 8.1): "Implementations MUST NOT add a byte order mark
+    (U+FEFF) to the beginning of a networked-transmitted JSON text." A PHP
+    file saved with the mark sends it before any output, and a writer set to
+    encode with a preamble writes it first. The judge reads every answer of
+    every scenario for it; this scenario's answers are a Plant record and an
+    Error record.
+
+    When the client posts it to /plants
+    Then the response status is 200
+    But the field "name" is left out
+    When the client posts it to /plants
+    Then the response status is 400
+
   Scenario Outline: <kind> is the documented one
     But <change>
     When the client posts it to /plants

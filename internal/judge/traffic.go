@@ -1,6 +1,10 @@
 package judge
 
-import "github.com/plantcheck/plantcheck/spec/rules"
+import (
+	"bytes"
+
+	"github.com/plantcheck/plantcheck/spec/rules"
+)
 
 // A Rule is one rule of the catalog as the judge judges it, declared once:
 // its ID; its check of an answer, of one signature (nil: the judge reads
@@ -46,6 +50,13 @@ const (
 // the catalog).
 var Rules = []Rule{
 	{ID: rules.ResponseMedia, check: responseMedia},
+	{ID: rules.ResponseJSONText, check: func(e *exam) (Judgement, bool) {
+		j := Judgement{Expected: "a body that begins with its JSON text, with no byte order mark before it (RFC 8259, section 8.1)"}
+		if bytes.HasPrefix(e.RespBody, []byte("\xef\xbb\xbf")) {
+			j.Actual = "a body that begins with a byte order mark (the bytes EF BB BF)"
+		}
+		return j, e.answered() && len(e.RespBody) > 0
+	}},
 	{ID: rules.ResponseDocumented, check: responseDocumented},
 	{ID: rules.ResponseTimely, check: responseTimely, NotFromTraffic: "a time limit is the suite's to set; an upstream that does not answer within --timeout gets the proxy's own 502, counted apart and never as the service's"},
 	{ID: rules.HeaderSize, check: headerSize},

@@ -64,6 +64,7 @@ const (
 	MediaAccept        RuleID = "MEDIA-ACCEPT"
 	OpenAcceptOther    RuleID = "OPEN-ACCEPT-OTHER"
 	ResponseMedia      RuleID = "RESPONSE-MEDIA"
+	ResponseJSONText   RuleID = "RESPONSE-JSON-TEXT"
 	ErrorRecord        RuleID = "ERROR-RECORD"
 	ResponseDocumented RuleID = "RESPONSE-DOCUMENTED"
 	ResponseTimely     RuleID = "RESPONSE-TIMELY"
@@ -117,6 +118,7 @@ var Catalog = []Rule{
 	{MediaAccept, Must, "What the service does (JSON); Endpoints, POST /plants, rule 1; RFC 9110, sections 8.3.1 and 12.5.1", "A valid request whose Accept header admits application/json, in any spelling RFC 9110 calls equal (the type in any letter case, with parameters or a weight, in a list, or as the range application/* or */*), is answered with 200 and a Plant record."},
 	{OpenAcceptOther, Open, "What the service does (JSON); RFC 9110, sections 12.5.1 and 15.5.7", "A valid request whose Accept header admits no application/json (text/html alone) asks for what the service never sends, and the spec does not say what it answers: 200 with a Plant record, 400 with an Error record or 406 (with any body) is noted, never failed."},
 	{ResponseMedia, Must, "What the service does; Endpoints, responses", "All responses use JSON (media type application/json)."},
+	{ResponseJSONText, Must, "What the service does (JSON); RFC 8259, section 8.1", "Every response body is JSON text as RFC 8259 has a sender write it, with no byte order mark (U+FEFF) before it: a reader that does not skip the mark, as RFC 8259 lets a reader do, reads no JSON."},
 	{ErrorRecord, Must, "Errors", "An error response carries both error (an int32 integer) and message (a string)."},
 	{ResponseDocumented, Must, "Endpoints, POST /plants, responses", "Every response has a documented status (200 or 400), the media type application/json, and a body that matches that status's schema."},
 	{HeaderSize, Should, "Limits: not shown (a header limit is the infrastructure's in front)", "A valid request with a header field of a few KiB, within the 8 KiB a line that common front ends read (nginx, Apache), is answered as the contract says: 200 with a Plant record, or 400 with an Error record. Any other answer to it fails this rule, never a MUST."},

@@ -34,6 +34,13 @@ var responseMutants = []Mutant{
 			res.header.Set("Content-Type", "text/plain; charset=utf-8")
 			res.body = []byte("Bad Request\n")
 		}), rules.ErrorRecord, rules.ResponseMedia, rules.ResponseDocumented),
+	mutant("bom-answers", "puts a byte order mark before every answer's JSON text",
+		"a PHP file saved as UTF-8 with a byte order mark, which PHP sends before any output; a writer set to encode with a preamble (.NET's Encoding.UTF8, Java's UTF-8 writers with a BOM)",
+		onResponse(func(_ *http.Request, res *response) {
+			if len(res.body) > 0 {
+				res.body = append([]byte("\xef\xbb\xbf"), res.body...)
+			}
+		}), rules.ResponseJSONText),
 	mutant("status-422", "answers every error with 422 Unprocessable Entity instead of 400",
 		"frameworks whose validation errors default to 422: FastAPI's RequestValidationError, Rails' :unprocessable_entity, Laravel's ValidationException",
 		onStatus(http.StatusBadRequest, func(res *response) { res.status = http.StatusUnprocessableEntity }), rules.ResponseDocumented, rules.AuthMissing, rules.BodyObject),
