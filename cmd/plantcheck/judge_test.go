@@ -72,7 +72,7 @@ func TestJudgeReachesTheProxysVerdict(t *testing.T) {
 				t.Fatal(err)
 			}
 			u, _ := url.Parse(up)
-			h, err := proxy.New(proxy.Config{Upstream: u, MaxJudge: proxy.DefaultMaxJudge, Timeout: 5 * time.Second, HAR: w})
+			h, err := proxy.New(proxy.Config{Upstream: u, MaxJudge: proxy.DefaultMaxJudge, Timeout: time.Minute, HAR: w})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +84,7 @@ func TestJudgeReachesTheProxysVerdict(t *testing.T) {
 			served := make(chan error, 1)
 			go func() { served <- proxy.Serve(ctx, ln, h, 2*time.Second, 0, nil) }()
 			base := "http://" + ln.Addr().String()
-			cfg, err := config.Run{BaseURL: base, Token: token, Timeout: 5 * time.Second, Seed: 1, HAR: runHAR}.Complete()
+			cfg, err := config.Run{BaseURL: base, Token: token, Timeout: time.Minute, Seed: 1, HAR: runHAR}.Complete()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -381,7 +381,7 @@ func TestTokenNeverWritten(t *testing.T) {
 			dir := t.TempDir()
 			for _, format := range []string{"pretty", "progress"} {
 				code, stdout, stderr := invoke(t, map[string]string{config.EnvToken: canary},
-					"run", "--base-url", tt.base, "--format", format, "--report-dir", dir, "--timeout", "2s")
+					"run", "--base-url", tt.base, "--format", format, "--report-dir", dir, "--timeout", "1m")
 				if code != tt.wantCode {
 					t.Errorf("%s: exit %d, want %d\n%s", format, code, tt.wantCode, stderr)
 				}
