@@ -1,0 +1,18 @@
+package run
+
+import (
+	"os"
+	"runtime/debug"
+	"testing"
+)
+
+// TestMain runs the package's tests with the collector set to run a
+// quarter as often as by default, as internal/selftest's do: the tests make
+// whole runs by the dozen, whose garbage is short-lived. An environment's
+// GOGC still wins.
+func TestMain(m *testing.M) {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	os.Exit(m.Run())
+}
