@@ -294,3 +294,51 @@ func TestNotAcceptable(t *testing.T) {
 		})
 	}
 }
+
+// TestResponseJSONText: an answer whose JSON text comes after a byte order
+// mark, in UTF-8 or UTF-16, fails RESPONSE-JSON-TEXT, whatever its status;
+// the same text without the mark, or with U+FEFF inside a string, passes;
+// an empty body is not judged by it.
+func TestResponseJSONText(t *testing.T) {
+	t.Parallel()
+	v, err := spec.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := http.Header{"Authorization": {"Bearer t"}, "Content-Type": {"application/json"}}
+	for _, tc := range []struct {
+		name, req string
+		status    int
+		resp      string
+		judged    bool
+		want      string // "" passes; else a part of what came back
+	}{
+		{"a Plant record", `{"id":1,"name":"Fern"}`, 200, `{"name":"Fern"}`, true, ""},
+		{"U+FEFF inside the name", `{"id":1,"name":"\ufeffFern"}`, 200, "{\"name\":\"\xef\xbb\xbfFern\"}", true, ""},
+		{"a Plant record after the UTF-8 mark", `{"id":1,"name":"Fern"}`, 200, "\xef\xbb\xbf{\"name\":\"Fern\"}", true, "EF BB BF"},
+		{"an Error record after the UTF-8 mark", `{"id":"x","name":"Fern"}`, 400, "\xef\xbb\xbf{\"error\":1,\"message\":\"m\"}", true, "EF BB BF"},
+		{"UTF-16 big-endian with its mark", `{"id":1,"name":"Fern"}`, 200, "\xfe\xff\x00{\x00}", true, "FE FF"},
+		{"UTF-16 little-endian with its mark", `{"id":1,"name":"Fern"}`, 200, "\xff\xfe{\x00}\x00", true, "FF FE"},
+		{"an empty body", `{"id":1,"name":"Fern"}`, 200, ``, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := &exchange.Exchange{Header: good, Body: []byte(tc.req), Status: tc.status,
+				RespHeader: http.Header{"Content-Type": {"application/json"}}, RespBody: []byte(tc.resp)}
+			var got *Result
+			for _, r := range Judge(v, x, Sender{}, nil).Results {
+				if r.Rule == rules.ResponseJSONText {
+					got = &r
+				}
+			}
+			if (got != nil) != tc.judged {
+				t.Fatalf("judged %v, want %v", got != nil, tc.judged)
+			}
+			if got == nil {
+				return
+			}
+			if tc.want == "" && !got.OK() || tc.want != "" && !strings.Contains(got.Actual, tc.want) {
+				t.Errorf("actual %q, want %q", got.Actual, tc.want)
+			}
+		})
+	}
+}

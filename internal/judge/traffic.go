@@ -2,6 +2,7 @@ package judge
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -52,8 +53,11 @@ var Rules = []Rule{
 	{ID: rules.ResponseMedia, check: responseMedia},
 	{ID: rules.ResponseJSONText, check: func(e *exam) (Judgement, bool) {
 		j := Judgement{Expected: "a body that begins with its JSON text, with no byte order mark before it (RFC 8259, section 8.1)"}
-		if bytes.HasPrefix(e.RespBody, []byte("\xef\xbb\xbf")) {
-			j.Actual = "a body that begins with a byte order mark (the bytes EF BB BF)"
+		// The mark in UTF-8 (EF BB BF), or a UTF-16 text's (FE FF, FF FE).
+		for _, mark := range []string{"\xef\xbb\xbf", "\xfe\xff", "\xff\xfe"} {
+			if bytes.HasPrefix(e.RespBody, []byte(mark)) {
+				j.Actual = fmt.Sprintf("a body that begins with a byte order mark (the bytes % X)", mark)
+			}
 		}
 		return j, e.answered() && len(e.RespBody) > 0
 	}},
