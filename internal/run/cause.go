@@ -107,8 +107,8 @@ func likelyCause(r *Report, v *spec.Validator, redact func(string) string) strin
 			len(valid), valid[0].Status, judge.Quote(redact(string(valid[0].RespBody))), r.Target, plantsTwice(r.Target))
 	case creds > 0:
 		from := "--token, --token-file or PLANTCHECK_TOKEN"
-		if r.TokenFrom != "" {
-			from = "it came from " + r.TokenFrom
+		if r.Config.TokenFrom != "" {
+			from = "it came from " + r.Config.TokenFrom
 		}
 		said := fmt.Sprintf("%d of %d answers", creds, len(valid))
 		if creds == len(valid) {

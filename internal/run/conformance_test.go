@@ -42,7 +42,7 @@ func TestReferenceConforms(t *testing.T) {
 			t.Errorf("rule %s = %s, want %s (notes %v)", v.ID, got, want, v.Notes)
 		}
 	}
-	if rep.Counts.Failed+rep.Counts.Errored+rep.Counts.Skipped != 0 {
+	if rep.Counts.Failed+rep.Counts.Errors+rep.Counts.NotRun != 0 {
 		t.Errorf("counts = %+v, want every scenario passed", rep.Counts)
 	}
 }
@@ -158,7 +158,7 @@ func TestPartialRunByTags(t *testing.T) {
 			own++
 		}
 	}
-	if got, want := rep.Counts.Total, own; got != want || want == 0 {
+	if got, want := rep.Counts.Scenarios, own; got != want || want == 0 {
 		t.Errorf("scenarios = %d, want %d", got, want)
 	}
 	for _, v := range rep.Rules {
@@ -219,7 +219,7 @@ func TestFailureEvidence(t *testing.T) {
 		"response:    200 application/json",
 		"reproduce:   curl -sS -i -X POST '" + url + "/plants'",
 		`-H "Authorization: Bearer ${PLANTCHECK_TOKEN}"`,
-		"rerun:       plantcheck run --base-url '" + url + "' --seed " + strconv.FormatUint(rep.Seed, 10) + " --timeout 1m0s --tags '@CREATE-TAG'",
+		"rerun:       plantcheck run --base-url '" + url + "' --seed " + strconv.FormatUint(rep.Config.Seed, 10) + " --timeout 1m0s --tags '@CREATE-TAG'",
 		"scope:  partial",
 	} {
 		if !strings.Contains(out.String(), want) {

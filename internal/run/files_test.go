@@ -133,13 +133,13 @@ func TestReportFiles(t *testing.T) {
 			if s.Plantcheck.Version == "" || s.Spec.Version != "1.0.0" || len(s.Spec.SHA256) != 64 || len(s.Features.SHA256) != 64 {
 				t.Errorf("summary.json identity = %+v %+v %+v", s.Plantcheck, s.Spec, s.Features)
 			}
-			if s.Status != tt.wantStatus || s.ExitCode != rep.ExitCode() || s.Seed != rep.Seed || s.Seed == 0 {
+			if s.Status != tt.wantStatus || s.ExitCode != rep.ExitCode() || s.Seed != rep.Config.Seed || s.Seed == 0 {
 				t.Errorf("summary.json status %q exit %d seed %d", s.Status, s.ExitCode, s.Seed)
 			}
 			if wantScope := map[bool]string{true: "partial", false: "certified"}[tt.cfg.Tags != ""]; s.Scope != wantScope {
 				t.Errorf("scope = %q, want %q", s.Scope, wantScope)
 			}
-			if len(s.Rules) != len(rules.Catalog) || len(s.Scenarios) != rep.Counts.Total {
+			if len(s.Rules) != len(rules.Catalog) || len(s.Scenarios) != rep.Counts.Scenarios {
 				t.Errorf("summary.json has %d rules and %d scenarios", len(s.Rules), len(s.Scenarios))
 			}
 			if !strings.HasPrefix(s.Config.Token, "<") || s.Config.Timeout != "10s" {
@@ -173,11 +173,11 @@ func TestReportFiles(t *testing.T) {
 			if !strings.Contains(html, `id="verdict"`) || !strings.Contains(html, "<h1>"+tt.wantStatus+"</h1>") {
 				t.Errorf("report.html lacks the verdict at the top")
 			}
-			if got := strings.Count(html, `<tr class="`) - rep.Counts.Total; got != len(rules.Catalog) {
+			if got := strings.Count(html, `<tr class="`) - rep.Counts.Scenarios; got != len(rules.Catalog) {
 				t.Errorf("report.html has %d rule rows, want %d", got, len(rules.Catalog))
 			}
 			failures := strings.Count(html, `<section class="failure`)
-			if want := rep.Counts.Failed + rep.Counts.Errored; failures != want {
+			if want := rep.Counts.Failed + rep.Counts.Errors; failures != want {
 				t.Errorf("report.html has %d failure sections, want %d", failures, want)
 			}
 			if rep.Counts.Failed > 0 && (!strings.Contains(html, `<pre class="curl">`) || !strings.Contains(html, `<pre class="rerun">`)) {

@@ -4,6 +4,21 @@ import (
 	"os"
 	"runtime/debug"
 	"testing"
+
+	"github.com/plantcheck/plantcheck/internal/config"
+	"github.com/plantcheck/plantcheck/internal/verdict"
+)
+
+// Short names the tests use: the report files (verdict's) and the
+// configuration's defaults.
+const (
+	SummaryJSON        = verdict.SummaryJSON
+	SummaryMD          = verdict.SummaryMD
+	ReportHTML         = verdict.ReportHTML
+	BadgeSVG           = verdict.BadgeSVG
+	JUnitXML           = verdict.JUnitXML
+	DefaultTimeout     = config.DefaultTimeout
+	DefaultConcurrency = config.DefaultConcurrency
 )
 
 // TestMain runs the package's tests with the collector set to run a

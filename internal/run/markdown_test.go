@@ -87,8 +87,8 @@ func hostileReport(h string) *Report {
 	}}
 	start := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 	r := &Report{
-		Target: h, BaseURL: h, CACert: h, Tags: h, SpecTitle: "Plant Store API", SpecVersion: "1.0.0",
-		Concurrency: 1, Seed: 7, Timeout: DefaultTimeout, Started: start, Ended: start.Add(time.Second),
+		Config: Config{BaseURL: h, CACert: h, Tags: h, Concurrency: 1, Seed: 7, Timeout: DefaultTimeout},
+		Target: h, SpecTitle: "Plant Store API", SpecVersion: "1.0.0", Started: start, Ended: start.Add(time.Second),
 		Scenarios: []steps.Result{
 			{ID: "1", URI: "create_plant.feature", Name: "The Plant record carries the name that was sent",
 				Rule: rule("CREATE-NAME"), Outcome: steps.Failed, Exchanges: []*steps.Sent{x},

@@ -12,16 +12,6 @@ import (
 	"github.com/plantcheck/plantcheck/steps"
 )
 
-// The files a run writes into its report folder, beside godog's
-// cucumber.json.
-const (
-	SummaryJSON = verdict.SummaryJSON
-	SummaryMD   = verdict.SummaryMD
-	ReportHTML  = verdict.ReportHTML
-	BadgeSVG    = verdict.BadgeSVG
-	JUnitXML    = verdict.JUnitXML
-)
-
 // outcomes map a scenario's outcome into the verdict's words.
 var outcomes = map[steps.Outcome]verdict.Outcome{
 	steps.Passed: verdict.Pass, steps.Failed: verdict.Fail, steps.Errored: verdict.Error, steps.Skipped: verdict.Skip,
@@ -41,30 +31,27 @@ func (r *Report) Model() *verdict.Verdict {
 // build builds the run's verdict from the report.
 func (r *Report) build() *verdict.Verdict {
 	v := &verdict.Verdict{
-		Driver: verdict.Run, Interrupted: r.Interrupted, LikelyCause: r.LikelyCause,
-		Counts: verdict.Counts{
-			Scenarios: r.Counts.Total, Passed: r.Counts.Passed, Failed: r.Counts.Failed, Errors: r.Counts.Errored,
-			NotRun: r.Counts.Skipped, Exchanges: r.Counts.Exchanges,
-		},
+		Driver: verdict.Run, Interrupted: r.Interrupted, LikelyCause: r.LikelyCause, Counts: r.Counts,
 	}
 	v.Stamp(r.SpecTitle, r.SpecVersion)
-	v.Target, v.Seed = r.Target, r.Seed
+	c := r.Config
+	v.Target, v.Seed = r.Target, c.Seed
 	v.Started, v.Ended, v.Duration = r.Started, r.Ended, verdict.Ms(r.Ended.Sub(r.Started))
-	v.Scope, v.ReportDir = "certified", r.ReportDir
+	v.Scope, v.ReportDir = "certified", c.ReportDir
 	if r.Partial() {
 		v.Scope = "partial"
 	}
 	v.Config = verdict.Config{
-		BaseURL: r.BaseURL, Token: "<redacted>", Timeout: r.Timeout.String(), Tags: r.Tags,
-		Strict: r.Strict, Concurrency: r.Concurrency, Rate: r.Rate, CACert: r.CACert, ConfigFile: r.ConfigFile,
+		BaseURL: c.BaseURL, Token: "<redacted>", Timeout: c.Timeout.String(), Tags: c.Tags,
+		Strict: c.Strict, Concurrency: c.Concurrency, Rate: c.Rate, CACert: c.CACert, ConfigFile: c.ConfigFile,
 		Proxy: r.Proxy,
 	}
-	if r.Reference {
+	if c.Reference {
 		v.Config.Token = "<generated for the in-process reference server>"
-	} else if r.TokenFrom != "" {
-		v.Config.Token = "<redacted> (from " + r.TokenFrom + ")"
+	} else if c.TokenFrom != "" {
+		v.Config.Token = "<redacted> (from " + c.TokenFrom + ")"
 	}
-	v.TokenFrom = r.TokenFrom
+	v.TokenFrom = c.TokenFrom
 	v.Throttling.Exceeded = r.Throttling.Exceeded
 	if t := r.Throttling; t.Total() > 0 {
 		v.Throttling = verdict.Throttling{
@@ -101,7 +88,7 @@ func (r *Report) build() *verdict.Verdict {
 	}
 	v.Base = r.Baseline
 	v.Finish()
-	if r.Reference {
+	if c.Reference {
 		v.OnReference(r.Target)
 	}
 	return v

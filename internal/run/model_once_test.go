@@ -16,7 +16,7 @@ import (
 func TestModelOnce(t *testing.T) {
 	t.Parallel()
 	rule, _ := rules.Lookup(rules.Create200)
-	r := &Report{Color: true, Scenarios: []steps.Result{{Name: "a scenario", Rule: rule, Outcome: steps.Failed, Judged: true,
+	r := &Report{Config: Config{Color: true}, Scenarios: []steps.Result{{Name: "a scenario", Rule: rule, Outcome: steps.Failed, Judged: true,
 		Failures:   []*steps.Failure{{Rule: rule, Expected: "status 200", Actual: "status 400"}},
 		Judgements: []judge.Result{{Rule: rule.ID, Judgement: judge.Judgement{Expected: "status 200", Actual: "status 400"}}}}}}
 	r.finish()

@@ -20,20 +20,12 @@ import (
 // each rule fared. Model turns it into the verdict (package verdict) that
 // decides the exit status and writes every report.
 type Report struct {
-	// Target is the URL the requests went to; BaseURL the one the user
-	// gave (empty for the bundled reference server).
-	Target, BaseURL, CACert string
-	Reference               bool // the target is the bundled reference server
-	SpecTitle, SpecVersion  string
-	Tags                    string
-	Strict                  bool
-	Concurrency             int
-	Seed                    uint64
-	Timeout                 time.Duration
-	ReportDir, ConfigFile   string
-	TokenFrom               string // Config.TokenFrom
-	Color, Verbose          bool   // the console's verdict in colour, every failure block whole
-	Rate                    float64
+	// Config is the run's configuration, its token cleared: the report
+	// has no need of it.
+	Config Config
+	// Target is the URL the requests went to.
+	Target                 string
+	SpecTitle, SpecVersion string
 
 	// Interrupted: the run was stopped (SIGINT, SIGTERM, a cancelled
 	// context) before every scenario ran; it is incomplete, never
@@ -55,7 +47,7 @@ type Report struct {
 	// Rules are the rules of the catalog, each with its outcome in the
 	// run (verdict.Tally).
 	Rules  []verdict.Rule
-	Counts Counts
+	Counts verdict.Counts
 	// Baseline, when set, is the earlier verdict whose failures are known
 	// (--baseline): the exit status is decided against it.
 	Baseline *verdict.Baseline
@@ -65,14 +57,9 @@ type Report struct {
 	model *verdict.Verdict
 }
 
-// Counts are the scenario and exchange totals of a run.
-type Counts struct {
-	Total, Passed, Failed, Errored, Skipped, Exchanges int
-}
-
 // Partial reports whether the run was filtered to some rules: only a run of
 // every rule may call itself a certification.
-func (r *Report) Partial() bool { return r.Tags != "" }
+func (r *Report) Partial() bool { return r.Config.Tags != "" }
 
 // ExitCode maps the verdict to the process's exit status (verdict.Decide):
 // 0 conformant, 1 non-conformant, 2 the run could not judge every scenario
@@ -84,7 +71,7 @@ func (r *Report) VerdictLine() string { return r.Model().Verdict }
 // WriteVerdict prints the verdict (verdict.WriteText), in colour and
 // whole when the run asked for it.
 func (r *Report) WriteVerdict(w io.Writer) {
-	r.Model().WriteText(w, verdict.TextOptions{Color: r.Color, Verbose: r.Verbose})
+	r.Model().WriteText(w, verdict.TextOptions{Color: r.Config.Color, Verbose: r.Config.Verbose})
 }
 
 // WriteFiles writes the report files into dir (verdict.WriteFiles).
@@ -115,9 +102,9 @@ func (r *Report) finish() {
 		return ai - bi
 	})
 	t := verdict.NewTally()
-	r.Counts = Counts{}
+	r.Counts = verdict.Counts{}
 	for _, s := range r.Scenarios {
-		r.Counts.Total++
+		r.Counts.Scenarios++
 		r.Counts.Exchanges += len(s.Exchanges)
 		switch s.Outcome {
 		case steps.Passed:
@@ -125,9 +112,9 @@ func (r *Report) finish() {
 		case steps.Failed:
 			r.Counts.Failed++
 		case steps.Errored:
-			r.Counts.Errored++
+			r.Counts.Errors++
 		case steps.Skipped:
-			r.Counts.Skipped++
+			r.Counts.NotRun++
 		}
 		// Every rule's outcome is the one judge's judgements, counted as
 		// the proxy and `plantcheck judge` count theirs. A rule's failures are counted once per scenario that found it
@@ -279,8 +266,8 @@ func (r *Report) ThrottleLine() string {
 	if t.Slowest > 0 {
 		s += fmt.Sprintf("; its pace came down to %s", client.PerSecond(t.Slowest))
 	}
-	if r.Rate > 0 {
-		s += fmt.Sprintf(" (--rate %g)", r.Rate)
+	if r.Config.Rate > 0 {
+		s += fmt.Sprintf(" (--rate %g)", r.Config.Rate)
 	}
 	if t.Exceeded != "" {
 		s += "; then the run stopped waiting: " + t.Exceeded

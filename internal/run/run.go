@@ -55,12 +55,6 @@ const GCPercent = 200
 // more than this.
 const MaxResponseHeaderBytes = 256 << 10
 
-// DefaultTimeout and DefaultConcurrency are the configuration's.
-const (
-	DefaultTimeout     = config.DefaultTimeout
-	DefaultConcurrency = config.DefaultConcurrency
-)
-
 // Errors that mean the run could not be made (exit status 2).
 var (
 	ErrConfig      = config.ErrConfig     // bad flag, bad URL, bad tags
@@ -144,12 +138,8 @@ func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Basel
 	if err != nil {
 		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
 	}
-	rep := &Report{
-		Target: cfg.BaseURL, BaseURL: cfg.BaseURL, CACert: cfg.CACert, SpecTitle: v.Info().Title, SpecVersion: v.Info().Version,
-		Tags: cfg.Tags, Strict: cfg.Strict, Concurrency: cfg.Concurrency, Seed: cfg.Seed, Timeout: cfg.Timeout,
-		Reference: cfg.Reference, ConfigFile: cfg.ConfigFile, Rate: cfg.Rate, TokenFrom: cfg.TokenFrom,
-		Color: cfg.Color, Baseline: baseline, Verbose: cfg.Verbose,
-	}
+	rep := &Report{Config: *cfg, Target: cfg.BaseURL, SpecTitle: v.Info().Title, SpecVersion: v.Info().Version, Baseline: baseline}
+	rep.Config.Token, rep.Config.Headers = "", nil // its secrets: the report needs none
 	tlsConf, err := cfg.tlsConfig()
 	if err != nil {
 		return nil, err
@@ -235,7 +225,6 @@ func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Basel
 	rep.finish()
 	rep.LikelyCause = likelyCause(rep, v, st.Redact)
 	if cfg.ReportDir != "" {
-		rep.ReportDir = cfg.ReportDir
 		if err := rep.WriteFiles(cfg.ReportDir); err != nil {
 			return rep, fmt.Errorf("%w: %v", ErrReport, err)
 		}
@@ -292,7 +281,7 @@ func (cfg *Config) rerunFlags(rt route) []string {
 	if cfg.Rate > 0 {
 		out = append(out, fmt.Sprintf("--rate %g", cfg.Rate))
 	}
-	if cfg.Timeout != DefaultTimeout {
+	if cfg.Timeout != config.DefaultTimeout {
 		out = append(out, "--timeout "+cfg.Timeout.String())
 	}
 	if cfg.CACert != "" {

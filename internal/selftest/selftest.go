@@ -368,7 +368,7 @@ func (t *Trial) run(ctx context.Context, cfg Config, m *mutants.Mutant) error {
 	}
 	t.Failed, t.ExitCode = failed(rep.Rules), rep.ExitCode()
 	if m == nil {
-		t.Scenarios, t.Exchanges, t.VerdictLine = rep.Counts.Total, rep.Counts.Exchanges, rep.VerdictLine()
+		t.Scenarios, t.Exchanges, t.VerdictLine = rep.Counts.Scenarios, rep.Counts.Exchanges, rep.VerdictLine()
 	} else if t.Verdict = Survived; breaks(*m, t.Failed) {
 		t.Verdict = Caught
 	}
