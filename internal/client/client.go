@@ -119,10 +119,10 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		try = try.WithContext(httptrace.WithClientTrace(try.Context(), &httptrace.ClientTrace{
 			GotConn: func(c httptrace.GotConnInfo) { reused.Store(c.Reused) },
 		}))
-		ticket := c.flight.enter(alone)
+		p := c.flight.enter(alone)
 		sent, err := c.gate.wait(ctx)
 		if err != nil {
-			c.flight.leave(alone)
+			c.flight.leave(p)
 			return nil, err
 		}
 		if onTry != nil {
@@ -130,13 +130,13 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		}
 		resp, err := hc.Do(try)
 		if err != nil {
-			c.flight.leave(alone)
+			c.flight.leave(p)
 			if kind := FaultOf(err); kind != NoFault && ctx.Err() == nil {
 				// Not a verdict yet: the run's load, or a keep-alive
 				// connection the target closed, may cause it (README,
 				// Connection faults, says why a retry is safe).
 				faults++
-				c.flight.faulted(ticket, kind, reused.Load(), faults == FaultTries)
+				c.flight.faulted(p, kind, reused.Load(), faults == FaultTries)
 				if faults < FaultTries {
 					continue
 				}
@@ -144,7 +144,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 			}
 			return nil, err
 		}
-		held := &body{ReadCloser: resp.Body, c: c, ticket: ticket, sent: sent, alone: alone}
+		held := &body{ReadCloser: resp.Body, c: c, pass: p, sent: sent}
 		wait, throttled := throttleWait(resp.StatusCode, resp.Header, attempt, c.gate.clock.Now())
 		if !throttled {
 			resp.Body = held
@@ -164,8 +164,8 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 		resp.Body.Close()
-		c.flight.leave(alone)
-		c.flight.answered(ticket)
+		c.flight.leave(p)
+		c.flight.answered(p)
 		asked := ""
 		if v := resp.Header.Get("Retry-After"); v != "" {
 			asked = c.red.Safe(v, 64)
@@ -201,19 +201,17 @@ func again(req *http.Request) *http.Request {
 type body struct {
 	io.ReadCloser
 	c          *Client
-	ticket     uint64
+	pass       *pass
 	sent       time.Time
-	alone      bool
 	throttling bool // a throttling answer, never accepted
 	ended      bool
-	closed     bool
 }
 
 func (b *body) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if err == io.EOF && !b.ended && !b.throttling {
 		b.ended = true
-		b.c.flight.answered(b.ticket)
+		b.c.flight.answered(b.pass)
 		b.c.gate.accepted(b.sent)
 	}
 	return n, err
@@ -221,10 +219,7 @@ func (b *body) Read(p []byte) (int, error) {
 
 func (b *body) Close() error {
 	err := b.ReadCloser.Close()
-	if !b.closed {
-		b.closed = true
-		b.c.flight.leave(b.alone)
-	}
+	b.c.flight.leave(b.pass)
 	return err
 }
 

@@ -112,10 +112,16 @@ func newFlight(ceiling int, notice func(string)) *flight {
 	return f
 }
 
-// enter waits for room in flight and returns the request's ticket. alone
+// pass is one try's room in flight, from enter to leave.
+type pass struct {
+	seq         uint64 // its place among the requests entered
+	alone, left bool
+}
+
+// enter waits for room in flight and returns the request's pass. alone
 // waits until no other request is in flight, and keeps every other out
 // until it leaves; last tries waiting go before any other request.
-func (f *flight) enter(alone bool) uint64 {
+func (f *flight) enter(alone bool) *pass {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if alone {
@@ -132,25 +138,29 @@ func (f *flight) enter(alone bool) uint64 {
 	}
 	f.n++
 	f.seq++
-	return f.seq
+	return &pass{seq: f.seq, alone: alone}
 }
 
-func (f *flight) leave(alone bool) {
+// leave gives p's room back, once however often it is called.
+func (f *flight) leave(p *pass) {
 	f.mu.Lock()
-	f.n--
-	if alone {
-		f.solo = false
+	if !p.left {
+		p.left = true
+		f.n--
+		if p.alone {
+			f.solo = false
+		}
 	}
 	f.mu.Unlock()
 	f.cond.Broadcast()
 }
 
 // answered records an answer (any answer: the connection held) to the
-// request of ticket t: the bound rises by one for each run of as many.
-func (f *flight) answered(t uint64) {
+// request of pass p: the bound rises by one for each run of as many.
+func (f *flight) answered(p *pass) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if t < f.cutAt || f.limit >= f.ceiling {
+	if p.seq < f.cutAt || f.limit >= f.ceiling {
 		return
 	}
 	if f.ok++; f.ok >= f.limit {
@@ -161,13 +171,13 @@ func (f *flight) answered(t uint64) {
 	f.cond.Broadcast()
 }
 
-// faulted records a connection fault of the request of ticket t; reused
+// faulted records a connection fault of the request of pass p; reused
 // says it went on a kept-alive connection, last that it came on the
 // request's last try, so it is judged. A kept-alive connection the target
 // closed lowers the bound too: each such close makes the next request open
 // a new connection, and a small listen backlog drops new connections met
 // at once (each dropped one waits out TCP's 1 s retransmission).
-func (f *flight) faulted(t uint64, kind Fault, reused, last bool) {
+func (f *flight) faulted(p *pass, kind Fault, reused, last bool) {
 	f.mu.Lock()
 	if last {
 		f.seen.Judged++
@@ -184,7 +194,7 @@ func (f *flight) faulted(t uint64, kind Fault, reused, last bool) {
 		f.seen.Kinds[kind.String()]++
 	}
 	var line string
-	if t >= f.cutAt && f.limit > 1 {
+	if p.seq >= f.cutAt && f.limit > 1 {
 		was := f.limit
 		f.limit = max(f.limit/2, 1)
 		f.ok = 0

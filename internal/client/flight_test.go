@@ -30,18 +30,18 @@ func TestFlightBound(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFlight(tt.ceiling, nil)
-			var before uint64 // a request entered before the last cut
+			var before *pass // a request entered before the last cut
 			for _, op := range tt.ops {
-				ticket := f.enter(false)
-				f.leave(false)
+				p := f.enter(false)
+				f.leave(p)
 				switch op {
 				case 'f':
-					before = ticket
-					f.faulted(ticket, Reset, false, false)
+					before = p
+					f.faulted(p, Reset, false, false)
 				case 'F':
 					f.faulted(before, Reset, false, false)
 				case 'a':
-					f.answered(ticket)
+					f.answered(p)
 				}
 			}
 			if f.limit != tt.limit {

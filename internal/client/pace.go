@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,22 +32,11 @@ type Throttle struct {
 // down to 2 requests a second (a run of 300 exchanges in 2.5 minutes).
 var DefaultThrottle = Throttle{MaxWait: 30 * time.Second, MaxRetries: 20, MaxPaused: 2 * time.Minute, MinPace: 2}
 
-// orDefault fills each unset bound from DefaultThrottle, so that a caller
-// (a test) can shorten one bound alone.
+// orDefault fills each unset (zero) bound from DefaultThrottle, so that a
+// caller (a test) can shorten one bound alone.
 func (t Throttle) orDefault() Throttle {
-	if t.MaxWait <= 0 {
-		t.MaxWait = DefaultThrottle.MaxWait
-	}
-	if t.MaxRetries <= 0 {
-		t.MaxRetries = DefaultThrottle.MaxRetries
-	}
-	if t.MaxPaused <= 0 {
-		t.MaxPaused = DefaultThrottle.MaxPaused
-	}
-	if t.MinPace <= 0 {
-		t.MinPace = DefaultThrottle.MinPace
-	}
-	return t
+	d := DefaultThrottle
+	return Throttle{cmp.Or(t.MaxWait, d.MaxWait), cmp.Or(t.MaxRetries, d.MaxRetries), cmp.Or(t.MaxPaused, d.MaxPaused), cmp.Or(t.MinPace, d.MinPace)}
 }
 
 // ErrThrottled means the target throttled the run past the bounds it
