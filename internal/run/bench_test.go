@@ -34,7 +34,7 @@ func BenchmarkRunReference(b *testing.B) {
 		if rep.ExitCode() != 0 {
 			b.Fatalf("exit code %d", rep.ExitCode())
 		}
-		scenarios, exchanges = rep.Counts.Scenarios, rep.Counts.Exchanges
+		scenarios, exchanges = rep.Model().Counts.Scenarios, rep.Model().Counts.Exchanges
 	}
 	b.ReportMetric(float64(scenarios), "scenarios/run")
 	b.ReportMetric(float64(exchanges), "exchanges/run")

@@ -36,14 +36,14 @@ func TestReferenceConforms(t *testing.T) {
 		rep.WriteVerdict(&out)
 		t.Fatalf("exit code = %d, want %d\n%s", got, want, out.String())
 	}
-	for _, v := range rep.Rules {
+	for _, v := range rep.Model().Rules {
 		want := verdict.Pass
 		if got := v.Outcome; got != want {
 			t.Errorf("rule %s = %s, want %s (notes %v)", v.ID, got, want, v.Notes)
 		}
 	}
-	if rep.Counts.Failed+rep.Counts.Errors+rep.Counts.NotRun != 0 {
-		t.Errorf("counts = %+v, want every scenario passed", rep.Counts)
+	if rep.Model().Counts.Failed+rep.Model().Counts.Errors+rep.Model().Counts.NotRun != 0 {
+		t.Errorf("counts = %+v, want every scenario passed", rep.Model().Counts)
 	}
 }
 
@@ -158,10 +158,10 @@ func TestPartialRunByTags(t *testing.T) {
 			own++
 		}
 	}
-	if got, want := rep.Counts.Scenarios, own; got != want || want == 0 {
+	if got, want := rep.Model().Counts.Scenarios, own; got != want || want == 0 {
 		t.Errorf("scenarios = %d, want %d", got, want)
 	}
-	for _, v := range rep.Rules {
+	for _, v := range rep.Model().Rules {
 		if v.ID == "AUTH-MISSING" && v.Outcome != verdict.Pass {
 			t.Errorf("AUTH-MISSING = %s, want passed", v.Outcome)
 		}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -55,7 +56,7 @@ func TestVerdictDoesNotDependOnConcurrency(t *testing.T) {
 	t.Parallel()
 	targets := []string{"", "drop-tag", "html-escape", "any-scheme", "token-bcrypt-72", "lenient-json", "crash-500"}
 	for _, name := range targets {
-		t.Run(cmpOr(name, "reference"), func(t *testing.T) {
+		t.Run(cmp.Or(name, "reference"), func(t *testing.T) {
 			t.Parallel()
 			var want map[rules.RuleID]string
 			for _, conc := range []int{1, 4, 16} {
@@ -65,7 +66,7 @@ func TestVerdictDoesNotDependOnConcurrency(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := map[rules.RuleID]string{}
-				for _, v := range rep.Rules {
+				for _, v := range rep.Model().Rules {
 					got[v.ID] = fmt.Sprintf("%s, %d failures", v.Outcome, v.Failures)
 				}
 				if want == nil {

@@ -139,7 +139,7 @@ func TestReportFiles(t *testing.T) {
 			if wantScope := map[bool]string{true: "partial", false: "certified"}[tt.cfg.Tags != ""]; s.Scope != wantScope {
 				t.Errorf("scope = %q, want %q", s.Scope, wantScope)
 			}
-			if len(s.Rules) != len(rules.Catalog) || len(s.Scenarios) != rep.Counts.Scenarios {
+			if len(s.Rules) != len(rules.Catalog) || len(s.Scenarios) != rep.Model().Counts.Scenarios {
 				t.Errorf("summary.json has %d rules and %d scenarios", len(s.Rules), len(s.Scenarios))
 			}
 			if !strings.HasPrefix(s.Config.Token, "<") || s.Config.Timeout != "10s" {
@@ -173,14 +173,14 @@ func TestReportFiles(t *testing.T) {
 			if !strings.Contains(html, `id="verdict"`) || !strings.Contains(html, "<h1>"+tt.wantStatus+"</h1>") {
 				t.Errorf("report.html lacks the verdict at the top")
 			}
-			if got := strings.Count(html, `<tr class="`) - rep.Counts.Scenarios; got != len(rules.Catalog) {
+			if got := strings.Count(html, `<tr class="`) - rep.Model().Counts.Scenarios; got != len(rules.Catalog) {
 				t.Errorf("report.html has %d rule rows, want %d", got, len(rules.Catalog))
 			}
 			failures := strings.Count(html, `<section class="failure`)
-			if want := rep.Counts.Failed + rep.Counts.Errors; failures != want {
+			if want := rep.Model().Counts.Failed + rep.Model().Counts.Errors; failures != want {
 				t.Errorf("report.html has %d failure sections, want %d", failures, want)
 			}
-			if rep.Counts.Failed > 0 && (!strings.Contains(html, `<pre class="curl">`) || !strings.Contains(html, `<pre class="rerun">`)) {
+			if rep.Model().Counts.Failed > 0 && (!strings.Contains(html, `<pre class="curl">`) || !strings.Contains(html, `<pre class="rerun">`)) {
 				t.Errorf("report.html failures lack their reproduction")
 			}
 

@@ -38,7 +38,7 @@ func TestBrokenFramingIsAnAnswer(t *testing.T) {
 	if got := rep.ExitCode(); got != 1 {
 		t.Errorf("exit code %d, want 1", got)
 	}
-	for _, v := range rep.Rules {
+	for _, v := range rep.Model().Rules {
 		switch v.ID {
 		case rules.ResponseDocumented:
 			if v.Outcome != verdict.Fail {

@@ -81,7 +81,7 @@ func TestGeneratedPassTheReferenceForManySeeds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.ExitCode() != 0 || rep.Counts.Passed != 3 {
+		if rep.ExitCode() != 0 || rep.Model().Counts.Passed != 3 {
 			var out bytes.Buffer
 			rep.WriteVerdict(&out)
 			t.Fatalf("seed %d: %s", seed, out.String())

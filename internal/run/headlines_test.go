@@ -156,8 +156,8 @@ func TestProgressCountsToTheTotal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tt.want < 1 || tt.want != rep.Counts.Scenarios {
-				t.Fatalf("%d scenarios selected, the run ran %d", tt.want, rep.Counts.Scenarios)
+			if tt.want < 1 || tt.want != rep.Model().Counts.Scenarios {
+				t.Fatalf("%d scenarios selected, the run ran %d", tt.want, rep.Model().Counts.Scenarios)
 			}
 			rows := strings.Split(strings.TrimSpace(out.String()), "\n")
 			if last, want := rows[len(rows)-1], fmt.Sprintf(" %d/%d scenarios", tt.want, tt.want); !strings.HasSuffix(last, want) {
@@ -165,4 +165,10 @@ func TestProgressCountsToTheTotal(t *testing.T) {
 			}
 		})
 	}
+}
+
+// selected counts the scenarios a tag expression selects, as start does.
+func selected(tags string) int {
+	_, n, _ := start(Config{Tags: tags})
+	return n
 }

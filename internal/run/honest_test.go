@@ -23,7 +23,7 @@ import (
 // verdictOf returns a rule's verdict in a report.
 func verdictOf(t *testing.T, rep *Report, id rules.RuleID) verdict.Rule {
 	t.Helper()
-	for _, v := range rep.Rules {
+	for _, v := range rep.Model().Rules {
 		if v.ID == id {
 			return v
 		}
@@ -49,7 +49,7 @@ func TestNoPassWithoutAnAnswer(t *testing.T) {
 	if rep.ExitCode() == 0 {
 		t.Errorf("a silent target got exit 0")
 	}
-	for _, v := range rep.Rules {
+	for _, v := range rep.Model().Rules {
 		if v.Outcome == verdict.Pass {
 			t.Errorf("%s passed, with no answer from the target", v.ID)
 		}

@@ -300,7 +300,7 @@ func TestHostileTargets(t *testing.T) {
 			}
 			if tt.wantRule != "" {
 				failed := false
-				for _, v := range rep.Rules {
+				for _, v := range rep.Model().Rules {
 					failed = failed || v.ID == tt.wantRule && v.Outcome == verdict.Fail
 				}
 				if !failed {

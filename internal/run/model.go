@@ -31,8 +31,7 @@ func (r *Report) Model() *verdict.Verdict {
 // build builds the run's verdict from the report.
 func (r *Report) build() *verdict.Verdict {
 	v := &verdict.Verdict{
-		Driver: verdict.Run, Interrupted: r.Interrupted, LikelyCause: r.LikelyCause, Counts: r.Counts,
-	}
+		Driver: verdict.Run, Interrupted: r.Interrupted, LikelyCause: r.LikelyCause}
 	v.Stamp(r.SpecTitle, r.SpecVersion)
 	c := r.Config
 	v.Target, v.Seed = r.Target, c.Seed
@@ -64,14 +63,24 @@ func (r *Report) build() *verdict.Verdict {
 			Faults: f.Kinds, InFlight: f.At, LowestInFlight: f.Lowest, Judged: f.Judged, Summary: f.Summary(),
 		}
 	}
-	v.Rules = slices.Clone(r.Rules)
-	for i := range v.Rules {
-		v.Rules[i].Rerun = r.Rerun(v.Rules[i].ID)
-	}
+	t := verdict.NewTally()
 	// One exchange's evidence shown in several failures (the rules one
 	// answer broke) is rendered once.
 	shown := map[*steps.Sent]exchangeShown{}
 	for _, sc := range r.Scenarios {
+		tally(t, sc)
+		v.Counts.Scenarios++
+		v.Counts.Exchanges += len(sc.Exchanges)
+		switch sc.Outcome {
+		case steps.Passed:
+			v.Counts.Passed++
+		case steps.Failed:
+			v.Counts.Failed++
+		case steps.Errored:
+			v.Counts.Errors++
+		case steps.Skipped:
+			v.Counts.NotRun++
+		}
 		where := lineOf(sc)
 		out := verdict.Scenario{
 			Name: sc.Name, Where: where, Rule: sc.Rule.ID, Level: sc.Rule.Level, Outcome: outcomes[sc.Outcome],
@@ -85,6 +94,10 @@ func (r *Report) build() *verdict.Verdict {
 			out.Failure = len(v.Failures)
 		}
 		v.Scenarios = append(v.Scenarios, out)
+	}
+	v.Rules = t.Rules()
+	for i := range v.Rules {
+		v.Rules[i].Rerun = r.Rerun(v.Rules[i].ID)
 	}
 	v.Base = r.Baseline
 	v.Finish()

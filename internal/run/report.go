@@ -44,10 +44,6 @@ type Report struct {
 
 	Started, Ended time.Time
 	Scenarios      []steps.Result
-	// Rules are the rules of the catalog, each with its outcome in the
-	// run (verdict.Tally).
-	Rules  []verdict.Rule
-	Counts verdict.Counts
 	// Baseline, when set, is the earlier verdict whose failures are known
 	// (--baseline): the exit status is decided against it.
 	Baseline *verdict.Baseline
@@ -85,10 +81,7 @@ func (r *Report) Rerun(ruleID rules.RuleID) string {
 	return strings.Join(append(append([]string{"plantcheck run"}, r.rerunFlags...), "--tags '@"+string(ruleID)+"'"), " ")
 }
 
-// finish orders the results and derives each rule's verdict
-// (verdict.Tally). A rule passes only on answers that kept it: one whose
-// scenarios all went unanswered, were stopped, skipped or inconclusive is
-// not judged, and says why.
+// finish orders the results; the verdict is built again from them (Model).
 func (r *Report) finish() {
 	r.model = nil
 	// In the order the features are read: by file, then by position in
@@ -101,71 +94,61 @@ func (r *Report) finish() {
 		bi, _ := strconv.Atoi(b.ID)
 		return ai - bi
 	})
-	t := verdict.NewTally()
-	r.Counts = verdict.Counts{}
-	for _, s := range r.Scenarios {
-		r.Counts.Scenarios++
-		r.Counts.Exchanges += len(s.Exchanges)
-		switch s.Outcome {
-		case steps.Passed:
-			r.Counts.Passed++
-		case steps.Failed:
-			r.Counts.Failed++
-		case steps.Errored:
-			r.Counts.Errors++
-		case steps.Skipped:
-			r.Counts.NotRun++
-		}
-		// Every rule's outcome is the one judge's judgements, counted as
-		// the proxy and `plantcheck judge` count theirs. A rule's failures are counted once per scenario that found it
-		// broken: how many of a scenario's requests broke it may depend
-		// on their order (two cases sent at once with one id at an edge of
-		// int64, to a service that refuses a stored id), its verdict not.
-		failed := map[rules.RuleID]bool{}
-		for _, res := range s.Judgements {
-			if res.OK() {
-				t.Judged(res.Rule, 1, 1)
-				continue
-			}
-			t.Judged(res.Rule, 1, 0)
-			if !failed[res.Rule] {
-				failed[res.Rule] = true
-				t.Failed(res.Rule, 1)
-			}
-		}
-		id := s.Rule.ID
-		if !t.Has(id) {
+}
+
+// tally counts a scenario into its rules' verdicts (verdict.Tally). A rule
+// passes only on answers that kept it: one whose scenarios all went
+// unanswered, were stopped, skipped or inconclusive is not judged, and
+// says why.
+func tally(t *verdict.Tally, s steps.Result) {
+	// Every rule's outcome is the one judge's judgements, counted as
+	// the proxy and `plantcheck judge` count theirs. A rule's failures are counted once per scenario that found it
+	// broken: how many of a scenario's requests broke it may depend
+	// on their order (two cases sent at once with one id at an edge of
+	// int64, to a service that refuses a stored id), its verdict not.
+	failed := map[rules.RuleID]bool{}
+	for _, res := range s.Judgements {
+		if res.OK() {
+			t.Judged(res.Rule, 1, 1)
 			continue
 		}
-		t.Scenario(id)
-		switch {
-		case s.Judged:
-		case s.Outcome == steps.Errored:
-			t.Errored(id)
-			t.Unjudged(id, "error")
-		case s.Outcome == steps.Skipped:
-			// A reason of the scenario's own (a token too short for a
-			// variant) is said here, once, in its own words.
-			t.Unjudged(id, skipWhy(s))
-		case s.SetupFailed:
-			t.Unjudged(id, NotJudgedSetup)
-		case !answeredAll(s) && unframed(s):
-			t.Unjudged(id, "an answer HTTP cannot frame, failed under RESPONSE-DOCUMENTED")
-		case !answeredAll(s):
-			t.Unjudged(id, "no answer")
-		default:
-			t.Unjudged(id, maskedBy(s))
-		}
-		if s.Note != "" && (s.Rule.Level == rules.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s) == skippedSeeNotes || errors.Is(s.Noted, steps.ErrNameReused)) {
-			t.Note(id, s.Name+": "+s.Note)
-		}
-		for _, f := range s.Failures {
-			if f.Rule.ID != id {
-				t.FoundBy(f.Rule.ID, string(id)+": "+s.Name)
-			}
+		t.Judged(res.Rule, 1, 0)
+		if !failed[res.Rule] {
+			failed[res.Rule] = true
+			t.Failed(res.Rule, 1)
 		}
 	}
-	r.Rules = t.Rules()
+	id := s.Rule.ID
+	if !t.Has(id) {
+		return
+	}
+	t.Scenario(id)
+	switch {
+	case s.Judged:
+	case s.Outcome == steps.Errored:
+		t.Errored(id)
+		t.Unjudged(id, "error")
+	case s.Outcome == steps.Skipped:
+		// A reason of the scenario's own (a token too short for a
+		// variant) is said here, once, in its own words.
+		t.Unjudged(id, skipWhy(s))
+	case s.SetupFailed:
+		t.Unjudged(id, NotJudgedSetup)
+	case !answeredAll(s) && unframed(s):
+		t.Unjudged(id, "an answer HTTP cannot frame, failed under RESPONSE-DOCUMENTED")
+	case !answeredAll(s):
+		t.Unjudged(id, "no answer")
+	default:
+		t.Unjudged(id, maskedBy(s))
+	}
+	if s.Note != "" && (s.Rule.Level == rules.Open && s.Outcome != steps.Skipped || s.Outcome == steps.Skipped && skipWhy(s) == skippedSeeNotes || errors.Is(s.Noted, steps.ErrNameReused)) {
+		t.Note(id, s.Name+": "+s.Note)
+	}
+	for _, f := range s.Failures {
+		if f.Rule.ID != id {
+			t.FoundBy(f.Rule.ID, string(id)+": "+s.Name)
+		}
+	}
 }
 
 // NotJudgedSetup is why a scenario that could not be set up did not

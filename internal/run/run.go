@@ -9,6 +9,7 @@ package run
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -93,7 +94,7 @@ type Options struct {
 // junit.xml there, saying why, so that a CI job shows the reason; a
 // configuration refused at start (its tags, its baseline) writes nothing.
 func Run(ctx context.Context, cfg Config, opts Options) (*Report, error) {
-	baseline, err := start(cfg)
+	baseline, total, err := start(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Report, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
-	rep, err := run(ctx, &cfg, opts, baseline)
+	rep, err := run(ctx, &cfg, opts, baseline, total)
 	if err != nil && rep == nil && cfg.ReportDir != "" {
 		if werr := WriteCannotRun(cfg.ReportDir, cfg.BaseURL, err); werr != nil {
 			return nil, fmt.Errorf("%w (and the reports could not be written: %v)", err, werr)
@@ -114,26 +115,28 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Report, error) {
 
 // start checks what only the engine can of a configuration (the tags
 // against the features) and reads the baseline it names: errors of the
-// configuration (ErrConfig), as Resolve's are.
-func start(cfg Config) (*verdict.Baseline, error) {
+// configuration (ErrConfig), as Resolve's are. total is the scenarios the
+// tags select, which progress counts towards (0: unknown).
+func start(cfg Config) (baseline *verdict.Baseline, total int, err error) {
 	filter, err := features.ParseTags(cfg.Tags)
 	if err != nil {
-		return nil, config.Errorf("--tags: %v", err)
+		return nil, 0, config.Errorf("--tags: %v", err)
 	}
-	if scs, err := features.Scenarios(); err == nil && len(filter.Select(scs)) == 0 {
-		return nil, config.Errorf("--tags %q selects no scenario", cfg.Tags)
+	if scs, err := features.Scenarios(); err == nil {
+		if total = len(filter.Select(scs)); total == 0 {
+			return nil, 0, config.Errorf("--tags %q selects no scenario", cfg.Tags)
+		}
 	}
 	if cfg.BaselineFile == "" {
-		return nil, nil
+		return nil, total, nil
 	}
-	b, err := history.LoadBaseline(cfg.BaselineFile, verdict.Run)
-	if err != nil {
-		return nil, config.Errorf("--baseline: %v", err)
+	if baseline, err = history.LoadBaseline(cfg.BaselineFile, verdict.Run); err != nil {
+		return nil, 0, config.Errorf("--baseline: %v", err)
 	}
-	return b, nil
+	return baseline, total, nil
 }
 
-func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Baseline) (*Report, error) {
+func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Baseline, total int) (*Report, error) {
 	v, err := spec.Default()
 	if err != nil {
 		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
@@ -164,7 +167,7 @@ func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Basel
 	defer closeHAR()
 	notes, suite, forget := noticesFor(opts.Output)
 	defer forget()
-	notes.total = selected(cfg.Tags)
+	notes.total = total
 	var mu sync.Mutex
 	st, err := steps.New(steps.Config{
 		BaseURL: cfg.BaseURL, Token: cfg.Token, Client: client, Validator: v, Seed: cfg.Seed, IDSalt: opts.IDSalt, Examples: cfg.Examples,
@@ -241,19 +244,6 @@ func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Basel
 		return rep, fmt.Errorf("%w: --har: %v", ErrReport, harErr)
 	}
 	return rep, nil
-}
-
-// selected counts the scenarios a tag expression selects (0: unknown).
-func selected(tags string) int {
-	filter, err := features.ParseTags(tags)
-	if err != nil {
-		return 0
-	}
-	scs, err := features.Scenarios()
-	if err != nil {
-		return 0
-	}
-	return len(filter.Select(scs))
 }
 
 // rerunFlags are the flags a rerun needs to send what this run sent, to
@@ -394,7 +384,7 @@ func preflight(ctx context.Context, u *url.URL, timeout time.Duration, tlsConf *
 		}
 		return fmt.Errorf("%w: TLS with %s: %v (%s)", ErrUnreachable, host, err, hint)
 	}
-	fmt.Fprintf(tc, "HEAD %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: plantcheck\r\nConnection: close\r\n\r\n", cmpOr(u.EscapedPath(), "/"), u.Host)
+	fmt.Fprintf(tc, "HEAD %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: plantcheck\r\nConnection: close\r\n\r\n", cmp.Or(u.EscapedPath(), "/"), u.Host)
 	var one [1]byte
 	if _, err := tc.Read(one[:]); err != nil && !errors.Is(err, io.EOF) {
 		var ne net.Error
@@ -432,13 +422,6 @@ func speaksTLS(ctx context.Context, d *net.Dialer, addr, name string, limit time
 	err = tc.HandshakeContext(ctx)
 	var alert tls.AlertError
 	return err == nil || errors.As(err, &alert)
-}
-
-func cmpOr(s, fallback string) string {
-	if s == "" {
-		return fallback
-	}
-	return s
 }
 
 // recordHAR has the client record every exchange into cfg.HAR (none when

@@ -194,7 +194,7 @@ func TestConsoleFitsAScreenOrTwo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.Count(string(md), "curl -sS"), rep.Counts.Failed; got < want {
+	if got, want := strings.Count(string(md), "curl -sS"), rep.Model().Counts.Failed; got < want {
 		t.Errorf("summary.md holds %d curl commands, want one a failed scenario at least (%d)", got, want)
 	}
 	var verbose bytes.Buffer

@@ -37,7 +37,7 @@ func TestReportSkipKinds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &Report{Scenarios: []steps.Result{{Name: "a scenario", Rule: rule, Outcome: steps.Skipped, Skip: tt.skip, Note: tt.note}}}
 			r.finish()
-			for _, v := range r.Rules {
+			for _, v := range r.Model().Rules {
 				if v.ID != rules.AuthMissing {
 					continue
 				}
@@ -75,7 +75,7 @@ func TestReportNoteKinds(t *testing.T) {
 			r := &Report{Scenarios: []steps.Result{{Name: "a scenario", Rule: rule, Outcome: steps.Passed, Judged: true, Note: tt.note, Noted: tt.noted,
 				Judgements: []judge.Result{{Rule: rule.ID}}}}}
 			r.finish()
-			for _, v := range r.Rules {
+			for _, v := range r.Model().Rules {
 				if v.ID != rules.Create200 {
 					continue
 				}

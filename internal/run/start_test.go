@@ -49,7 +49,7 @@ func TestStart(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b, err := start(tt.cfg)
+			b, _, err := start(tt.cfg)
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatalf("start: %v, want nil", err)

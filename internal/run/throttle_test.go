@@ -141,12 +141,12 @@ func TestRateLimitedGatewayIsCertified(t *testing.T) {
 		}
 		th := rep.Throttling
 		t.Logf("%s: %d exchanges in %s; %d throttling answers, %d pauses, %s paused, slowest pace %.1f/s",
-			tt.name, rep.Counts.Exchanges, took.Round(time.Millisecond), th.Total(), th.Pauses, th.Paused.Round(time.Millisecond), th.Slowest)
+			tt.name, rep.Model().Counts.Exchanges, took.Round(time.Millisecond), th.Total(), th.Pauses, th.Paused.Round(time.Millisecond), th.Slowest)
 		rep.WriteVerdict(&out)
 		if got, want := rep.VerdictLine(), "CONFORMANT: every MUST rule passed"; rep.ExitCode() != 0 || got != want {
 			t.Errorf("exit %d, %q; want 0, %q\n%s", rep.ExitCode(), got, want, out.String())
 		}
-		if c := rep.Counts; c.Failed+c.Errors+c.NotRun != 0 || rep.LikelyCause != "" || th.Exceeded != "" {
+		if c := rep.Model().Counts; c.Failed+c.Errors+c.NotRun != 0 || rep.LikelyCause != "" || th.Exceeded != "" {
 			t.Errorf("counts %+v, likely cause %q, exceeded %q: want nothing against the run", c, rep.LikelyCause, th.Exceeded)
 		}
 		if th.Total() == 0 || th.Pauses == 0 || th.Paused <= 0 || th.Slowest <= 0 {
@@ -224,7 +224,7 @@ func TestThrottlingIsWaitedOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d exchanges; %+v", rep.Counts.Exchanges, rep.Throttling)
+	t.Logf("%d exchanges; %+v", rep.Model().Counts.Exchanges, rep.Throttling)
 	rep.WriteVerdict(&out)
 	if rep.ExitCode() != 0 {
 		t.Errorf("exit %d, want 0: throttling is not the service's answer\n%s", rep.ExitCode(), out.String())
@@ -310,8 +310,8 @@ func TestThrottlingOneAtATime(t *testing.T) {
 		if strings.Contains(v, "slow the run") {
 			t.Errorf("verdict %q advises slowing a run that sent one request at a time", v)
 		}
-		if rep.Counts.Failed > 0 {
-			t.Errorf("%d scenarios failed: throttling was laid to the service", rep.Counts.Failed)
+		if rep.Model().Counts.Failed > 0 {
+			t.Errorf("%d scenarios failed: throttling was laid to the service", rep.Model().Counts.Failed)
 		}
 	})
 }
@@ -354,8 +354,8 @@ func TestThrottlingPastTheBound(t *testing.T) {
 		if v := rep.VerdictLine(); !strings.Contains(v, "--rate") || !strings.Contains(v, tt.want) {
 			t.Errorf("verdict %q does not name --rate and %q", v, tt.want)
 		}
-		if rep.Counts.Failed > 0 {
-			t.Errorf("%d scenarios failed: throttling was laid to the service", rep.Counts.Failed)
+		if rep.Model().Counts.Failed > 0 {
+			t.Errorf("%d scenarios failed: throttling was laid to the service", rep.Model().Counts.Failed)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/base64"
@@ -136,7 +137,7 @@ func TestUnusualButConformantTargets(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
-			token := cmpOr(v.token, token)
+			token := cmp.Or(v.token, token)
 			ref, err := reference.New(reference.Config{Token: token, Store: v.store, MaxBodyBytes: v.maxBody})
 			if err != nil {
 				t.Fatal(err)
@@ -181,21 +182,21 @@ func passes(t *testing.T, h http.Handler, prefix, token string, runs int) {
 		}
 		// The second run may find the fixed ids of BODY-ID-RANGE
 		// stored by the first: those scenarios are inconclusive.
-		skipped := rep.Counts.NotRun
+		skipped := rep.Model().Counts.NotRun
 		for _, sc := range rep.Scenarios {
 			if run == 2 && sc.Outcome == steps.Skipped && strings.HasPrefix(sc.Note, "inconclusive") {
 				skipped--
 			}
 		}
-		if got := rep.ExitCode(); got != 0 || rep.Counts.Failed+rep.Counts.Errors+skipped != 0 {
+		if got := rep.ExitCode(); got != 0 || rep.Model().Counts.Failed+rep.Model().Counts.Errors+skipped != 0 {
 			rep.WriteFailures(&out)
 			var unjudged []string
-			for _, v := range rep.Rules {
+			for _, v := range rep.Model().Rules {
 				if v.Outcome != verdict.Pass {
 					unjudged = append(unjudged, fmt.Sprintf("%s %s (%s)", v.ID, v.Outcome, v.NotJudgedBecause))
 				}
 			}
-			t.Fatalf("run %d: exit code %d, counts %+v, want 0 and every scenario passed; rules not passed: %v\n%s", run, got, rep.Counts, unjudged, out.String())
+			t.Fatalf("run %d: exit code %d, counts %+v, want 0 and every scenario passed; rules not passed: %v\n%s", run, got, rep.Model().Counts, unjudged, out.String())
 		}
 	}
 }
@@ -228,7 +229,7 @@ func TestSchemeCaseRefusedIsConformant(t *testing.T) {
 			t.Fatal(err)
 		}
 		var failed []string
-		for _, v := range rep.Rules {
+		for _, v := range rep.Model().Rules {
 			if v.Outcome == verdict.Fail {
 				failed = append(failed, string(v.ID))
 			}

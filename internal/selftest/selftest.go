@@ -358,17 +358,17 @@ func (t *Trial) run(ctx context.Context, cfg Config, m *mutants.Mutant) error {
 			err = perr
 		}
 		if err == nil {
-			t.Disagree, t.ProxyFailed = contradictions(rep.Rules, pv.Rules, "proxy"), failed(pv.Rules)
+			t.Disagree, t.ProxyFailed = contradictions(rep.Model().Rules, pv.Rules, "proxy"), failed(pv.Rules)
 		}
 	case err == nil:
-		t.Disagree, err = disagreements(rc.HAR, rep.Rules)
+		t.Disagree, err = disagreements(rc.HAR, rep.Model().Rules)
 	}
 	if err != nil {
 		return err
 	}
-	t.Failed, t.ExitCode = failed(rep.Rules), rep.ExitCode()
+	t.Failed, t.ExitCode = failed(rep.Model().Rules), rep.ExitCode()
 	if m == nil {
-		t.Scenarios, t.Exchanges, t.VerdictLine = rep.Counts.Scenarios, rep.Counts.Exchanges, rep.VerdictLine()
+		t.Scenarios, t.Exchanges, t.VerdictLine = rep.Model().Counts.Scenarios, rep.Model().Counts.Exchanges, rep.VerdictLine()
 	} else if t.Verdict = Survived; breaks(*m, t.Failed) {
 		t.Verdict = Caught
 	}
