@@ -20,8 +20,8 @@ import (
 // each rule fared. Model turns it into the verdict (package verdict) that
 // decides the exit status and writes every report.
 type Report struct {
-	// Config is the run's configuration, its token cleared: the report
-	// has no need of it.
+	// Config is the run's configuration, its secrets (the token, the
+	// headers' values) cleared: the report has no need of them.
 	Config Config
 	// Target is the URL the requests went to.
 	Target                 string
