@@ -30,8 +30,7 @@ func (r *Report) Model() *verdict.Verdict {
 
 // build builds the run's verdict from the report.
 func (r *Report) build() *verdict.Verdict {
-	v := &verdict.Verdict{
-		Driver: verdict.Run, Interrupted: r.Interrupted, LikelyCause: r.LikelyCause}
+	v := &verdict.Verdict{Driver: verdict.Run, Interrupted: r.Interrupted, LikelyCause: r.LikelyCause}
 	v.Stamp(r.SpecTitle, r.SpecVersion)
 	c := r.Config
 	v.Target, v.Seed = r.Target, c.Seed
