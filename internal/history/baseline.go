@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/buildinfo"
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -110,8 +109,7 @@ func LoadBaseline(name string, driver verdict.Driver) (*verdict.Baseline, error)
 		return NewBaseline(base, name, driver)
 	}
 	if err := verdict.CheckBaseline(b); err != nil {
-		why := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
-		return refuse(fmt.Errorf("it does not follow baseline.schema.json: %s", evidence.Text(evidence.Cut(why, 1<<9))))
+		return refuse(fmt.Errorf("it does not follow baseline.schema.json: %s", schemaWhy(err)))
 	}
 	var f File
 	if err := json.Unmarshal(b, &f); err != nil {
