@@ -26,7 +26,7 @@ type Baseline struct {
 	File, Plantcheck, Compared string
 	Entries                    []BaselineEntry
 	// NotJudged are the rules the baseline's run did not judge.
-	NotJudged map[rules.RuleID]bool
+	NotJudged []rules.RuleID
 }
 
 // BaselineEntry is one known failure: of a rule, and when given of one kind
@@ -115,7 +115,7 @@ func (v *Verdict) againstBaseline(deciding, unjudged []rules.RuleID) (res *Basel
 	res = &BaselineResult{File: v.Base.File, Plantcheck: v.Base.Plantcheck, Compared: v.Base.Compared,
 		New: []rules.RuleID{}, NewKinds: []string{}, Known: []rules.RuleID{}, Stale: []string{}, NotJudged: []rules.RuleID{}}
 	for _, id := range unjudged {
-		if v.Base.NotJudged[id] {
+		if slices.Contains(v.Base.NotJudged, id) {
 			res.NotJudged = append(res.NotJudged, id)
 		} else {
 			stillUnjudged = append(stillUnjudged, id)
@@ -153,7 +153,13 @@ func (v *Verdict) againstBaseline(deciding, unjudged []rules.RuleID) (res *Basel
 			continue
 		}
 		res.New = append(res.New, id)
-		if held := v.Base.kinds(id); len(held) > 0 && len(newKinds[id]) > 0 {
+		var held []string // the kinds of answer the baseline's entries of id name
+		for _, en := range v.Base.Entries {
+			if en.Rule == id && en.Kind != "" {
+				held = appendOnce(held, en.Kind)
+			}
+		}
+		if len(held) > 0 && len(newKinds[id]) > 0 {
 			res.NewKinds = append(res.NewKinds, fmt.Sprintf("%s fails with %s, a new kind of failure: the baseline holds it with %s",
 				id, strings.Join(newKinds[id], ", "), strings.Join(held, ", ")))
 		}
@@ -166,17 +172,6 @@ func (v *Verdict) againstBaseline(deciding, unjudged []rules.RuleID) (res *Basel
 		}
 	}
 	return res, stillUnjudged
-}
-
-// kinds are the kinds of answer the baseline's entries of rule id name.
-func (bl *Baseline) kinds(id rules.RuleID) []string {
-	var out []string
-	for _, en := range bl.Entries {
-		if en.Rule == id && en.Kind != "" && !slices.Contains(out, en.Kind) {
-			out = append(out, en.Kind)
-		}
-	}
-	return out
 }
 
 // stale says why entry en holds none of this verdict's failures ("" when
