@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/plantcheck/plantcheck/internal/buildinfo"
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -68,7 +67,7 @@ func Entries(v *verdict.Verdict, byScenario bool) []verdict.BaselineEntry {
 // of the entry of v's baseline that held it, and the rules it did not
 // judge.
 func WriteBaseline(name string, v *verdict.Verdict) error {
-	f := File{Schema: verdict.BaselineSchemaID, Driver: v.Driver, Plantcheck: v.Plantcheck.Version, Entries: Entries(v, false)}
+	f := File{Schema: verdict.BaselineSchemaID, Driver: v.Driver, Plantcheck: v.Plantcheck.Version, Entries: Entries(v, false), NotJudged: notJudged(v)}
 	if v.Base != nil {
 		// The reasons of the baseline the verdict was made against stay
 		// with the failures they were given for.
@@ -76,11 +75,6 @@ func WriteBaseline(name string, v *verdict.Verdict) error {
 			if j := slices.IndexFunc(v.Base.Entries, func(old verdict.BaselineEntry) bool { return old.Reason != "" && old.Covers(en) }); j >= 0 {
 				f.Entries[i].Reason = v.Base.Entries[j].Reason
 			}
-		}
-	}
-	for _, r := range v.Rules {
-		if r.Outcome == verdict.NotJudged {
-			f.NotJudged = append(f.NotJudged, r.ID)
 		}
 	}
 	b, err := json.MarshalIndent(f, "", "  ")
@@ -110,8 +104,7 @@ func LoadBaseline(name string, driver verdict.Driver) (*verdict.Baseline, error)
 		return NewBaseline(base, name, driver)
 	}
 	if err := verdict.CheckBaseline(b); err != nil {
-		why := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
-		return refuse(fmt.Errorf("it does not follow baseline.schema.json: %s", evidence.Text(evidence.Cut(why, 1<<9))))
+		return refuse(fmt.Errorf("it does not follow baseline.schema.json: %s", schemaWhy(err)))
 	}
 	var f File
 	if err := json.Unmarshal(b, &f); err != nil {
@@ -120,15 +113,12 @@ func LoadBaseline(name string, driver verdict.Driver) (*verdict.Baseline, error)
 	if f.Driver != driver {
 		return refuse(fmt.Errorf("a baseline of 'plantcheck %s', not of 'plantcheck %s'", f.Driver, driver))
 	}
-	bl := &verdict.Baseline{File: evidence.Text(name), Plantcheck: evidence.Text(f.Plantcheck), NotJudged: map[rules.RuleID]bool{},
+	bl := &verdict.Baseline{File: evidence.Text(name), Plantcheck: evidence.Text(f.Plantcheck), NotJudged: f.NotJudged,
 		Compared: "a baseline file: its entries name rules of this plantcheck's catalog", Entries: f.Entries}
 	for _, en := range f.Entries {
 		if _, ok := rules.Lookup(en.Rule); !ok {
 			return refuse(fmt.Errorf("an entry names rule %s, which this plantcheck's catalog lacks: remove it, or name the rule as 'plantcheck rules' lists it", evidence.Text(string(en.Rule))))
 		}
-	}
-	for _, id := range f.NotJudged {
-		bl.NotJudged[id] = true
 	}
 	return bl, nil
 }
@@ -173,14 +163,19 @@ func NewBaseline(base *verdict.Verdict, file string, driver verdict.Driver) (*ve
 		compared = fmt.Sprintf("spec %s %s and its sha256, features sha256: the same; plantcheck %s and %s: not compared (a build with no release version; its judging may differ)",
 			cur.Spec.Title, cur.Spec.Version, bv, buildinfo.Version())
 	}
-	b := &verdict.Baseline{File: name, Compared: compared, Plantcheck: bv, Entries: Entries(base, true), NotJudged: map[rules.RuleID]bool{}}
+	b := &verdict.Baseline{File: name, Compared: compared, Plantcheck: bv, Entries: Entries(base, true), NotJudged: notJudged(base)}
 	if slices.ContainsFunc(b.Entries, func(en verdict.BaselineEntry) bool { return en.Kind == verdict.KindUntyped }) {
 		return refuse("written before plantcheck recorded each failure's kind of answer (its status and media type): make a new baseline with --baseline-update")
 	}
-	for _, r := range base.Rules {
+	return b, nil
+}
+
+// notJudged are the rules v did not judge.
+func notJudged(v *verdict.Verdict) (ids []rules.RuleID) {
+	for _, r := range v.Rules {
 		if r.Outcome == verdict.NotJudged {
-			b.NotJudged[r.ID] = true
+			ids = append(ids, r.ID)
 		}
 	}
-	return b, nil
+	return ids
 }

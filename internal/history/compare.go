@@ -189,21 +189,9 @@ func CompareAll(in []CompareInput) (*Comparison, error) {
 // cellOf is rule r's result in v, and the number of the first of v's
 // service's failure blocks that cites it (0: none).
 func cellOf(v *verdict.Verdict, r rules.Rule) (string, int) {
-	i := slices.IndexFunc(v.Rules, func(x verdict.Rule) bool { return x.ID == r.ID })
-	if i < 0 {
-		return CellNotRun, 0
-	}
-	word := CellNotRun
-	switch v.Rules[i].Outcome {
-	case verdict.Pass:
-		word = CellPass
-	case verdict.Fail:
-		word = CellFail
-	case verdict.NotJudged, verdict.Error:
-		word = CellNotJudged
-	}
-	if r.Level == rules.Open && (word == CellPass || word == CellFail) {
-		return CellNoted, 0
+	word := string(ruleOutcome(v, r.ID, r.Level))
+	if word == string(verdict.Skip) {
+		word = CellNotRun
 	}
 	if word != CellFail {
 		return word, 0

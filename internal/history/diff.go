@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,14 +98,28 @@ func side(v *verdict.Verdict, file string) DiffSide {
 	return s
 }
 
-// judgedOutcome folds an outcome to what a diff compares: pass, fail,
-// not judged (error, not judged) or skip (not run).
+// judgedOutcome folds an outcome to what a diff and compare set side by
+// side: pass, fail, not judged (error, not judged) or skip (not run).
 func judgedOutcome(o verdict.Outcome) verdict.Outcome {
 	switch o {
 	case verdict.Pass, verdict.Fail, verdict.Skip:
 		return o
 	}
 	return verdict.NotJudged
+}
+
+// ruleOutcome is rule id's judged outcome in v (skip when v has no such
+// rule); "noted" for a rule of level open that passed or failed, which is
+// noted, never failed.
+func ruleOutcome(v *verdict.Verdict, id rules.RuleID, level rules.Level) verdict.Outcome {
+	i := slices.IndexFunc(v.Rules, func(r verdict.Rule) bool { return r.ID == id })
+	switch {
+	case i < 0:
+		return verdict.Skip
+	case level == rules.Open && (v.Rules[i].Outcome == verdict.Pass || v.Rules[i].Outcome == verdict.Fail):
+		return "noted"
+	}
+	return judgedOutcome(v.Rules[i].Outcome)
 }
 
 // kinds are the kinds of failure of a rule or scenario, as text:
@@ -155,40 +170,21 @@ func Compare(old, new *verdict.Verdict, oldFile, newFile string, strict bool) (*
 		})
 		return out
 	}
-	oldRules, newRules := map[rules.RuleID]verdict.Rule{}, map[rules.RuleID]verdict.Rule{}
+	levels := map[rules.RuleID]rules.Level{}
 	var ids []rules.RuleID
-	for _, r := range old.Rules {
-		oldRules[r.ID] = r
-		ids = append(ids, r.ID)
-	}
-	for _, r := range new.Rules {
-		newRules[r.ID] = r
-		if _, ok := oldRules[r.ID]; !ok {
+	for _, r := range slices.Concat(old.Rules, new.Rules) {
+		if _, ok := levels[r.ID]; !ok {
 			ids = append(ids, r.ID)
 		}
+		levels[r.ID] = cmp.Or(r.Level, levels[r.ID]) // the new verdict's
 	}
 	slices.SortStableFunc(ids, func(a, b rules.RuleID) int { return verdict.CatalogIndex(a) - verdict.CatalogIndex(b) })
 	ok, nk := ruleKinds(old), ruleKinds(new)
 	for _, id := range ids {
-		o, n := oldRules[id], newRules[id]
-		level := n.Level
-		if level == "" {
-			level = o.Level
-		}
-		c := Change{Rule: id, Level: level, Old: judgedOutcome(o.Outcome), New: judgedOutcome(n.Outcome)}
-		if o.ID == "" {
-			c.Old = verdict.Skip
-		}
-		if n.ID == "" {
-			c.New = verdict.Skip
-		}
-		if level == rules.Open {
-			// An open rule is noted, never failed.
-			c.Old, c.New = openOutcome(c.Old), openOutcome(c.New)
-		}
-		c.Added, c.Gone = setDiff(nk[id], ok[id]), setDiff(ok[id], nk[id])
-		if level == rules.Open {
-			c.Added, c.Gone = []string{}, []string{}
+		level := levels[id]
+		c := Change{Rule: id, Level: level, Old: ruleOutcome(old, id, level), New: ruleOutcome(new, id, level), Added: []string{}, Gone: []string{}}
+		if level != rules.Open {
+			c.Added, c.Gone = setDiff(nk[id], ok[id]), setDiff(ok[id], nk[id])
 		}
 		c.Change = classify(c.Old, c.New, len(c.Added) > 0 || len(c.Gone) > 0)
 		if c.Change == "" {
@@ -288,13 +284,6 @@ func (d *Diff) add(list *[]Change, c Change) {
 		}
 		d.regressed[c.Change]++
 	}
-}
-
-func openOutcome(o verdict.Outcome) verdict.Outcome {
-	if o == verdict.Pass || o == verdict.Fail {
-		return "noted"
-	}
-	return o
 }
 
 // classify names the change from old to new ("" for none worth saying).

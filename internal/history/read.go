@@ -34,13 +34,17 @@ func Read(b []byte) (*verdict.Verdict, error) {
 		return nil, fmt.Errorf("a HAR recording, not a summary.json: judge it first (plantcheck judge --report-dir DIR FILE.har) and give the summary.json it writes")
 	}
 	if err := verdict.CheckSummary(b); err != nil {
-		// The schema's error is lines of "- at 'path': why": one line.
-		why := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
-		return nil, fmt.Errorf("not a summary.json plantcheck wrote (it does not follow summary.schema.json): %s", evidence.Text(evidence.Cut(why, 1<<9)))
+		return nil, fmt.Errorf("not a summary.json plantcheck wrote (it does not follow summary.schema.json): %s", schemaWhy(err))
 	}
 	var v verdict.Verdict
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, err
 	}
 	return &v, nil
+}
+
+// schemaWhy is a schema's refusal on one line, bounded and escaped: its
+// error is lines of "- at 'path': why".
+func schemaWhy(err error) string {
+	return evidence.Text(evidence.Cut(strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "), 1<<9))
 }

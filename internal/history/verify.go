@@ -1,8 +1,6 @@
 package history
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,7 +76,7 @@ func Verify(dir string) (*Verification, error) {
 			return nil, fmt.Errorf("%w: %v", ErrCannotCheck, err)
 		}
 		files[name] = b
-		if got := SHA256Hex(b); got != want {
+		if got := verdict.SHA256Hex(b); got != want {
 			res.differ("%s: its sha256 is %s, the statement vouches for %s", name, Short(got), Short(want))
 		}
 	}
@@ -164,7 +162,7 @@ func (res *Verification) againstBuild(p *verdict.Predicate) {
 	if own := verdict.SuiteDigest(); p.Suite.SHA256 != own {
 		res.differ("suite: judged with suite %s by %s; this build carries suite %s: verify with that version", Short(p.Suite.SHA256), made, Short(own))
 	}
-	if own := SHA256Hex(spec.Document()); p.Spec.SHA256 != own {
+	if own := verdict.SHA256Hex(spec.Document()); p.Spec.SHA256 != own {
 		res.differ("spec: judged against an OpenAPI document of sha256 %s by %s; this build carries %s: verify with that version", Short(p.Spec.SHA256), made, Short(own))
 	}
 }
@@ -203,12 +201,6 @@ func ReadBounded(name string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than %d bytes", name, max)
 	}
 	return b, nil
-}
-
-// SHA256Hex is b's sha256, in hex, as a statement names a subject's.
-func SHA256Hex(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
 }
 
 // Short is a digest's first 12 hex digits, enough to tell two apart.

@@ -238,7 +238,7 @@ func readFolder(dir string) (*folder, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.subjects[name] = history.SHA256Hex(b)
+		f.subjects[name] = verdict.SHA256Hex(b)
 	}
 	return f, nil
 }

@@ -26,7 +26,7 @@ type Baseline struct {
 	File, Plantcheck, Compared string
 	Entries                    []BaselineEntry
 	// NotJudged are the rules the baseline's run did not judge.
-	NotJudged map[rules.RuleID]bool
+	NotJudged []rules.RuleID
 }
 
 // BaselineEntry is one known failure: of a rule, and when given of one kind
@@ -37,11 +37,6 @@ type BaselineEntry struct {
 	Kind     string       `json:"kind,omitempty"`
 	Scenario string       `json:"scenario,omitempty"`
 	Reason   string       `json:"reason,omitempty"`
-}
-
-// holds reports whether the entry holds evidence e of block b.
-func (en BaselineEntry) holds(b Block, e Evidence) bool {
-	return en.Covers(BaselineEntry{Rule: e.Rule, Kind: e.Kind(), Scenario: b.Scenario})
 }
 
 // Covers reports whether the entry holds every failure other holds.
@@ -60,11 +55,6 @@ func (en BaselineEntry) which() string {
 		parts = append(parts, "in scenario "+strconv.Quote(en.Scenario))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// Holds reports whether an entry holds evidence e of block b.
-func (bl *Baseline) Holds(b Block, e Evidence) bool {
-	return slices.ContainsFunc(bl.Entries, func(en BaselineEntry) bool { return en.holds(b, e) })
 }
 
 // BaselineResult is what a verdict says of its baseline (summary.json's
@@ -102,25 +92,6 @@ type BaselineResult struct {
 	ExitCodeWithout int `json:"exitCodeWithout"`
 }
 
-// markKnown marks each piece of evidence of the service's failures that
-// the baseline holds, and each block all of whose evidence it holds.
-func (v *Verdict) markKnown() {
-	for i := range v.Failures {
-		blk := &v.Failures[i]
-		blk.Known = false
-		if blk.Outcome != Fail || blk.Side == "client" {
-			continue
-		}
-		all := len(blk.Evidence) > 0
-		for j := range blk.Evidence {
-			e := &blk.Evidence[j]
-			e.Known = v.Base.Holds(*blk, *e)
-			all = all && e.Known
-		}
-		blk.Known = all
-	}
-}
-
 // ServerFailures calls f with each piece of evidence of the service's
 // failures.
 func (v *Verdict) ServerFailures(f func(Block, Evidence)) {
@@ -134,15 +105,17 @@ func (v *Verdict) ServerFailures(f func(Block, Evidence)) {
 	}
 }
 
-// againstBaseline splits the rules that decide the verdict into those that
-// fail in a new way (a piece of their evidence the baseline does not hold,
-// or no evidence at all) and those whose every failure is known, finds the
+// againstBaseline marks each piece of evidence of the service's failures
+// that the baseline holds, and each block all of whose evidence it holds;
+// splits the rules that decide the verdict into those that fail in a new
+// way (a piece of their evidence the baseline does not hold, or no
+// evidence at all) and those whose every failure is known; finds the
 // stale entries, and counts.
 func (v *Verdict) againstBaseline(deciding, unjudged []rules.RuleID) (res *BaselineResult, stillUnjudged []rules.RuleID) {
 	res = &BaselineResult{File: v.Base.File, Plantcheck: v.Base.Plantcheck, Compared: v.Base.Compared,
 		New: []rules.RuleID{}, NewKinds: []string{}, Known: []rules.RuleID{}, Stale: []string{}, NotJudged: []rules.RuleID{}}
 	for _, id := range unjudged {
-		if v.Base.NotJudged[id] {
+		if slices.Contains(v.Base.NotJudged, id) {
 			res.NotJudged = append(res.NotJudged, id)
 		} else {
 			stillUnjudged = append(stillUnjudged, id)
@@ -150,34 +123,50 @@ func (v *Verdict) againstBaseline(deciding, unjudged []rules.RuleID) (res *Basel
 	}
 	known, seen := map[rules.RuleID]bool{}, map[rules.RuleID]bool{}
 	newKinds := map[rules.RuleID][]string{}
-	v.ServerFailures(func(_ Block, e Evidence) {
-		if e.Known {
-			res.KnownFailures++
-		} else {
-			res.NewFailures++
-			if k := e.Kind(); !slices.Contains(newKinds[e.Rule], k) {
-				newKinds[e.Rule] = append(newKinds[e.Rule], k)
+	var failures []BaselineEntry // each piece of evidence, as an entry that would hold it
+	for i := range v.Failures {
+		blk := &v.Failures[i]
+		blk.Known = false
+		if blk.Outcome != Fail || blk.Side == "client" {
+			continue
+		}
+		blk.Known = len(blk.Evidence) > 0
+		for j := range blk.Evidence {
+			e := &blk.Evidence[j]
+			f := BaselineEntry{Rule: e.Rule, Kind: e.Kind(), Scenario: blk.Scenario}
+			failures = append(failures, f)
+			e.Known = slices.ContainsFunc(v.Base.Entries, func(en BaselineEntry) bool { return en.Covers(f) })
+			blk.Known = blk.Known && e.Known
+			if e.Known {
+				res.KnownFailures++
+			} else {
+				res.NewFailures++
+				newKinds[e.Rule] = appendOnce(newKinds[e.Rule], f.Kind)
 			}
+			known[e.Rule] = e.Known && (known[e.Rule] || !seen[e.Rule])
+			seen[e.Rule] = true
 		}
-		if !seen[e.Rule] {
-			seen[e.Rule], known[e.Rule] = true, true
-		}
-		known[e.Rule] = known[e.Rule] && e.Known
-	})
+	}
 	for _, id := range deciding {
 		if known[id] {
 			res.Known = append(res.Known, id)
 			continue
 		}
 		res.New = append(res.New, id)
-		if held := v.Base.kinds(id); len(held) > 0 && len(newKinds[id]) > 0 {
+		var held []string // the kinds of answer the baseline's entries of id name
+		for _, en := range v.Base.Entries {
+			if en.Rule == id && en.Kind != "" {
+				held = appendOnce(held, en.Kind)
+			}
+		}
+		if len(held) > 0 && len(newKinds[id]) > 0 {
 			res.NewKinds = append(res.NewKinds, fmt.Sprintf("%s fails with %s, a new kind of failure: the baseline holds it with %s",
 				id, strings.Join(newKinds[id], ", "), strings.Join(held, ", ")))
 		}
 	}
 	if !v.Interrupted {
 		for _, en := range v.Base.Entries {
-			if why := v.stale(en); why != "" {
+			if why := v.stale(en, failures); why != "" {
 				res.Stale = append(res.Stale, why)
 			}
 		}
@@ -185,21 +174,10 @@ func (v *Verdict) againstBaseline(deciding, unjudged []rules.RuleID) (res *Basel
 	return res, stillUnjudged
 }
 
-// kinds are the kinds of answer the baseline's entries of rule id name.
-func (bl *Baseline) kinds(id rules.RuleID) []string {
-	var out []string
-	for _, en := range bl.Entries {
-		if en.Rule == id && en.Kind != "" && !slices.Contains(out, en.Kind) {
-			out = append(out, en.Kind)
-		}
-	}
-	return out
-}
-
-// stale says why entry en holds no failure of this verdict ("" when it
-// holds one, or its rule or scenario was not judged now: not judged is not
-// passing).
-func (v *Verdict) stale(en BaselineEntry) string {
+// stale says why entry en holds none of this verdict's failures ("" when
+// it holds one, or its rule or scenario was not judged now: not judged is
+// not passing).
+func (v *Verdict) stale(en BaselineEntry, failures []BaselineEntry) string {
 	i := slices.IndexFunc(v.Rules, func(r Rule) bool { return r.ID == en.Rule })
 	if i < 0 || v.Rules[i].Outcome != Pass && v.Rules[i].Outcome != Fail {
 		return ""
@@ -215,12 +193,12 @@ func (v *Verdict) stale(en BaselineEntry) string {
 	}
 	var now []string
 	held := false
-	v.ServerFailures(func(b Block, e Evidence) {
-		held = held || en.holds(b, e)
-		if e.Rule == en.Rule && (en.Scenario == "" || en.Scenario == b.Scenario) && !slices.Contains(now, e.Kind()) {
-			now = append(now, e.Kind())
+	for _, f := range failures {
+		held = held || en.Covers(f)
+		if f.Rule == en.Rule && (en.Scenario == "" || en.Scenario == f.Scenario) {
+			now = appendOnce(now, f.Kind)
 		}
-	})
+	}
 	entry, which := "", ""
 	if w := en.which(); w != "" {
 		entry, which = " its entry ("+w+")", " ("+w+")"

@@ -21,7 +21,7 @@ import (
 func (v *Verdict) Stamp(specTitle, specVersion string) {
 	v.Schema = SchemaID
 	v.Plantcheck.Version = buildinfo.Version()
-	v.Spec.Title, v.Spec.Version, v.Spec.SHA256 = specTitle, specVersion, digest(spec.Document())
+	v.Spec.Title, v.Spec.Version, v.Spec.SHA256 = specTitle, specVersion, SHA256Hex(spec.Document())
 	v.Features.SHA256 = featuresDigest()
 	if scs, err := features.Scenarios(); err == nil {
 		v.Features.Scenarios = len(scs)
@@ -32,7 +32,8 @@ func (v *Verdict) Stamp(specTitle, specVersion string) {
 	}
 }
 
-func digest(b []byte) string {
+// SHA256Hex is b's sha256, in hex, as a statement names a subject's.
+func SHA256Hex(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }
@@ -55,7 +56,7 @@ func featuresDigest() string {
 // and requirement, in catalog order, as JSON.
 func CatalogDigest() string {
 	b, _ := json.Marshal(rules.Catalog)
-	return digest(b)
+	return SHA256Hex(b)
 }
 
 // SuiteDigest names the suite a verdict was judged with: the features and
@@ -66,5 +67,5 @@ func SuiteDigest() string {
 
 // SuiteDigestOf is the suite digest of the features' and the catalog's digests.
 func SuiteDigestOf(features, catalog string) string {
-	return digest([]byte("features " + features + "\nrules " + catalog + "\n"))
+	return SHA256Hex([]byte("features " + features + "\nrules " + catalog + "\n"))
 }

@@ -155,10 +155,10 @@ func (v *Verdict) Statement(files map[string][]byte) ([]byte, error) {
 		if !ok {
 			return nil, fmt.Errorf("no %s to vouch for", name)
 		}
-		st.Subject = append(st.Subject, &intoto.ResourceDescriptor{Name: name, Digest: map[string]string{"sha256": digest(b)}})
+		st.Subject = append(st.Subject, &intoto.ResourceDescriptor{Name: name, Digest: map[string]string{"sha256": SHA256Hex(b)}})
 	}
 	st.Subject = append(st.Subject, &intoto.ResourceDescriptor{
-		Name: OpenAPIName, Digest: map[string]string{"sha256": digest(spec.Document())}, MediaType: "application/yaml",
+		Name: OpenAPIName, Digest: map[string]string{"sha256": SHA256Hex(spec.Document())}, MediaType: "application/yaml",
 	})
 	pred, err := json.Marshal(v.Predicate())
 	if err != nil {

@@ -303,7 +303,7 @@ type Evidence struct {
 	Status    int    `json:"status,omitempty"`
 	MediaType string `json:"mediaType,omitempty"`
 	NoAnswer  string `json:"noAnswer,omitempty"`
-	// Known: the baseline holds a failure of this kind (Baseline.Holds).
+	// Known: the baseline holds a failure of this kind.
 	Known bool `json:"known,omitempty"`
 }
 
@@ -563,9 +563,6 @@ const maxWhyInTable = 40
 func (v *Verdict) Finish() {
 	v.Schema = SchemaID
 	v.OrderFailures()
-	if v.Base != nil {
-		v.markKnown()
-	}
 	v.Decide()
 	for i := range v.Rules {
 		v.Rules[i].Result = v.Word(v.Rules[i])
