@@ -15,27 +15,26 @@ import (
 	"unicode/utf8"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/generate"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/shell"
 )
 
-// credential is what a request presents in its Authorization header.
+// credential is what a request presents in its Authorization header: its
+// value ("" sends none), and as evidence its description, without any
+// secret, and a double-quoted shell word, the user's token read from
+// $PLANTCHECK_TOKEN (POSIX sh, so any shell will do).
 type credential struct {
-	value string // the header value; "" sends none
-	desc  string // the value as evidence, without any secret
-	// shell is the value for a double-quoted shell word, the user's token
-	// read from $PLANTCHECK_TOKEN (POSIX sh, so any shell will do).
-	shell string
-	// issued: the user's token in the Bearer scheme, the one credential
-	// the service must accept.
-	issued bool
+	value string
+	exchange.Credential
+	issued bool // the user's token in the Bearer scheme, the one credential the service must accept
 }
 
 // token is the credential of the user's token after pre, the evidence
 // saying note after it.
 func (s *Suite) token(pre, note string, issued bool) *credential {
-	return &credential{value: pre + s.cfg.Token, desc: strings.ReplaceAll(pre, "\t", "<tab>") + evidence.TokenMark + note, shell: shellTabs(pre) + shell.TokenVar, issued: issued}
+	return &credential{value: pre + s.cfg.Token, Credential: exchange.Credential{Desc: strings.ReplaceAll(pre, "\t", "<tab>") + evidence.TokenMark + note, Shell: shellTabs(pre) + shell.TokenVar}, issued: issued}
 }
 
 // shellTabs writes text for a double-quoted shell word, a tab as printf
@@ -46,12 +45,13 @@ func shellTabs(text string) string { return strings.ReplaceAll(text, "\t", `$(pr
 // Authorization header.
 type tokenPlace string
 
+// The places, as the features name them.
 const (
-	tokenInQuery  tokenPlace = "query"  // a parameter of the query string
-	tokenInBody   tokenPlace = "body"   // a member of the body
-	tokenInHeader tokenPlace = "header" // a header of another name
-	tokenInCookie tokenPlace = "cookie" // a cookie
-	tokenInBearer tokenPlace = "bearer" // a header of another name, after "Bearer "
+	tokenInQuery  tokenPlace = "in the query string"      // a parameter of the query string
+	tokenInBody   tokenPlace = "in the body"              // a member of the body
+	tokenInHeader tokenPlace = "in a header"              // a header of another name
+	tokenInCookie tokenPlace = "in a cookie"              // a cookie
+	tokenInBearer tokenPlace = "after Bearer in a header" // a header of another name, after "Bearer "
 )
 
 // tokenHeader is the header that carries the token at place under name,
@@ -138,9 +138,7 @@ var nearMisses = []nearMiss{
 		}
 		return v, tokenCmd(`tr 'a-zA-Z' 'A-Za-z'`), ""
 	}, false},
-	{"written twice", func(t string) (string, string, string) {
-		return t + t, shell.TokenVar + shell.TokenVar, ""
-	}, false},
+	{"written twice", twice(""), false},
 	{"cut to its first half", func(t string) (string, string, string) {
 		half := len(strings.TrimRight(t, "=")) / 2 // of what the padding pads
 		for half > 0 && !utf8.RuneStart(t[half]) {
@@ -241,13 +239,11 @@ var nearMisses = []nearMiss{
 	{"followed by a tab and more", around("", "\tx"), false},
 	{"followed by a comma and more", around("", ",x"), false},
 	{"followed by a semicolon and more", around("", ";x"), false},
-	{"followed by a comma and the Bearer scheme with it again", func(t string) (string, string, string) {
-		// Two Authorization fields joined into one, as a list's fields
-		// are (RFC 9110, section 5.3; Authorization is not one): a check
-		// that splits at the comma and takes the first, the last, or
-		// any credential it finds takes the issued token.
-		return t + ", Bearer " + t, shell.TokenVar + ", Bearer " + shell.TokenVar, ""
-	}, false},
+	// Two Authorization fields joined into one, as a list's fields are
+	// (RFC 9110, section 5.3; Authorization is not one): a check that
+	// splits at the comma and takes the first, the last, or any credential
+	// it finds takes the issued token.
+	{"followed by a comma and the Bearer scheme with it again", twice(", Bearer "), false},
 	// Python's header.split()[-1], JavaScript's split(' ').pop().
 	{"after a word and a space", around("x ", ""), false},
 	// Python's header.replace("Bearer ", ""), which takes out every
@@ -259,6 +255,13 @@ var nearMisses = []nearMiss{
 func around(pre, post string) func(string) (string, string, string) {
 	return func(t string) (string, string, string) {
 		return pre + t + post, pre + shell.TokenVar + shellTabs(post), ""
+	}
+}
+
+// twice is the token, sep, and the token again.
+func twice(sep string) func(string) (string, string, string) {
+	return func(t string) (string, string, string) {
+		return t + sep + t, shell.TokenVar + sep + shell.TokenVar, ""
 	}
 }
 
@@ -284,7 +287,7 @@ func (s *Suite) theRequestCarriesTheIssuedToken(ctx context.Context, variant str
 	if why != "" {
 		return st.skipFor(ErrNotApplicable, "not run: "+why)
 	}
-	st.req.cred = &credential{value: "Bearer " + v, desc: "Bearer <the issued token " + variant + ">", shell: "Bearer " + shell}
+	st.req.cred = &credential{value: "Bearer " + v, Credential: exchange.Credential{Desc: "Bearer <the issued token " + variant + ">", Shell: "Bearer " + shell}}
 	return nil
 }
 
@@ -297,7 +300,7 @@ func (s *Suite) theRequestCarriesOnlyTheCookies(ctx context.Context) {
 	st := stateOf(ctx)
 	st.req.cred = &credential{}
 	seen := map[string]bool{}
-	for _, x := range st.exchanges {
+	for _, x := range st.Exchanges {
 		for _, c := range (&http.Response{Header: x.header}).Cookies() {
 			if !seen[c.Name] {
 				seen[c.Name] = true
@@ -314,7 +317,7 @@ func (s *Suite) theRequestCarriesAForeignToken(ctx context.Context) {
 		b[i] = byte(st.rng.Uint32())
 	}
 	foreign := "Bearer plantcheck-foreign-" + hex.EncodeToString(b[:])
-	st.req.cred = &credential{value: foreign, desc: foreign, shell: foreign}
+	st.req.cred = &credential{value: foreign, Credential: exchange.Credential{Desc: foreign, Shell: foreign}}
 }
 
 // theRequestCarriesTheTokenElsewhere sends no Authorization header, but
@@ -327,7 +330,7 @@ func (s *Suite) theRequestCarriesAForeignToken(ctx context.Context) {
 func (s *Suite) theRequestCarriesTheTokenElsewhere(ctx context.Context, where, name string) error {
 	st := stateOf(ctx)
 	tok := s.cfg.Token
-	place := map[string]tokenPlace{"in the query string": tokenInQuery, "in the body": tokenInBody, "in a header": tokenInHeader, "in a cookie": tokenInCookie, "after Bearer in a header": tokenInBearer}[where]
+	place := tokenPlace(where)
 	header, _, inHeader := tokenHeader(place, name)
 	why := ""
 	switch {
@@ -346,7 +349,7 @@ func (s *Suite) theRequestCarriesTheTokenElsewhere(ctx context.Context, where, n
 	st.req.cred = &credential{}
 	st.req.tokenIn, st.req.tokenName = place, name
 	if place == tokenInBody {
-		st.req.fields = append(st.req.fields, generate.Member{Name: name, Raw: json.RawMessage(`"` + tok + `"`)})
+		st.req.Members = append(st.req.Members, generate.Member{Name: name, Raw: json.RawMessage(`"` + tok + `"`)})
 	}
 	return nil
 }
@@ -361,8 +364,8 @@ func (s *Suite) theRequestCarriesTheTokenElsewhere(ctx context.Context, where, n
 // answered 200 (under a fresh name when the scenario's was refused, see
 // resendUnderAFreshName); nil when none was.
 func accepted(st *state) *Sent {
-	for i := len(st.exchanges) - 1; i >= 0; i-- {
-		if x := st.exchanges[i]; x.issued && x.Err == nil && x.Status == http.StatusOK {
+	for i := len(st.Exchanges) - 1; i >= 0; i-- {
+		if x := st.Exchanges[i]; x.issued && x.Err == nil && x.Status == http.StatusOK {
 			return x
 		}
 	}

@@ -52,7 +52,7 @@ func (s *Suite) created(ctx context.Context, name string, idempotent bool) error
 
 func (s *Suite) aNewPlantWithTheSameID(ctx context.Context, name string) {
 	st := stateOf(ctx)
-	id, _ := st.req.get("id")
+	id, _ := st.req.Get("id")
 	s.aNewPlantNamed(ctx, name)
 	st.req.set("id", id)
 	st.req.fixedID = true
@@ -75,7 +75,7 @@ func (s *Suite) theBodyCarriesMoreMembers(ctx context.Context, count, n int) {
 	r := &stateOf(ctx).req
 	value := jsonString(strings.Repeat("x", n))
 	for i := range count {
-		r.fields = append(r.fields, generate.Member{Name: fmt.Sprintf("m%05d", i), Raw: value})
+		r.Members = append(r.Members, generate.Member{Name: fmt.Sprintf("m%05d", i), Raw: value})
 	}
 }
 

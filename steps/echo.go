@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -35,7 +36,7 @@ func (s *Suite) echoStep(ctx context.Context, rule rules.RuleID) error {
 		return &HarnessError{fmt.Errorf("%w: the echo of this request cannot be judged: %s", ErrSuiteDefect, strings.Join(why, "; "))}
 	}
 	if j, ok := x.JudgedBy(rule); ok && !j.OK() {
-		if s.echoOwnRule {
+		if slices.Contains(s.cfg.Without, config.WithoutMustEcho) {
 			rule = ""
 		}
 		return s.fail(st, rule, x, j.Expected, j.Actual)

@@ -25,7 +25,7 @@ func (s *Suite) generator(st *state) *generate.Generator {
 func (s *Suite) generatedValidPlants(ctx context.Context, kind string) {
 	st := stateOf(ctx)
 	g, k := s.generator(st), map[string]generate.Kind{"typical": generate.Typical, "boundary": generate.Boundary}[kind]
-	st.req.caseOf = st.rule.ID
+	st.req.caseOf = st.Rule.ID
 	for range s.cfg.Examples {
 		st.cases = append(st.cases, g.Valid(k))
 	}
@@ -53,15 +53,11 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 		if s.tripped.Load() {
 			break
 		}
-		r := st.req
-		r.setRaw(c.Body())
-		r.label = "generated case: " + c.Class
-		r.fixedID = c.Property == "id" // an id at an edge of its type: another request may have stored it
-		wg.Add(1)
-		go func() {
-			defer func() { <-started; wg.Done() }()
+		r := caseRequest(st.req, c)
+		wg.Go(func() {
+			defer func() { <-started }()
 			xs[i], errs[i] = s.sendRequest(ctx, &r)
-		}()
+		})
 	}
 	wg.Wait()
 	for i := range st.cases {
@@ -72,11 +68,18 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 		if x == nil {
 			break // not sent: the target stopped answering
 		}
-		st.last = x
-		st.exchanges = append(st.exchanges, x)
+		st.Exchanges = append(st.Exchanges, x)
 		st.caseX = append(st.caseX, x)
 	}
 	return nil
+}
+
+// caseRequest is r carrying a generated case.
+func caseRequest(r request, c *generate.Case) request {
+	r.setRaw(c.Body())
+	r.label = "generated case: " + c.Class
+	r.fixedID = c.Property == "id" // an id at an edge of its type: another request may have stored it
+	return r
 }
 
 // checkCase holds a generated case to what it claims, before it is sent,
@@ -116,8 +119,8 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		}
 	}
 	if resent > 0 {
-		st.note = fmt.Sprintf("%s: %d case(s) sent again under a name not used before, and accepted", NoteNameReused, resent)
-		st.noted = ErrNameReused
+		st.Note = fmt.Sprintf("%s: %d case(s) sent again under a name not used before, and accepted", NoteNameReused, resent)
+		st.Noted = ErrNameReused
 	}
 	var first error
 	for _, fd := range firstFailures(st.caseX, func(x *Sent) []judge.Result {
@@ -137,15 +140,12 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 						cand.Members[i].Raw = json.RawMessage(strconv.FormatInt(st.freshID(), 10))
 					}
 				}
-				st.req.setRaw(cand.Body())
-				st.req.label = "generated case: " + cand.Class
-				st.req.fixedID = cand.Property == "id"
+				st.req = caseRequest(st.req, cand)
 				cx, err := s.sendRequest(ctx, &st.req)
 				if err != nil {
 					return false
 				}
-				st.last = cx
-				st.exchanges = append(st.exchanges, cx)
+				st.Exchanges = append(st.Exchanges, cx)
 				if j, ok := cx.JudgedBy(rule); ok && !j.OK() {
 					sx = cx
 				}
@@ -165,8 +165,8 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		details = append(details, fmt.Sprintf("%d of %d generated cases failed %s (seed %d reproduces them)", fd.n, len(st.caseX), rule, s.cfg.Seed))
 		// A case counts toward the rule of what it breaks too: an exchange
 		// given as evidence there already is not repeated.
-		if i := slices.IndexFunc(st.failures, func(f *Failure) bool { return f.Exchange == sx }); rule == rules.GenInvalid && i >= 0 {
-			r.Actual = fmt.Sprintf("%s (the exchange is shown under %s)", r.Actual, st.failures[i].Rule.ID)
+		if i := slices.IndexFunc(st.Failures, func(f *Failure) bool { return f.Exchange == sx }); rule == rules.GenInvalid && i >= 0 {
+			r.Actual = fmt.Sprintf("%s (the exchange is shown under %s)", r.Actual, st.Failures[i].Rule.ID)
 			sx = nil
 		}
 		if err := s.judged(st, rule, sx, r, details...); first == nil {
@@ -177,7 +177,7 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		return first
 	}
 	if len(st.caseX) < len(st.cases) {
-		return s.fail(st, rules.ResponseTimely, st.last, "an answer to every request",
+		return s.fail(st, rules.ResponseTimely, st.last(), "an answer to every request",
 			fmt.Sprintf("%d of %d generated cases were not sent: the target stopped answering", len(st.cases)-len(st.caseX), len(st.cases)))
 	}
 	return nil

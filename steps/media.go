@@ -23,7 +23,7 @@ func (s *Suite) thePlantIsSentAsAForm(ctx context.Context, kind string) {
 	var b bytes.Buffer
 	w := multipart.NewWriter(&b)
 	w.SetBoundary(formBoundary) // a valid boundary: no error
-	for _, m := range r.fields {
+	for _, m := range r.Members {
 		v := string(m.Raw)
 		var str string
 		if json.Unmarshal(m.Raw, &str) == nil {

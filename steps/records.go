@@ -41,7 +41,7 @@ func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
 		}
 		if rx != nil {
 			if rx.Err == nil && rx.Status == http.StatusOK {
-				st.note, st.noted = NoteNameReused+": sent again under a name not used before, and accepted", ErrNameReused
+				st.Note, st.Noted = NoteNameReused+": sent again under a name not used before, and accepted", ErrNameReused
 				return nil
 			}
 			answered := "nothing"
@@ -58,9 +58,9 @@ func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
 	}
 	r := x.judged.Results[i]
 	if setup {
-		st.setupFailed = true
+		st.SetupFailed = true
 		details = append(details, "this was the scenario's setup (a valid create, before the request it is about): "+
-			string(st.rule.ID)+" was not judged by this scenario")
+			string(st.Rule.ID)+" was not judged by this scenario")
 	}
 	return s.judged(st, r.Rule, x, r.Judgement, details...)
 }
@@ -97,8 +97,7 @@ func (s *Suite) resendUnderAFreshName(ctx context.Context, st *state, x *Sent, l
 	again.label = strings.TrimPrefix(label+"; ", "; ") + "sent again under a name not used before"
 	rx, err := s.sendRequest(ctx, &again)
 	if rx != nil {
-		st.last = rx
-		st.exchanges = append(st.exchanges, rx)
+		st.Exchanges = append(st.Exchanges, rx)
 	}
 	return rx, err
 }
@@ -237,9 +236,9 @@ func (s *Suite) theAnswerIsNoted(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st.note = map[int]string{http.StatusOK: "accepted (200)", http.StatusBadRequest: "refused (400)", http.StatusNotAcceptable: "not acceptable (406)"}[x.Status]
-	if st.note == "" {
-		st.note = fmt.Sprintf("answered %d", x.Status)
+	st.Note = map[int]string{http.StatusOK: "accepted (200)", http.StatusBadRequest: "refused (400)", http.StatusNotAcceptable: "not acceptable (406)"}[x.Status]
+	if st.Note == "" {
+		st.Note = fmt.Sprintf("answered %d", x.Status)
 	}
 	return nil
 }

@@ -35,8 +35,7 @@ func (s *Suite) theClientPostsIt(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st.last = x
-	st.exchanges = append(st.exchanges, x)
+	st.Exchanges = append(st.Exchanges, x)
 	return nil
 }
 
@@ -44,7 +43,7 @@ func (s *Suite) theClientPostsIt(ctx context.Context) error {
 // bound on requests in flight, retries of a dead connection), has the one
 // judge judge the exchange, and keeps it as evidence.
 func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
-	body := r.body()
+	body := r.Body()
 	cred := *s.token("Bearer ", "", true)
 	if r.cred != nil {
 		cred = *r.cred
@@ -100,8 +99,8 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 		},
 		Label: r.label, issued: cred.issued, red: s.red,
 	}
-	if cred.desc != "" || cred.shell != "" {
-		x.Auth = &exchange.Credential{Desc: cred.desc, Shell: cred.shell}
+	if cred.Desc != "" || cred.Shell != "" {
+		x.Auth = &cred.Credential
 	}
 	if r.tokenIn != "" {
 		x.Token = s.cfg.Token
@@ -143,14 +142,14 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	st := stateOf(ctx)
 	in := s.bounds()
 	in.Intent = judge.Intent{Issued: cred.issued, MayRefuse: cmp.Or(r.probeRefusal, st.mayRefuse), Case: r.caseOf}
-	if !r.setup && (judge.AcceptedUnder(st.rule.ID) || st.rule.Level == rules.Open) {
-		in.Accept = st.rule.ID
+	if !r.setup && (judge.AcceptedUnder(st.Rule.ID) || st.Rule.Level == rules.Open) {
+		in.Accept = st.Rule.ID
 	}
 	if r.caseOf != "" && r.caseOf != rules.GenInvalid {
 		in.Accept = r.caseOf
 	}
-	if !cred.issued && rules.Expects(st.rule.ID) == http.StatusBadRequest {
-		in.Refuse = st.rule.ID
+	if !cred.issued && rules.Expects(st.Rule.ID) == http.StatusBadRequest {
+		in.Refuse = st.Rule.ID
 	}
 	x.judged = judge.Judge(s.validator, &x.Exchange, in, s.Redact)
 	if why := s.mayBeStored(ctx, r, x); why != "" {
@@ -292,10 +291,10 @@ func readBounded(r io.Reader, length, limit int64) ([]byte, error) {
 // response returns the scenario's last response, or the failure of an answer
 // that did not come.
 func (s *Suite) response(st *state) (*Sent, error) {
-	x := st.last
-	if x == nil {
+	if len(st.Exchanges) == 0 {
 		return nil, &HarnessError{fmt.Errorf("%w: no request was sent before this step", ErrSuiteDefect)}
 	}
+	x := st.last()
 	if x.Err == nil {
 		return x, nil
 	}

@@ -27,17 +27,17 @@ type presentation struct {
 }
 
 var presentations = []presentation{
-	{"its members in reverse order", func(r *request) { slices.Reverse(r.fields) }},
+	{"its members in reverse order", func(r *request) { slices.Reverse(r.Members) }},
 	{"white space and line breaks between its tokens", func(r *request) {
 		var b bytes.Buffer
-		json.Indent(&b, r.body(), " ", "\t")
+		json.Indent(&b, r.Body(), " ", "\t")
 		r.setRaw(append(append([]byte(" \r\n"), bytes.ReplaceAll(b.Bytes(), []byte("\n"), []byte("\r\n"))...), " \n"...))
 	}},
 	{"its keys written as \\u escapes", func(r *request) {
-		r.setRaw(writeObject(r.fields, func(k string) string { return string(escapeAll(k)) }, nil))
+		r.setRaw(writeObject(r.Members, func(k string) string { return string(escapeAll(k)) }, nil))
 	}},
 	{"its name written as \\u escapes", func(r *request) {
-		raw, _ := r.get("name")
+		raw, _ := r.Get("name")
 		if name := ""; len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &name) == nil {
 			r.set("name", escapeAll(name))
 		}
@@ -91,33 +91,33 @@ type departure struct {
 // nameEndsWith writes the body with suffix at the end of the name, inside
 // its quotes.
 func nameEndsWith(suffix string) func(r *request) []byte {
-	return func(r *request) []byte { b, _ := withNameSuffix(r.body(), suffix); return b }
+	return func(r *request) []byte { b, _ := withNameSuffix(r.Body(), suffix); return b }
 }
 
 // withID writes the body with the id spelled by f.
 func withID(f func(id int64) string) func(r *request) []byte {
 	return func(r *request) []byte {
-		raw, _ := r.get("id")
+		raw, _ := r.Get("id")
 		id, _ := strconv.ParseInt(string(raw), 10, 64)
-		c := request{fields: slices.Clone(r.fields)}
+		c := request{Case: generate.Case{Members: slices.Clone(r.Members)}}
 		c.set("id", json.RawMessage(f(id)))
-		return c.body()
+		return c.Body()
 	}
 }
 
 // withMember writes the body with one more member, written raw.
 func withMember(name, raw string) func(r *request) []byte {
 	return func(r *request) []byte {
-		return (&generate.Case{Members: append(slices.Clone(r.fields), generate.Member{Name: name, Raw: json.RawMessage(raw)})}).Body()
+		return (&generate.Case{Members: append(slices.Clone(r.Members), generate.Member{Name: name, Raw: json.RawMessage(raw)})}).Body()
 	}
 }
 
 var departures = []departure{
 	// Not JSON: each is answered 400 with an Error record.
-	{"bytes after the object", func(r *request) []byte { return append(r.body(), "x"...) }},
-	{"a second object after the first", func(r *request) []byte { return append(r.body(), `{"id":1,"name":"second"}`...) }},
-	{"a block comment", func(r *request) []byte { return append([]byte("{/* a comment */"), r.body()[1:]...) }},
-	{"a line comment", func(r *request) []byte { return append([]byte("{// a comment\n"), r.body()[1:]...) }},
+	{"bytes after the object", func(r *request) []byte { return append(r.Body(), "x"...) }},
+	{"a second object after the first", func(r *request) []byte { return append(r.Body(), `{"id":1,"name":"second"}`...) }},
+	{"a block comment", func(r *request) []byte { return append([]byte("{/* a comment */"), r.Body()[1:]...) }},
+	{"a line comment", func(r *request) []byte { return append([]byte("{// a comment\n"), r.Body()[1:]...) }},
 	{"single quotes around its strings", func(r *request) []byte {
 		single := func(v string) string {
 			if strings.HasPrefix(v, `"`) && !strings.ContainsAny(v, `'\`) {
@@ -125,13 +125,13 @@ var departures = []departure{
 			}
 			return v
 		}
-		return writeObject(r.fields, func(k string) string { return "'" + k + "'" }, single)
+		return writeObject(r.Members, func(k string) string { return "'" + k + "'" }, single)
 	}},
 	{"a comma after its last member", func(r *request) []byte {
-		b := r.body()
+		b := r.Body()
 		return append(append(slices.Clone(b[:len(b)-1]), ','), '}')
 	}},
-	{"keys without quotes", func(r *request) []byte { return writeObject(r.fields, func(k string) string { return k }, nil) }},
+	{"keys without quotes", func(r *request) []byte { return writeObject(r.Members, func(k string) string { return k }, nil) }},
 	{"a member whose value is NaN", withMember("height", "NaN")},
 	{"a member whose value is Infinity", withMember("height", "Infinity")},
 	{"the id with a leading zero", withID(func(id int64) string { return "0" + strconv.FormatInt(id, 10) })},
@@ -141,10 +141,10 @@ var departures = []departure{
 	{"a raw tab inside the name", nameEndsWith("\tx")},
 	{"a raw line break inside the name", nameEndsWith("\nx")},
 	{`the escape \' inside the name`, nameEndsWith(`\'s`)},
-	{"no closing brace", func(r *request) []byte { b := r.body(); return slices.Clone(b[:len(b)-1]) }},
+	{"no closing brace", func(r *request) []byte { b := r.Body(); return slices.Clone(b[:len(b)-1]) }},
 
 	// Left by RFC 8259 to the reader: noted, never failed.
-	{"a byte order mark before the object", func(r *request) []byte { return append([]byte("\xEF\xBB\xBF"), r.body()...) }},
+	{"a byte order mark before the object", func(r *request) []byte { return append([]byte("\xEF\xBB\xBF"), r.Body()...) }},
 	{"the name given twice, with two values", withMember("name", `"a second name"`)},
 	{"an escaped lone surrogate in the name", nameEndsWith(`\ud800`)},
 	{"a byte that is not UTF-8 in the name", nameEndsWith("\xff")},
@@ -167,7 +167,7 @@ func (s *Suite) theBodyIsWrittenWith(ctx context.Context, name string) error {
 		return &HarnessError{fmt.Errorf("%w: no departure from JSON %q", ErrSuiteDefect, name)}
 	}
 	r := &stateOf(ctx).req
-	if _, ok := r.get("name"); !ok {
+	if _, ok := r.Get("name"); !ok {
 		return &HarnessError{fmt.Errorf("%w: %q needs a body with a name", ErrSuiteDefect, name)}
 	}
 	r.setRaw(departures[i].write(r))
@@ -177,9 +177,9 @@ func (s *Suite) theBodyIsWrittenWith(ctx context.Context, name string) error {
 
 func (s *Suite) theFieldIsSentUnderTheKey(ctx context.Context, name, key string) error {
 	r := &stateOf(ctx).req
-	for i := range r.fields {
-		if r.fields[i].Name == name {
-			r.fields[i].Name = key
+	for i := range r.Members {
+		if r.Members[i].Name == name {
+			r.Members[i].Name = key
 			return nil
 		}
 	}

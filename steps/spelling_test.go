@@ -32,7 +32,7 @@ func TestSpellings(t *testing.T) {
 		t.Run("presented with "+p.name, func(t *testing.T) {
 			r := base()
 			p.apply(r)
-			body := r.body()
+			body := r.Body()
 			if !v.BodyConforms(http.MethodPost, "/plants", body) {
 				t.Fatalf("the document refuses %q", body)
 			}

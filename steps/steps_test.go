@@ -66,7 +66,7 @@ func TestAnUnknownRuleIsADefect(t *testing.T) {
 			var got Result
 			s.cfg.OnScenario = func(r Result) { got = r }
 			own, _ := rules.Lookup(rules.AuthMissing)
-			st := &state{rule: own, started: time.Now()}
+			st := &state{Result: Result{Rule: own}, started: time.Now()}
 			ctx := context.WithValue(context.Background(), stateKey{}, st)
 			s.fail(st, tt.rule, nil, "an Error record", "something else")
 			if _, err := s.after(ctx, &godog.Scenario{Name: "test"}, nil); err != nil {
