@@ -174,32 +174,17 @@ func (e Entry) Exchange() (Record, error) {
 	}
 	x.Header, x.Redacted = header(e.Request.Headers, x.Redacted)
 	x.RespHeader, x.Redacted = header(e.Response.Headers, x.Redacted)
-	var whole bool
-	var why string
 	rq, rs, p := e.Request, e.Response, &PostData{}
 	if rq.PostData != nil {
 		p = rq.PostData
 	}
-	x.Body, x.BodyTotal, whole, why = recorded("request body", p.Text, p.Encoding, p.Comment+rq.Comment, rq.BodySize,
+	x.Body, x.BodyTotal, x.BodyIncomplete = recorded("request body", p.Text, p.Encoding, p.Comment+rq.Comment, rq.BodySize,
 		rq.BodySize == 0 || rq.BodySize < 0 && x.Header.Get("Content-Length") == "0")
-	x.BodyIncomplete = incomplete("request body", whole, why)
 	if c := rs.Content; x.Status >= 100 {
-		x.RespBody, x.RespTotal, whole, why = recorded("response body", c.Text, c.Encoding, c.Comment+rs.Comment, c.Size,
+		x.RespBody, x.RespTotal, x.RespIncomplete = recorded("response body", c.Text, c.Encoding, c.Comment+rs.Comment, c.Size,
 			c.Size == 0 && rs.BodySize <= 0 || c.Size < 0 && x.RespHeader.Get("Content-Length") == "0")
-		x.RespIncomplete = incomplete("response body", whole, why)
 	}
 	return x, nil
-}
-
-// incomplete is why a body is not whole ("" when it is).
-func incomplete(what string, whole bool, why string) string {
-	switch {
-	case whole:
-		return ""
-	case why == "":
-		return what + " not whole in the recording"
-	}
-	return why
 }
 
 // header reads a list of headers, and notes the names of those the
@@ -256,37 +241,34 @@ func decode(text, encoding string) ([]byte, error) {
 	return nil, fmt.Errorf("an encoding %q", encoding)
 }
 
-// recorded reads a body and whether it was recorded whole: text (nil:
-// none) of size bytes; with no text, empty says it was empty (0 bytes).
-func recorded(what string, text *string, encoding, comment string, size int64, empty bool) (body []byte, total int64, whole bool, why string) {
+// recorded reads a body, text (nil: none) of size bytes (with no text,
+// empty says it was empty), and why it is not whole ("" when it is): cut
+// when the recording says its size was more than the text, or its comment
+// says it was cut.
+func recorded(what string, text *string, encoding, comment string, size int64, empty bool) (body []byte, total int64, why string) {
 	switch {
 	case text != nil:
-		return recordedBody(what, *text, encoding, comment, size)
 	case empty:
-		return nil, 0, true, ""
+		return nil, 0, ""
 	case size > 0:
-		return nil, size, false, fmt.Sprintf("%s not in the recording (%d bytes sent)", what, size)
+		return nil, size, fmt.Sprintf("%s not in the recording (%d bytes sent)", what, size)
+	default:
+		return nil, -1, what + " not in the recording"
 	}
-	return nil, -1, false, what + " not in the recording"
-}
-
-// recordedBody reads a body's recorded text: cut when the recording says
-// its size was more than the text, or its comment says it was cut.
-func recordedBody(what, text, encoding, comment string, size int64) ([]byte, int64, bool, string) {
-	b, err := decode(text, encoding)
+	b, err := decode(*text, encoding)
 	if err != nil {
-		return nil, size, false, fmt.Sprintf("%s not read: the recording gives it in %v", what, err)
+		return nil, size, fmt.Sprintf("%s not read: the recording gives it in %v", what, err)
 	}
 	n := int64(len(b))
 	switch {
 	case size > n:
-		return b, size, false, fmt.Sprintf("%s cut by the recording (%d of %d bytes)", what, n, size)
+		return b, size, fmt.Sprintf("%s cut by the recording (%d of %d bytes)", what, n, size)
 	case cut(comment):
-		return b, n, false, what + " cut by the recording (its comment says so)"
+		return b, n, what + " cut by the recording (its comment says so)"
 	case size > 0 && size < n:
 		// The text is not the bytes sent (a recorder that decoded them
 		// lossily, as U+FFFD): not the body to judge.
-		return b, size, false, fmt.Sprintf("%s not as sent: the recording holds %d bytes of a %d-byte body", what, n, size)
+		return b, size, fmt.Sprintf("%s not as sent: the recording holds %d bytes of a %d-byte body", what, n, size)
 	}
-	return b, n, true, ""
+	return b, n, ""
 }
