@@ -182,9 +182,10 @@ func (r *Redactor) Bytes(b []byte) []byte {
 func (r *Redactor) find(s string) [][2]int {
 	spans := indexAll(s, r.encoded, nil)
 	if plainASCII(s) {
-		spans = r.findASCII(s, spans)
+		spans = findIn(r, s, []byte(s), nil, spans)
 	} else {
-		spans = r.findCanonical(s, spans)
+		canon, starts := canonical(s)
+		spans = findIn(r, s, canon, starts, spans)
 	}
 	spans = outsideMarkers(s, spans)
 	if len(spans) == 0 {
@@ -213,63 +214,29 @@ func plainASCII(s string) bool {
 	return true
 }
 
-// lowerASCII lower-cases an ASCII letter.
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
+// findIn appends to spans the windows found in text, s read as runes (s's
+// bytes when it is plainASCII, else its canonical runes), starts giving
+// where each begins in s (nil: its bytes are its runes). ASCII letters are
+// lower-cased as they are read (canonical runes are already).
+func findIn[T byte | rune](r *Redactor, s string, text []T, starts []int, spans [][2]int) [][2]int {
+	at := func(i int) rune {
+		c := rune(text[i])
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		return c
 	}
-	return c
-}
-
-// findASCII appends to spans the windows found in s, which is plainASCII:
-// findCanonical's search, on the bytes themselves.
-func (r *Redactor) findASCII(s string, spans [][2]int) [][2]int {
-	var key [window]byte
-	for i := 0; i < len(s); i++ {
-		c := lowerASCII(s[i])
-		if !r.asciiFirsts[c] {
-			continue
-		}
-		pair := false
-		if i+1 < len(s) {
-			bit := pairBit(rune(c), rune(lowerASCII(s[i+1])))
-			pair = r.pairs[bit/64]&(1<<(bit%64)) != 0
-		}
-		for _, n := range r.lengths {
-			if i+n > len(s) || n > 1 && !pair {
-				continue
-			}
-			k := key[:n]
-			for j := range k {
-				k[j] = lowerASCII(s[i+j])
-			}
-			if !r.windows[string(k)] {
-				continue
-			}
-			if r.short[n] && (i > 0 && wordRune(rune(lowerASCII(s[i-1]))) || i+n < len(s) && wordRune(rune(lowerASCII(s[i+n])))) {
-				continue // a short secret inside a longer word: not it
-			}
-			spans = append(spans, [2]int{i, i + n})
-			break
-		}
-	}
-	return spans
-}
-
-// findCanonical appends to spans the windows found in s read as its
-// canonical runes.
-func (r *Redactor) findCanonical(s string, spans [][2]int) [][2]int {
-	canon, starts := canonical(s)
 	var key [utf8.UTFMax * window]byte
-	for i, c := range canon {
+	for i := range text {
+		c := at(i)
 		if c < utf8.RuneSelf && !r.asciiFirsts[c] || c >= utf8.RuneSelf && !r.firsts[c] {
 			continue
 		}
 		// The first two runes of a window of two or more, as its key
 		// writes them (a rune that is not one as U+FFFD).
 		pair := false
-		if i+1 < len(canon) {
-			second := canon[i+1]
+		if i+1 < len(text) {
+			second := at(i + 1)
 			if !utf8.ValidRune(second) {
 				second = utf8.RuneError
 			}
@@ -277,26 +244,29 @@ func (r *Redactor) findCanonical(s string, spans [][2]int) [][2]int {
 			pair = r.pairs[bit/64]&(1<<(bit%64)) != 0
 		}
 		for _, n := range r.lengths {
-			if i+n > len(canon) || n > 1 && !pair {
+			if i+n > len(text) || n > 1 && !pair {
 				continue
 			}
 			// The runes as a string converts them, into a buffer the
 			// lookup does not keep.
 			k := key[:0]
-			for _, w := range canon[i : i+n] {
-				k = utf8.AppendRune(k, w)
+			for j := i; j < i+n; j++ {
+				k = utf8.AppendRune(k, at(j))
 			}
 			if !r.windows[string(k)] {
 				continue
 			}
-			if r.short[n] && (i > 0 && wordRune(canon[i-1]) || i+n < len(canon) && wordRune(canon[i+n])) {
+			if r.short[n] && (i > 0 && wordRune(at(i-1)) || i+n < len(text) && wordRune(at(i+n))) {
 				continue // a short secret inside a longer word: not it
 			}
-			end := len(s) // where the window's last rune ends
-			if i+n < len(starts) {
-				end = starts[i+n]
+			from, end := i, i+n
+			if starts != nil {
+				from, end = starts[i], len(s) // where the window's last rune ends
+				if i+n < len(starts) {
+					end = starts[i+n]
+				}
 			}
-			spans = append(spans, [2]int{starts[i], end})
+			spans = append(spans, [2]int{from, end})
 			break
 		}
 	}

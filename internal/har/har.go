@@ -48,19 +48,6 @@ const NoAnswer = "no answer: "
 // CutComment begins the comment of a body written cut.
 const CutComment = "plantcheck: body cut"
 
-// File is a HAR file.
-type File struct {
-	Log Log `json:"log"`
-}
-
-// Log is a HAR file's log.
-type Log struct {
-	Version string  `json:"version"`
-	Creator Creator `json:"creator"`
-	Entries []Entry `json:"entries"`
-	Comment string  `json:"comment,omitempty"`
-}
-
 // Creator names the program that wrote the file.
 type Creator struct {
 	Name    string `json:"name"`

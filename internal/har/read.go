@@ -40,37 +40,23 @@ func Read(r io.Reader, limit int64, fn func(Entry) error) error {
 		}
 		return fmt.Errorf("%w: %s%v", ErrNotHAR, where, err)
 	}
-	if err := delim(dec, '{'); err != nil {
-		return bad("", err)
-	}
 	found := false
 	var keys []string
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return bad("", err)
+	skip := func(where string) error {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return bad(where, err)
 		}
-		k, _ := key.(string)
+		return nil
+	}
+	err := object(dec, "", bad, func(k string) error {
 		keys = append(keys, k)
 		if k != "log" {
-			if err := skip(dec); err != nil {
-				return bad("", err)
-			}
-			continue
+			return skip("")
 		}
-		if err := delim(dec, '{'); err != nil {
-			return bad("log: ", err)
-		}
-		for dec.More() {
-			key, err := dec.Token()
-			if err != nil {
-				return bad("log: ", err)
-			}
-			if key != "entries" {
-				if err := skip(dec); err != nil {
-					return bad("log: ", err)
-				}
-				continue
+		return object(dec, "log: ", bad, func(k string) error {
+			if k != "entries" {
+				return skip("log: ")
 			}
 			if err := delim(dec, '['); err != nil {
 				return bad("log.entries: ", err)
@@ -88,13 +74,11 @@ func Read(r io.Reader, limit int64, fn func(Entry) error) error {
 			if err := delim(dec, ']'); err != nil {
 				return bad("log.entries: ", err)
 			}
-		}
-		if err := delim(dec, '}'); err != nil {
-			return bad("log: ", err)
-		}
-	}
-	if err := delim(dec, '}'); err != nil {
-		return bad("", err)
+			return nil
+		})
+	})
+	if err != nil {
+		return err
 	}
 	switch {
 	case found:
@@ -132,10 +116,26 @@ func describe(t json.Token) string {
 	return "a value"
 }
 
-// skip reads past one value.
-func skip(dec *json.Decoder) error {
-	var raw json.RawMessage
-	return dec.Decode(&raw)
+// object reads a JSON object, calling fn with each key for it to read the
+// value; where says in bad's error where the object is.
+func object(dec *json.Decoder, where string, bad func(string, error) error, fn func(key string) error) error {
+	if err := delim(dec, '{'); err != nil {
+		return bad(where, err)
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return bad(where, err)
+		}
+		k, _ := key.(string)
+		if err := fn(k); err != nil {
+			return err
+		}
+	}
+	if err := delim(dec, '}'); err != nil {
+		return bad(where, err)
+	}
+	return nil
 }
 
 // limited reads at most left bytes, then fails, saying it went over.
@@ -174,26 +174,17 @@ func (e Entry) Exchange() (Record, error) {
 	}
 	x.Header, x.Redacted = header(e.Request.Headers, x.Redacted)
 	x.RespHeader, x.Redacted = header(e.Response.Headers, x.Redacted)
-	var whole bool
-	var why string
-	x.Body, x.BodyTotal, whole, why = requestBody(e.Request, x.Header)
-	x.BodyIncomplete = incomplete("request body", whole, why)
-	if x.Status >= 100 {
-		x.RespBody, x.RespTotal, whole, why = responseBody(e.Response, x.RespHeader)
-		x.RespIncomplete = incomplete("response body", whole, why)
+	rq, rs, p := e.Request, e.Response, &PostData{}
+	if rq.PostData != nil {
+		p = rq.PostData
+	}
+	x.Body, x.BodyTotal, x.BodyIncomplete = recorded("request body", p.Text, p.Encoding, p.Comment+rq.Comment, rq.BodySize,
+		rq.BodySize == 0 || rq.BodySize < 0 && x.Header.Get("Content-Length") == "0")
+	if c := rs.Content; x.Status >= 100 {
+		x.RespBody, x.RespTotal, x.RespIncomplete = recorded("response body", c.Text, c.Encoding, c.Comment+rs.Comment, c.Size,
+			c.Size == 0 && rs.BodySize <= 0 || c.Size < 0 && x.RespHeader.Get("Content-Length") == "0")
 	}
 	return x, nil
-}
-
-// incomplete is why a body is not whole ("" when it is).
-func incomplete(what string, whole bool, why string) string {
-	switch {
-	case whole:
-		return ""
-	case why == "":
-		return what + " not whole in the recording"
-	}
-	return why
 }
 
 // header reads a list of headers, and notes the names of those the
@@ -250,55 +241,34 @@ func decode(text, encoding string) ([]byte, error) {
 	return nil, fmt.Errorf("an encoding %q", encoding)
 }
 
-// requestBody reads a request's body and whether it was recorded whole.
-func requestBody(r Request, h http.Header) (body []byte, total int64, whole bool, why string) {
-	const what = "request body"
-	p := r.PostData
-	if p == nil || p.Text == nil {
-		switch {
-		case r.BodySize == 0, r.BodySize < 0 && h.Get("Content-Length") == "0":
-			return nil, 0, true, ""
-		case r.BodySize > 0:
-			return nil, r.BodySize, false, fmt.Sprintf("%s not in the recording (%d bytes sent)", what, r.BodySize)
-		}
-		return nil, -1, false, what + " not in the recording"
+// recorded reads a body, text (nil: none) of size bytes (with no text,
+// empty says it was empty), and why it is not whole ("" when it is): cut
+// when the recording says its size was more than the text, or its comment
+// says it was cut.
+func recorded(what string, text *string, encoding, comment string, size int64, empty bool) (body []byte, total int64, why string) {
+	switch {
+	case text != nil:
+	case empty:
+		return nil, 0, ""
+	case size > 0:
+		return nil, size, fmt.Sprintf("%s not in the recording (%d bytes sent)", what, size)
+	default:
+		return nil, -1, what + " not in the recording"
 	}
-	return recordedBody(what, *p.Text, p.Encoding, p.Comment+r.Comment, r.BodySize)
-}
-
-// responseBody reads a response's body and whether it was recorded whole.
-func responseBody(r Response, h http.Header) (body []byte, total int64, whole bool, why string) {
-	const what = "response body"
-	c := r.Content
-	if c.Text == nil {
-		switch {
-		case c.Size == 0 && r.BodySize <= 0, c.Size < 0 && h.Get("Content-Length") == "0":
-			return nil, 0, true, ""
-		case c.Size > 0:
-			return nil, c.Size, false, fmt.Sprintf("%s not in the recording (%d bytes sent)", what, c.Size)
-		}
-		return nil, -1, false, what + " not in the recording"
-	}
-	return recordedBody(what, *c.Text, c.Encoding, c.Comment+r.Comment, c.Size)
-}
-
-// recordedBody reads a body's recorded text: cut when the recording says
-// its size was more than the text, or its comment says it was cut.
-func recordedBody(what, text, encoding, comment string, size int64) ([]byte, int64, bool, string) {
-	b, err := decode(text, encoding)
+	b, err := decode(*text, encoding)
 	if err != nil {
-		return nil, size, false, fmt.Sprintf("%s not read: the recording gives it in %v", what, err)
+		return nil, size, fmt.Sprintf("%s not read: the recording gives it in %v", what, err)
 	}
 	n := int64(len(b))
 	switch {
 	case size > n:
-		return b, size, false, fmt.Sprintf("%s cut by the recording (%d of %d bytes)", what, n, size)
+		return b, size, fmt.Sprintf("%s cut by the recording (%d of %d bytes)", what, n, size)
 	case cut(comment):
-		return b, n, false, what + " cut by the recording (its comment says so)"
+		return b, n, what + " cut by the recording (its comment says so)"
 	case size > 0 && size < n:
 		// The text is not the bytes sent (a recorder that decoded them
 		// lossily, as U+FFFD): not the body to judge.
-		return b, size, false, fmt.Sprintf("%s not as sent: the recording holds %d bytes of a %d-byte body", what, n, size)
+		return b, size, fmt.Sprintf("%s not as sent: the recording holds %d bytes of a %d-byte body", what, n, size)
 	}
-	return b, n, true, ""
+	return b, n, ""
 }

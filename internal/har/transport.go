@@ -53,20 +53,22 @@ func (t *Transport) Stop() {
 // RoundTrip sends the request through Base and records it.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	x := &Record{Started: time.Now(), Exchange: exchange.Exchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone()}}
-	var tee *capture
+	var tee *teeBody
 	switch {
 	case req.Body == nil || req.Body == http.NoBody:
 	case req.GetBody != nil:
 		if rc, err := req.GetBody(); err == nil {
-			x.Body, x.BodyTotal = readMax(rc)
+			t := teeBody{ReadCloser: rc}
+			io.Copy(io.Discard, &t)
+			x.Body, x.BodyTotal = t.bytes()
 			rc.Close()
 		} else {
 			x.NotKept = true
 		}
 	default:
-		tee = &capture{}
+		tee = &teeBody{ReadCloser: req.Body}
 		r2 := *req
-		r2.Body = &teeBody{ReadCloser: req.Body, c: tee}
+		r2.Body = tee
 		req = &r2
 	}
 	resp, err := t.Base.RoundTrip(req)
@@ -80,7 +82,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	x.Status, x.RespHeader = resp.StatusCode, resp.Header
-	resp.Body = &answerBody{teeBody: teeBody{ReadCloser: resp.Body, c: &capture{}}, t: t, x: x}
+	resp.Body = &answerBody{teeBody: teeBody{ReadCloser: resp.Body}, t: t, x: x}
 	return resp, nil
 }
 
@@ -114,50 +116,34 @@ func (t *Transport) write(x *Record) {
 	t.W.Add(NewEntry(*x, NewHider(t.Token, t.Known.Redactor(x.Secrets(true))), MaxBody))
 }
 
-// readMax reads a body, keeping MaxBody bytes, counting them all.
-func readMax(r io.Reader) ([]byte, int64) {
-	var c capture
-	io.Copy(&c, r)
-	return c.bytes()
-}
-
-// capture keeps the first MaxBody bytes written to it and counts them all.
-type capture struct {
+// teeBody keeps the first MaxBody bytes read of a body, counts them all,
+// and keeps why the reading failed.
+type teeBody struct {
+	io.ReadCloser
 	mu    sync.Mutex
 	buf   bytes.Buffer
 	total int64
-}
-
-func (c *capture) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.total += int64(len(p))
-	if room := MaxBody - c.buf.Len(); room > 0 {
-		c.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (c *capture) bytes() ([]byte, int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return bytes.Clone(c.buf.Bytes()), c.total
-}
-
-// teeBody keeps what is read of a body, and why the reading failed.
-type teeBody struct {
-	io.ReadCloser
-	c   *capture
-	err error
+	err   error
 }
 
 func (b *teeBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	b.c.Write(p[:n])
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.total += int64(n)
+	if room := MaxBody - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(n, room)])
+	}
 	if err != nil && err != io.EOF {
 		b.err = err
 	}
 	return n, err
+}
+
+func (b *teeBody) bytes() ([]byte, int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes()), b.total
 }
 
 // answerBody keeps what the caller reads of an answer, and records the
@@ -173,7 +159,7 @@ func (b *answerBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.once.Do(func() {
 		b.x.Duration = time.Since(b.x.Started)
-		b.x.RespBody, b.x.RespTotal = b.c.bytes()
+		b.x.RespBody, b.x.RespTotal = b.bytes()
 		if b.err != nil {
 			// The caller read what came before the answer broke off: a cut
 			// body, and said so.

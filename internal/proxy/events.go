@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"strings"
@@ -61,23 +60,17 @@ type eventLog struct {
 }
 
 func (l *eventLog) write(e Event) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // a shipper's reader sees <html>, not \u003chtml\u003e
-	if enc.Encode(e) != nil {
-		return // an Event always encodes
-	}
-	line := buf.Bytes() // one line: Encode ends it with '\n'
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
 		return
 	}
-	if _, err := l.w.Write(line); err != nil {
-		l.err = err
-		return
+	// One Write a line: Encode writes the line whole, ended with '\n'.
+	enc := json.NewEncoder(l.w)
+	enc.SetEscapeHTML(false) // a shipper's reader sees <html>, not \u003chtml\u003e
+	if l.err = enc.Encode(e); l.err == nil {
+		l.written++
 	}
-	l.written++
 }
 
 // EventsErr reports why the event log stopped, if it did, and how many

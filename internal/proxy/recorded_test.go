@@ -45,7 +45,13 @@ func recordedEntry() har.Entry {
 // does, and judges it.
 func judgeEntries(t *testing.T, cfg config.Judge, es ...har.Entry) *verdict.Verdict {
 	t.Helper()
-	b, err := json.Marshal(har.File{Log: har.Log{Version: "1.2", Entries: es}})
+	type log struct {
+		Version string      `json:"version"`
+		Entries []har.Entry `json:"entries"`
+	}
+	b, err := json.Marshal(struct {
+		Log log `json:"log"`
+	}{log{"1.2", es}})
 	if err != nil {
 		t.Fatal(err)
 	}
