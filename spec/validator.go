@@ -128,12 +128,7 @@ func (v *Validator) readOperations(opts *config.ValidationOptions) error {
 
 // CheckRequest reports how a request departs from the document.
 func (v *Validator) CheckRequest(r Request) []Violation {
-	d := newDigest("request")
-	d.str(r.Method)
-	d.str(r.Path)
-	d.header(r.Header)
-	d.bytes(r.Body)
-	k := d.sum()
+	k := key("request", r.Method, r.Path, r.Header, r.Body)
 	if got, ok := v.memo.get(k); ok {
 		return got.vs
 	}
@@ -152,11 +147,7 @@ func (v *Validator) CheckRequest(r Request) []Violation {
 // checks on the raw text. It builds no messages, which makes it several
 // times cheaper on an invalid body; CheckRequest says what is wrong.
 func (v *Validator) BodyConforms(method, path string, body []byte) bool {
-	d := newDigest("body")
-	d.str(method)
-	d.str(path)
-	d.bytes(body)
-	k := d.sum()
+	k := key("body", method, path, body)
 	if got, ok := v.memo.get(k); ok {
 		return got.ok
 	}
@@ -199,13 +190,7 @@ func (v *Validator) CheckResponse(r Request, resp Response) []Violation {
 	// The validator reads the method, the path, the status, the first
 	// Content-Type and the body (and a header the document describes:
 	// then nothing is kept).
-	d := newDigest("response")
-	d.str(r.Method)
-	d.str(r.Path)
-	d.str(strconv.Itoa(resp.Status))
-	d.str(hr.Header.Get("Content-Type"))
-	d.bytes(resp.Body)
-	k := d.sum()
+	k := key("response", r.Method, r.Path, strconv.Itoa(resp.Status), hr.Header.Get("Content-Type"), resp.Body)
 	doc, kept := v.memo.get(k)
 	if !kept || v.responseHeaders {
 		_, errs := v.v.ValidateHttpResponse(req, hr)
