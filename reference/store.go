@@ -53,22 +53,6 @@ func (m *MemoryStore) Add(_ context.Context, p Plant) error {
 	return nil
 }
 
-// Get returns the plant stored with id.
-func (m *MemoryStore) Get(id int64) (Plant, bool) {
-	m.mu.Lock()
-	p, ok := m.plants[id]
-	m.mu.Unlock()
-	p.Tag = cloneString(p.Tag)
-	return p, ok
-}
-
-// Len returns the number of plants stored.
-func (m *MemoryStore) Len() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.plants)
-}
-
 func cloneString(s *string) *string {
 	if s == nil {
 		return nil

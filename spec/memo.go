@@ -3,7 +3,7 @@ package spec
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"hash"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -49,43 +49,35 @@ func (m *memo) put(k [sha256.Size]byte, r verdict) {
 	m.m[k] = r
 }
 
-// digest writes each part with its length before it, so that no two
-// different lists of parts give the same bytes.
-type digest struct{ h hash.Hash }
-
-func newDigest(kind string) digest {
-	d := digest{sha256.New()}
-	d.str(kind)
-	return d
-}
-
-func (d digest) bytes(b []byte) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-	d.h.Write(n[:])
-	d.h.Write(b)
-}
-
-func (d digest) str(s string) { d.bytes([]byte(s)) }
-
-// header writes every field of h, in the order of their names.
-func (d digest) header(h http.Header) {
-	names := make([]string, 0, len(h))
-	for name := range h {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	d.str(strconv.Itoa(len(names)))
-	for _, name := range names {
-		d.str(name)
-		d.str(strconv.Itoa(len(h[name])))
-		for _, v := range h[name] {
-			d.str(v)
+// key is the digest of a message's parts, each written with its length
+// before it, so that no two different lists of parts give the same bytes.
+// A part is a string or a header, whose fields are written in the order of
+// their names.
+func key(parts ...any) (k [sha256.Size]byte) {
+	h := sha256.New()
+	var write func(p any)
+	write = func(p any) {
+		switch p := p.(type) {
+		case string:
+			write([]byte(p))
+		case []byte:
+			h.Write(binary.BigEndian.AppendUint64(nil, uint64(len(p))))
+			h.Write(p)
+		case http.Header:
+			names := slices.Sorted(maps.Keys(p))
+			write(strconv.Itoa(len(names)))
+			for _, name := range names {
+				write(name)
+				write(strconv.Itoa(len(p[name])))
+				for _, v := range p[name] {
+					write(v)
+				}
+			}
 		}
 	}
-}
-
-func (d digest) sum() (k [sha256.Size]byte) {
-	d.h.Sum(k[:0])
+	for _, p := range parts {
+		write(p)
+	}
+	h.Sum(k[:0])
 	return k
 }

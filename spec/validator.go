@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -74,21 +75,60 @@ func New(doc []byte) (*Validator, error) {
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidDocument, errors.Join(errs...))
 	}
-	schemas, err := requestSchemasOf(model, config.NewValidationOptions(opts...))
-	if err != nil {
+	out := &Validator{v: v, model: model, bodies: map[string]bodyRules{}, requestSchemas: map[string]*schema_validation.CompiledValidationSchema{}}
+	if err := out.readOperations(config.NewValidationOptions(opts...)); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidDocument, err)
 	}
-	return &Validator{v: v, model: model, bodies: bodyRulesOf(model), requestSchemas: schemas, responseHeaders: describesResponseHeaders(model)}, nil
+	return out, nil
+}
+
+// readOperations reads, in one walk of the document's operations, what the
+// validator alone does not do: for each JSON request body and response the
+// checks to make on the raw text, each application/json request body's
+// schema compiled as the validator compiles it, and whether any response
+// describes a header.
+func (v *Validator) readOperations(opts *config.ValidationOptions) error {
+	m := v.model
+	if m == nil || m.Paths == nil || m.Paths.PathItems == nil {
+		return nil
+	}
+	version := helpers.VersionToFloat(m.Version)
+	for path, item := range m.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			key := strings.ToUpper(method) + " " + path
+			if rb := op.RequestBody; rb != nil && rb.Content != nil {
+				v.bodies[key] = jsonBodyRules(rb.Content)
+				if mt := rb.Content.GetOrZero("application/json"); mt != nil && mt.Schema != nil {
+					c, err := schema_validation.CompileSchemaForValidation(mt.Schema.Schema(), schema_validation.SchemaValidationPurposeRequestBody, opts, version)
+					if err != nil {
+						return fmt.Errorf("compile the request schema of %s: %w", key, err)
+					}
+					v.requestSchemas[key] = c
+				}
+			}
+			if op.Responses == nil {
+				continue
+			}
+			if d := op.Responses.Default; d != nil && d.Headers != nil && d.Headers.Len() > 0 {
+				v.responseHeaders = true
+			}
+			if op.Responses.Codes == nil {
+				continue
+			}
+			for code, resp := range op.Responses.Codes.FromOldest() {
+				v.bodies[key+" "+code] = jsonBodyRules(resp.Content)
+				if resp.Headers != nil && resp.Headers.Len() > 0 {
+					v.responseHeaders = true
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // CheckRequest reports how a request departs from the document.
 func (v *Validator) CheckRequest(r Request) []Violation {
-	d := newDigest("request")
-	d.str(r.Method)
-	d.str(r.Path)
-	d.header(r.Header)
-	d.bytes(r.Body)
-	k := d.sum()
+	k := key("request", r.Method, r.Path, r.Header, r.Body)
 	if got, ok := v.memo.get(k); ok {
 		return got.vs
 	}
@@ -107,11 +147,7 @@ func (v *Validator) CheckRequest(r Request) []Violation {
 // checks on the raw text. It builds no messages, which makes it several
 // times cheaper on an invalid body; CheckRequest says what is wrong.
 func (v *Validator) BodyConforms(method, path string, body []byte) bool {
-	d := newDigest("body")
-	d.str(method)
-	d.str(path)
-	d.bytes(body)
-	k := d.sum()
+	k := key("body", method, path, body)
 	if got, ok := v.memo.get(k); ok {
 		return got.ok
 	}
@@ -154,13 +190,7 @@ func (v *Validator) CheckResponse(r Request, resp Response) []Violation {
 	// The validator reads the method, the path, the status, the first
 	// Content-Type and the body (and a header the document describes:
 	// then nothing is kept).
-	d := newDigest("response")
-	d.str(r.Method)
-	d.str(r.Path)
-	d.str(strconv.Itoa(resp.Status))
-	d.str(hr.Header.Get("Content-Type"))
-	d.bytes(resp.Body)
-	k := d.sum()
+	k := key("response", r.Method, r.Path, strconv.Itoa(resp.Status), hr.Header.Get("Content-Type"), resp.Body)
 	doc, kept := v.memo.get(k)
 	if !kept || v.responseHeaders {
 		_, errs := v.v.ValidateHttpResponse(req, hr)
@@ -171,30 +201,6 @@ func (v *Validator) CheckResponse(r Request, resp Response) []Violation {
 	}
 	out := append(doc.vs, repeatedSingletons(hr.Header)...)
 	return append(out, v.checkBody(r.Method+" "+r.Path+" "+strconv.Itoa(resp.Status), resp.Body)...)
-}
-
-// describesResponseHeaders says whether the document describes a header
-// of any response.
-func describesResponseHeaders(model *v3.Document) bool {
-	if model.Paths == nil {
-		return false
-	}
-	for _, item := range model.Paths.PathItems.FromOldest() {
-		for _, op := range item.GetOperations().FromOldest() {
-			if op.Responses == nil {
-				continue
-			}
-			if d := op.Responses.Default; d != nil && d.Headers != nil && d.Headers.Len() > 0 {
-				return true
-			}
-			for _, r := range op.Responses.Codes.FromOldest() {
-				if r.Headers != nil && r.Headers.Len() > 0 {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // singletons are the response fields the document's answer depends on
@@ -300,58 +306,6 @@ func violations(errs []*verrors.ValidationError) []Violation {
 	return out
 }
 
-// requestSchemasOf compiles, for every operation with an application/json
-// request body, the body's schema as the validator compiles it.
-func requestSchemasOf(m *v3.Document, opts *config.ValidationOptions) (map[string]*schema_validation.CompiledValidationSchema, error) {
-	out := map[string]*schema_validation.CompiledValidationSchema{}
-	if m == nil || m.Paths == nil || m.Paths.PathItems == nil {
-		return out, nil
-	}
-	version := helpers.VersionToFloat(m.Version)
-	for path, item := range m.Paths.PathItems.FromOldest() {
-		for method, op := range item.GetOperations().FromOldest() {
-			if op.RequestBody == nil || op.RequestBody.Content == nil {
-				continue
-			}
-			mt := op.RequestBody.Content.GetOrZero("application/json")
-			if mt == nil || mt.Schema == nil {
-				continue
-			}
-			key := strings.ToUpper(method) + " " + path
-			c, err := schema_validation.CompileSchemaForValidation(mt.Schema.Schema(), schema_validation.SchemaValidationPurposeRequestBody, opts, version)
-			if err != nil {
-				return nil, fmt.Errorf("compile the request schema of %s: %w", key, err)
-			}
-			out[key] = c
-		}
-	}
-	return out, nil
-}
-
-// bodyRulesOf collects, for every operation's JSON request body and every
-// response, the checks to make on the raw text.
-func bodyRulesOf(m *v3.Document) map[string]bodyRules {
-	rules := map[string]bodyRules{}
-	if m == nil || m.Paths == nil || m.Paths.PathItems == nil {
-		return rules
-	}
-	for path, item := range m.Paths.PathItems.FromOldest() {
-		for method, op := range item.GetOperations().FromOldest() {
-			key := strings.ToUpper(method) + " " + path
-			if rb := op.RequestBody; rb != nil {
-				rules[key] = jsonBodyRules(rb.Content)
-			}
-			if op.Responses == nil || op.Responses.Codes == nil {
-				continue
-			}
-			for code, resp := range op.Responses.Codes.FromOldest() {
-				rules[key+" "+code] = jsonBodyRules(resp.Content)
-			}
-		}
-	}
-	return rules
-}
-
 func jsonBodyRules(content interface {
 	Len() int
 	GetOrZero(string) *v3.MediaType
@@ -385,7 +339,7 @@ func integerFields(sp *base.SchemaProxy, depth int) []integerField {
 	}
 	for name, prop := range s.Properties.FromOldest() {
 		ps := prop.Schema()
-		if ps == nil || !hasType(ps, "integer") {
+		if ps == nil || !slices.Contains(ps.Type, "integer") {
 			continue
 		}
 		f, ok := boundedInteger(name, ps.Format)
@@ -413,15 +367,6 @@ func boundedInteger(name, format string) (integerField, bool) {
 		return f, false
 	}
 	return f, true
-}
-
-func hasType(s *base.Schema, t string) bool {
-	for _, x := range s.Type {
-		if x == t {
-			return true
-		}
-	}
-	return false
 }
 
 // checkBody makes the checks the validator cannot: an empty body where the

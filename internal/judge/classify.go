@@ -34,28 +34,20 @@ type Defect struct {
 	What string
 }
 
-var authRules = []struct {
-	err  error
-	rule rules.RuleID
-}{
-	{spec.ErrNoAuthorization, rules.AuthMissing},
-	{spec.ErrNotBearer, rules.AuthScheme},
-	{spec.ErrEmptyBearer, rules.AuthEmpty},
-}
-
 // AuthDefect reads the Authorization header with the document's bearer
 // check (spec.CheckBearer).
 func AuthDefect(h http.Header) (Defect, bool) {
 	err := spec.CheckBearer(h.Get("Authorization"))
-	if err == nil {
+	rule := rules.AuthScheme
+	switch {
+	case err == nil:
 		return Defect{}, false
+	case errors.Is(err, spec.ErrNoAuthorization):
+		rule = rules.AuthMissing
+	case errors.Is(err, spec.ErrEmptyBearer):
+		rule = rules.AuthEmpty
 	}
-	for _, a := range authRules {
-		if errors.Is(err, a.err) {
-			return Defect{a.rule, err.Error()}, true
-		}
-	}
-	return Defect{rules.AuthScheme, err.Error()}, true
+	return Defect{rule, err.Error()}, true
 }
 
 // MediaDefect reads the Content-Type: application/json, parameters allowed.

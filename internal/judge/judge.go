@@ -178,11 +178,13 @@ func Judge(v *spec.Validator, x *exchange.Exchange, b Sender, redact func(string
 		// is judged at HEADER-SIZE's level, a SHOULD, and so is nothing
 		// else of the answer.
 		e.infra = e.known && e.valid && x.Status != http.StatusOK && LongHeader(x.Header) != ""
-		if e.accepted() {
-			// The answer to an accepted create is read once, for its
-			// record and its echo.
+		if e.answered() && x.Status == http.StatusOK {
+			// A 200 answer is read once, for its record, its id and, an
+			// accepted create's, its echo.
 			e.answer, e.isObject = object(x.RespBody)
-			e.readEcho()
+			if e.accepted() {
+				e.readEcho()
+			}
 		}
 	}
 	for _, r := range Rules {
@@ -351,10 +353,10 @@ func noID(e *exam) (Judgement, bool) {
 	b, documented := e.RespBody, len(e.out.ResponseViolations) == 0
 	switch {
 	case !bytes.Contains(b, []byte(`"id"`)) && !bytes.Contains(b, []byte(`\u`)) && documented:
-		// No member is named id, however it is read: nothing to decode.
+		// No member is named id, however it is read: nothing to look up.
 		return Judgement{Expected: "no id property"}, true
-	case documented || PlantRecord(b, nil).OK():
-		return NoID(b, e.redact), true
+	case documented || plantRecordOf(e.answer, e.isObject, nil).OK():
+		return noIDOf(e.answer, e.isObject, e.redact), true
 	}
 	return Judgement{}, false
 }

@@ -79,14 +79,8 @@ func isInt32(raw json.RawMessage) bool {
 	return err == nil && f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32
 }
 
-// PlantRecord judges a body as a Plant record: an object with name, a
-// string, and, optionally, tag, a string.
-func PlantRecord(body []byte, redact func(string) string) Judgement {
-	obj, ok := object(body)
-	return plantRecordOf(obj, ok, redact)
-}
-
-// plantRecordOf is PlantRecord of a body read already.
+// plantRecordOf judges a body read already as a Plant record: an object
+// with name, a string, and, optionally, tag, a string.
 func plantRecordOf(obj map[string]json.RawMessage, ok bool, redact func(string) string) Judgement {
 	j := Judgement{Expected: "a Plant record: an object with name (a string) and, optionally, tag (a string)"}
 	switch {
@@ -100,11 +94,10 @@ func plantRecordOf(obj map[string]json.RawMessage, ok bool, redact func(string) 
 	return j
 }
 
-// NoID judges a Plant record for the id it must not carry ("The Plant
-// record has no id field").
-func NoID(body []byte, redact func(string) string) Judgement {
+// noIDOf judges a Plant record, read already, for the id it must not carry
+// ("The Plant record has no id field").
+func noIDOf(obj map[string]json.RawMessage, ok bool, redact func(string) string) Judgement {
 	j := Judgement{Expected: "no id property"}
-	obj, ok := object(body)
 	switch {
 	case !ok:
 		j.Actual = NotAnObject

@@ -18,6 +18,18 @@ import (
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
+// PlantRecord and NoID judge a body's bytes, as the judge judges the
+// answer it has read.
+func PlantRecord(body []byte, redact func(string) string) Judgement {
+	obj, ok := object(body)
+	return plantRecordOf(obj, ok, redact)
+}
+
+func NoID(body []byte, redact func(string) string) Judgement {
+	obj, ok := object(body)
+	return noIDOf(obj, ok, redact)
+}
+
 func TestRecords(t *testing.T) {
 	redact := func(s string) string { return strings.ReplaceAll(s, "s3cret-token", "<redacted>") }
 	tests := []struct {
