@@ -7,9 +7,7 @@ import (
 	"io"
 	"regexp"
 	"runtime/debug"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -159,13 +157,9 @@ func (g guarded) Set(v string) error {
 		*g.why = fmt.Sprintf("--%s needs a value, and was followed by the flag %s", g.name, typed)
 		return errors.New("no value")
 	}
-	if d, ok := g.Value.(flag.Getter); ok {
-		if _, ok := d.Get().(time.Duration); ok {
-			if n, err := strconv.ParseFloat(v, 64); err == nil && n != 0 {
-				*g.why = fmt.Sprintf("--%s %s: a duration needs its unit, such as %ss or %sms", g.name, v, v, v)
-				return errors.New("no unit")
-			}
-		}
+	if why := config.Unitless(g.Value, v); why != "" {
+		*g.why = fmt.Sprintf("--%s %s", g.name, why)
+		return errors.New("no unit")
 	}
 	return g.Value.Set(v)
 }
