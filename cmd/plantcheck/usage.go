@@ -29,24 +29,6 @@ func newFlagSet(c cli, name, synopsis, description string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args, flags only, into fs: false, with the exit status,
-// when the command must not go on.
-func parse(c cli, fs *flag.FlagSet, args []string) (int, bool) {
-	pos, code, ok := parseArgs(c, fs, args)
-	if !ok || len(pos) == 0 {
-		return code, ok
-	}
-	hint := flagsHint(fs)
-	for _, name := range []string{"base-url", "upstream"} { // a URL where a flag takes one
-		if strings.Contains(pos[0], "://") && fs.Lookup(name) != nil {
-			hint = fmt.Sprintf("did you mean --%s %s?", name, pos[0])
-			break
-		}
-	}
-	fmt.Fprintf(c.stderr, "%s: unexpected argument %q\n%s\n", fs.Name(), evidence.Text(pos[0]), hint)
-	return exitCannotRun, false
-}
-
 // parseArgs parses the flags of args into fs and returns the arguments
 // that are not flags: a flag is read before, between or after them, and
 // after "--" every word is an argument. Help asked prints the usage (0); a
