@@ -42,30 +42,73 @@ type cli struct {
 	// flagSet, when set, is given each command's flag set as it is made:
 	// the test that writes docs/usage.md's table reads the flags there.
 	flagSet func(*flag.FlagSet)
+	fs      *flag.FlagSet // the command's, once parsed
 }
 
-// command is one subcommand: its name, a line of help, and its body, which
-// parses its own flags and returns the exit status.
+// command is one subcommand: its name, a line of help, its usage (a
+// synopsis and a description), and define, which defines its flags and
+// returns its body (with, below). args: the command takes arguments beside
+// its flags (else one given is refused).
 type command struct {
-	name, summary string
-	run           func(ctx context.Context, c cli, args []string) int
+	name, summary, synopsis, description string
+	define                               func(*flag.FlagSet) body
+	args                                 bool
+}
+
+// body runs a command once its flags are parsed, on the arguments that are
+// not flags, and returns the exit status.
+type body func(ctx context.Context, c cli, args []string) int
+
+// with is the define of a command whose flags config's define defines: run
+// is given the settings they fill.
+func with[T any](define func(*flag.FlagSet) T, run func(context.Context, cli, T, []string) int) func(*flag.FlagSet) body {
+	return func(fs *flag.FlagSet) body {
+		cfg := define(fs)
+		return func(ctx context.Context, c cli, args []string) int { return run(ctx, c, cfg, args) }
+	}
+}
+
+// noFlags is the define of a command without flags.
+func noFlags(run body) func(*flag.FlagSet) body { return func(*flag.FlagSet) body { return run } }
+
+// run parses args into the command's flags and runs its body.
+func (cmd command) run(ctx context.Context, c cli, args []string) int {
+	fs := newFlagSet(c, cmd.name, cmd.synopsis, cmd.description)
+	run := cmd.define(fs)
+	args, code, ok := parseArgs(c, fs, args)
+	if !ok {
+		return code
+	}
+	if len(args) > 0 && !cmd.args {
+		hint := flagsHint(fs)
+		for _, name := range []string{"base-url", "upstream"} { // a URL where a flag takes one
+			if strings.Contains(args[0], "://") && fs.Lookup(name) != nil {
+				hint = fmt.Sprintf("did you mean --%s %s?", name, args[0])
+				break
+			}
+		}
+		fmt.Fprintf(c.stderr, "%s: unexpected argument %q\n%s\n", fs.Name(), evidence.Text(args[0]), hint)
+		return exitCannotRun
+	}
+	c.fs = fs
+	return run(ctx, c, args)
 }
 
 var commands = []command{
-	{"run", "certify a Plant Store implementation (the bundled reference server when none is named)", cmdRun},
-	{"serve", "serve the bundled reference Plant Store server", cmdServe},
-	{"proxy", "certify a deployment (and its clients) from the traffic that passes through", cmdProxy},
-	{"judge", "certify a deployment (and its clients) from recorded traffic: HAR files", cmdJudge},
-	{"merge", "combine the summary.json files of several proxies (one per instance) into one verdict", cmdMerge},
-	{"diff", "what changed between two verdicts (summary.json): newly failing, fixed, still failing; exit 1 on regressions", cmdDiff},
-	{"verify", "check offline that a report folder's conformance statement and its reports agree", cmdVerify},
-	{"compare", "one table of rules by implementations from their summary.json files (HTML, Markdown, JSON, badges)", cmdCompare},
-	{"docs", "render the features as documentation of the API (Markdown and HTML)", cmdDocs},
-	{"rules", "print the catalog of the spec's rules and the scenarios that encode them", cmdRules},
-	{"selftest", "prove the suite: the reference must pass and every mutant fail", cmdSelftest},
-	{"spec", "print the OpenAPI 3.1 document the suite checks against", cmdSpec},
-	{"version", "print plantcheck's version and the spec's", cmdVersion},
-	{"split-args", "split a line of arguments as a shell splits words, expanding nothing (the GitHub Action's args)", cmdSplitArgs},
+	{"run", "certify a Plant Store implementation (the bundled reference server when none is named)", "[flags]", runHelp, with(config.DefineRun, cmdRun), false},
+	{"serve", "serve the bundled reference Plant Store server", "[flags]", serveHelp, with(config.DefineServe, cmdServe), false},
+	{"proxy", "certify a deployment (and its clients) from the traffic that passes through", "--upstream URL [flags]", proxyHelp, with(config.DefineProxy, cmdProxy), false},
+	{"judge", "certify a deployment (and its clients) from recorded traffic: HAR files", "[flags] FILE.har...", judgeHelp, with(config.DefineJudge, cmdJudge), true},
+	{"merge", "combine the summary.json files of several proxies (one per instance) into one verdict", "[flags] SUMMARY.JSON...", mergeHelp, with(config.DefineMerge, cmdMerge), true},
+	{"diff", "what changed between two verdicts (summary.json): newly failing, fixed, still failing; exit 1 on regressions", "[flags] OLD.json NEW.json", diffHelp, with(config.DefineDiff, cmdDiff), true},
+	{"verify", "check offline that a report folder's conformance statement and its reports agree", "DIR [--bundle FILE --trusted-root FILE --certificate-identity ID --certificate-oidc-issuer ISSUER]", verifyHelp, with(config.DefineVerify, cmdVerify), true},
+	{"compare", "one table of rules by implementations from their summary.json files (HTML, Markdown, JSON, badges)", "[flags] [NAME=]SUMMARY.JSON...", compareHelp, with(config.DefineCompare, cmdCompare), true},
+	{"docs", "render the features as documentation of the API (Markdown and HTML)", "--report-dir DIR", docsHelp, with(config.DefineDocs, cmdDocs), false},
+	{"rules", "print the catalog of the spec's rules and the scenarios that encode them", "[flags]", rulesHelp, with(config.DefineRules, cmdRules), false},
+	{"selftest", "prove the suite: the reference must pass and every mutant fail", "[flags]", selftestHelp, with(config.DefineSelftest, cmdSelftest), false},
+	{"spec", "print the OpenAPI 3.1 document the suite checks against", "", "Print the OpenAPI 3.1 document of the Plant Store API that plantcheck checks\nevery exchange against (embedded in the binary).", noFlags(cmdSpec), false},
+	{"version", "print plantcheck's version and the spec's", "", "Print plantcheck's version and the version of the spec it certifies against.", noFlags(cmdVersion), false},
+	{"split-args", "split a line of arguments as a shell splits words, expanding nothing (the GitHub Action's args)", "< LINE", splitArgsHelp, noFlags(cmdSplitArgs), false},
 }
 
 func main() {
@@ -96,7 +139,7 @@ func dispatch(ctx context.Context, c cli, args []string) int {
 		usage(c.stdout)
 		return exitOK
 	case "-version", "--version":
-		return cmdVersion(ctx, c, args[1:])
+		args = append([]string{"version"}, args[1:]...)
 	}
 	cmd, names := lookup(args[0])
 	if cmd != nil {
@@ -167,13 +210,11 @@ func (c cli) env() config.Env {
 	return config.Env{Getenv: c.getenv, Lookup: c.lookupEnv, IsTerminal: c.isTerminal}
 }
 
-// failer returns what a command calls when it cannot run: it says why on
-// stderr, after the command's name, and returns exit 2.
-func (c cli) failer(name string) func(format string, a ...any) int {
-	return func(format string, a ...any) int {
-		fmt.Fprintf(c.stderr, "plantcheck "+name+": "+format+"\n", a...)
-		return exitCannotRun
-	}
+// fail is what a command calls when it cannot run: it says why on stderr,
+// after the command's name, and returns exit 2.
+func (c cli) fail(format string, a ...any) int {
+	fmt.Fprintf(c.stderr, c.fs.Name()+": "+format+"\n", a...)
+	return exitCannotRun
 }
 
 func usage(w io.Writer) {

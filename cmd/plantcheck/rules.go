@@ -13,29 +13,24 @@ import (
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-func cmdRules(_ context.Context, c cli, args []string) int {
-	fs := newFlagSet(c, "rules", "[flags]",
-		"Print the catalog of the spec's rules that the suite checks: each rule's ID, level,\n"+
-			"the part of the spec it comes from, the scenarios that encode it, and its\n"+
-			"strength: how many of the shipped mutants that break it the suite catches, as\n"+
-			"the self-test measured it (\"no mutant\": no mutant proves the rule's check).\n"+
-			"Rerun one rule with: plantcheck run --tags '@RULE-ID'.")
-	cfg := config.DefineRules(fs)
-	if code, ok := parse(c, fs, args); !ok {
-		return code
-	}
-	fail := c.failer("rules")
+const rulesHelp = "Print the catalog of the spec's rules that the suite checks: each rule's ID, level,\n" +
+	"the part of the spec it comes from, the scenarios that encode it, and its\n" +
+	"strength: how many of the shipped mutants that break it the suite catches, as\n" +
+	"the self-test measured it (\"no mutant\": no mutant proves the rule's check).\n" +
+	"Rerun one rule with: plantcheck run --tags '@RULE-ID'."
+
+func cmdRules(_ context.Context, c cli, cfg *config.Rules, _ []string) int {
 	if err := cfg.Validate(); err != nil {
-		return fail("%v\n%s", err, flagsHint(fs))
+		return c.fail("%v\n%s", err, flagsHint(c.fs))
 	}
 	scs, err := features.Scenarios()
 	if err != nil {
-		return fail("%v", err)
+		return c.fail("%v", err)
 	}
 	// The strength this build carries: a rule no mutant breaks says so.
 	carried, err := strength.Current()
 	if err != nil {
-		return fail("%v", err)
+		return c.fail("%v", err)
 	}
 	byRule := map[rules.RuleID][]features.Scenario{}
 	for _, s := range scs {
@@ -61,7 +56,7 @@ func cmdRules(_ context.Context, c cli, args []string) int {
 		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
-			return fail("%v", err)
+			return c.fail("%v", err)
 		}
 		return exitOK
 	}

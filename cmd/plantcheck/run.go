@@ -10,16 +10,12 @@ import (
 	"github.com/plantcheck/plantcheck/reference"
 )
 
-func cmdRun(ctx context.Context, c cli, args []string) int {
-	fs := newFlagSet(c, "run", "[flags]",
-		"Certify a Plant Store implementation: run every rule of the spec against it and\n"+
-			"print the verdict. With no --base-url, certify the bundled reference server,\n"+
-			"started in-process on a loopback port with a random token.\n\n"+
-			"Exit status: 0 conformant, 1 non-conformant, 2 could not run.")
-	flags := config.DefineRun(fs)
-	if code, ok := parse(c, fs, args); !ok {
-		return code
-	}
+const runHelp = "Certify a Plant Store implementation: run every rule of the spec against it and\n" +
+	"print the verdict. With no --base-url, certify the bundled reference server,\n" +
+	"started in-process on a loopback port with a random token.\n\n" +
+	"Exit status: 0 conformant, 1 non-conformant, 2 could not run."
+
+func cmdRun(ctx context.Context, c cli, flags *config.RunFlags, _ []string) int {
 	cfg, warnings, err := flags.Resolve(c.env())
 	for _, w := range warnings {
 		fmt.Fprintf(c.stderr, "plantcheck run: %s\n", w)

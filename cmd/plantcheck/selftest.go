@@ -14,29 +14,24 @@ import (
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-func cmdSelftest(ctx context.Context, c cli, args []string) int {
-	fs := newFlagSet(c, "selftest", "[flags]",
-		"Prove the suite: run it against the bundled reference server, which must pass,\n"+
-			"and against every mutant (the reference with one deliberate defect), each of\n"+
-			"which must fail on a rule it breaks. Prints the table and the mutation score,\n"+
-			"and, when every mutant ran on the whole suite, the strength measured beside\n"+
-			"the figures this build carries (every verdict's), saying when they differ.\n"+
-			"With --seeds N every server runs under N fresh seeds, and a mutant counts as\n"+
-			"caught only if caught under each; a miss names its seed and the rerun that\n"+
-			"replays it (--seed S). Every run must agree, rule by rule, with its own\n"+
-			"recording judged again; with --via-proxy each suite runs through a plantcheck\n"+
-			"proxy in front of its server instead, and must agree with the proxy's verdict.\n\n"+
-			"Exit status: 0 the reference passes, every mutant is caught, under every\n"+
-			"seed, and every run agrees, 1 otherwise, 2 when the self-test cannot run as\n"+
-			"configured.")
-	flags := config.DefineSelftest(fs)
-	if code, ok := parse(c, fs, args); !ok {
-		return code
-	}
-	fail := c.failer("selftest")
+const selftestHelp = "Prove the suite: run it against the bundled reference server, which must pass,\n" +
+	"and against every mutant (the reference with one deliberate defect), each of\n" +
+	"which must fail on a rule it breaks. Prints the table and the mutation score,\n" +
+	"and, when every mutant ran on the whole suite, the strength measured beside\n" +
+	"the figures this build carries (every verdict's), saying when they differ.\n" +
+	"With --seeds N every server runs under N fresh seeds, and a mutant counts as\n" +
+	"caught only if caught under each; a miss names its seed and the rerun that\n" +
+	"replays it (--seed S). Every run must agree, rule by rule, with its own\n" +
+	"recording judged again; with --via-proxy each suite runs through a plantcheck\n" +
+	"proxy in front of its server instead, and must agree with the proxy's verdict.\n\n" +
+	"Exit status: 0 the reference passes, every mutant is caught, under every\n" +
+	"seed, and every run agrees, 1 otherwise, 2 when the self-test cannot run as\n" +
+	"configured."
+
+func cmdSelftest(ctx context.Context, c cli, flags *config.SelftestFlags, _ []string) int {
 	cfg := flags.Resolve()
 	if err := cfg.Validate(); err != nil {
-		return fail("%v", err)
+		return c.fail("%v", err)
 	}
 	tuneGC(c.getenv)
 	ms := mutants.All
@@ -45,7 +40,7 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 		for _, name := range cfg.Mutants {
 			m, ok := mutants.Lookup(strings.TrimSpace(name))
 			if !ok {
-				return fail("no mutant %q (see --list)", name)
+				return c.fail("no mutant %q (see --list)", name)
 			}
 			ms = append(ms, m)
 		}
@@ -59,7 +54,7 @@ func cmdSelftest(ctx context.Context, c cli, args []string) int {
 	res, err := selftest.Run(ctx, selftest.Config{Mutants: ms, Tags: cfg.Tags, Parallel: cfg.Parallel, Without: cfg.Without,
 		Seeds: cfg.Seeds, Seed: cfg.Seed, ViaProxy: cfg.ViaProxy})
 	if err != nil {
-		return fail("%v", err)
+		return c.fail("%v", err)
 	}
 	res.Write(c.stdout)
 	// A whole self-test measures the suite's strength: beside the figures

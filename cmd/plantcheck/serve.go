@@ -15,20 +15,15 @@ import (
 	"github.com/plantcheck/plantcheck/reference"
 )
 
-func cmdServe(ctx context.Context, c cli, args []string) int {
-	fs := newFlagSet(c, "serve", "[flags]",
-		"Serve the bundled reference Plant Store server, the plainest honest\n"+
-			"implementation of the spec, until SIGINT or SIGTERM (then requests in flight\n"+
-			"finish). With --log, one line per request goes to stderr: never a token or a body.\n\n"+
-			"The token is --token, else "+config.EnvToken+", else a random one printed once on stderr.")
-	flags := config.DefineServe(fs)
-	if code, ok := parse(c, fs, args); !ok {
-		return code
-	}
-	fail := c.failer("serve")
+const serveHelp = "Serve the bundled reference Plant Store server, the plainest honest\n" +
+	"implementation of the spec, until SIGINT or SIGTERM (then requests in flight\n" +
+	"finish). With --log, one line per request goes to stderr: never a token or a body.\n\n" +
+	"The token is --token, else " + config.EnvToken + ", else a random one printed once on stderr."
+
+func cmdServe(ctx context.Context, c cli, flags *config.ServeFlags, _ []string) int {
 	cfg, err := flags.Resolve(c.env())
 	if err != nil {
-		return fail("%v", err)
+		return c.fail("%v", err)
 	}
 	generated := cfg.Token == ""
 	if generated {
@@ -43,7 +38,7 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
 	srv, err := reference.New(reference.Config{Token: cfg.Token, MaxBodyBytes: cfg.MaxBody, Logger: log})
 	if err != nil {
-		return fail("%v", err)
+		return c.fail("%v", err)
 	}
 	var h http.Handler = srv
 	for name := range strings.SplitSeq(cfg.Mutant, ",") {
@@ -52,7 +47,7 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 		}
 		m, ok := mutants.Lookup(name)
 		if !ok {
-			return fail("no mutant %q (see 'plantcheck selftest --list')", name)
+			return c.fail("no mutant %q (see 'plantcheck selftest --list')", name)
 		}
 		// Each mutant wraps the server so far: their defects add up.
 		h = m.Wrap(h, cfg.Token)
@@ -63,7 +58,7 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 	// Listen before serving, so that a bad or busy address fails at once.
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		return fail("%v", err)
+		return c.fail("%v", err)
 	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(c.stderr, "plantcheck serve: the reference Plant Store server listens on %s (POST %s/plants)\n", base, base)
@@ -76,7 +71,7 @@ func cmdServe(ctx context.Context, c cli, args []string) int {
 	fmt.Fprintf(c.stderr, "plantcheck serve: certify it with: plantcheck run --base-url %s (token in $%s)\n", base, config.EnvToken)
 	// Requests in flight have 10 s to finish once serve is told to stop.
 	if err := reference.Serve(ctx, ln, hs, 10*time.Second); err != nil {
-		return fail("%v", err)
+		return c.fail("%v", err)
 	}
 	fmt.Fprintln(c.stderr, "plantcheck serve: stopped")
 	return exitOK

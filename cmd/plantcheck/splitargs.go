@@ -16,18 +16,14 @@ const maxArgsLine = 64 << 10
 // split as a shell splits words and expanded not at all, followed by a NUL
 // byte: how the GitHub Action turns its args input, which is untrusted
 // text, into arguments without eval.
-func cmdSplitArgs(_ context.Context, c cli, args []string) int {
-	fs := newFlagSet(c, "split-args", "< LINE",
-		"Read a line of arguments on standard input and write each argument followed by a\n"+
-			"NUL byte, split as a POSIX shell splits words: blanks and line breaks separate,\n"+
-			"single and double quotes and backslashes are honoured. Nothing is expanded or\n"+
-			"run: $VAR, $(...), backticks, globs and ~ are passed as written. The GitHub\n"+
-			"Action reads its args input with it (bash: while IFS= read -r -d '' a; ...).\n\n"+
-			"Exit status: 0, or 2 when the line does not split (a quote never closed).")
-	if code, ok := parse(c, fs, args); !ok {
-		return code
-	}
-	fail := c.failer("split-args")
+const splitArgsHelp = "Read a line of arguments on standard input and write each argument followed by a\n" +
+	"NUL byte, split as a POSIX shell splits words: blanks and line breaks separate,\n" +
+	"single and double quotes and backslashes are honoured. Nothing is expanded or\n" +
+	"run: $VAR, $(...), backticks, globs and ~ are passed as written. The GitHub\n" +
+	"Action reads its args input with it (bash: while IFS= read -r -d '' a; ...).\n\n" +
+	"Exit status: 0, or 2 when the line does not split (a quote never closed)."
+
+func cmdSplitArgs(_ context.Context, c cli, _ []string) int {
 	in := c.stdin
 	if in == nil {
 		in = strings.NewReader("")
@@ -35,17 +31,17 @@ func cmdSplitArgs(_ context.Context, c cli, args []string) int {
 	line, err := io.ReadAll(io.LimitReader(in, maxArgsLine+1))
 	switch {
 	case err != nil:
-		return fail("read the line: %v", err)
+		return c.fail("read the line: %v", err)
 	case len(line) > maxArgsLine:
-		return fail("the line is longer than %d bytes", maxArgsLine)
+		return c.fail("the line is longer than %d bytes", maxArgsLine)
 	}
 	words, err := shell.Split(string(line))
 	if errors.Is(err, shell.ErrSplit) {
-		return fail("%v", err)
+		return c.fail("%v", err)
 	}
 	for _, w := range words {
 		if _, err := io.WriteString(c.stdout, w+"\x00"); err != nil {
-			return fail("%v", err)
+			return c.fail("%v", err)
 		}
 	}
 	return exitOK

@@ -7,9 +7,7 @@ import (
 	"io"
 	"regexp"
 	"runtime/debug"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -29,24 +27,6 @@ func newFlagSet(c cli, name, synopsis, description string) *flag.FlagSet {
 		c.flagSet(fs)
 	}
 	return fs
-}
-
-// parse parses args, flags only, into fs: false, with the exit status,
-// when the command must not go on.
-func parse(c cli, fs *flag.FlagSet, args []string) (int, bool) {
-	pos, code, ok := parseArgs(c, fs, args)
-	if !ok || len(pos) == 0 {
-		return code, ok
-	}
-	hint := flagsHint(fs)
-	for _, name := range []string{"base-url", "upstream"} { // a URL where a flag takes one
-		if strings.Contains(pos[0], "://") && fs.Lookup(name) != nil {
-			hint = fmt.Sprintf("did you mean --%s %s?", name, pos[0])
-			break
-		}
-	}
-	fmt.Fprintf(c.stderr, "%s: unexpected argument %q\n%s\n", fs.Name(), evidence.Text(pos[0]), hint)
-	return exitCannotRun, false
 }
 
 // parseArgs parses the flags of args into fs and returns the arguments
@@ -159,13 +139,9 @@ func (g guarded) Set(v string) error {
 		*g.why = fmt.Sprintf("--%s needs a value, and was followed by the flag %s", g.name, typed)
 		return errors.New("no value")
 	}
-	if d, ok := g.Value.(flag.Getter); ok {
-		if _, ok := d.Get().(time.Duration); ok {
-			if n, err := strconv.ParseFloat(v, 64); err == nil && n != 0 {
-				*g.why = fmt.Sprintf("--%s %s: a duration needs its unit, such as %ss or %sms", g.name, v, v, v)
-				return errors.New("no unit")
-			}
-		}
+	if why := config.Unitless(g.Value, v); why != "" {
+		*g.why = fmt.Sprintf("--%s %s", g.name, why)
+		return errors.New("no unit")
 	}
 	return g.Value.Set(v)
 }

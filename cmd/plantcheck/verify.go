@@ -15,34 +15,28 @@ import (
 	"github.com/plantcheck/plantcheck/internal/history"
 )
 
-func cmdVerify(_ context.Context, c cli, args []string) int {
-	fs := newFlagSet(c, "verify", "DIR [--bundle FILE --trusted-root FILE --certificate-identity ID --certificate-oidc-issuer ISSUER]",
-		"Check, offline, that the conformance statement a run, proxy or judge wrote into\n"+
-			"its report folder (DIR/conformance.intoto.json, an in-toto Statement v1) and the\n"+
-			"reports beside it agree: the sha256 of summary.json, junit.xml and report.html,\n"+
-			"the verdict, the exit status and every rule's outcome. The suite and the\n"+
-			"OpenAPI document it names must be the ones this plantcheck carries; when they\n"+
-			"are not, it says which plantcheck version made the statement.\n\n"+
-			"With --bundle, a Sigstore bundle (as actions/attest or cosign attest-blob\n"+
-			"write it) must also sign that statement: verified against --trusted-root\n"+
-			"(never fetched), by the signer --certificate-identity names, vouched for by\n"+
-			"--certificate-oidc-issuer; the statement signed must have the same predicate\n"+
-			"and the same sha256 of each report. It runs plantcheck-verify-bundle (beside\n"+
-			"plantcheck, or on PATH), which holds sigstore-go. See docs/certifying.md.\n\n"+
-			"Exit status: 0 the statement holds, 1 it does not (each difference is named),\n"+
-			"2 it could not be checked (a file missing, not JSON, not a plantcheck statement,\n"+
-			"not a bundle; a bundle without an identity to check it against).")
-	cfg := config.DefineVerify(fs)
-	dirs, code, ok := parseArgs(c, fs, args)
-	if !ok {
-		return code
-	}
-	fail := c.failer("verify")
+const verifyHelp = "Check, offline, that the conformance statement a run, proxy or judge wrote into\n" +
+	"its report folder (DIR/conformance.intoto.json, an in-toto Statement v1) and the\n" +
+	"reports beside it agree: the sha256 of summary.json, junit.xml and report.html,\n" +
+	"the verdict, the exit status and every rule's outcome. The suite and the\n" +
+	"OpenAPI document it names must be the ones this plantcheck carries; when they\n" +
+	"are not, it says which plantcheck version made the statement.\n\n" +
+	"With --bundle, a Sigstore bundle (as actions/attest or cosign attest-blob\n" +
+	"write it) must also sign that statement: verified against --trusted-root\n" +
+	"(never fetched), by the signer --certificate-identity names, vouched for by\n" +
+	"--certificate-oidc-issuer; the statement signed must have the same predicate\n" +
+	"and the same sha256 of each report. It runs plantcheck-verify-bundle (beside\n" +
+	"plantcheck, or on PATH), which holds sigstore-go. See docs/certifying.md.\n\n" +
+	"Exit status: 0 the statement holds, 1 it does not (each difference is named),\n" +
+	"2 it could not be checked (a file missing, not JSON, not a plantcheck statement,\n" +
+	"not a bundle; a bundle without an identity to check it against)."
+
+func cmdVerify(_ context.Context, c cli, cfg *config.Verify, dirs []string) int {
 	if len(dirs) != 1 {
-		return fail("give one report folder (%d given)\n%s", len(dirs), flagsHint(fs))
+		return c.fail("give one report folder (%d given)\n%s", len(dirs), flagsHint(c.fs))
 	}
 	if err := cfg.Validate(); err != nil {
-		return fail("%v\n%s", err, flagsHint(fs))
+		return c.fail("%v\n%s", err, flagsHint(c.fs))
 	}
 	if cfg.Bundle != "" {
 		return verifyBundle(c, dirs[0], cfg)

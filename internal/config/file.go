@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v4"
 )
@@ -103,10 +104,8 @@ func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv f
 			if err != nil {
 				return "", fmt.Errorf("config %s: line %d: key %q: %w", used, valueNode.Line, name, err)
 			}
-			if n, err := strconv.ParseFloat(v, 64); err == nil && n != 0 && flagKind(f) == durationKind {
-				// A number is no secret, and seconds or milliseconds is
-				// the question.
-				return "", fmt.Errorf("config %s: line %d: key %q: %s: a duration needs its unit, such as %ss or %sms", used, valueNode.Line, name, v, v, v)
+			if why := Unitless(f.Value, v); why != "" {
+				return "", fmt.Errorf("config %s: line %d: key %q: %s", used, valueNode.Line, name, why)
 			}
 			if err := fs.Set(name, v); err != nil {
 				// The flag's own error may quote the value: describe the
@@ -267,6 +266,19 @@ func configKeys(fs *flag.FlagSet) []string {
 }
 
 const durationKind = `duration (such as "2s" or "1m30s")`
+
+// Unitless says why v, a bare number (no secret), is refused for a
+// duration flag: seconds or milliseconds? ("" when it is not refused).
+func Unitless(value flag.Value, v string) string {
+	if g, ok := value.(flag.Getter); ok {
+		if _, ok := g.Get().(time.Duration); ok {
+			if n, err := strconv.ParseFloat(v, 64); err == nil && n != 0 {
+				return fmt.Sprintf("%s: a duration needs its unit, such as %ss or %sms", v, v, v)
+			}
+		}
+	}
+	return ""
+}
 
 // flagKind names the kind of value f takes, for an error that cannot quote
 // the value given.
