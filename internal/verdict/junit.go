@@ -336,25 +336,32 @@ func (v *Verdict) junitClients() junitSuite {
 	return s
 }
 
-// evidenceText writes failures as plain text, one after another.
+// evidenceText writes failures as plain text, one after another, their
+// fields as walk lists them.
 func evidenceText(es []Evidence) string {
-	var parts []string
-	for _, e := range markSame(es) {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s (%s): %s\n  expected: %s\n  actual:   %s", e.Rule, Upper(e.Level), e.Requirement, e.Expected, e.Actual)
-		for _, d := range e.Details {
-			fmt.Fprintf(&b, "\n  - %s", d)
-		}
-		if e.Same {
+	var b strings.Builder
+	for _, f := range walk(Block{Evidence: es}, nil) {
+		switch e := f.E; f.Key {
+		case "rule":
+			if f.Piece > 0 {
+				b.WriteString("\n\n")
+			}
+			fmt.Fprintf(&b, "%s (%s): %s", e.Rule, Upper(e.Level), f.Text)
+		case "expected":
+			fmt.Fprintf(&b, "\n  expected: %s", f.Text)
+		case "actual":
+			fmt.Fprintf(&b, "\n  actual:   %s", f.Text)
+		case "details":
+			for _, d := range f.List {
+				fmt.Fprintf(&b, "\n  - %s", d)
+			}
+		case "same":
 			b.WriteString("\n  exchange: the one above")
-		} else {
-			for _, f := range [][2]string{{"request:  ", e.Request}, {"response: ", e.Response}, {"reproduce: ", e.Reproduce}} {
-				if f[1] != "" {
-					fmt.Fprintf(&b, "\n  %s%s", f[0], f[1])
-				}
+		case "request", "response", "reproduce":
+			if f.Text != "" {
+				fmt.Fprintf(&b, "\n  %-9s %s", f.Key+":", f.Text)
 			}
 		}
-		parts = append(parts, b.String())
 	}
-	return strings.Join(parts, "\n\n")
+	return b.String()
 }
