@@ -71,10 +71,9 @@ func walk(b Block, only []int) []field {
 	})) {
 		add("requirement", r.Requirement, -1)
 	}
-	if len(b.Evidence) == 0 {
-		add("error", b.Error, -1)
-	} else {
-		add("error", "", -1)
+	add("error", b.Error, -1) // shown only when the block has no evidence
+	if len(b.Evidence) > 0 {
+		fs[len(fs)-1].Text = ""
 	}
 	borrowed := -1
 	if only != nil && !slices.ContainsFunc(only, func(j int) bool { return j >= 0 && b.Evidence[j].Request != "" }) {
@@ -100,18 +99,16 @@ func walk(b Block, only []int) []field {
 		add("actual", e.Actual, j)
 		add("details", "", j)
 		fs[len(fs)-1].List = e.Details
+		repro := e.Reproduce
 		if same {
 			add("same", "the one above", j)
+			repro = ""
 		} else {
 			add("request", e.Request, j)
 			add("response", e.Response, j)
 		}
 		add("seen", e.At, j)
-		if same {
-			add("reproduce", "", j)
-		} else {
-			add("reproduce", e.Reproduce, j)
-		}
+		add("reproduce", repro, j)
 	}
 	if b.More > 0 {
 		add("more", "", -1)
