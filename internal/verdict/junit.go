@@ -214,32 +214,28 @@ func (v *Verdict) junitScenarios(suites []junitSuite, idx map[rules.RuleID]int) 
 // own first, with the evidence and the rerun, numbered (label, "" for
 // none) as the console and the other reports number the block.
 func junitFailure(b *Block, own rules.RuleID, label string) *junitProblem {
+	// The evidence by rule, own first, then as first found.
+	rank := func(id rules.RuleID) int {
+		if id == own {
+			return -1
+		}
+		return slices.IndexFunc(b.Evidence, func(e Evidence) bool { return e.Rule == id })
+	}
+	es := slices.Clone(b.Evidence)
+	slices.SortStableFunc(es, func(x, y Evidence) int { return rank(x.Rule) - rank(y.Rule) })
 	found := []rules.RuleID{}
-	for _, e := range b.Evidence {
-		if !slices.Contains(found, e.Rule) {
+	var msgs, others []string
+	for i, e := range es {
+		if i == 0 || e.Rule != es[i-1].Rule {
 			found = append(found, e.Rule)
+			msgs = append(msgs, string(e.Rule)+": expected "+e.Expected+", got "+e.Actual)
 		}
 	}
-	switch k := slices.Index(found, own); {
-	case len(found) == 0:
+	if len(found) == 0 {
 		found = []rules.RuleID{own}
-	case k > 0:
-		found = append(append([]rules.RuleID{own}, found[:k]...), found[k+1:]...)
 	}
-	var msgs, others []string
-	var es []Evidence
 	level := rules.Level("")
 	for _, id := range found {
-		first := true
-		for _, e := range b.Evidence {
-			if e.Rule != id {
-				continue
-			}
-			if first {
-				msgs, first = append(msgs, string(id)+": expected "+e.Expected+", got "+e.Actual), false
-			}
-			es = append(es, e)
-		}
 		r, ok := rules.Lookup(id)
 		if ok && (level == "" || levelRank(r.Level) < levelRank(level)) {
 			level = r.Level
