@@ -214,32 +214,28 @@ func (v *Verdict) junitScenarios(suites []junitSuite, idx map[rules.RuleID]int) 
 // own first, with the evidence and the rerun, numbered (label, "" for
 // none) as the console and the other reports number the block.
 func junitFailure(b *Block, own rules.RuleID, label string) *junitProblem {
+	// The evidence by rule, own first, then as first found.
+	rank := func(id rules.RuleID) int {
+		if id == own {
+			return -1
+		}
+		return slices.IndexFunc(b.Evidence, func(e Evidence) bool { return e.Rule == id })
+	}
+	es := slices.Clone(b.Evidence)
+	slices.SortStableFunc(es, func(x, y Evidence) int { return rank(x.Rule) - rank(y.Rule) })
 	found := []rules.RuleID{}
-	for _, e := range b.Evidence {
-		if !slices.Contains(found, e.Rule) {
+	var msgs, others []string
+	for i, e := range es {
+		if i == 0 || e.Rule != es[i-1].Rule {
 			found = append(found, e.Rule)
+			msgs = append(msgs, string(e.Rule)+": expected "+e.Expected+", got "+e.Actual)
 		}
 	}
-	switch k := slices.Index(found, own); {
-	case len(found) == 0:
+	if len(found) == 0 {
 		found = []rules.RuleID{own}
-	case k > 0:
-		found = append(append([]rules.RuleID{own}, found[:k]...), found[k+1:]...)
 	}
-	var msgs, others []string
-	var es []Evidence
 	level := rules.Level("")
 	for _, id := range found {
-		first := true
-		for _, e := range b.Evidence {
-			if e.Rule != id {
-				continue
-			}
-			if first {
-				msgs, first = append(msgs, string(id)+": expected "+e.Expected+", got "+e.Actual), false
-			}
-			es = append(es, e)
-		}
 		r, ok := rules.Lookup(id)
 		if ok && (level == "" || levelRank(r.Level) < levelRank(level)) {
 			level = r.Level
@@ -336,25 +332,32 @@ func (v *Verdict) junitClients() junitSuite {
 	return s
 }
 
-// evidenceText writes failures as plain text, one after another.
+// evidenceText writes failures as plain text, one after another, their
+// fields as walk lists them.
 func evidenceText(es []Evidence) string {
-	var parts []string
-	for _, e := range markSame(es) {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s (%s): %s\n  expected: %s\n  actual:   %s", e.Rule, Upper(e.Level), e.Requirement, e.Expected, e.Actual)
-		for _, d := range e.Details {
-			fmt.Fprintf(&b, "\n  - %s", d)
-		}
-		if e.Same {
+	var b strings.Builder
+	for _, f := range walk(Block{Evidence: es}, nil) {
+		switch e := f.E; f.Key {
+		case "rule":
+			if f.Piece > 0 {
+				b.WriteString("\n\n")
+			}
+			fmt.Fprintf(&b, "%s (%s): %s", e.Rule, Upper(e.Level), f.Text)
+		case "expected":
+			fmt.Fprintf(&b, "\n  expected: %s", f.Text)
+		case "actual":
+			fmt.Fprintf(&b, "\n  actual:   %s", f.Text)
+		case "details":
+			for _, d := range f.List {
+				fmt.Fprintf(&b, "\n  - %s", d)
+			}
+		case "same":
 			b.WriteString("\n  exchange: the one above")
-		} else {
-			for _, f := range [][2]string{{"request:  ", e.Request}, {"response: ", e.Response}, {"reproduce: ", e.Reproduce}} {
-				if f[1] != "" {
-					fmt.Fprintf(&b, "\n  %s%s", f[0], f[1])
-				}
+		case "request", "response", "reproduce":
+			if f.Text != "" {
+				fmt.Fprintf(&b, "\n  %-9s %s", f.Key+":", f.Text)
 			}
 		}
-		parts = append(parts, b.String())
 	}
-	return strings.Join(parts, "\n\n")
+	return b.String()
 }

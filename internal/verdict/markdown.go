@@ -217,56 +217,53 @@ func (v *Verdict) writeMarkdownFacts(b *bytes.Buffer, q Quote, n int) {
 }
 
 // writeMarkdownBlock writes one failure block, numbered as the console
-// numbers it, each exchange once; values cut to n bytes (0: whole).
+// numbers it, its fields as walk lists them; values cut to n bytes (0:
+// whole; a command to 4n), and the short summary's pieces of evidence and
+// details bounded.
 func (v *Verdict) writeMarkdownBlock(b *bytes.Buffer, q Quote, f Shown, n int) {
 	fmt.Fprintf(b, "\n### %s %s %s\n\n", mdMarks[f.Outcome], f.Label, f.Title())
-	if f.Where != "" {
-		fmt.Fprintf(b, "`features/%s`\n\n", f.Where)
-	}
-	if f.Error != "" && len(f.Evidence) == 0 {
-		q.item(b, "-", "Error:", cutTo(f.Error, n))
-	}
-	for i, e := range f.Evidence {
-		if n > 0 && i == shortEvidence {
-			fmt.Fprintf(b, "\n(And %s of this block: %s keeps them.)\n", Plural(int64(len(f.Evidence)-i), "more piece")+" of evidence", SummaryMD)
-			break
+	names := map[string]string{"error": "Error:", "expected": "Expected:", "actual": "Actual:", "request": "Request:", "response": "Response:", "seen": "Seen:"}
+	for _, fd := range f.Fields {
+		if n > 0 && fd.Piece >= shortEvidence {
+			if fd.Piece == shortEvidence && fd.Key == "rule" {
+				fmt.Fprintf(b, "\n(And %s of this block: %s keeps them.)\n", Plural(int64(len(f.Evidence)-shortEvidence), "more piece")+" of evidence", SummaryMD)
+			}
+			continue
 		}
-		if e.Rule != "" {
-			fmt.Fprintf(b, "- **%s (%s)**: %s\n", e.Rule, Upper(e.Level), e.Requirement)
-		}
-		q.item(b, "-", "Expected:", cutTo(e.Expected, n))
-		q.item(b, "-", "Actual:", cutTo(e.Actual, n))
-		if len(e.Details) > 0 {
-			b.WriteString("- Evidence:\n")
-			for j, d := range e.Details {
+		switch e := fd.E; fd.Key {
+		case "where":
+			fmt.Fprintf(b, "`features/%s`\n\n", fd.Text)
+		case "rule":
+			if e.Rule != "" {
+				fmt.Fprintf(b, "- **%s (%s)**: %s\n", e.Rule, Upper(e.Level), fd.Text)
+			}
+		case "details":
+			if len(fd.List) > 0 {
+				b.WriteString("- Evidence:\n")
+			}
+			for j, d := range fd.List {
 				if n > 0 && j == shortDetails {
-					fmt.Fprintf(b, "  - (and %d more, in %s)\n", len(e.Details)-j, SummaryMD)
+					fmt.Fprintf(b, "  - (and %d more, in %s)\n", len(fd.List)-j, SummaryMD)
 					break
 				}
 				q.item(b, "  -", "", cutTo(d, n))
 			}
-		}
-		if e.Same {
+		case "same":
 			b.WriteString("- Exchange: the one above\n")
-		} else {
-			if e.Request != "" {
-				q.item(b, "-", "Request:", cutTo(e.Request, n))
+		case "reproduce":
+			if fd.Text != "" {
+				fmt.Fprintf(b, "\nReproduce (with the `PLANTCHECK_*` variables it reads set):\n\n%s", q.Block(cutTo(fd.Text, 4*n), "sh", ""))
 			}
-			if e.Response != "" {
-				q.item(b, "-", "Response:", cutTo(e.Response, n))
+		case "more":
+			fmt.Fprintf(b, "\nAnd %s of %s, counted, not kept.\n", Plural(fd.More, "more failure"), label(f.Rule))
+		case "rerun":
+			fmt.Fprintf(b, "\nRerun the rule:\n\n%s", q.Block(cutTo(fd.Text, 4*n), "sh", ""))
+		case "expected", "actual":
+			q.item(b, "-", names[fd.Key], cutTo(fd.Text, n))
+		default:
+			if l := names[fd.Key]; l != "" && fd.Text != "" {
+				q.item(b, "-", l, cutTo(fd.Text, n))
 			}
 		}
-		if e.At != "" {
-			q.item(b, "-", "Seen:", cutTo(e.At, n))
-		}
-		if e.Reproduce != "" && !e.Same {
-			fmt.Fprintf(b, "\nReproduce (with the `PLANTCHECK_*` variables it reads set):\n\n%s", q.Block(cutTo(e.Reproduce, 4*n), "sh", ""))
-		}
-	}
-	if f.More > 0 {
-		fmt.Fprintf(b, "\nAnd %s of %s, counted, not kept.\n", Plural(f.More, "more failure"), label(f.Rule))
-	}
-	if f.Rerun != "" {
-		fmt.Fprintf(b, "\nRerun the rule:\n\n%s", q.Block(cutTo(f.Rerun, 4*n), "sh", ""))
 	}
 }

@@ -10,8 +10,7 @@ import (
 
 // Shown is a failure block as every report shows it: its number, the
 // same in the console, summary.md, report.html and junit.xml, and its
-// evidence with each exchange marked when the evidence before it in the
-// block showed it already (so that a report shows each exchange once).
+// fields (walk).
 type Shown struct {
 	// N numbers the service's blocks from 1 in the console's order; a
 	// client block (proxy) is numbered among the clients', from 1.
@@ -19,14 +18,106 @@ type Shown struct {
 	Label string // "3)" or "client 1)"
 	Index int    // the block's place in Verdict.Failures
 	Block
-	Evidence []ShownEvidence
+	Fields []field
 }
 
-// ShownEvidence is one piece of evidence of a shown block.
-type ShownEvidence struct {
-	Evidence
-	// Same: the exchange is the one the evidence above it showed.
-	Same bool
+// A field is one labelled value of a failure block. walk lists a block's
+// fields once, in the one order every writer shows them; a writer only
+// formats them. Per-writer choices (kept so that every output stays as it
+// was; the next issue makes them one):
+//
+//	field        console               summary.md, report.html   junit.xml
+//	where        not in compact form   yes                       no
+//	requirement  yes                   no                        no
+//	error        yes                   yes                       no
+//	rule         when not the block's  when it has one           always
+//	seen         no                    yes                       no
+//	reproduce    while curl is shown   yes                       yes
+//	more         not with the firsts   yes                       no
+//	rerun        yes                   yes                       after the evidence
+//
+// Every piece of evidence has each of its fields, "" where it has no
+// value (a writer leaves those out; report.html keeps its layout by them),
+// but same stands for request and response when the exchange is the one
+// the piece before it showed, and reproduce is then "".
+type field struct {
+	Key   string   // where, requirement, error, rule, expected, actual, details, same, request, response, seen, reproduce, more, rerun
+	Text  string   // the value ("" none)
+	List  []string // details: the details
+	Piece int      // the piece of evidence's place in the block (-1: the block's own)
+	E     Evidence // the piece of evidence
+	More  int64    // more: the failures counted, not kept
+}
+
+// walk lists block b's fields. only picks the pieces of evidence shown
+// (nil: all; -1 is the block's error): a piece shown alone whose exchange
+// is another's (a generated case counted under the rule it broke) shows
+// that exchange, its request and response alone.
+func walk(b Block, only []int) []field {
+	var fs []field
+	add := func(key, text string, j int) {
+		f := field{Key: key, Text: text, Piece: j}
+		if j >= 0 {
+			f.E = b.Evidence[j]
+		}
+		fs = append(fs, f)
+	}
+	if b.Where != "" {
+		add("where", b.Where, -1)
+	}
+	own := len(b.Evidence) == 0 || slices.ContainsFunc(b.Evidence, func(e Evidence) bool { return e.Rule == b.Rule || e.Rule == "" })
+	if r, ok := rules.Lookup(b.Rule); ok && (only == nil || own && slices.ContainsFunc(only, func(j int) bool {
+		return j < 0 || b.Evidence[j].Rule == b.Rule || b.Evidence[j].Rule == ""
+	})) {
+		add("requirement", r.Requirement, -1)
+	}
+	add("error", b.Error, -1) // shown only when the block has no evidence
+	if len(b.Evidence) > 0 {
+		fs[len(fs)-1].Text = ""
+	}
+	borrowed := -1
+	if only != nil && !slices.ContainsFunc(only, func(j int) bool { return j >= 0 && b.Evidence[j].Request != "" }) {
+		borrowed = slices.IndexFunc(b.Evidence, func(e Evidence) bool { return e.Request != "" })
+	}
+	var last Evidence
+	for j, e := range b.Evidence {
+		switch {
+		case j == borrowed:
+			add("request", e.Request, j)
+			add("response", e.Response, j)
+			last = e
+			continue
+		case only != nil && !slices.Contains(only, j):
+			continue
+		}
+		same := e.Request != "" && e.Request == last.Request && e.Response == last.Response && e.Reproduce == last.Reproduce
+		if e.Request != "" {
+			last = e
+		}
+		add("rule", e.Requirement, j)
+		add("expected", e.Expected, j)
+		add("actual", e.Actual, j)
+		add("details", "", j)
+		fs[len(fs)-1].List = e.Details
+		repro := e.Reproduce
+		if same {
+			add("same", "the one above", j)
+			repro = ""
+		} else {
+			add("request", e.Request, j)
+			add("response", e.Response, j)
+		}
+		add("seen", e.At, j)
+		add("reproduce", repro, j)
+	}
+	if b.More > 0 {
+		add("more", "", -1)
+		fs[len(fs)-1].More = b.More
+	}
+	if b.Rerun != "" {
+		add("rerun", b.Rerun, -1)
+	}
+	return fs
 }
 
 // FailureOrder gives the indices into v.Failures in the one order of every
@@ -63,21 +154,7 @@ func (v *Verdict) shown() []Shown {
 
 func (v *Verdict) shownBlock(i, n int, label string) Shown {
 	b := v.Failures[i]
-	return Shown{N: n, Label: label, Index: i, Block: b, Evidence: markSame(b.Evidence)}
-}
-
-// markSame marks each piece of evidence whose exchange the last one with
-// an exchange before it showed.
-func markSame(es []Evidence) []ShownEvidence {
-	var out []ShownEvidence
-	var last Evidence
-	for _, e := range es {
-		out = append(out, ShownEvidence{e, e.Request != "" && e.Request == last.Request && e.Response == last.Response && e.Reproduce == last.Reproduce})
-		if e.Request != "" {
-			last = e
-		}
-	}
-	return out
+	return Shown{N: n, Label: label, Index: i, Block: b, Fields: walk(b, nil)}
 }
 
 // OrderFailures puts the failure blocks in the one order (FailureOrder)

@@ -647,117 +647,97 @@ func cutBody(s string, n int) string {
 // writeBlock prints one failure block, numbered n, its long values cut:
 // the pieces of evidence of only (all: nil; -1 is the block's error).
 func (v *console) writeBlock(w io.Writer, n int, b Block, only []int, st *blockStyle) {
-	pick := func(j int) bool { return only == nil || slices.Contains(only, j) }
 	heading := v.cut(b.Title())
 	if st.compact {
 		heading = wrapWords(heading, len(strconv.Itoa(n))+2, screenWidth, headingIndent)
 	}
 	fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("%d) %s", n, heading)))
-	if b.Where != "" && !st.compact {
-		fmt.Fprintf(w, "   scenario:    features/%s\n", b.Where)
-	}
-	own := len(b.Evidence) == 0 || slices.ContainsFunc(b.Evidence, func(e Evidence) bool { return e.Rule == b.Rule || e.Rule == "" })
-	if r, ok := rules.Lookup(b.Rule); ok && (only == nil || own && slices.ContainsFunc(only, func(j int) bool {
-		return j < 0 || b.Evidence[j].Rule == b.Rule || b.Evidence[j].Rule == ""
-	})) {
-		req := r.Requirement + " (spec: " + r.Source + ")"
-		switch {
-		case st.compact:
-			// One line: the reports hold it whole, with its source.
-			req = r.Requirement
-		case !v.Verbose:
-			req = clause(r.Requirement, consoleRequirement) + " (spec: " + r.Source + ")"
-		}
-		fmt.Fprintf(w, "   requirement: %s\n", v.fit(st, req, 1))
-	}
-	if b.Error != "" && len(b.Evidence) == 0 {
-		fmt.Fprintf(w, "   error:       %s\n", indent(v.cut(b.Error), "                "))
-	}
-	// A piece shown alone whose exchange is another's (a generated case
-	// counted under the rule it broke) shows that exchange.
-	borrowed := -1
-	if only != nil && !slices.ContainsFunc(only, func(j int) bool { return j >= 0 && b.Evidence[j].Request != "" }) {
-		for j, e := range b.Evidence {
-			if e.Request != "" {
-				borrowed = j
-				break
-			}
-		}
-	}
-	var last Evidence
-	for j, e := range b.Evidence {
-		switch {
-		case j == borrowed:
-			fmt.Fprintf(w, "   request:     %s\n", v.fit2(st, e.Request))
-			fmt.Fprintf(w, "   response:    %s\n", v.fit2(st, e.Response))
-			last = e
-			continue
-		case !pick(j):
-			continue
-		}
-		v.writeEvidence(w, n, b, e, last, st)
-		if e.Request != "" {
-			last = e
-		}
-	}
-	if b.More > 0 && !st.firsts {
-		fmt.Fprintf(w, "   (and %s of %s, counted, not kept)\n", Plural(b.More, "more failure"), b.Rule)
-	}
-	if b.Rerun != "" {
-		fmt.Fprintf(w, "   rerun:       %s\n", b.Rerun)
-	}
+	v.writeFields(w, n, b, walk(b, only), st)
 }
 
-// writeEvidence prints one piece of evidence of block n; an exchange the
-// evidence before it in the block showed (prev) is named, not printed
-// again.
-func (v *console) writeEvidence(w io.Writer, n int, b Block, e, prev Evidence, st *blockStyle) {
-	if e.Rule != b.Rule && e.Rule != "" {
-		req := e.Requirement
-		if !v.Verbose {
-			req = clause(req, consoleRequirement)
-		}
-		fmt.Fprintf(w, "   rule:        %s\n", v.fit(st, fmt.Sprintf("%s (%s): %s", e.Rule, Upper(e.Level), req), 1))
-	}
-	fmt.Fprintf(w, "   expected:    %s\n", v.fit(st, e.Expected, 2))
-	details := e.Details
-	if st.compact {
-		key := e.Expected + "\x00" + e.Actual + "\x00" + kind{e.Status, e.MediaType}.String()
-		if at, ok := st.seen[key]; ok && at != n {
-			// The same failure as one shown: its exchange alone says
-			// what was sent this time.
-			fmt.Fprintf(w, "   actual:      %s\n", v.fit(st, fmt.Sprintf("%s, as in block %d", e.Actual, at), 2))
-			if e.Request != "" && e.Request != prev.Request {
-				fmt.Fprintf(w, "   request:     %s\n", v.fit2(st, e.Request))
+// writeFields prints the fields of block n (walk); in the compact form, a
+// failure seen before (its expected, actual and kind of answer) is said
+// as seen, by its block, with its exchange's request alone when it is
+// another.
+func (v *console) writeFields(w io.Writer, n int, b Block, fs []field, st *blockStyle) {
+	line := func(label, s string) { fmt.Fprintf(w, "   %-13s%s\n", label+":", s) }
+	const pad = "                "
+	piece, seen := -1, -1 // the piece whose rule field opened it; a piece said as seen
+	lastRequest := ""
+	for _, f := range fs {
+		e := f.E
+		switch {
+		case f.Piece >= 0 && f.Piece == seen:
+			if f.Key == "request" && f.Text != "" && f.Text != lastRequest {
+				line("request", v.fit2(st, f.Text))
 			}
-			return
+		case f.Key == "where" && !st.compact:
+			line("scenario", "features/"+f.Text)
+		case f.Key == "requirement":
+			r, _ := rules.Lookup(b.Rule)
+			req := f.Text + " (spec: " + r.Source + ")"
+			switch {
+			case st.compact:
+				// One line: the reports hold it whole, with its source.
+				req = f.Text
+			case !v.Verbose:
+				req = clause(f.Text, consoleRequirement) + " (spec: " + r.Source + ")"
+			}
+			line("requirement", v.fit(st, req, 1))
+		case f.Key == "error" && f.Text != "":
+			line("error", indent(v.cut(f.Text), pad))
+		case f.Key == "rule":
+			piece = f.Piece
+			if e.Rule != b.Rule && e.Rule != "" {
+				req := f.Text
+				if !v.Verbose {
+					req = clause(req, consoleRequirement)
+				}
+				line("rule", v.fit(st, fmt.Sprintf("%s (%s): %s", e.Rule, Upper(e.Level), req), 1))
+			}
+		case f.Key == "expected":
+			line("expected", v.fit(st, f.Text, 2))
+		case f.Key == "actual":
+			if st.compact {
+				key := e.Expected + "\x00" + e.Actual + "\x00" + kind{e.Status, e.MediaType}.String()
+				if at, ok := st.seen[key]; ok && at != n {
+					// The same failure as one shown: its exchange alone
+					// says what was sent this time.
+					line("actual", v.fit(st, fmt.Sprintf("%s, as in block %d", e.Actual, at), 2))
+					seen = f.Piece
+					continue
+				}
+				if st.seen == nil {
+					st.seen = map[string]int{}
+				}
+				st.seen[key] = n
+			}
+			line("actual", v.fit(st, f.Text, 2))
+		case f.Key == "details":
+			for i, d := range f.List {
+				switch {
+				case !st.compact:
+					fmt.Fprintf(w, "   - %s\n", v.cut(d))
+				case i == 0:
+					fmt.Fprintf(w, "   - %s\n", clause(strings.ReplaceAll(d, "\n", " "), screenWidth-5))
+				}
+			}
+		case f.Key == "same":
+			line("exchange", f.Text)
+		case (f.Key == "request" || f.Key == "response") && (f.Text != "" || f.Piece != piece):
+			// A piece's own exchange when it has one; one it shows for
+			// another (walk's borrowed) whole.
+			line(f.Key, v.fit2(st, f.Text))
+		case f.Key == "reproduce" && f.Text != "" && st.curl:
+			line("reproduce", indent(v.cut(f.Text), pad))
+		case f.Key == "more" && !st.firsts:
+			fmt.Fprintf(w, "   (and %s of %s, counted, not kept)\n", Plural(f.More, "more failure"), b.Rule)
+		case f.Key == "rerun":
+			line("rerun", f.Text)
 		}
-		if st.seen == nil {
-			st.seen = map[string]int{}
+		if f.Key == "request" && f.Text != "" {
+			lastRequest = f.Text
 		}
-		st.seen[key] = n
-		details = details[:min(len(details), 1)]
-	}
-	fmt.Fprintf(w, "   actual:      %s\n", v.fit(st, e.Actual, 2))
-	for _, d := range details {
-		if st.compact {
-			fmt.Fprintf(w, "   - %s\n", clause(strings.ReplaceAll(d, "\n", " "), screenWidth-5))
-			continue
-		}
-		fmt.Fprintf(w, "   - %s\n", v.cut(d))
-	}
-	if e.Request != "" && e.Request == prev.Request && e.Response == prev.Response && e.Reproduce == prev.Reproduce {
-		fmt.Fprintf(w, "   exchange:    the one above\n")
-		return
-	}
-	if e.Request != "" {
-		fmt.Fprintf(w, "   request:     %s\n", v.fit2(st, e.Request))
-	}
-	if e.Response != "" {
-		fmt.Fprintf(w, "   response:    %s\n", v.fit2(st, e.Response))
-	}
-	if e.Reproduce != "" && st.curl {
-		fmt.Fprintf(w, "   reproduce:   %s\n", indent(v.cut(e.Reproduce), "                "))
 	}
 }
 
@@ -856,7 +836,7 @@ func (v *console) writeClients(w io.Writer) {
 		}
 		n++
 		fmt.Fprintf(w, "\n%d) %s\n", blockNumber(b, n-1), b.Title())
-		v.writeEvidence(w, blockNumber(b, n-1), b, b.Evidence[0], Evidence{}, &blockStyle{curl: true})
+		v.writeFields(w, blockNumber(b, n-1), b, slices.DeleteFunc(walk(b, nil), func(f field) bool { return f.Piece != 0 }), &blockStyle{curl: true})
 		if more := int64(len(b.Evidence)) - 1 + b.More; more > 0 {
 			fmt.Fprintf(w, "   (and %s more of %s; the reports keep up to %d)\n", Plural(more, "request"), label(b.Rule), len(b.Evidence))
 		}
