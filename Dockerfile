@@ -20,10 +20,11 @@ COPY . .
 # the first line above passes it. Without it the binary says devel-docker,
 # never a version it is not. (The release's image is Dockerfile.release.)
 ARG VERSION=devel-docker
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X github.com/plantcheck/plantcheck/internal/buildinfo.version=${VERSION}" -o /out/plantcheck ./cmd/plantcheck
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X github.com/plantcheck/plantcheck/internal/buildinfo.version=${VERSION}" -o /out/ ./cmd/plantcheck ./cmd/plantcheck-verify-bundle
 
 FROM gcr.io/distroless/static-debian12:nonroot
-COPY --from=build /out/plantcheck /plantcheck
+# plantcheck-verify-bundle beside plantcheck, where verify --bundle looks first.
+COPY --from=build /out/plantcheck /out/plantcheck-verify-bundle /
 # distroless's nonroot user (65532). Give --report-dir a mounted volume it
 # can write (in Kubernetes, an emptyDir with fsGroup 65532).
 USER 65532:65532

@@ -133,3 +133,24 @@ func TestEveryBuildStamps(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryImageCarriesVerifyBundle: verify --bundle runs
+// plantcheck-verify-bundle from beside plantcheck, so every image that
+// ships plantcheck ships it too, in the same folder.
+func TestEveryImageCarriesVerifyBundle(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ file, want string }{
+		{"Dockerfile", "./cmd/plantcheck-verify-bundle"},
+		{"Dockerfile", "/out/plantcheck-verify-bundle /\n"},
+		{"Dockerfile.release", "$TARGETPLATFORM/plantcheck-verify-bundle /\n"},
+		{".goreleaser.yaml", "ids: [plantcheck, plantcheck-verify-bundle]\n    dockerfile: Dockerfile.release"},
+	} {
+		b, err := os.ReadFile(filepath.Join("../..", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), c.want) {
+			t.Errorf("%s lacks %q: its image would not carry plantcheck-verify-bundle", c.file, c.want)
+		}
+	}
+}
