@@ -80,7 +80,7 @@ func Errorf(format string, a ...any) error { return configError(fmt.Sprintf(form
 var headerName = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
 
 // Run is one run's configuration (plantcheck run, and run.Run, whose
-// Config it is): each setting is its flag's (DefineRun), and Defaults
+// Config it is): each setting is its flag's (Settings), and Defaults
 // fills those left zero that have a default.
 type Run struct {
 	// BaseURL is the target; "" certifies the bundled reference server.

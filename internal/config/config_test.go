@@ -137,11 +137,11 @@ func TestRunPrecedence(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("run", flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			f := DefineRun(fs)
+			f := Define[RunFlags](fs, "run")
 			if err := fs.Parse(tt.args); err != nil {
 				t.Fatal(err)
 			}
-			cfg, _, err := f.Resolve(envOf(tt.env))
+			cfg, _, err := f.Resolve(fs, envOf(tt.env))
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}
@@ -170,13 +170,13 @@ func TestConsoleFormatDefault(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("run", flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			f := DefineRun(fs)
+			f := Define[RunFlags](fs, "run")
 			if err := fs.Parse(tc.args); err != nil {
 				t.Fatal(err)
 			}
 			env := envOf(nil)
 			env.IsTerminal = tc.terminal
-			cfg, _, err := f.Resolve(env)
+			cfg, _, err := f.Resolve(fs, env)
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}
@@ -202,12 +202,14 @@ func TestRunResolveRefuses(t *testing.T) {
 		{"a token with no target", []string{"--token", "abcdefghij"}, "", "--token given, but no target"},
 		{"--require-target and no target", []string{"--require-target"}, "", "--require-target refuses"},
 		{"PLANTCHECK_TOKEN set empty", []string{"--base-url", "http://x.example"}, "", "PLANTCHECK_TOKEN is set but empty"},
+		// An empty variable is never passed over for the file's value.
+		{"PLANTCHECK_TOKEN set empty over the file's token", nil, "base-url: http://x.example\ntoken: abcdefghij\n", "PLANTCHECK_TOKEN is set but empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("run", flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			f := DefineRun(fs)
+			f := Define[RunFlags](fs, "run")
 			args := tt.args
 			if tt.file != "" {
 				args = append([]string{"--config", write(t, tt.file)}, args...)
@@ -219,7 +221,7 @@ func TestRunResolveRefuses(t *testing.T) {
 			if strings.Contains(tt.want, EnvToken) {
 				env = map[string]string{EnvToken: ""}
 			}
-			_, _, err := f.Resolve(envOf(env))
+			_, _, err := f.Resolve(fs, envOf(env))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Resolve: %v, want %q", err, tt.want)
 			}
@@ -251,17 +253,19 @@ func TestProxyResolve(t *testing.T) {
 		{"zero timeout", []string{"--upstream", "http://x.example", "--timeout", "0s"}, nil, "", 0, false, "--timeout must be positive"},
 		{"zero max-judge", []string{"--upstream", "http://x.example", "--max-judge", "0"}, nil, "", 0, false, "--max-judge must be positive"},
 		{"negative report-every", []string{"--upstream", "http://x.example", "--report-every", "-1s"}, nil, "", 0, false, "--report-every must not be negative"},
+		{"PLANTCHECK_UPSTREAM set empty over the file", []string{"--config", file}, map[string]string{EnvUpstream: ""}, "", 0, false, "PLANTCHECK_UPSTREAM is set but empty"},
+		{"PLANTCHECK_UPSTREAM set empty, and the flag", []string{"--upstream", "http://cli.example"}, map[string]string{EnvUpstream: ""}, "http://cli.example", 1 << 20, false, ""},
 		{"a run key in the proxy's file", []string{"--config", write(t, "base-url: http://x.example\n")}, nil, "", 0, false, `unknown key "base-url"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			f := DefineProxy(fs)
+			f := Define[ProxyFlags](fs, "proxy")
 			if err := fs.Parse(tt.args); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := f.Resolve(envOf(tt.env))
+			cfg, err := f.Resolve(fs, envOf(tt.env))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Resolve: %v, want %q", err, tt.wantErr)
