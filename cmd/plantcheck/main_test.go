@@ -105,7 +105,7 @@ func TestCommands(t *testing.T) {
 		{name: "run zero examples", args: []string{"run", "--examples", "0"}, wantCode: 2, wantStderr: []string{`--examples 0: it must be between 1 and 10000`}},
 		{name: "run bad concurrency", args: []string{"run", "--concurrency", "1000"}, wantCode: 2, wantStderr: []string{`--concurrency 1000: it must be between 1 and 64`}},
 		{name: "run zero concurrency", args: []string{"run", "--concurrency", "0"}, wantCode: 2, wantStderr: []string{`--concurrency 0: it must be between 1 and 64`}},
-		{name: "run a negative rate", args: []string{"run", "--rate", "-1"}, wantCode: 2, wantStderr: []string{`--rate -1: it must be more than 0`}},
+		{name: "run a negative rate", args: []string{"run", "--rate", "-1"}, wantCode: 2, wantStderr: []string{`--rate -1: it must be 0 or more`}},
 		{name: "run zero timeout", args: []string{"run", "--timeout", "0s"}, wantCode: 2, wantStderr: []string{`--timeout 0s: it must be more than 0`}},
 		{name: "run an empty tag term", args: []string{"run", "--tags", "@must &&"}, wantCode: 2, wantStderr: []string{`an empty term`}},
 		{name: "run a parenthesis in tags", args: []string{"run", "--tags", "(@must"}, wantCode: 2, wantStderr: []string{`"\(@must" is not a tag`}},
@@ -199,7 +199,12 @@ func TestCommands(t *testing.T) {
 		{name: "version stray argument", args: []string{"version", "x"}, wantCode: 2, wantStderr: []string{`unexpected argument`}},
 		{name: "spec", args: []string{"spec"}, wantCode: 0, wantStdout: []string{`(?m)^openapi: 3\.1\.0$`, `/plants:`}},
 		{name: "serve bad address", args: []string{"serve", "--addr", "127.0.0.1:99999"}, wantCode: 2, wantStderr: []string{`plantcheck serve: listen tcp`}},
-		{name: "serve bad body limit", args: []string{"serve", "--max-body", "0"}, wantCode: 2, wantStderr: []string{`--max-body must be positive`}},
+		// Every bound is its setting's Range (config.Settings), said in one shape.
+		{name: "judge no body judged", args: []string{"judge", "--max-judge", "0", "x.har"}, wantCode: 2, wantStderr: []string{`^plantcheck judge: --max-judge 0: it must be more than 0\n$`}},
+		{name: "judge no file read", args: []string{"judge", "--max-file", "-1", "x.har"}, wantCode: 2, wantStderr: []string{`^plantcheck judge: --max-file -1: it must be more than 0\n$`}},
+		{name: "proxy a negative progress", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--progress", "-2s"}, wantCode: 2, wantStderr: []string{`^plantcheck proxy: --progress -2s: it must be 0 or more\n$`}},
+		{name: "proxy no time limit", args: []string{"proxy", "--upstream", "http://127.0.0.1:1", "--timeout", "-1s"}, wantCode: 2, wantStderr: []string{`^plantcheck proxy: --timeout -1s: it must be more than 0 \(such as 2s or 500ms\)\n$`}},
+		{name: "serve bad body limit", args: []string{"serve", "--max-body", "0"}, wantCode: 2, wantStderr: []string{`--max-body 0: it must be more than 0`}},
 		{name: "serve an unknown mutant among several", args: []string{"serve", "--addr", "127.0.0.1:0", "--mutant", "drop-tag,nope"}, wantCode: 2, wantStderr: []string{`no mutant "nope"`}},
 	}
 	for _, tt := range tests {

@@ -31,10 +31,7 @@ func (s *Serve) Resolve(fs *flag.FlagSet, env Env) (Serve, error) {
 	if _, err := readEnv(fs, "serve", visited(fs), env); err != nil {
 		return Serve{}, err
 	}
-	if s.MaxBody <= 0 {
-		return Serve{}, Errorf("--max-body must be positive")
-	}
-	return *s, nil
+	return *s, checkRanges("serve", s)
 }
 
 // Selftest is plantcheck selftest's configuration.
@@ -59,9 +56,9 @@ const MaxSeeds = 1000
 
 // Validate checks --seeds, and that a seed to replay comes alone.
 func (s Selftest) Validate() error {
-	switch {
-	case s.Seeds < 1 || s.Seeds > MaxSeeds:
-		return Errorf("--seeds %d: it must be between 1 and %d", s.Seeds, MaxSeeds)
+	switch err := checkRanges("selftest", s); {
+	case err != nil:
+		return err
 	case s.Seed != 0 && s.Seeds != 1:
 		return Errorf("--seed %d replays one seed, and --seeds %d asks for %d fresh ones: give one of them", s.Seed, s.Seeds, s.Seeds)
 	}

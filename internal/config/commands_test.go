@@ -27,7 +27,7 @@ func TestServeResolve(t *testing.T) {
 		{"a flag given empty", []string{"--token", ""}, env, "", ""},
 		{"the variable set empty", nil, envOf(map[string]string{EnvToken: ""}), "", "PLANTCHECK_TOKEN is set but empty (an unset CI variable or secret?): set it, or pass --token; unset PLANTCHECK_TOKEN to have one made up"},
 		{"the variable set empty, and the flag", []string{"--token", "flag-token"}, envOf(map[string]string{EnvToken: ""}), "flag-token", ""},
-		{"no body", []string{"--max-body", "0"}, env, "", "--max-body must be positive"},
+		{"no body", []string{"--max-body", "0"}, env, "", "--max-body 0: it must be more than 0"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("serve", flag.ContinueOnError)

@@ -25,13 +25,11 @@ type Judge struct {
 
 // Validate checks the settings, and parses the base URL.
 func (j *Judge) Validate() error {
-	switch {
-	case len(j.Files) == 0:
+	if len(j.Files) == 0 {
 		return Errorf("no recording: give one or more HAR files")
-	case j.MaxJudge <= 0:
-		return Errorf("--max-judge must be positive")
-	case j.MaxFile <= 0:
-		return Errorf("--max-file must be positive")
+	}
+	if err := checkRanges("judge", j); err != nil {
+		return err
 	}
 	if j.BaseText != "" {
 		u, err := url.Parse(j.BaseText)

@@ -42,17 +42,11 @@ type Proxy struct {
 
 // Validate returns the first rule a setting breaks, and parses the upstream.
 func (p *Proxy) Validate() error {
-	switch {
-	case p.UpstreamText == "":
+	if p.UpstreamText == "" {
 		return Errorf("no upstream: give --upstream URL (or %s)", EnvUpstream)
-	case p.Timeout <= 0:
-		return Errorf("--timeout must be positive")
-	case p.MaxJudge <= 0:
-		return Errorf("--max-judge must be positive")
-	case p.ReportEvery < 0:
-		return Errorf("--report-every must not be negative")
-	case p.Progress < 0:
-		return Errorf("--progress must not be negative")
+	}
+	if err := checkRanges("proxy", p); err != nil {
+		return err
 	}
 	// The URL is not quoted: it may carry credentials.
 	u, err := url.Parse(p.UpstreamText)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -14,8 +15,8 @@ import (
 // (readEnv), a config file's keys are its flags' long names (for run, and
 // proxy with --config: loadConfigFile), and docs/usage.md's table of flags
 // is written from it. The kind of value is the field's type, which the
-// flag parses; a duration needs its unit (Unitless); the ranges are each
-// command's Validate.
+// flag parses; a duration needs its unit (Unitless); a number's range is
+// its row's, which each command's Validate checks (checkRanges).
 type Setting struct {
 	// Name is the flag's long name, and its key in a config file.
 	Name string
@@ -30,8 +31,16 @@ type Setting struct {
 	// flag (readEnv); help says "(env NAME)". Unset, it means what the
 	// flag left out means, Unset says so when that is worth saying.
 	Env, Unset string
-	Usage      string
+	// Range bounds a number: Positive, NotNegative or "MIN..MAX".
+	Range string
+	Usage string
 }
+
+// The ranges of a number but MIN..MAX.
+const (
+	Positive    = ">0"
+	NotNegative = ">=0"
+)
 
 // The help of the settings several commands share.
 const (
@@ -48,11 +57,12 @@ var Settings = []Setting{
 	{Name: "token", Commands: "run", Field: "Token", Env: EnvToken, Usage: "the bearer token the target issued, never printed; the variable keeps it out of the process list"},
 	{Name: "config", Commands: "run", Field: "ConfigPath", Usage: "read settings from this YAML file: its keys are these flags' long names (default: ./plantcheck.yaml when there is one); the command line wins"},
 	{Name: "token-file", Commands: "run", Field: "TokenFile", Usage: "read the bearer token from this file (a mounted secret); one trailing line break is dropped"},
-	{Name: "timeout", Commands: "run", Field: "Timeout", Default: DefaultTimeout, Usage: "time limit of one HTTP exchange"},
+	{Name: "timeout", Commands: "run", Field: "Timeout", Default: DefaultTimeout, Range: Positive, Usage: "time limit of one HTTP exchange"},
 	{Name: "tags", Commands: "run", Field: "Tags", Usage: "scenarios to run, by tag: '&&' and, ',' or, '~' not; such as '@AUTH-MISSING', '@area-auth,@area-media' or '@must && ~@AUTH-NEAR-MISS' (plantcheck rules lists the tags)"},
 	{Name: "strict", Commands: "run", Field: "Strict", Usage: "fail the run when a SHOULD rule fails, too"},
-	{Name: "concurrency", Commands: "run", Field: "Concurrency", Default: DefaultConcurrency, Usage: fmt.Sprintf("scenarios, and requests, in flight at once (1-%d); the verdict does not depend on it", MaxConcurrency)},
-	{Name: "rate", Commands: "run", Field: "Rate", Usage: "send at most this many requests a second: the ceiling of the pace, which a throttling target lowers on its own (0: no limit)"},
+	{Name: "concurrency", Commands: "run", Field: "Concurrency", Default: DefaultConcurrency, Range: fmt.Sprintf("1..%d", MaxConcurrency), Usage: fmt.Sprintf("scenarios, and requests, in flight at once (1-%d); the verdict does not depend on it", MaxConcurrency)},
+	{Name: "examples", Commands: "run", Field: "Examples", Default: DefaultExamples, Range: fmt.Sprintf("1..%d", MaxExamples), Usage: fmt.Sprintf("valid bodies each generated scenario sends (1-%d)", MaxExamples)},
+	{Name: "rate", Commands: "run", Field: "Rate", Range: NotNegative, Usage: "send at most this many requests a second: the ceiling of the pace, which a throttling target lowers on its own (0: no limit)"},
 	{Name: "format", Commands: "run", Field: "Format", Usage: "console format: progress (a character a scenario, then the verdict) or pretty (every scenario and its steps, then the verdict)"},
 	{Name: "verbose", Commands: "run", Field: "Verbose", Usage: "print every failure block whole, with its curl command, and the whole rule table, as summary.md does (default: what to fix, and the first failure of each rule broken)"},
 	{Name: "color", Commands: "run", Field: "ColorMode", Default: "auto", Usage: "colour the verdict: auto (on a terminal, unless NO_COLOR is set), always or never"},
@@ -63,7 +73,6 @@ var Settings = []Setting{
 	{Name: "key", Commands: "run proxy", Field: "Key", Usage: "PEM file of the client certificate's private key (with --cert)"},
 	{Name: "proxy", Commands: "run", Field: "Proxy", Usage: "send every request through this proxy (http, https or socks5 URL); default: HTTP_PROXY, HTTPS_PROXY and NO_PROXY"},
 	{Name: "header", Commands: "run", Field: "HeaderLines", Usage: "'Name: value' sent on every request, such as a gateway's key (repeatable); the value is a secret, never printed"},
-	{Name: "examples", Commands: "run", Field: "Examples", Default: DefaultExamples, Usage: fmt.Sprintf("valid bodies each generated scenario sends (1-%d)", MaxExamples)},
 	{Name: "all-strings", Commands: "run", Field: "AllStrings", Usage: "send every string of the catalog of hostile strings as a name and as a tag, not the fixed ones and one drawn from each category"},
 	{Name: "seed", Commands: "run", Field: "Seed", Usage: "seed of the run's random ids and values; 0 draws one (printed with the verdict)"},
 	{Name: "baseline", Commands: "run proxy", Field: "BaselineFile", Usage: baselineUsage},
@@ -73,7 +82,7 @@ var Settings = []Setting{
 	// serve
 	{Name: "addr", Commands: "serve", Field: "Addr", Default: "127.0.0.1:8080", Usage: "address to listen on (host:port; port 0 picks a free one)"},
 	{Name: "token", Commands: "serve", Field: "Token", Env: EnvToken, Unset: "to have one made up", Usage: "the bearer token clients must present"},
-	{Name: "max-body", Commands: "serve", Field: "MaxBody", Default: int64(1 << 20), Usage: "largest request body accepted, in bytes"},
+	{Name: "max-body", Commands: "serve", Field: "MaxBody", Default: int64(1 << 20), Range: Positive, Usage: "largest request body accepted, in bytes"},
 	{Name: "log", Commands: "serve", Field: "Log", Usage: "log one line per request to stderr (method, path, status, duration; never a token or a body)"},
 	{Name: "mutant", Commands: "serve", Field: "Mutant", Usage: "serve a deliberately broken variant instead (see 'plantcheck selftest --list'), to see what a failure report looks like; several, comma-separated, make a server with several mistakes"},
 
@@ -86,16 +95,16 @@ var Settings = []Setting{
 	{Name: "strict-clients", Commands: "proxy judge merge", Field: "StrictClients", Usage: "a client request that breaks the document fails the verdict too (exit 1)"},
 	{Name: "ca-cert", Commands: "proxy", Field: "CACert", Usage: "PEM file of certificate authorities to trust for an https upstream, beside the system's"},
 	{Name: "cert", Commands: "proxy", Field: "Cert", Usage: "PEM file of a client certificate, for an https upstream that asks for one (with --key)"},
-	{Name: "timeout", Commands: "proxy", Field: "Timeout", Default: ProxyTimeout, Usage: "time limit to connect to the upstream and for it to begin its answer"},
-	{Name: "max-judge", Commands: "proxy", Field: "MaxJudge", Default: int64(DefaultMaxJudge), Usage: "bytes of each body kept for judging; a longer body is forwarded whole and not judged"},
-	{Name: "progress", Commands: "proxy", Field: "Progress", Default: 5 * time.Second, Usage: "how often a progress line goes to stderr (0: never)"},
+	{Name: "timeout", Commands: "proxy", Field: "Timeout", Default: ProxyTimeout, Range: Positive, Usage: "time limit to connect to the upstream and for it to begin its answer"},
+	{Name: "max-judge", Commands: "proxy", Field: "MaxJudge", Default: int64(DefaultMaxJudge), Range: Positive, Usage: "bytes of each body kept for judging; a longer body is forwarded whole and not judged"},
+	{Name: "report-every", Commands: "proxy", Field: "ReportEvery", Default: 5 * time.Second, Range: NotNegative, Usage: "with --report-dir, rewrite the reports (atomically) this often while running, and at exit (0: only at exit)"},
+	{Name: "progress", Commands: "proxy", Field: "Progress", Default: 5 * time.Second, Range: NotNegative, Usage: "how often a progress line goes to stderr (0: never)"},
 	{Name: "admin-addr", Commands: "proxy", Field: "AdminAddr", Usage: "serve /healthz, /readyz and /metrics (Prometheus) on this address (host:port), apart from --addr"},
-	{Name: "report-every", Commands: "proxy", Field: "ReportEvery", Default: 5 * time.Second, Usage: "with --report-dir, rewrite the reports (atomically) this often while running, and at exit (0: only at exit)"},
 	{Name: "har", Commands: "proxy", Field: "HAR", Usage: "write every exchange the upstream answered to this file as HAR 1.2, secrets <redacted> (bodies of POST /plants up to --max-judge; others' headers only), for 'plantcheck judge' or a browser's developer tools"},
 	{Name: "events", Commands: "proxy", Field: "Events", Usage: "write one line of JSON to this file (- for standard output) for each failed judgement, as it is judged"},
 	{Name: "base-url", Commands: "judge", Field: "BaseText", Usage: "the service's base URL (or base path, /v1): POST <base-url>/plants is judged, other exchanges counted apart (default: any host, POST /plants)"},
-	{Name: "max-judge", Commands: "judge", Field: "MaxJudge", Default: int64(DefaultMaxJudge), Usage: "bytes of each body judged; a longer body is not judged"},
-	{Name: "max-file", Commands: "judge", Field: "MaxFile", Default: int64(MaxFile), Usage: "bytes of each file read at most; a larger file is refused"},
+	{Name: "max-judge", Commands: "judge", Field: "MaxJudge", Default: int64(DefaultMaxJudge), Range: Positive, Usage: "bytes of each body judged; a longer body is not judged"},
+	{Name: "max-file", Commands: "judge", Field: "MaxFile", Default: int64(MaxFile), Range: Positive, Usage: "bytes of each file read at most; a larger file is refused"},
 	{Name: "auth-stripped", Commands: "judge", Field: "AuthStripped", Usage: "the recorder stripped the Authorization headers (Chrome's sanitized export): read a request without one as carrying a Bearer credential, and say so"},
 
 	// diff, compare, docs, rules
@@ -113,7 +122,7 @@ var Settings = []Setting{
 	{Name: "concurrency", Commands: "selftest", Field: "Parallel", Default: 2, Usage: "runs at once"},
 	{Name: "tags", Commands: "selftest", Field: "Tags", Usage: "restrict every run to some rules (a godog tag expression)"},
 	{Name: "without", Commands: "selftest", Field: "WithoutList", Usage: "leave these checks out of every run, to see what they catch (" + strings.Join(Removable, ", ") + ")"},
-	{Name: "seeds", Commands: "selftest", Field: "Seeds", Default: 1, Usage: fmt.Sprintf("run every server under this many fresh seeds (1 to %d): a mutant is caught only if caught under each", MaxSeeds)},
+	{Name: "seeds", Commands: "selftest", Field: "Seeds", Default: 1, Range: fmt.Sprintf("1..%d", MaxSeeds), Usage: fmt.Sprintf("run every server under this many fresh seeds (1 to %d): a mutant is caught only if caught under each", MaxSeeds)},
 	{Name: "seed", Commands: "selftest", Field: "Seed", Usage: "run every server under this one seed, to replay a miss (the gap line names it); 0 draws one"},
 	{Name: "via-proxy", Commands: "selftest", Field: "ViaProxy", Usage: "run the suite through a plantcheck proxy in front of each server, and hold each run's verdict to the proxy's, rule by rule"},
 
@@ -216,4 +225,34 @@ func readEnv(fs *flag.FlagSet, command string, cli map[string]bool, env Env) (ma
 		read[s.Name] = true
 	}
 	return read, nil
+}
+
+// checkRanges returns the first number of cfg, command's settings, out of
+// its row's Range (an ErrConfig), in the order of Settings.
+func checkRanges(command string, cfg any) error {
+	v := reflect.Indirect(reflect.ValueOf(cfg))
+	for _, s := range Settings {
+		f := v.FieldByName(s.Field)
+		if s.Range == "" || !s.Takes(command) || !f.IsValid() {
+			continue
+		}
+		n := f.Convert(reflect.TypeFor[float64]()).Float()
+		lo, hi, between := strings.Cut(s.Range, "..")
+		switch {
+		case between && (n < atof(lo) || n > atof(hi)):
+			return Errorf("--%s %v: it must be between %s and %s", s.Name, f, lo, hi)
+		case s.Range == NotNegative && n < 0:
+			return Errorf("--%s %v: it must be 0 or more", s.Name, f)
+		case s.Range == Positive && n <= 0 && f.Type() == reflect.TypeFor[time.Duration]():
+			return Errorf("--%s %v: it must be more than 0 (such as 2s or 500ms)", s.Name, f)
+		case s.Range == Positive && n <= 0:
+			return Errorf("--%s %v: it must be more than 0", s.Name, f)
+		}
+	}
+	return nil
+}
+
+func atof(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
 }
