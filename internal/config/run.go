@@ -133,9 +133,6 @@ func (f *RunFlags) token(cfg *Run, cli, set, fromEnv map[string]bool, used strin
 	return nil
 }
 
-// targetFlags are the settings only a server of one's own can use.
-var targetFlags = []string{"token", "token-file", "header", "ca-cert", "cert", "key", "proxy"}
-
 // missingTarget returns why run must not certify the bundled reference
 // server ("" when it may, or a target is named): a target given empty (an
 // unset CI variable, say), or a setting meant for a server of one's own
@@ -154,8 +151,10 @@ func missingTarget(fromEnv, flagged, set map[string]bool, baseURL, configFile st
 		return inFile + " gives an empty base-url: give your server's base URL there, or remove the key to " + certify
 	}
 	var given, undo []string
-	for _, name := range targetFlags {
+	for _, s := range Settings {
+		name := s.Name
 		switch {
+		case !s.Own || !s.Takes("run"):
 		case flagged[name]:
 			given, undo = append(given, "--"+name), append(undo, "leave out --"+name)
 		case set[name]:

@@ -28,11 +28,14 @@ type Setting struct {
 	// zero value).
 	Default any
 	// Env is the variable read when the command line does not give the
-	// flag (readEnv); help says "(env NAME)". Unset, it means what the
-	// flag left out means, Unset says so when that is worth saying.
+	// flag (readEnv); help says "(env NAME)". Unset is what unsetting it
+	// does, for the error of a variable set empty.
 	Env, Unset string
 	// Range bounds a number: Positive, NotNegative or "MIN..MAX".
 	Range string
+	// Own: only a server of one's own uses it; run refuses it with no
+	// target rather than certify the bundled reference (missingTarget).
+	Own   bool
 	Usage string
 }
 
@@ -54,9 +57,10 @@ const (
 var Settings = []Setting{
 	// run
 	{Name: "base-url", Commands: "run", Field: "BaseURL", Env: EnvBaseURL, Unset: "to certify the bundled reference server", Usage: "the target's base URL; POST <base-url>/plants is tested"},
-	{Name: "token", Commands: "run", Field: "Token", Env: EnvToken, Usage: "the bearer token the target issued, never printed; the variable keeps it out of the process list"},
+	{Name: "token", Commands: "run", Field: "Token", Env: EnvToken, Own: true, Usage: "the bearer token the target issued, never printed; the variable keeps it out of the process list"},
 	{Name: "config", Commands: "run", Field: "ConfigPath", Usage: "read settings from this YAML file: its keys are these flags' long names (default: ./plantcheck.yaml when there is one); the command line wins"},
-	{Name: "token-file", Commands: "run", Field: "TokenFile", Usage: "read the bearer token from this file (a mounted secret); one trailing line break is dropped"},
+	{Name: "token-file", Commands: "run", Field: "TokenFile", Own: true, Usage: "read the bearer token from this file (a mounted secret); one trailing line break is dropped"},
+	{Name: "header", Commands: "run", Field: "HeaderLines", Own: true, Usage: "'Name: value' sent on every request, such as a gateway's key (repeatable); the value is a secret, never printed"},
 	{Name: "timeout", Commands: "run", Field: "Timeout", Default: DefaultTimeout, Range: Positive, Usage: "time limit of one HTTP exchange"},
 	{Name: "tags", Commands: "run", Field: "Tags", Usage: "scenarios to run, by tag: '&&' and, ',' or, '~' not; such as '@AUTH-MISSING', '@area-auth,@area-media' or '@must && ~@AUTH-NEAR-MISS' (plantcheck rules lists the tags)"},
 	{Name: "strict", Commands: "run", Field: "Strict", Usage: "fail the run when a SHOULD rule fails, too"},
@@ -68,11 +72,10 @@ var Settings = []Setting{
 	{Name: "color", Commands: "run", Field: "ColorMode", Default: "auto", Usage: "colour the verdict: auto (on a terminal, unless NO_COLOR is set), always or never"},
 	{Name: "report-dir", Commands: "run", Field: "ReportDir", Usage: reportsUsage + ", cucumber.json"},
 	{Name: "har", Commands: "run", Field: "HAR", Usage: "write every exchange the run makes to this file as HAR 1.2 (the token as <token>, other secrets <redacted>), for a browser's developer tools, an API client or 'plantcheck judge'"},
-	{Name: "ca-cert", Commands: "run", Field: "CACert", Usage: "PEM file of certificate authorities to trust for an https target, beside the system's"},
-	{Name: "cert", Commands: "run", Field: "Cert", Usage: "PEM file of a client certificate, for a server that asks for one (with --key)"},
-	{Name: "key", Commands: "run proxy", Field: "Key", Usage: "PEM file of the client certificate's private key (with --cert)"},
-	{Name: "proxy", Commands: "run", Field: "Proxy", Usage: "send every request through this proxy (http, https or socks5 URL); default: HTTP_PROXY, HTTPS_PROXY and NO_PROXY"},
-	{Name: "header", Commands: "run", Field: "HeaderLines", Usage: "'Name: value' sent on every request, such as a gateway's key (repeatable); the value is a secret, never printed"},
+	{Name: "ca-cert", Commands: "run", Field: "CACert", Own: true, Usage: "PEM file of certificate authorities to trust for an https target, beside the system's"},
+	{Name: "cert", Commands: "run", Field: "Cert", Own: true, Usage: "PEM file of a client certificate, for a server that asks for one (with --key)"},
+	{Name: "key", Commands: "run proxy", Field: "Key", Own: true, Usage: "PEM file of the client certificate's private key (with --cert)"},
+	{Name: "proxy", Commands: "run", Field: "Proxy", Own: true, Usage: "send every request through this proxy (http, https or socks5 URL); default: HTTP_PROXY, HTTPS_PROXY and NO_PROXY"},
 	{Name: "all-strings", Commands: "run", Field: "AllStrings", Usage: "send every string of the catalog of hostile strings as a name and as a tag, not the fixed ones and one drawn from each category"},
 	{Name: "seed", Commands: "run", Field: "Seed", Usage: "seed of the run's random ids and values; 0 draws one (printed with the verdict)"},
 	{Name: "baseline", Commands: "run proxy", Field: "BaselineFile", Usage: baselineUsage},
