@@ -50,12 +50,13 @@ func commandFlagSets(t *testing.T) map[string]*flag.FlagSet {
 	return sets
 }
 
-// flagTable is the Markdown table of every command's flags.
+// flagTable is the Markdown table of every command's flags, and the
+// variables config.Settings reads for them.
 func flagTable(sets map[string]*flag.FlagSet) string {
 	var b strings.Builder
-	b.WriteString("| Command | Flags | Deprecated (each works until the release that removes it) |\n|---|---|---|\n")
+	b.WriteString("| Command | Flags | Environment | Deprecated (each works until the release that removes it) |\n|---|---|---|---|\n")
 	for _, cmd := range commands {
-		var flags, old []string
+		var flags, env, old []string
 		sets[cmd.name].VisitAll(func(f *flag.Flag) {
 			if a, ok := config.Deprecated(cmd.name, f); ok {
 				old = append(old, fmt.Sprintf("`%s`: use `%s`, removed in %s", dashed(f.Name), a.Use(), a.Removed))
@@ -63,12 +64,45 @@ func flagTable(sets map[string]*flag.FlagSet) string {
 			}
 			flags = append(flags, "`"+dashed(f.Name)+"`")
 		})
+		for _, s := range config.Settings {
+			if s.Env != "" && s.Takes(cmd.name) {
+				env = append(env, fmt.Sprintf("`%s` for `%s`", s.Env, dashed(s.Name)))
+			}
+		}
 		if len(flags) == 0 {
 			flags = []string{"none"}
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", cmd.name, strings.Join(flags, ", "), strings.Join(old, ", "))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", cmd.name, strings.Join(flags, ", "), strings.Join(env, ", "), strings.Join(old, ", "))
 	}
 	return b.String()
+}
+
+// TestEverySettingDefined: each row of config.Settings is a flag of every
+// command it names, with its usage, and no two rows give one command the
+// same flag.
+func TestEverySettingDefined(t *testing.T) {
+	t.Parallel()
+	sets := commandFlagSets(t)
+	seen := map[[2]string]bool{}
+	for _, s := range config.Settings {
+		if len(strings.Fields(s.Commands)) == 0 {
+			t.Errorf("--%s: no command takes it", s.Name)
+		}
+		for _, name := range strings.Fields(s.Commands) {
+			key := [2]string{name, s.Name}
+			if seen[key] {
+				t.Errorf("plantcheck %s --%s: two rows", name, s.Name)
+			}
+			seen[key] = true
+			if sets[name] == nil {
+				t.Errorf("--%s names command %q, which plantcheck lacks", s.Name, name)
+				continue
+			}
+			if f := sets[name].Lookup(s.Name); f == nil || !strings.HasPrefix(f.Usage, s.Usage) {
+				t.Errorf("plantcheck %s --%s: not defined from its row", name, s.Name)
+			}
+		}
+	}
 }
 
 // TestUsageTable holds docs/usage.md's table of flags to the commands'

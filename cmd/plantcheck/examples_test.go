@@ -221,7 +221,7 @@ func workflowProblems(root, name string, data []byte, inputs map[string]bool) []
 				}
 				fs := flag.NewFlagSet("run", flag.ContinueOnError)
 				fs.SetOutput(io.Discard)
-				config.DefineRun(fs)
+				config.Define[config.RunFlags](fs, "run")
 				if err := fs.Parse(words); err != nil {
 					bad(job, i, "args are not flags of plantcheck run: %v", err)
 				}
@@ -343,11 +343,11 @@ func TestExampleConfig(t *testing.T) {
 	t.Parallel()
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	f := config.DefineRun(fs)
+	f := config.Define[config.RunFlags](fs, "run")
 	if err := fs.Parse([]string{"--config", "../../docs/examples/plantcheck.yaml"}); err != nil {
 		t.Fatal(err)
 	}
-	cfg, _, err := f.Resolve(config.Env{Getenv: func(k string) string { return exampleEnv[k] }})
+	cfg, _, err := f.Resolve(fs, config.Env{Getenv: func(k string) string { return exampleEnv[k] }})
 	if err != nil {
 		t.Fatalf("docs/examples/plantcheck.yaml: %v", err)
 	}

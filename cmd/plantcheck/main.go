@@ -46,12 +46,12 @@ type cli struct {
 }
 
 // command is one subcommand: its name, a line of help, its usage (a
-// synopsis and a description), and define, which defines its flags and
-// returns its body (with, below). args: the command takes arguments beside
-// its flags (else one given is refused).
+// synopsis and a description), and define, which defines its flags on a
+// flag set and returns its body (with, below). args: the command takes
+// arguments beside its flags (else one given is refused).
 type command struct {
 	name, summary, synopsis, description string
-	define                               func(*flag.FlagSet) body
+	define                               func(name string, fs *flag.FlagSet) body
 	args                                 bool
 }
 
@@ -59,22 +59,24 @@ type command struct {
 // not flags, and returns the exit status.
 type body func(ctx context.Context, c cli, args []string) int
 
-// with is the define of a command whose flags config's define defines: run
-// is given the settings they fill.
-func with[T any](define func(*flag.FlagSet) T, run func(context.Context, cli, T, []string) int) func(*flag.FlagSet) body {
-	return func(fs *flag.FlagSet) body {
-		cfg := define(fs)
+// with is the define of a command whose settings are a T: its flags are
+// config.Settings' rows of the command, and run is given what they fill.
+func with[T any](run func(context.Context, cli, *T, []string) int) func(string, *flag.FlagSet) body {
+	return func(name string, fs *flag.FlagSet) body {
+		cfg := config.Define[T](fs, name)
 		return func(ctx context.Context, c cli, args []string) int { return run(ctx, c, cfg, args) }
 	}
 }
 
 // noFlags is the define of a command without flags.
-func noFlags(run body) func(*flag.FlagSet) body { return func(*flag.FlagSet) body { return run } }
+func noFlags(run body) func(string, *flag.FlagSet) body {
+	return func(string, *flag.FlagSet) body { return run }
+}
 
 // run parses args into the command's flags and runs its body.
 func (cmd command) run(ctx context.Context, c cli, args []string) int {
 	fs := newFlagSet(c, cmd.name, cmd.synopsis, cmd.description)
-	run := cmd.define(fs)
+	run := cmd.define(cmd.name, fs)
 	args, code, ok := parseArgs(c, fs, args)
 	if !ok {
 		return code
@@ -95,17 +97,17 @@ func (cmd command) run(ctx context.Context, c cli, args []string) int {
 }
 
 var commands = []command{
-	{"run", "certify a Plant Store implementation (the bundled reference server when none is named)", "[flags]", runHelp, with(config.DefineRun, cmdRun), false},
-	{"serve", "serve the bundled reference Plant Store server", "[flags]", serveHelp, with(config.DefineServe, cmdServe), false},
-	{"proxy", "certify a deployment (and its clients) from the traffic that passes through", "--upstream URL [flags]", proxyHelp, with(config.DefineProxy, cmdProxy), false},
-	{"judge", "certify a deployment (and its clients) from recorded traffic: HAR files", "[flags] FILE.har...", judgeHelp, with(config.DefineJudge, cmdJudge), true},
-	{"merge", "combine the summary.json files of several proxies (one per instance) into one verdict", "[flags] SUMMARY.JSON...", mergeHelp, with(config.DefineMerge, cmdMerge), true},
-	{"diff", "what changed between two verdicts (summary.json): newly failing, fixed, still failing; exit 1 on regressions", "[flags] OLD.json NEW.json", diffHelp, with(config.DefineDiff, cmdDiff), true},
-	{"verify", "check offline that a report folder's conformance statement and its reports agree", "DIR [--bundle FILE --trusted-root FILE --certificate-identity ID --certificate-oidc-issuer ISSUER]", verifyHelp, with(config.DefineVerify, cmdVerify), true},
-	{"compare", "one table of rules by implementations from their summary.json files (HTML, Markdown, JSON, badges)", "[flags] [NAME=]SUMMARY.JSON...", compareHelp, with(config.DefineCompare, cmdCompare), true},
-	{"docs", "render the features as documentation of the API (Markdown and HTML)", "--report-dir DIR", docsHelp, with(config.DefineDocs, cmdDocs), false},
-	{"rules", "print the catalog of the spec's rules and the scenarios that encode them", "[flags]", rulesHelp, with(config.DefineRules, cmdRules), false},
-	{"selftest", "prove the suite: the reference must pass and every mutant fail", "[flags]", selftestHelp, with(config.DefineSelftest, cmdSelftest), false},
+	{"run", "certify a Plant Store implementation (the bundled reference server when none is named)", "[flags]", runHelp, with(cmdRun), false},
+	{"serve", "serve the bundled reference Plant Store server", "[flags]", serveHelp, with(cmdServe), false},
+	{"proxy", "certify a deployment (and its clients) from the traffic that passes through", "--upstream URL [flags]", proxyHelp, with(cmdProxy), false},
+	{"judge", "certify a deployment (and its clients) from recorded traffic: HAR files", "[flags] FILE.har...", judgeHelp, with(cmdJudge), true},
+	{"merge", "combine the summary.json files of several proxies (one per instance) into one verdict", "[flags] SUMMARY.JSON...", mergeHelp, with(cmdMerge), true},
+	{"diff", "what changed between two verdicts (summary.json): newly failing, fixed, still failing; exit 1 on regressions", "[flags] OLD.json NEW.json", diffHelp, with(cmdDiff), true},
+	{"verify", "check offline that a report folder's conformance statement and its reports agree", "DIR [--bundle FILE --trusted-root FILE --certificate-identity ID --certificate-oidc-issuer ISSUER]", verifyHelp, with(cmdVerify), true},
+	{"compare", "one table of rules by implementations from their summary.json files (HTML, Markdown, JSON, badges)", "[flags] [NAME=]SUMMARY.JSON...", compareHelp, with(cmdCompare), true},
+	{"docs", "render the features as documentation of the API (Markdown and HTML)", "--report-dir DIR", docsHelp, with(cmdDocs), false},
+	{"rules", "print the catalog of the spec's rules and the scenarios that encode them", "[flags]", rulesHelp, with(cmdRules), false},
+	{"selftest", "prove the suite: the reference must pass and every mutant fail", "[flags]", selftestHelp, with(cmdSelftest), false},
 	{"spec", "print the OpenAPI 3.1 document the suite checks against", "", "Print the OpenAPI 3.1 document of the Plant Store API that plantcheck checks\nevery exchange against (embedded in the binary).", noFlags(cmdSpec), false},
 	{"version", "print plantcheck's version and the spec's", "", "Print plantcheck's version and the version of the spec it certifies against.", noFlags(cmdVersion), false},
 	{"split-args", "split a line of arguments as a shell splits words, expanding nothing (the GitHub Action's args)", "< LINE", splitArgsHelp, noFlags(cmdSplitArgs), false},
@@ -147,7 +149,7 @@ func dispatch(ctx context.Context, c cli, args []string) int {
 	}
 	fmt.Fprintf(c.stderr, "plantcheck: unknown command %q\n", evidence.Text(args[0]))
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	config.DefineRun(fs)
+	config.Define[config.RunFlags](fs, "run")
 	switch name, s := flagArg(fs, args[0]), config.Suggest(args[0], append([]string{"--version"}, names...)); {
 	case strings.Contains(args[0], "://"):
 		fmt.Fprintf(c.stderr, "did you mean plantcheck run --base-url %s?\n", evidence.Text(args[0]))

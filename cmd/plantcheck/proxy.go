@@ -21,7 +21,7 @@ const proxyHelp = "Certify a deployment, and its clients, from the traffic that 
 	"judge none of it (an upstream down the whole time)."
 
 func cmdProxy(ctx context.Context, c cli, flags *config.ProxyFlags, _ []string) int {
-	cfg, err := flags.Resolve(c.env())
+	cfg, err := flags.Resolve(c.fs, c.env())
 	if err == nil {
 		var v *verdict.Verdict
 		if v, err = proxy.Run(ctx, cfg, proxy.Streams{Stdout: c.stdout, Stderr: c.stderr, Getenv: c.getenv}); err == nil {

@@ -135,7 +135,7 @@ func TestProxyCannotRun(t *testing.T) {
 		{"an upstream that is not http", []string{"--upstream", "ftp://example.com"}, `must be an http or https URL`},
 		{"an upstream with a query", []string{"--upstream", "http://example.com/?a=1"}, `must not carry credentials, a query`},
 		{"a busy address", []string{"--upstream", "http://" + busy, "--addr", busy}, `address already in use`},
-		{"a bad time limit", []string{"--upstream", "http://" + busy, "--timeout", "0s"}, `--timeout must be positive`},
+		{"a bad time limit", []string{"--upstream", "http://" + busy, "--timeout", "0s"}, `--timeout 0s: it must be more than 0 (such as 2s or 500ms)`},
 		{"a stray argument", []string{"--upstream", "http://" + busy, "extra"}, `unexpected argument`},
 		{"a certificate without its key", []string{"--upstream", "https://" + busy, "--cert", "client.pem"}, `--cert and --key go together`},
 		{"a CA file that is not PEM", []string{"--upstream", "https://" + busy, "--ca-cert", notPEM}, `holds no PEM certificate`},
@@ -284,7 +284,7 @@ func TestProxyConfigFile(t *testing.T) {
 	}{
 		{"the file's address is used", []string{"--config", file("busy.yaml", "upstream: http://"+busy+"\naddr: "+busy+"\n")}, `address already in use`},
 		{"the file's upstream is validated", []string{"--config", file("ftp.yaml", "upstream: ftp://example.com\n")}, `must be an http or https URL`},
-		{"the command line wins over the file", []string{"--config", file("ftp2.yaml", "upstream: ftp://example.com\n"), "--upstream", "http://" + busy, "--timeout", "0s"}, `--timeout must be positive`},
+		{"the command line wins over the file", []string{"--config", file("ftp2.yaml", "upstream: ftp://example.com\n"), "--upstream", "http://" + busy, "--timeout", "0s"}, `--timeout 0s: it must be more than 0 (such as 2s or 500ms)`},
 		{"a mistyped key", []string{"--config", file("typo.yaml", "upstrem: http://example.com\n")}, `unknown key "upstrem"; did you mean upstream?`},
 		{"a run key", []string{"--config", file("run.yaml", "base-url: http://example.com\n")}, `unknown key "base-url"`},
 		{"a duration without its unit", []string{"--config", file("bare.yaml", "upstream: http://example.com\ntimeout: 10\n")}, `a duration needs its unit`},

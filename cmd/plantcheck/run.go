@@ -16,7 +16,7 @@ const runHelp = "Certify a Plant Store implementation: run every rule of the spe
 	"Exit status: 0 conformant, 1 non-conformant, 2 could not run."
 
 func cmdRun(ctx context.Context, c cli, flags *config.RunFlags, _ []string) int {
-	cfg, warnings, err := flags.Resolve(c.env())
+	cfg, warnings, err := flags.Resolve(c.fs, c.env())
 	for _, w := range warnings {
 		fmt.Fprintf(c.stderr, "plantcheck run: %s\n", w)
 	}

@@ -20,8 +20,8 @@ const serveHelp = "Serve the bundled reference Plant Store server, the plainest 
 	"finish). With --log, one line per request goes to stderr: never a token or a body.\n\n" +
 	"The token is --token, else " + config.EnvToken + ", else a random one printed once on stderr."
 
-func cmdServe(ctx context.Context, c cli, flags *config.ServeFlags, _ []string) int {
-	cfg, err := flags.Resolve(c.env())
+func cmdServe(ctx context.Context, c cli, flags *config.Serve, _ []string) int {
+	cfg, err := flags.Resolve(c.fs, c.env())
 	if err != nil {
 		return c.fail("%v", err)
 	}

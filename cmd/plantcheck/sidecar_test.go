@@ -217,7 +217,7 @@ func TestSidecarFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--report-every", "-1s"}, "--report-every must not be negative"},
+		{[]string{"--report-every", "-1s"}, "--report-every -1s: it must be 0 or more"},
 		{[]string{"--admin-addr", "256.0.0.1:1"}, "--admin-addr"},
 		{[]string{"--events", filepath.Join(t.TempDir(), "no", "such", "dir", "e.jsonl")}, "--events"},
 	} {

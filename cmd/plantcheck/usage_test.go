@@ -78,7 +78,7 @@ func TestUsageAsTyped(t *testing.T) {
 		{name: "a flag for a token", args: []string{"run", "--token", "-h"}, wantCode: 2, wantStderr: []string{`--token needs a value, and was followed by the flag -h`}},
 		{name: "a flag=value for a value", args: []string{"run", "--tags", "--seed=4"}, wantCode: 2, wantStderr: []string{`--tags needs a value, and was followed by the flag --seed`}},
 		{name: "a flag with no value at the end", args: []string{"run", "--report-dir"}, wantCode: 2, wantStderr: []string{`plantcheck run: --report-dir needs a value\n`}},
-		{name: "a negative number stays a value", args: []string{"run", "--rate", "-1"}, wantCode: 2, wantStderr: []string{`--rate -1: it must be more than 0`}},
+		{name: "a negative number stays a value", args: []string{"run", "--rate", "-1"}, wantCode: 2, wantStderr: []string{`--rate -1: it must be 0 or more`}},
 		{name: "a config key with an underscore", args: []string{"run", "--config", underscore}, wantCode: 2, wantStderr: []string{`unknown key "base_url"; did you mean base-url\?`}},
 		{name: "a mistyped config key", args: []string{"run", "--config", typo}, wantCode: 2, wantStderr: []string{`unknown key "timout"; did you mean timeout\?`}},
 		{name: "a config key far from any", args: []string{"run", "--config", far}, wantCode: 2, wantStderr: []string{`unknown key "flavour"; the keys are`}},

@@ -32,20 +32,20 @@ func TestBaselineFlag(t *testing.T) {
 			var got string
 			var err error
 			if tc.cmd == "run" {
-				f := DefineRun(fs)
+				f := Define[RunFlags](fs, "run")
 				if err := fs.Parse(tc.args); err != nil {
 					t.Fatal(err)
 				}
 				var cfg Run
-				cfg, _, err = f.Resolve(env)
+				cfg, _, err = f.Resolve(fs, env)
 				got = cfg.BaselineFile
 			} else {
-				f := DefineProxy(fs)
+				f := Define[ProxyFlags](fs, "proxy")
 				if err := fs.Parse(tc.args); err != nil {
 					t.Fatal(err)
 				}
 				var cfg Proxy
-				cfg, err = f.Resolve(env)
+				cfg, err = f.Resolve(fs, env)
 				got = cfg.BaselineFile
 			}
 			if err != nil || got != summary {

@@ -25,16 +25,18 @@ func TestServeResolve(t *testing.T) {
 		{"the variable", nil, env, "env-token", ""},
 		{"neither", nil, envOf(nil), "", ""},
 		{"a flag given empty", []string{"--token", ""}, env, "", ""},
-		{"no body", []string{"--max-body", "0"}, env, "", "--max-body must be positive"},
+		{"the variable set empty", nil, envOf(map[string]string{EnvToken: ""}), "", "PLANTCHECK_TOKEN is set but empty (an unset CI variable or secret?): set it, or pass --token; unset PLANTCHECK_TOKEN to have one made up"},
+		{"the variable set empty, and the flag", []string{"--token", "flag-token"}, envOf(map[string]string{EnvToken: ""}), "flag-token", ""},
+		{"no body", []string{"--max-body", "0"}, env, "", "--max-body 0: it must be more than 0"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			f := DefineServe(fs)
+			f := Define[Serve](fs, "serve")
 			if err := fs.Parse(tt.args); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := f.Resolve(tt.env)
+			cfg, err := f.Resolve(fs, tt.env)
 			switch {
 			case tt.wantErr != "" && (!errors.Is(err, ErrConfig) || err.Error() != tt.wantErr):
 				t.Fatalf("Resolve: %v, want %q", err, tt.wantErr)
@@ -51,7 +53,7 @@ func TestServeResolve(t *testing.T) {
 func TestSelftestResolve(t *testing.T) {
 	t.Parallel()
 	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
-	f := DefineSelftest(fs)
+	f := Define[SelftestFlags](fs, "selftest")
 	if err := fs.Parse([]string{"--mutant", "a, b", "--without", WithoutMustEcho, "--concurrency", "3", "--via-proxy"}); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +61,7 @@ func TestSelftestResolve(t *testing.T) {
 	if !slices.Equal(cfg.Mutants, []string{"a", " b"}) || !slices.Equal(cfg.Without, []string{WithoutMustEcho}) || cfg.Parallel != 3 || !cfg.ViaProxy {
 		t.Errorf("Resolve: %+v", cfg)
 	}
-	if none := DefineSelftest(flag.NewFlagSet("selftest", flag.ContinueOnError)).Resolve(); none.Mutants != nil || none.Without != nil || none.Parallel != 2 || none.Seeds != 1 || none.Seed != 0 || none.ViaProxy {
+	if none := Define[SelftestFlags](flag.NewFlagSet("selftest", flag.ContinueOnError), "selftest").Resolve(); none.Mutants != nil || none.Without != nil || none.Parallel != 2 || none.Seeds != 1 || none.Seed != 0 || none.ViaProxy {
 		t.Errorf("the defaults: %+v", none)
 	}
 }
@@ -87,7 +89,7 @@ func TestSelftestValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
-			f := DefineSelftest(fs)
+			f := Define[SelftestFlags](fs, "selftest")
 			if err := fs.Parse(tt.args); err != nil {
 				t.Fatal(err)
 			}

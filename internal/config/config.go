@@ -80,7 +80,7 @@ func Errorf(format string, a ...any) error { return configError(fmt.Sprintf(form
 var headerName = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
 
 // Run is one run's configuration (plantcheck run, and run.Run, whose
-// Config it is): each setting is its flag's (DefineRun), and Defaults
+// Config it is): each setting is its flag's (Settings), and Defaults
 // fills those left zero that have a default.
 type Run struct {
 	// BaseURL is the target; "" certifies the bundled reference server.
@@ -159,15 +159,10 @@ func (r Run) Complete() (Run, error) {
 // Validate returns the first rule a setting breaks (an ErrConfig): the one
 // check, which the packages that take a Run do not make again.
 func (r *Run) Validate() error {
+	if err := checkRanges("run", r); err != nil {
+		return err
+	}
 	switch {
-	case r.Timeout <= 0:
-		return Errorf("--timeout %s: it must be more than 0 (such as 2s or 500ms)", r.Timeout)
-	case r.Concurrency < 1 || r.Concurrency > MaxConcurrency:
-		return Errorf("--concurrency %d: it must be between 1 and %d", r.Concurrency, MaxConcurrency)
-	case r.Examples < 1 || r.Examples > MaxExamples:
-		return Errorf("--examples %d: it must be between 1 and %d", r.Examples, MaxExamples)
-	case r.Rate < 0:
-		return Errorf("--rate %g: it must be more than 0 (or 0, no limit)", r.Rate)
 	case r.Format != "pretty" && r.Format != "progress":
 		return Errorf("--format: unknown format %q (pretty or progress)", r.Format)
 	}

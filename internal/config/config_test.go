@@ -34,7 +34,7 @@ func TestRunValidate(t *testing.T) {
 		{"zero examples", func(r *Run) { r.Examples = 0 }, "--examples 0: it must be between 1 and 10000"},
 		{"most examples", func(r *Run) { r.Examples = MaxExamples }, ""},
 		{"too many examples", func(r *Run) { r.Examples = MaxExamples + 1 }, "--examples 10001"},
-		{"negative rate", func(r *Run) { r.Rate = -1 }, "--rate -1: it must be more than 0"},
+		{"negative rate", func(r *Run) { r.Rate = -1 }, "--rate -1: it must be 0 or more"},
 		{"no rate", func(r *Run) { r.Rate = 0 }, ""},
 		{"a format", func(r *Run) { r.Format = "pretty" }, ""},
 		{"unknown format", func(r *Run) { r.Format = "xml" }, `unknown format "xml"`},
@@ -137,11 +137,11 @@ func TestRunPrecedence(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("run", flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			f := DefineRun(fs)
+			f := Define[RunFlags](fs, "run")
 			if err := fs.Parse(tt.args); err != nil {
 				t.Fatal(err)
 			}
-			cfg, _, err := f.Resolve(envOf(tt.env))
+			cfg, _, err := f.Resolve(fs, envOf(tt.env))
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}
@@ -170,13 +170,13 @@ func TestConsoleFormatDefault(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("run", flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			f := DefineRun(fs)
+			f := Define[RunFlags](fs, "run")
 			if err := fs.Parse(tc.args); err != nil {
 				t.Fatal(err)
 			}
 			env := envOf(nil)
 			env.IsTerminal = tc.terminal
-			cfg, _, err := f.Resolve(env)
+			cfg, _, err := f.Resolve(fs, env)
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}
@@ -202,12 +202,14 @@ func TestRunResolveRefuses(t *testing.T) {
 		{"a token with no target", []string{"--token", "abcdefghij"}, "", "--token given, but no target"},
 		{"--require-target and no target", []string{"--require-target"}, "", "--require-target refuses"},
 		{"PLANTCHECK_TOKEN set empty", []string{"--base-url", "http://x.example"}, "", "PLANTCHECK_TOKEN is set but empty"},
+		// An empty variable is never passed over for the file's value.
+		{"PLANTCHECK_TOKEN set empty over the file's token", nil, "base-url: http://x.example\ntoken: abcdefghij\n", "PLANTCHECK_TOKEN is set but empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("run", flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			f := DefineRun(fs)
+			f := Define[RunFlags](fs, "run")
 			args := tt.args
 			if tt.file != "" {
 				args = append([]string{"--config", write(t, tt.file)}, args...)
@@ -219,7 +221,7 @@ func TestRunResolveRefuses(t *testing.T) {
 			if strings.Contains(tt.want, EnvToken) {
 				env = map[string]string{EnvToken: ""}
 			}
-			_, _, err := f.Resolve(envOf(env))
+			_, _, err := f.Resolve(fs, envOf(env))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Resolve: %v, want %q", err, tt.want)
 			}
@@ -248,20 +250,22 @@ func TestProxyResolve(t *testing.T) {
 		{"an ftp upstream", []string{"--upstream", "ftp://x.example"}, nil, "", 0, false, "must be an http or https URL"},
 		{"an upstream with credentials", []string{"--upstream", "http://u:p@x.example"}, nil, "", 0, false, "must not carry credentials"},
 		{"an upstream without a scheme", []string{"--upstream", "x.example:8080"}, nil, "", 0, false, "has no scheme: did you mean --upstream https://x.example:8080?"},
-		{"zero timeout", []string{"--upstream", "http://x.example", "--timeout", "0s"}, nil, "", 0, false, "--timeout must be positive"},
-		{"zero max-judge", []string{"--upstream", "http://x.example", "--max-judge", "0"}, nil, "", 0, false, "--max-judge must be positive"},
-		{"negative report-every", []string{"--upstream", "http://x.example", "--report-every", "-1s"}, nil, "", 0, false, "--report-every must not be negative"},
+		{"zero timeout", []string{"--upstream", "http://x.example", "--timeout", "0s"}, nil, "", 0, false, "--timeout 0s: it must be more than 0 (such as 2s or 500ms)"},
+		{"zero max-judge", []string{"--upstream", "http://x.example", "--max-judge", "0"}, nil, "", 0, false, "--max-judge 0: it must be more than 0"},
+		{"negative report-every", []string{"--upstream", "http://x.example", "--report-every", "-1s"}, nil, "", 0, false, "--report-every -1s: it must be 0 or more"},
+		{"PLANTCHECK_UPSTREAM set empty over the file", []string{"--config", file}, map[string]string{EnvUpstream: ""}, "", 0, false, "PLANTCHECK_UPSTREAM is set but empty"},
+		{"PLANTCHECK_UPSTREAM set empty, and the flag", []string{"--upstream", "http://cli.example"}, map[string]string{EnvUpstream: ""}, "http://cli.example", 1 << 20, false, ""},
 		{"a run key in the proxy's file", []string{"--config", write(t, "base-url: http://x.example\n")}, nil, "", 0, false, `unknown key "base-url"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			f := DefineProxy(fs)
+			f := Define[ProxyFlags](fs, "proxy")
 			if err := fs.Parse(tt.args); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := f.Resolve(envOf(tt.env))
+			cfg, err := f.Resolve(fs, envOf(tt.env))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Resolve: %v, want %q", err, tt.wantErr)

@@ -23,8 +23,8 @@ type Alias struct {
 	Removed string
 }
 
-// Aliases are every deprecated name of a flag: each command's Define
-// function reads its rows, and docs/usage.md lists them.
+// Aliases are every deprecated name of a flag: Define reads its rows,
+// and docs/usage.md lists them.
 var Aliases = []Alias{
 	{Command: "compare", Old: "out", New: "report-dir", Removed: "v2.0.0"},
 	{Command: "docs", Old: "out", New: "report-dir", Removed: "v2.0.0"},

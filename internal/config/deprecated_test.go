@@ -61,7 +61,7 @@ func TestAliasesTable(t *testing.T) {
 	}
 	fs := flag.NewFlagSet("rules", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	r := DefineRules(fs)
+	r := Define[Rules](fs, "rules")
 	if err := fs.Parse([]string{"--json", "-v"}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,6 @@
 package config
 
-import (
-	"flag"
-	"net/url"
-)
+import "net/url"
 
 // MaxFile bounds the bytes of a HAR file read (judge --max-file): a larger
 // one is refused. Package har reads it here.
@@ -11,7 +8,7 @@ const MaxFile = 256 << 20
 
 // Judge is the configuration of plantcheck judge: recorded traffic judged
 // as the proxy judges live traffic. Each setting is its flag's
-// (DefineJudge).
+// (Settings).
 type Judge struct {
 	// Files are the HAR files, judged in order into one verdict.
 	Files []string
@@ -28,13 +25,11 @@ type Judge struct {
 
 // Validate checks the settings, and parses the base URL.
 func (j *Judge) Validate() error {
-	switch {
-	case len(j.Files) == 0:
+	if len(j.Files) == 0 {
 		return Errorf("no recording: give one or more HAR files")
-	case j.MaxJudge <= 0:
-		return Errorf("--max-judge must be positive")
-	case j.MaxFile <= 0:
-		return Errorf("--max-file must be positive")
+	}
+	if err := checkRanges("judge", j); err != nil {
+		return err
 	}
 	if j.BaseText != "" {
 		u, err := url.Parse(j.BaseText)
@@ -47,15 +42,4 @@ func (j *Judge) Validate() error {
 		j.Base = u
 	}
 	return nil
-}
-
-// DefineJudge defines judge's flags on fs, into the Judge returned.
-func DefineJudge(fs *flag.FlagSet) *Judge {
-	j := &Judge{}
-	fs.StringVar(&j.BaseText, "base-url", "", "the service's base URL (or base path, /v1): POST <base-url>/plants is judged, other exchanges counted apart (default: any host, POST /plants)")
-	verdictFlags(fs, &j.ReportDir, &j.Strict, &j.StrictClients)
-	fs.Int64Var(&j.MaxJudge, "max-judge", DefaultMaxJudge, "bytes of each body judged; a longer body is not judged")
-	fs.Int64Var(&j.MaxFile, "max-file", MaxFile, "bytes of each file read at most; a larger file is refused")
-	fs.BoolVar(&j.AuthStripped, "auth-stripped", false, "the recorder stripped the Authorization headers (Chrome's sanitized export): read a request without one as carrying a Bearer credential, and say so")
-	return j
 }

@@ -27,7 +27,7 @@ const (
 func Main(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("plantcheck verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	v := config.DefineVerify(fs)
+	v := config.Define[config.Verify](fs, "verify")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
