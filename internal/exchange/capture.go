@@ -8,13 +8,11 @@ import (
 	"sync/atomic"
 )
 
-// Capture keeps the first bytes of a body as it passes, the one capture of
-// a body in flight (the proxy's, for judging; a --har recording's): up to
-// its limit, and within its Budget when it has one; it counts every byte,
-// and says whether what it kept is the whole body (Take). A body past
-// either bound passes whole all the same; only what is kept of it is cut.
-// Its writer (a Tee, or a copy loop) and its reader are kept apart by its
-// lock.
+// Capture keeps the first bytes of a body in flight (the proxy's, for
+// judging; a --har recording's), up to its limit and within its Budget,
+// counts them all and says whether it kept the whole body (Take). A body
+// past either bound passes whole all the same. Its writer and its reader
+// are kept apart by its lock.
 type Capture struct {
 	mu     sync.Mutex
 	buf    bytes.Buffer
@@ -60,8 +58,7 @@ func NewCapture(limit int64, budget *Budget) *Capture {
 	return c
 }
 
-// Write keeps what p adds within the bounds and counts it all; it never
-// fails.
+// Write keeps what p adds within the bounds and counts it all.
 func (c *Capture) Write(p []byte) (int, error) {
 	n := len(p)
 	c.mu.Lock()
@@ -92,10 +89,9 @@ func (c *Capture) End() {
 	c.mu.Unlock()
 }
 
-// Take ends the capture: nothing more is kept, and what was is returned
-// (valid until Release): the body's first bytes, its length in all, and
-// why they are not the whole body, what (its name) first ("" when they
-// are).
+// Take ends the capture and returns what it kept (valid until Release),
+// the body's length in all, and why that is not the whole body ("" when
+// it is), what naming the body.
 func (c *Capture) Take(what string) (kept []byte, total int64, why string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -144,9 +140,9 @@ func Past(what string, limit int64) string {
 	return fmt.Sprintf("%s past %d bytes", what, limit)
 }
 
-// Tee is a body that writes what is read of it into a Capture (none when
-// nil), and keeps why reading it failed. It lets go of the capture once
-// the body has ended, at its end or once its declared length was read.
+// Tee is a body that writes what is read of it into a Capture (nil: none)
+// and keeps why reading it failed; it lets go of the capture once the body
+// ended (its end, or its declared length, read).
 type Tee struct {
 	rc    io.ReadCloser
 	c     *Capture
@@ -155,8 +151,7 @@ type Tee struct {
 	err   atomic.Pointer[error]
 }
 
-// NewTee returns a Tee of rc, a body of the declared length (-1: unknown),
-// into c.
+// NewTee returns a Tee of rc, of the declared length (-1: unknown), into c.
 func NewTee(rc io.ReadCloser, c *Capture, length int64) Tee {
 	return Tee{rc: rc, c: c, left: length}
 }
