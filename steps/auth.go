@@ -299,14 +299,17 @@ func (s *Suite) theRequestCarriesTheIssuedToken(ctx context.Context, variant str
 func (s *Suite) theRequestCarriesOnlyTheCookies(ctx context.Context) {
 	st := stateOf(ctx)
 	st.req.cred = &credential{}
-	seen := map[string]bool{}
+	seen, cookies := map[string]bool{}, &http.Request{Header: http.Header{}}
 	for _, x := range st.Exchanges {
 		for _, c := range (&http.Response{Header: x.header}).Cookies() {
 			if !seen[c.Name] {
 				seen[c.Name] = true
-				st.req.cookies = append(st.req.cookies, &http.Cookie{Name: c.Name, Value: c.Value})
+				cookies.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
 			}
 		}
+	}
+	if v, ok := cookies.Header["Cookie"]; ok {
+		st.req.setHeader("Cookie", v...)
 	}
 }
 
@@ -331,7 +334,7 @@ func (s *Suite) theRequestCarriesTheTokenElsewhere(ctx context.Context, where, n
 	st := stateOf(ctx)
 	tok := s.cfg.Token
 	place := tokenPlace(where)
-	header, _, inHeader := tokenHeader(place, name)
+	header, prefix, inHeader := tokenHeader(place, name)
 	why := ""
 	switch {
 	case place == tokenInQuery && url.QueryEscape(tok) != tok:
@@ -348,6 +351,9 @@ func (s *Suite) theRequestCarriesTheTokenElsewhere(ctx context.Context, where, n
 	}
 	st.req.cred = &credential{}
 	st.req.tokenIn, st.req.tokenName = place, name
+	if inHeader {
+		st.req.setHeader(header, prefix+tok)
+	}
 	if place == tokenInBody {
 		st.req.Members = append(st.req.Members, generate.Member{Name: name, Raw: json.RawMessage(`"` + tok + `"`)})
 	}

@@ -41,7 +41,7 @@ func (s *Suite) created(ctx context.Context, name string, idempotent bool) error
 	if idempotent {
 		// A Structured Fields string, as the IETF's Idempotency-Key draft
 		// has it, drawn afresh in every run.
-		st.req.idempotency = `"plantcheck-` + strconv.FormatInt(st.freshID(), 36) + `"`
+		st.req.setHeader("Idempotency-Key", `"plantcheck-`+strconv.FormatInt(st.freshID(), 36)+`"`)
 	}
 	st.req.setup = true
 	if err := s.theClientPostsIt(ctx); err != nil {

@@ -34,9 +34,9 @@ func (s *Suite) thePlantIsSentAsAForm(ctx context.Context, kind string) {
 	}
 	w.Close()
 	r.setRaw(b.Bytes())
-	r.contentType = new(w.FormDataContentType())
+	r.setHeader("Content-Type", w.FormDataContentType())
 	if kind == "a URL-encoded form" {
 		r.setRaw([]byte(values.Encode()))
-		r.contentType = new("application/x-www-form-urlencoded")
+		r.setHeader("Content-Type", "application/x-www-form-urlencoded")
 	}
 }

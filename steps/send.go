@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/client"
-	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/judge"
@@ -71,27 +70,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 		req.Body, _ = req.GetBody()
 		req.ContentLength = 0
 	}
-	for _, h := range [][2]string{
-		{"Authorization", cred.value}, {"Content-Type", or(r.contentType, "application/json")},
-		{"Accept", or(r.accept, "application/json")}, {config.PaddingHeader, strings.Repeat("x", r.padding)},
-	} {
-		if h[1] != "" {
-			req.Header.Set(h[0], h[1])
-		}
-	}
-	req.Header.Set("User-Agent", or(r.userAgent, "plantcheck")) // "": none, and net/http adds none of its own
-	for name, vs := range s.cfg.Headers {
-		req.Header[http.CanonicalHeaderKey(name)] = vs
-	}
-	for _, c := range r.cookies {
-		req.AddCookie(c)
-	}
-	if r.idempotency != "" {
-		req.Header.Set("Idempotency-Key", r.idempotency)
-	}
-	if name, prefix, ok := tokenHeader(r.tokenIn, r.tokenName); ok {
-		req.Header.Set(name, prefix+s.cfg.Token)
-	}
+	req.Header = s.header(r, cred.value)
 	x := &Sent{
 		Exchange: exchange.Exchange{
 			Method: req.Method, URL: shown, Header: req.Header, Body: body, Chunked: r.chunked,
@@ -162,12 +141,43 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	return x, nil
 }
 
-// or is *p, or def when p is nil.
-func or(p *string, def string) string {
-	if p == nil {
-		return def
+// header is a request's header, built once: the scenario's own first
+// (Authorization, auth, "" for none; every one of r.header), so that
+// neither the user's --header nor a default replaces what a scenario
+// sets or leaves out on purpose; then each --header whose name the
+// scenario did not set (config refuses those the scenarios always set),
+// its cookies before the scenario's in one Cookie header; then the suite's
+// defaults. A name set to no value sends none.
+func (s *Suite) header(r *request, auth string) http.Header {
+	h := http.Header{}
+	if auth != "" {
+		h["Authorization"] = []string{auth}
 	}
-	return *p
+	maps.Copy(h, r.header)
+	for name, vs := range s.cfg.Headers {
+		name = http.CanonicalHeaderKey(name)
+		switch own, set := h[name]; {
+		case !set:
+			h[name] = vs
+		case name == "Cookie":
+			h[name] = []string{strings.Join(append(slices.Clone(vs), own...), "; ")}
+		}
+	}
+	for name, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json", "User-Agent": "plantcheck"} {
+		if _, set := h[name]; !set {
+			h[name] = []string{v}
+		}
+	}
+	maps.DeleteFunc(h, func(_ string, vs []string) bool { return vs == nil })
+	return h
+}
+
+// setHeader sets a header of the request (no value: none is sent).
+func (r *request) setHeader(name string, vs ...string) {
+	if r.header == nil {
+		r.header = http.Header{}
+	}
+	r.header[name] = vs
 }
 
 // bounds are the limits the suite puts on an answer, which the judge names

@@ -2,6 +2,8 @@ package steps
 
 import (
 	"errors"
+	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -43,6 +45,50 @@ func TestReadBounded(t *testing.T) {
 			}
 			if c := cap(got); c > max(tt.body, 0)+limit+512 {
 				t.Errorf("a buffer of %d bytes for %d", c, tt.body)
+			}
+		})
+	}
+}
+
+// TestRequestHeader: a request's header is built once, the scenario's own
+// first: the user's --header never replaces what a scenario sets or leaves
+// out on purpose, fills every other name (the suite's defaults too), and
+// its cookies go before the scenario's in one Cookie header.
+func TestRequestHeader(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		user http.Header // --header
+		set  func(r *request)
+		auth string
+		want http.Header
+	}{
+		{name: "defaults", auth: "Bearer t", want: http.Header{
+			"Authorization": {"Bearer t"}, "Content-Type": {"application/json"}, "Accept": {"application/json"}, "User-Agent": {"plantcheck"}}},
+		{name: "the scenario's own, and none", set: func(r *request) {
+			r.setHeader("Content-Type", "text/plain")
+			r.setHeader("Accept")
+			r.setHeader("User-Agent", "")
+			r.setHeader("Idempotency-Key", `"k"`)
+		}, want: http.Header{"Content-Type": {"text/plain"}, "User-Agent": {""}, "Idempotency-Key": {`"k"`}}},
+		{name: "--header fills a default and a name of its own", user: http.Header{"user-agent": {"gw/1"}, "X-Api-Key": {"key"}},
+			want: http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}, "User-Agent": {"gw/1"}, "X-Api-Key": {"key"}}},
+		{name: "--header never replaces the scenario's", user: http.Header{"User-Agent": {"gw/1"}, "Idempotency-Key": {"mine"}},
+			set:  func(r *request) { r.setHeader("User-Agent", ""); r.setHeader("Idempotency-Key", `"k"`) },
+			want: http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}, "User-Agent": {""}, "Idempotency-Key": {`"k"`}}},
+		{name: "cookies: --header's, then the scenario's", user: http.Header{"Cookie": {"gw=1"}},
+			set:  func(r *request) { r.setHeader("Cookie", "sid=2; b=3") },
+			want: http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}, "User-Agent": {"plantcheck"}, "Cookie": {"gw=1; sid=2; b=3"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := &Suite{cfg: Config{Headers: tc.user}}
+			var r request
+			if tc.set != nil {
+				tc.set(&r)
+			}
+			if got := s.header(&r, tc.auth); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("header = %v, want %v", got, tc.want)
 			}
 		})
 	}

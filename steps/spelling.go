@@ -42,10 +42,10 @@ var presentations = []presentation{
 			r.set("name", escapeAll(name))
 		}
 	}},
-	{"no Accept header", func(r *request) { r.accept = new("") }},
-	{"the Accept header */*", func(r *request) { r.accept = new("*/*") }},
+	{"no Accept header", func(r *request) { r.setHeader("Accept") }},
+	{"the Accept header */*", func(r *request) { r.setHeader("Accept", "*/*") }},
 	{"its body sent in chunks, without a Content-Length", func(r *request) { r.chunked = true }},
-	{"no User-Agent header", func(r *request) { r.userAgent = new("") }},
+	{"no User-Agent header", func(r *request) { r.setHeader("User-Agent", "") }}, // net/http's way to send none
 }
 
 // writeObject writes the members as a JSON-like object, each key written by

@@ -100,7 +100,8 @@ type Config struct {
 	Examples int // valid bodies per generated scenario; 0: config.DefaultExamples
 	// Headers are sent on every request (a gateway's key): secrets, like
 	// the token, never printed. They never replace a header a scenario
-	// sets (config.ReservedHeaders).
+	// sets or leaves out (Suite.header); config refuses the names the
+	// scenarios always set (config.ReservedHeaders).
 	Headers http.Header
 	// AllStrings sends every string of the hostile-string catalog, not the
 	// fixed ones and one drawn from each category.
@@ -245,14 +246,12 @@ type request struct {
 	probeRefusal string
 	caseOf       rules.RuleID
 
-	cred        *credential // nil: the user's bearer token
-	chunked     bool        // the body without a Content-Length
-	padding     int         // the length of a config.PaddingHeader sent (0: none)
-	idempotency string      // the Idempotency-Key header ("": none)
-	cookies     []*http.Cookie
-	// contentType, accept and userAgent replace their header's default
-	// (application/json, application/json, plantcheck); "" sends none.
-	contentType, accept, userAgent *string
+	cred    *credential // nil: the user's bearer token
+	chunked bool        // the body without a Content-Length
+	// header is every header the scenario sets (but Authorization: cred),
+	// by its canonical name; nil values send none. They come before the
+	// user's --header and the suite's defaults (send.go).
+	header http.Header
 	// tokenIn says where the token goes instead of the Authorization
 	// header ("": nowhere else), and tokenName under what name.
 	tokenIn   tokenPlace
@@ -356,7 +355,7 @@ func (s *Suite) stepDefs() []stepDef {
 		}},
 		// A config.PaddingHeader of n characters: a header as long as real
 		// requests' cookies and tokens grow.
-		{`^the request carries a header of (\d+) characters that the contract does not name$`, func(ctx context.Context, n int) { req(ctx).padding = n }},
+		{`^the request carries a header of (\d+) characters that the contract does not name$`, func(ctx context.Context, n int) { req(ctx).setHeader(config.PaddingHeader, strings.Repeat("x", n)) }},
 		// spelling.go
 		{`^the field "(\w+)" is sent under the key "([^"]*)"$`, s.theFieldIsSentUnderTheKey},
 		{`^the body is written with (.+)$`, s.theBodyIsWrittenWith},
@@ -382,9 +381,9 @@ func (s *Suite) stepDefs() []stepDef {
 		// reads it, so an accepted answer is judged as any accepted create.
 		{`^the request writes the scheme "(bearer|BEARER)" before the issued token$`, func(ctx context.Context, scheme string) { req(ctx).cred = s.token(scheme+" ", "", true) }},
 		// media.go
-		{`^the request declares the media type "(.*)"$`, func(ctx context.Context, mt string) { req(ctx).contentType = &mt }},
-		{`^the request declares no media type$`, func(ctx context.Context) { req(ctx).contentType = new("") }},
-		{`^the request accepts "(.*)"$`, func(ctx context.Context, accept string) { req(ctx).accept = &accept }},
+		{`^the request declares the media type "(.*)"$`, func(ctx context.Context, mt string) { req(ctx).setHeader("Content-Type", mt) }},
+		{`^the request declares no media type$`, func(ctx context.Context) { req(ctx).setHeader("Content-Type") }},
+		{`^the request accepts "(.*)"$`, func(ctx context.Context, accept string) { req(ctx).setHeader("Accept", accept) }},
 		{`^the plant is sent as (a URL-encoded form|a multipart form)$`, s.thePlantIsSentAsAForm},
 		// RESPONSE-MEDIA's whichever scenario asks; the judge judges a refusal
 		// of a valid request for a long header at HEADER-SIZE's level.

@@ -53,27 +53,29 @@ func (t *Transport) Stop() {
 // RoundTrip sends the request through Base and records it.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	x := &Record{Started: time.Now(), Exchange: exchange.Exchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone()}}
-	var tee *teeBody
+	var sent *exchange.Capture
 	switch {
 	case req.Body == nil || req.Body == http.NoBody:
 	case req.GetBody != nil:
 		if rc, err := req.GetBody(); err == nil {
-			t := teeBody{ReadCloser: rc}
-			io.Copy(io.Discard, &t)
-			x.Body, x.BodyTotal = t.bytes()
+			c := exchange.NewCapture(MaxBody, nil)
+			io.Copy(c, rc)
+			c.End()
+			x.Body, x.BodyTotal = kept(c)
 			rc.Close()
 		} else {
 			x.NotKept = true
 		}
 	default:
-		tee = &teeBody{ReadCloser: req.Body}
+		sent = exchange.NewCapture(MaxBody, nil)
+		tee := exchange.NewTee(req.Body, sent, -1)
 		r2 := *req
-		r2.Body = tee
+		r2.Body = &tee
 		req = &r2
 	}
 	resp, err := t.Base.RoundTrip(req)
-	if tee != nil {
-		x.Body, x.BodyTotal = tee.bytes()
+	if sent != nil {
+		x.Body, x.BodyTotal = kept(sent)
 	}
 	if err != nil {
 		x.Duration = time.Since(x.Started)
@@ -82,7 +84,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	x.Status, x.RespHeader = resp.StatusCode, resp.Header
-	resp.Body = &answerBody{teeBody: teeBody{ReadCloser: resp.Body}, t: t, x: x}
+	c := exchange.NewCapture(MaxBody, nil)
+	resp.Body = &answerBody{Tee: exchange.NewTee(resp.Body, c, -1), c: c, t: t, x: x}
 	return resp, nil
 }
 
@@ -116,57 +119,35 @@ func (t *Transport) write(x *Record) {
 	t.W.Add(NewEntry(*x, NewHider(t.Token, t.Known.Redactor(x.Secrets(true))), MaxBody))
 }
 
-// teeBody keeps the first MaxBody bytes read of a body, counts them all,
-// and keeps why the reading failed.
-type teeBody struct {
-	io.ReadCloser
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	total int64
-	err   error
-}
-
-func (b *teeBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.total += int64(n)
-	if room := MaxBody - b.buf.Len(); room > 0 {
-		b.buf.Write(p[:min(n, room)])
-	}
-	if err != nil && err != io.EOF {
-		b.err = err
-	}
-	return n, err
-}
-
-func (b *teeBody) bytes() ([]byte, int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Clone(b.buf.Bytes()), b.total
+// kept is a copy of what a capture kept of a body, and the body's length
+// in all; the capture is released.
+func kept(c *exchange.Capture) ([]byte, int64) {
+	b, total, _ := c.Take("")
+	b = bytes.Clone(b)
+	c.Release()
+	return b, total
 }
 
 // answerBody keeps what the caller reads of an answer, and records the
 // exchange once, when the caller closes it.
 type answerBody struct {
-	teeBody
+	exchange.Tee
+	c    *exchange.Capture
 	t    *Transport
 	x    *Record
 	once sync.Once
 }
 
 func (b *answerBody) Close() error {
-	err := b.ReadCloser.Close()
+	err := b.Tee.Close()
 	b.once.Do(func() {
 		b.x.Duration = time.Since(b.x.Started)
-		b.x.RespBody, b.x.RespTotal = b.bytes()
-		if b.err != nil {
+		b.x.RespBody, b.x.RespTotal = kept(b.c)
+		if err := b.Err(); err != nil {
 			// The caller read what came before the answer broke off: a cut
 			// body, and said so.
-			b.x.Comment = "the answer broke off: " + b.err.Error()
-			if b.x.RespIncomplete == "" {
-				b.x.RespIncomplete = "the answer broke off: " + b.err.Error()
-			}
+			b.x.Comment = "the answer broke off: " + err.Error()
+			b.x.RespIncomplete = b.x.Comment
 		}
 		b.t.add(b.x)
 	})

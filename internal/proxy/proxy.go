@@ -14,7 +14,7 @@
 // the proxy's whole say: Rewrite puts the target as written and the
 // upstream's Host on the request, ModifyResponse refuses an answer HTTP
 // has no status for, ErrorHandler answers for an upstream that gave no
-// answer; a tee on each body keeps what the judge needs (capture.go), and
+// answer; a tee on each body keeps what the judge needs (exchange.Capture), and
 // the judge works off the exchange's path (queue.go). What it changes on
 // the way, and only that (the hop-by-hop headers of RFC 9110, 7.6.1, and
 // little else), is docs/proxy.md's "Transparency". Its own answers are
@@ -41,7 +41,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/config"
@@ -59,7 +58,8 @@ const (
 	// for its answer's header section.
 	DefaultTimeout = config.ProxyTimeout
 	// maxJudgeTotal bounds the bytes kept of all the bodies in flight at
-	// once (capture.go).
+	// once, so that a thousand connections streaming megabytes cost the
+	// proxy no more than that.
 	maxJudgeTotal = 256 << 20
 )
 
@@ -114,7 +114,7 @@ type Handler struct {
 	transport *http.Transport
 	forward   *httputil.ReverseProxy
 	maxJudge  int64
-	budget    atomic.Int64 // bytes kept of the bodies in flight
+	budget    exchange.Budget // bytes kept of the bodies in flight
 	// name is the upstream as the verdict names it; started and timeout
 	// are what the verdict states.
 	name    string
@@ -160,6 +160,7 @@ func New(cfg Config) (*Handler, error) {
 			TLSNextProto:           map[string]func(string, *tls.Conn) http.RoundTripper{},
 		},
 		maxJudge: cfg.MaxJudge,
+		budget:   exchange.Budget{Max: maxJudgeTotal},
 		name:     u.Redacted(),
 		started:  time.Now(),
 		timeout:  cfg.Timeout,
@@ -198,13 +199,13 @@ func (copyBufs) Put(b []byte) { copyBufPool.Put(&b) }
 // release gives back what an exchange held for judging.
 func (h *Handler) release(x *flight) {
 	if x.reqCap != nil {
-		x.reqCap.release()
+		x.reqCap.Release()
 	}
 	if x.respCap != nil {
-		x.respCap.release()
+		x.respCap.Release()
 	}
 	if x.whole != nil {
-		h.budget.Add(-int64(len(x.whole)))
+		h.budget.Give(int64(len(x.whole)))
 	}
 }
 
@@ -235,14 +236,14 @@ type flight struct {
 	// (the proxy answered, or the client failed).
 	start, sent, got, answered time.Time
 	whole                      []byte // a small body, read before it is forwarded
-	body                       teeBody
+	body                       exchange.Tee
 	answer                     answerWriter
 	counted                    bool
 
 	// Once queued to be judged: the handler, and what the exchange holds,
 	// given back once judged.
 	h               *Handler
-	reqCap, respCap *capture
+	reqCap, respCap *exchange.Capture
 }
 
 // run judges a queued exchange, counts it, and gives back what it held.
@@ -331,12 +332,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// hooks, which note when it goes upstream and comes back.
 	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
 	if doc {
-		x.respCap = newCapture(h.maxJudge, &h.budget, -1)
+		x.respCap = exchange.NewCapture(h.maxJudge, &h.budget)
 		x.answer.cap = x.respCap
 	}
 	switch {
 	case r.ContentLength == 0:
-	case r.ContentLength <= wholeMax && r.ContentLength > 0 && r.Header.Get("Expect") == "" && h.reserve(r.ContentLength):
+	case r.ContentLength <= wholeMax && r.ContentLength > 0 && r.Header.Get("Expect") == "" && h.budget.Take(r.ContentLength):
 		x.whole = make([]byte, r.ContentLength)
 		if _, err := io.ReadFull(r.Body, x.whole); err != nil {
 			// No answer: it would be the proxy's, for a request the
@@ -348,21 +349,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = wholeBody{io.NopCloser(bytes.NewReader(x.whole))}
 	default:
 		if doc {
-			x.reqCap = newCapture(h.maxJudge, &h.budget, r.ContentLength)
+			x.reqCap = exchange.NewCapture(h.maxJudge, &h.budget)
 		}
-		x.body.rc, x.body.cap, x.body.left = r.Body, x.reqCap, r.ContentLength
+		x.body = exchange.NewTee(r.Body, x.reqCap, r.ContentLength)
 		r.Body = &x.body
 	}
 	h.forward.ServeHTTP(&x.answer, r)
-}
-
-// reserve takes n bytes of the budget of bodies kept, if it has them.
-func (h *Handler) reserve(n int64) bool {
-	if h.budget.Add(n) > maxJudgeTotal {
-		h.budget.Add(-n)
-		return false
-	}
-	return true
 }
 
 // finish counts an exchange once forwarded, and queues it to be judged
@@ -396,17 +388,17 @@ func (h *Handler) finish(x *flight, r *http.Request, doc bool) {
 		h.tally.BrokeOff()
 		h.release(x)
 	default:
-		x.respCap.ended()
+		x.respCap.End()
 		if x.whole != nil {
 			x.Body, x.BodyTotal = x.whole, int64(len(x.whole))
 			if x.BodyTotal > h.maxJudge {
-				x.BodyIncomplete = "request body past " + sizeOf(h.maxJudge)
+				x.BodyIncomplete = exchange.Past("request body", h.maxJudge)
 			}
 		}
 		if x.reqCap != nil {
-			x.Body, x.BodyTotal, x.BodyIncomplete = x.reqCap.take("request body", h.maxJudge)
+			x.Body, x.BodyTotal, x.BodyIncomplete = x.reqCap.Take("request body")
 		}
-		x.RespBody, x.RespTotal, x.RespIncomplete = x.respCap.take("response body", h.maxJudge)
+		x.RespBody, x.RespTotal, x.RespIncomplete = x.respCap.Take("response body")
 		if x.Err != nil {
 			// What the client got is the proxy's; the service's answer
 			// is the error.
@@ -429,7 +421,7 @@ func (h *Handler) finish(x *flight, r *http.Request, doc bool) {
 // also cancels the exchange with the upstream), could not be written to,
 // or its body broke off.
 func clientLeft(x *flight, r *http.Request) bool {
-	return r.Context().Err() != nil || x.answer.failed || x.body.failed.Load()
+	return r.Context().Err() != nil || x.answer.failed || x.body.Err() != nil
 }
 
 // exchangeKey is the context key of the exchange a request is forwarded
@@ -510,7 +502,7 @@ func (h *Handler) noAnswer(w http.ResponseWriter, r *http.Request, err error) {
 type answerWriter struct {
 	http.ResponseWriter
 	x      *flight
-	cap    *capture
+	cap    *exchange.Capture
 	close  bool
 	status int
 	failed bool // a write to the client failed
@@ -543,7 +535,7 @@ func (a *answerWriter) Write(p []byte) (int, error) {
 	}
 	n, err := a.ResponseWriter.Write(p)
 	if a.cap != nil {
-		a.cap.write(p[:n])
+		a.cap.Write(p[:n])
 	}
 	if err != nil {
 		a.failed = true
@@ -612,17 +604,6 @@ func writeOwn(w http.ResponseWriter, kind string) {
 	hd.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusBadGateway)
 	fmt.Fprintf(w, "{\"error\":%d,\"message\":%q}\n", http.StatusBadGateway, msg) // msg: plain ASCII, quoted alike in Go and JSON
-}
-
-// sizeOf writes a byte count for a reader.
-func sizeOf(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // UpstreamAddr is the address (host:port) of an upstream URL's host, its

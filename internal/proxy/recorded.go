@@ -13,6 +13,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
+	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/har"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/verdict"
@@ -190,7 +191,7 @@ func (r *recording) add(rec har.Record) {
 func (r *recording) bound(what string, b []byte, total int64, why string) ([]byte, int64, string) {
 	total = max(total, int64(len(b)))
 	if int64(len(b)) > r.maxJudge {
-		return b[:r.maxJudge], total, what + " past " + sizeOf(r.maxJudge)
+		return b[:r.maxJudge], total, exchange.Past(what, r.maxJudge)
 	}
 	return b, total, why
 }
