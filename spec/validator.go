@@ -190,14 +190,14 @@ func (v *Validator) bodyConforms(key string, body []byte) (bool, any) {
 	return true, value
 }
 
-// decoded is a JSON body decoded on first need, once: as the validator's
-// JSON decoder reads it (content.JSONDecoder: one value, nothing after it
-// but white space, an empty body nil), but with each number kept as its
-// text (json.Number), which the integer formats are bounded on.
+// decoded is a JSON body, decoded on first need and once, as the
+// validator's decoder reads it (content.JSONDecoder: one value, nothing but
+// white space after it, an empty body nil), but with each number kept as
+// its text (json.Number), which the integer formats are bounded on.
 type decoded struct {
 	body  []byte
 	done  bool
-	value any
+	value any // nil when err is not
 	err   error
 }
 
@@ -208,27 +208,16 @@ func (d *decoded) get() (any, error) {
 	d.done = true
 	dec := json.NewDecoder(bytes.NewReader(d.body))
 	dec.UseNumber()
-	if d.err = dec.Decode(&d.value); d.err != nil {
-		if errors.Is(d.err, io.EOF) {
-			d.err = nil
+	switch err := dec.Decode(&d.value); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		d.value, d.err = nil, err
+	default:
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			d.value, d.err = nil, errors.New("JSON body contains multiple values")
 		}
-		d.value = nil
-		return d.value, d.err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		d.value, d.err = nil, errors.New("JSON body contains multiple values")
 	}
 	return d.value, d.err
-}
-
-// object is the body's top-level object (nil when the body is not one).
-func (d *decoded) object() map[string]any {
-	value, err := d.get()
-	obj, _ := value.(map[string]any)
-	if err != nil {
-		return nil
-	}
-	return obj
 }
 
 // CheckResponse reports how a response to a request departs from the
@@ -450,8 +439,9 @@ func (v *Validator) checkBody(key string, d *decoded) []Violation {
 	if len(rules.integers) == 0 {
 		return nil
 	}
-	obj := d.object()
-	if obj == nil {
+	value, _ := d.get()
+	obj, ok := value.(map[string]any)
+	if !ok {
 		return nil // not a JSON object: the validator says so
 	}
 	var out []Violation
