@@ -135,7 +135,7 @@ func (v *Validator) CheckRequest(r Request) []Violation {
 	req := r.httpRequest()
 	_, errs := v.v.ValidateHttpRequestSync(req)
 	out := violations(errs)
-	out = append(out, v.checkBody(r.Method+" "+r.Path, r.Body)...)
+	out = append(out, v.checkBody(r.Method+" "+r.Path, &decoded{body: r.Body})...)
 	v.memo.put(k, verdict{ok: len(out) == 0, vs: out})
 	return out
 }
@@ -147,28 +147,77 @@ func (v *Validator) CheckRequest(r Request) []Violation {
 // checks on the raw text. It builds no messages, which makes it several
 // times cheaper on an invalid body; CheckRequest says what is wrong.
 func (v *Validator) BodyConforms(method, path string, body []byte) bool {
-	k := key("body", method, path, body)
-	if got, ok := v.memo.get(k); ok {
-		return got.ok
-	}
-	ok := v.bodyConforms(method+" "+path, body)
-	v.memo.put(k, verdict{ok: ok})
+	ok, _ := v.ReadBody(method, path, body)
 	return ok
 }
 
-func (v *Validator) bodyConforms(key string, body []byte) bool {
-	if len(v.checkBody(key, body)) > 0 {
-		return false
+// ReadBody is BodyConforms, with the body as the check decoded it when it
+// conforms (the validator's value: numbers are float64), so that a caller
+// that reads the body again reads it once. The value is nil when the
+// verdict was kept from an earlier check (the memo) or the document has no
+// schema for the body: the caller then decodes it itself.
+func (v *Validator) ReadBody(method, path string, body []byte) (bool, any) {
+	k := key("body", method, path, body)
+	if got, ok := v.memo.get(k); ok {
+		return got.ok, nil
+	}
+	ok, value := v.bodyConforms(method+" "+path, body)
+	v.memo.put(k, verdict{ok: ok})
+	return ok, value
+}
+
+// bodyConforms decodes the body once, for the checks on its raw text and
+// for the schema.
+func (v *Validator) bodyConforms(key string, body []byte) (bool, any) {
+	d := &decoded{body: body}
+	if len(v.checkBody(key, d)) > 0 {
+		return false, nil
 	}
 	c := v.requestSchemas[key]
 	if c == nil || c.CompiledSchema == nil {
-		return true
+		return true, nil
 	}
-	value, err := content.JSONDecoder().Decode(&content.DecodeInput{Body: bytes.NewReader(body), Direction: content.Request})
+	value, err := d.get()
 	if err == nil {
+		// It turns each number's text into the float64 the validator's
+		// own decoding gives, and fails where that decoding fails (a
+		// number past float64).
 		value, err = content.Canonicalize(value)
 	}
-	return err == nil && c.CompiledSchema.Validate(value) == nil
+	if err != nil || c.CompiledSchema.Validate(value) != nil {
+		return false, nil
+	}
+	return true, value
+}
+
+// decoded is a JSON body, decoded on first need and once, as the
+// validator's decoder reads it (content.JSONDecoder: one value, nothing but
+// white space after it, an empty body nil), but with each number kept as
+// its text (json.Number), which the integer formats are bounded on.
+type decoded struct {
+	body  []byte
+	done  bool
+	value any // nil when err is not
+	err   error
+}
+
+func (d *decoded) get() (any, error) {
+	if d.done {
+		return d.value, d.err
+	}
+	d.done = true
+	dec := json.NewDecoder(bytes.NewReader(d.body))
+	dec.UseNumber()
+	switch err := dec.Decode(&d.value); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		d.value, d.err = nil, err
+	default:
+		if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+			d.value, d.err = nil, errors.New("JSON body contains multiple values")
+		}
+	}
+	return d.value, d.err
 }
 
 // CheckResponse reports how a response to a request departs from the
@@ -200,7 +249,7 @@ func (v *Validator) CheckResponse(r Request, resp Response) []Violation {
 		}
 	}
 	out := append(doc.vs, repeatedSingletons(hr.Header)...)
-	return append(out, v.checkBody(r.Method+" "+r.Path+" "+strconv.Itoa(resp.Status), resp.Body)...)
+	return append(out, v.checkBody(r.Method+" "+r.Path+" "+strconv.Itoa(resp.Status), &decoded{body: resp.Body})...)
 }
 
 // singletons are the response fields the document's answer depends on
@@ -374,7 +423,8 @@ func boundedInteger(name, format string) (integerField, bool) {
 // invalid bytes as U+FFFD and lets them pass; RFC 8259, 8.1, requires JSON
 // exchanged between systems to be UTF-8), and integer formats bounded on the
 // raw JSON text.
-func (v *Validator) checkBody(key string, body []byte) []Violation {
+func (v *Validator) checkBody(key string, d *decoded) []Violation {
+	body := d.body
 	rules, ok := v.bodies[key]
 	if !ok || !rules.hasContent {
 		return nil
@@ -389,17 +439,18 @@ func (v *Validator) checkBody(key string, body []byte) []Violation {
 	if len(rules.integers) == 0 {
 		return nil
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(body, &obj) != nil {
+	value, _ := d.get()
+	obj, ok := value.(map[string]any)
+	if !ok {
 		return nil // not a JSON object: the validator says so
 	}
 	var out []Violation
 	for _, f := range rules.integers {
-		raw, ok := obj[f.name]
+		n, ok := obj[f.name].(json.Number)
 		if !ok {
-			continue
+			continue // not a number: a wrong type is the validator's to report
 		}
-		if msg := f.check(bytes.TrimSpace(raw)); msg != "" {
+		if msg := f.check([]byte(n)); msg != "" {
 			out = append(out, Violation{
 				Message:  fmt.Sprintf("Property %q is not an %s integer", f.name, f.format),
 				Reason:   msg,

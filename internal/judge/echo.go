@@ -36,11 +36,15 @@ type Sent struct {
 // a repeated member (which value counts is the reader's choice) and an
 // escaped lone surrogate (which no UTF-8 string can hold) leave the echo
 // unjudged.
-func ReadSent(body []byte) Sent {
+func ReadSent(body []byte) Sent { return readSent(body, nil) }
+
+// readSent is ReadSent, given the body as the document's check decoded it
+// (nil when it did not), which spares decoding it again.
+func readSent(body []byte, decoded any) Sent {
 	if !utf8.Valid(body) {
 		return Sent{Unjudged: "the body is not JSON"}
 	}
-	if s, ok := readSentPlain(body); ok {
+	if s, ok := readSentPlain(body, decoded); ok {
 		return s
 	}
 	return readSentWalk(body)
@@ -53,13 +57,14 @@ func ReadSent(body []byte) Sent {
 // backslash a string cannot hold a quote, so a key given twice would be
 // written twice). It is what a size probe's body of a megabyte is; ok is
 // false for any other body, and for one Unmarshal refuses (the walk then
-// says why).
-func readSentPlain(body []byte) (s Sent, ok bool) {
+// says why). decoded is the body as json.Unmarshal would read it, when
+// it has been read already (nil when not).
+func readSentPlain(body []byte, decoded any) (s Sent, ok bool) {
 	if bytes.IndexByte(body, '\\') >= 0 || bytes.Count(body, []byte(`"name"`)) > 1 || bytes.Count(body, []byte(`"tag"`)) > 1 {
 		return Sent{}, false
 	}
-	var obj map[string]any
-	if json.Unmarshal(body, &obj) != nil || obj == nil {
+	obj, _ := decoded.(map[string]any)
+	if obj == nil && (json.Unmarshal(body, &obj) != nil || obj == nil) {
 		return Sent{}, false
 	}
 	s.Name, s.HasName = obj["name"].(string)

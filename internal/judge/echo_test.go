@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/plantcheck/plantcheck/spec"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
@@ -141,8 +142,13 @@ func TestQuote(t *testing.T) {
 
 // FuzzReadSent holds the one-Unmarshal reading of a plain body to the
 // member walk: wherever it reads a body at all, it reads what the walk
-// reads.
+// reads; and given the body as the document's check decoded it, it reads
+// what it reads without.
 func FuzzReadSent(f *testing.F) {
+	v, err := spec.Default()
+	if err != nil {
+		f.Fatal(err)
+	}
 	for _, seed := range []string{
 		`{"id":1,"name":"Fern","tag":"green"}`,
 		`{"id":1,"name":"a","name":"b"}`,
@@ -162,7 +168,12 @@ func FuzzReadSent(f *testing.F) {
 		if !utf8.Valid(body) {
 			return
 		}
-		plain, ok := readSentPlain(body)
+		plain, ok := readSentPlain(body, nil)
+		if _, decoded := v.ReadBody(OpMethod, OpPath, body); decoded != nil {
+			if again, okAgain := readSentPlain(body, decoded); again != plain || okAgain != ok {
+				t.Errorf("%q: read from the check's decoding as %+v (%v), alone as %+v (%v)", body, again, okAgain, plain, ok)
+			}
+		}
 		if !ok {
 			return
 		}

@@ -84,15 +84,22 @@ type Outcome struct {
 // Accepts gives the document's verdict on a request to the operation
 // whose body is known whole: whether it accepts it, and when not, why.
 func Accepts(v *spec.Validator, h http.Header, body []byte) (bool, []spec.Violation) {
+	ok, vs, _ := accepts(v, h, body)
+	return ok, vs
+}
+
+// accepts is Accepts, with the body as the document's check decoded it
+// when it was read so (nil when not): the echo reads the plant from it.
+func accepts(v *spec.Validator, h http.Header, body []byte) (bool, []spec.Violation, any) {
 	if _, bad := AuthDefect(h); !bad && h.Get("Content-Type") == "application/json" {
-		// BodyConforms gives CheckRequest's verdict on such a request at
-		// a fraction of its cost; CheckRequest says why.
-		if v.BodyConforms(OpMethod, OpPath, body) {
-			return true, nil
+		// The body's verdict is CheckRequest's on such a request at a
+		// fraction of its cost; CheckRequest says why.
+		if ok, value := v.ReadBody(OpMethod, OpPath, body); ok {
+			return true, nil, value
 		}
 	}
 	vs := v.CheckRequest(spec.Request{Method: OpMethod, Path: OpPath, Header: h, Body: body})
-	return len(vs) == 0, vs
+	return len(vs) == 0, vs, nil
 }
 
 // Conforms is Accepts' verdict without its reasons: for a request with
@@ -125,7 +132,7 @@ func Judge(v *spec.Validator, x *exchange.Exchange, b Sender, redact func(string
 	// The document's verdict on the request, when its body is known whole.
 	if e.known = x.BodyIncomplete == ""; e.known {
 		e.body = x.Body
-		e.valid, o.Violations = Accepts(v, x.Header, e.body)
+		e.valid, o.Violations, e.decoded = accepts(v, x.Header, e.body)
 		o.Valid = e.valid
 	}
 	why := ""
@@ -248,6 +255,7 @@ type exam struct {
 	redact       func(string) string
 	respWhole    bool   // the answer was read whole
 	body         []byte // the request's body when it is known whole (nil when not)
+	decoded      any    // the body as the document's check decoded it (nil when it did not)
 	known, valid bool
 	infra        bool // a valid request with a long header, refused (HEADER-SIZE's alone to judge)
 	unacceptable bool // a valid request whose Accept admits no JSON, answered 406 (OPEN-ACCEPT-OTHER's)
@@ -276,7 +284,7 @@ func (e *exam) accepted() bool {
 // departures from it: the very name, the very tag, no tag when none was
 // sent.
 func (e *exam) readEcho() {
-	sent := ReadSent(e.body)
+	sent := readSent(e.body, e.decoded)
 	if sent.Unjudged != "" {
 		e.out.Unjudged = append(e.out.Unjudged, EchoNotJudged+sent.Unjudged)
 		return
