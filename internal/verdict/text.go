@@ -192,7 +192,7 @@ func (v *console) writeTable(w *strings.Builder, brief bool) {
 			continue // said apart: under To fix, or with its reason below
 		}
 		rows = append(rows, r)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, Upper(r.Level), v.shortWord(r), v.words().count(r), cutRunes(r.Requirement, 70))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, Upper(r.Level), v.shortWord(r), v.words().count(r), bound(r.Requirement, 70, true))
 	}
 	tw.Flush()
 	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
@@ -592,7 +592,7 @@ func (v *console) fit(st *blockStyle, s string, lines int) string {
 		return v.cut(s)
 	}
 	first, _, _ := strings.Cut(s, "\n")
-	return wrapWords(clause(first, lines*(screenWidth-16)), 16, screenWidth, strings.Repeat(" ", 16))
+	return wrapWords(bound(first, lines*(screenWidth-16), true), 16, screenWidth, strings.Repeat(" ", 16))
 }
 
 // fit2 is fit for a request or a response, whose body is what tells, cut
@@ -611,37 +611,29 @@ func (v *console) fit2(st *blockStyle, s string) string {
 	return cutBody(first, 2*screenWidth-16)
 }
 
-// cutBody bounds a request or response line to n characters by cutting
-// its quoted body inside, the quote closed and the cut marked after it
-// ("<!DOCTYPE html>"…), so that what follows the body (its size, the time
-// of the answer) stays; a line without a quoted body is cut at its end.
+// cutBody bounds a request or response line to n bytes by cutting its
+// quoted body inside (bound), the quote closed ("<!DOCTYPE…"), so that
+// what follows the body (its size, the time of the answer) stays; a line
+// without a quoted body is cut at its end.
 func cutBody(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
 	i := strings.Index(s, ` body "`)
-	if i < 0 {
-		return cutRunes(s, n)
+	if len(s) <= n || i < 0 {
+		return bound(s, n, false)
 	}
 	head := s[:i+len(` body `)]
 	q, err := strconv.QuotedPrefix(s[len(head):])
 	if err != nil {
-		return cutRunes(s, n)
+		return bound(s, n, false)
 	}
 	tail := s[len(head)+len(q):]
 	body, _ := strconv.Unquote(q)
-	room := n - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail) - 1 // the mark
-	rs := []rune(body)
-	// The longest start of the body whose quoted form fits the room.
-	k := sort.Search(len(rs)+1, func(k int) bool { return utf8.RuneCountInString(strconv.Quote(string(rs[:k]))) > room }) - 1
-	if k <= 0 {
-		return cutRunes(s, n)
+	quoted := func(m int) string { return strconv.Quote(bound(body, m, false)) }
+	// The longest start of the body whose quoted form fits.
+	m := sort.Search(len(body)+1, func(m int) bool { return len(head)+len(quoted(m))+len(tail) > n }) - 1
+	if m <= len("…") {
+		return bound(s, n, false)
 	}
-	if strings.HasPrefix(tail, " … (") {
-		// The body was kept in part already: its mark and size say so.
-		return head + strconv.Quote(string(rs[:k])) + tail
-	}
-	return head + strconv.Quote(string(rs[:k])) + "…" + tail
+	return head + quoted(m) + tail
 }
 
 // writeBlock prints one failure block, numbered n, its long values cut:
@@ -681,7 +673,7 @@ func (v *console) writeFields(w io.Writer, n int, b Block, fs []field, st *block
 				// One line: the reports hold it whole, with its source.
 				req = f.Text
 			case !v.Verbose:
-				req = clause(f.Text, consoleRequirement) + " (spec: " + r.Source + ")"
+				req = bound(f.Text, consoleRequirement, true) + " (spec: " + r.Source + ")"
 			}
 			line("requirement", v.fit(st, req, 1))
 		case f.Key == "error" && f.Text != "":
@@ -691,7 +683,7 @@ func (v *console) writeFields(w io.Writer, n int, b Block, fs []field, st *block
 			if e.Rule != b.Rule && e.Rule != "" {
 				req := f.Text
 				if !v.Verbose {
-					req = clause(req, consoleRequirement)
+					req = bound(req, consoleRequirement, true)
 				}
 				line("rule", v.fit(st, fmt.Sprintf("%s (%s): %s", e.Rule, Upper(e.Level), req), 1))
 			}
@@ -719,7 +711,7 @@ func (v *console) writeFields(w io.Writer, n int, b Block, fs []field, st *block
 				case !st.compact:
 					fmt.Fprintf(w, "   - %s\n", v.cut(d))
 				case i == 0:
-					fmt.Fprintf(w, "   - %s\n", clause(strings.ReplaceAll(d, "\n", " "), screenWidth-5))
+					fmt.Fprintf(w, "   - %s\n", bound(strings.ReplaceAll(d, "\n", " "), screenWidth-5, true))
 				}
 			}
 		case f.Key == "same":
@@ -739,15 +731,6 @@ func (v *console) writeFields(w io.Writer, n int, b Block, fs []field, st *block
 			lastRequest = f.Text
 		}
 	}
-}
-
-// cutRunes cuts s to at most n characters, marking the cut with "…".
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 // cut bounds each line of a value for the console to consoleLine bytes
@@ -774,18 +757,6 @@ func (v *Verdict) cut(s string) string {
 		lines[i] = l[:end] + fmt.Sprintf(" [… cut on the console: %s bytes in all; %s]", thousands(len(l)), where)
 	}
 	return strings.Join(lines, "\n")
-}
-
-// cutBytes cuts s to at most n bytes, never inside a character, marking
-// the cut with "…".
-func cutBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // thousands writes n with commas between its groups of three digits.
@@ -876,37 +847,41 @@ func wrapAt(s, sep string, start, width int, indent string) string {
 	return b.String()
 }
 
-// clause cuts s to at most n bytes between two words, never inside a
-// bracket it opened, marking the cut with "…"; a word longer than n is
-// cut inside (cutBytes).
-func clause(s string, n int) string {
-	if len(s) <= n {
+// bound is the one cut of a value shown: at most n bytes (n 0: whole),
+// never inside a character, the cut marked with "…" (counted in n). words:
+// the cut falls between two words, never inside a bracket or a quotation
+// it opened, where it can (plantcheck's prose; a target's text is cut
+// where the bytes end, so as to keep the most of it).
+func bound(s string, n int, words bool) string {
+	if n <= 0 || len(s) <= n {
 		return s
 	}
-	end := strings.LastIndexByte(s[:n], ' ')
-	if end <= 0 {
-		return cutBytes(s, n)
+	n = max(n-len("…"), 0)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	cut := s[:end]
-	// A bracket or a quotation the cut leaves open goes, with what
-	// follows it.
-	open := func(c string) bool {
-		if strings.Count(c, `"`)%2 == 1 {
-			return true
-		}
-		for _, p := range []string{"()", "[]", "{}"} {
-			if strings.Count(c, p[:1]) > strings.Count(c, p[1:]) {
+	cut := s[:n]
+	if words {
+		// A bracket or a quotation the cut leaves open goes, with what
+		// follows it.
+		open := func(c string) bool {
+			if strings.Count(c, `"`)%2 == 1 {
 				return true
 			}
+			for _, p := range []string{"()", "[]", "{}"} {
+				if strings.Count(c, p[:1]) > strings.Count(c, p[1:]) {
+					return true
+				}
+			}
+			return false
 		}
-		return false
-	}
-	for open(cut) {
-		at := strings.LastIndexAny(cut, `"([{`)
-		if at <= 0 {
-			return cutBytes(s, n)
+		w := cut[:max(strings.LastIndexByte(cut, ' '), 0)]
+		for w != "" && open(w) {
+			w = w[:max(strings.LastIndexAny(w, `"([{`), 0)]
 		}
-		cut = cut[:at]
+		if w = strings.TrimRight(w, " ,;:"); w != "" {
+			cut = w
+		}
 	}
-	return strings.TrimRight(cut, " ,;:") + "…"
+	return cut + "…"
 }
