@@ -224,8 +224,10 @@ func (v *Verdict) writeMarkdownBlock(b *bytes.Buffer, q Quote, f Shown, n int) {
 		switch e := fd.E; fd.Key {
 		case "where":
 			fmt.Fprintf(b, "`features/%s`\n\n", fd.Text)
+		case "requirement":
+			fmt.Fprintf(b, "- **%s (%s)**: %s\n", f.Rule, Upper(f.Level), fd.Text)
 		case "rule":
-			if e.Rule != "" {
+			if fd.Text != "" {
 				fmt.Fprintf(b, "- **%s (%s)**: %s\n", e.Rule, Upper(e.Level), fd.Text)
 			}
 		case "details":
@@ -246,7 +248,7 @@ func (v *Verdict) writeMarkdownBlock(b *bytes.Buffer, q Quote, f Shown, n int) {
 				fmt.Fprintf(b, "\nReproduce (with the `PLANTCHECK_*` variables it reads set):\n\n%s", q.Block(bound(fd.Text, 4*n, false), "sh", ""))
 			}
 		case "more":
-			fmt.Fprintf(b, "\nAnd %s of %s, counted, not kept.\n", Plural(fd.More, "more failure"), label(f.Rule))
+			fmt.Fprintf(b, "\nAnd %s of %s, counted, not kept.\n", Plural(fd.More, "more failure"), fd.Text)
 		case "rerun":
 			fmt.Fprintf(b, "\nRerun the rule:\n\n%s", q.Block(bound(fd.Text, 4*n, false), "sh", ""))
 		case "expected", "actual":

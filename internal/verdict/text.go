@@ -393,7 +393,7 @@ func (v *console) writeFailures(w io.Writer) {
 	curl := true
 	if v.Verbose {
 		for i, b := range server {
-			v.writeBlock(w, blockNumber(b, i), b, nil, &blockStyle{curl: true})
+			v.writeBlock(w, blockNumber(b, i), b, nil, &blockStyle{})
 		}
 	} else {
 		curl = v.writeFirsts(w, server)
@@ -414,7 +414,7 @@ func (v *console) writeFailures(w io.Writer) {
 func (v *console) writeFirsts(w io.Writer, server []Block) bool {
 	f := v.a.firsts
 	curl := len(f.show) <= maxCurlBlocks
-	st := &blockStyle{curl: curl, compact: !curl, firsts: true}
+	st := &blockStyle{form: form{brief: true, compact: !curl}}
 	shown := 0
 	for i, b := range server {
 		if len(f.show[i]) == 0 {
@@ -561,19 +561,14 @@ func CatalogIndex(id rules.RuleID) int {
 	return len(rules.Catalog)
 }
 
-// blockStyle is how the console prints failure blocks.
+// blockStyle is how the console prints failure blocks: its form (walk),
+// and in the compact form a failure seen before (its expected, actual and
+// kind of answer) is said as seen, by its block. junit.xml prints them
+// as the console does, whole.
 type blockStyle struct {
-	// curl: the curl commands are printed.
-	curl bool
-	// compact: a console of many blocks prints each value on one line of
-	// a screen (the rerun whole), a piece of evidence's first detail only,
-	// and a failure seen before (its expected, actual and kind of answer)
-	// as seen, by its block.
-	compact bool
-	seen    map[string]int
-	// firsts: the block's failures not shown, kept or not, are counted
-	// in one line after it by writeFirsts, not by writeBlock.
-	firsts bool
+	form
+	whole bool // junit.xml: no value cut
+	seen  map[string]int
 }
 
 // headingIndent starts the lines of a compact block's heading past its
@@ -589,7 +584,7 @@ const screenWidth = 100
 // inside a bracket) to lines lines of the screen and wrapped there.
 func (v *console) fit(st *blockStyle, s string, lines int) string {
 	if !st.compact {
-		return v.cut(s)
+		return v.value(st, s)
 	}
 	first, _, _ := strings.Cut(s, "\n")
 	return wrapWords(bound(first, lines*(screenWidth-16), true), 16, screenWidth, strings.Repeat(" ", 16))
@@ -600,7 +595,7 @@ func (v *console) fit(st *blockStyle, s string, lines int) string {
 // marked); a request's URL is its path, the target being said at the top.
 func (v *console) fit2(st *blockStyle, s string) string {
 	if !st.compact {
-		return v.cut(s)
+		return v.value(st, s)
 	}
 	first, _, _ := strings.Cut(s, "\n")
 	if base := strings.TrimSuffix(v.Target, "/plants"); base != "" {
@@ -644,7 +639,16 @@ func (v *console) writeBlock(w io.Writer, n int, b Block, only []int, st *blockS
 		heading = wrapWords(heading, len(strconv.Itoa(n))+2, screenWidth, headingIndent)
 	}
 	fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("%d) %s", n, heading)))
-	v.writeFields(w, n, b, walk(b, only), st)
+	v.writeFields(w, n, b, walk(b, only, st.form), st)
+}
+
+// value bounds each line of a value for the console (cut); junit.xml
+// keeps it whole.
+func (v *console) value(st *blockStyle, s string) string {
+	if st.whole {
+		return s
+	}
+	return v.cut(s)
 }
 
 // writeFields prints the fields of block n (walk); in the compact form, a
@@ -663,29 +667,16 @@ func (v *console) writeFields(w io.Writer, n int, b Block, fs []field, st *block
 			if f.Key == "request" && f.Text != "" && f.Text != lastRequest {
 				line("request", v.fit2(st, f.Text))
 			}
-		case f.Key == "where" && !st.compact:
+		case f.Key == "where":
 			line("scenario", "features/"+f.Text)
 		case f.Key == "requirement":
-			r, _ := rules.Lookup(b.Rule)
-			req := f.Text + " (spec: " + r.Source + ")"
-			switch {
-			case st.compact:
-				// One line: the reports hold it whole, with its source.
-				req = f.Text
-			case !v.Verbose:
-				req = bound(f.Text, consoleRequirement, true) + " (spec: " + r.Source + ")"
-			}
-			line("requirement", v.fit(st, req, 1))
+			line("requirement", v.fit(st, f.Text, 1))
 		case f.Key == "error" && f.Text != "":
-			line("error", indent(v.cut(f.Text), pad))
+			line("error", indent(v.value(st, f.Text), pad))
 		case f.Key == "rule":
 			piece = f.Piece
-			if e.Rule != b.Rule && e.Rule != "" {
-				req := f.Text
-				if !v.Verbose {
-					req = bound(req, consoleRequirement, true)
-				}
-				line("rule", v.fit(st, fmt.Sprintf("%s (%s): %s", e.Rule, Upper(e.Level), req), 1))
+			if f.Text != "" {
+				line("rule", v.fit(st, fmt.Sprintf("%s (%s): %s", e.Rule, Upper(e.Level), f.Text), 1))
 			}
 		case f.Key == "expected":
 			line("expected", v.fit(st, f.Text, 2))
@@ -709,7 +700,7 @@ func (v *console) writeFields(w io.Writer, n int, b Block, fs []field, st *block
 			for i, d := range f.List {
 				switch {
 				case !st.compact:
-					fmt.Fprintf(w, "   - %s\n", v.cut(d))
+					fmt.Fprintf(w, "   - %s\n", v.value(st, d))
 				case i == 0:
 					fmt.Fprintf(w, "   - %s\n", bound(strings.ReplaceAll(d, "\n", " "), screenWidth-5, true))
 				}
@@ -720,10 +711,12 @@ func (v *console) writeFields(w io.Writer, n int, b Block, fs []field, st *block
 			// A piece's own exchange when it has one; one it shows for
 			// another (walk's borrowed) whole.
 			line(f.Key, v.fit2(st, f.Text))
-		case f.Key == "reproduce" && f.Text != "" && st.curl:
-			line("reproduce", indent(v.cut(f.Text), pad))
-		case f.Key == "more" && !st.firsts:
-			fmt.Fprintf(w, "   (and %s of %s, counted, not kept)\n", Plural(f.More, "more failure"), b.Rule)
+		case f.Key == "seen" && f.Text != "":
+			line("seen", f.Text)
+		case f.Key == "reproduce" && f.Text != "":
+			line("reproduce", indent(v.value(st, f.Text), pad))
+		case f.Key == "more":
+			fmt.Fprintf(w, "   (and %s of %s, counted, not kept)\n", Plural(f.More, "more failure"), f.Text)
 		case f.Key == "rerun":
 			line("rerun", f.Text)
 		}
@@ -807,7 +800,8 @@ func (v *console) writeClients(w io.Writer) {
 		}
 		n++
 		fmt.Fprintf(w, "\n%d) %s\n", blockNumber(b, n-1), b.Title())
-		v.writeFields(w, blockNumber(b, n-1), b, slices.DeleteFunc(walk(b, nil), func(f field) bool { return f.Piece != 0 }), &blockStyle{curl: true})
+		st := &blockStyle{form: form{brief: !v.Verbose}}
+		v.writeFields(w, blockNumber(b, n-1), b, slices.DeleteFunc(walk(b, nil, st.form), func(f field) bool { return f.Piece != 0 }), st)
 		if more := int64(len(b.Evidence)) - 1 + b.More; more > 0 {
 			fmt.Fprintf(w, "   (and %s more of %s; the reports keep up to %d)\n", Plural(more, "request"), label(b.Rule), len(b.Evidence))
 		}
