@@ -192,7 +192,7 @@ func (v *console) writeTable(w *strings.Builder, brief bool) {
 			continue // said apart: under To fix, or with its reason below
 		}
 		rows = append(rows, r)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, Upper(r.Level), v.shortWord(r), v.words().count(r), bound(r.Requirement, 70, true))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, Upper(r.Level), v.shortWord(r), v.words().count(r), bound(r.Requirement, 70, false))
 	}
 	tw.Flush()
 	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
@@ -360,9 +360,9 @@ const maxCurlBlocks = 3
 // body, a line of a curl command); the reports keep the value whole.
 const consoleLine = 300
 
-// consoleRequirement bounds a requirement on the console (two lines of a
-// 100-column screen); the reports keep it whole.
-const consoleRequirement = 190
+// consoleRequirement bounds a requirement on the console, its mark "…"
+// counted (two lines of a 100-column screen); the reports keep it whole.
+const consoleRequirement = 193
 
 // WriteFailures prints the service's failure blocks, in the one order of
 // the failures (OrderFailures), each under its number. When most failures
