@@ -74,7 +74,7 @@ func TestReportFiles(t *testing.T) {
 				// A MUST breach that another rule's scenario met fails that
 				// scenario's case, never a case of its own.
 				`<testcase name="CREATE-200: [^"]*" classname="CREATE-200"[^>]*>\s*<failure message="failure \d+\) CREATE-TAG: expected tag[^"]*" type="must">[^<]*found broken by this scenario: CREATE-TAG \(MUST\)`,
-				`reproduce: curl`}},
+				`reproduce: +curl`}},
 		{"partial", Config{Tags: "@area-auth"}, "partial: conformant to the rules that ran", "partial",
 			[]string{`tests="` + strconv.Itoa(len(auth.Select(scs))) + `" failures="0"`, `\(partial: conformant to the rules that ran\)`}},
 		{"harness errors", Config{BaseURL: dyingTarget(t, "t0ken-dying"), Token: "t0ken-dying", Concurrency: 1}, "incomplete", "incomplete",

@@ -364,7 +364,7 @@ func TestReportFilesHostileText(t *testing.T) {
 			}
 			// Controls are shown escaped, not as encoding/xml's U+FFFD.
 			shown := shownAs(h.text, h.shown)
-			if len(failures) != 2 || len(errs) != 1 || !strings.Contains(failures[0], "expected: "+shown) || !strings.Contains(errs[0], shown) {
+			if len(failures) != 2 || len(errs) != 1 || !strings.Contains(failures[0], "expected:    "+shown) || !strings.Contains(errs[0], shown) {
 				t.Errorf("junit.xml: failures %q, errors %q, want them to show %q", failures, errs, shown)
 			}
 

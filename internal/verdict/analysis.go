@@ -169,11 +169,11 @@ func (v *Verdict) fixList(server []Block, f firsts) []string {
 				id = b.Rule
 			}
 			if _, ok := first[id]; !ok {
-				first[id] = found{"expected " + clause(e.Expected, 60) + "; got " + clause(e.Actual, 60), blockNumber(b, i)}
+				first[id] = found{"expected " + bound(e.Expected, 63, true) + "; got " + bound(e.Actual, 63, true), blockNumber(b, i)}
 			}
 		}
 		if _, ok := first[b.Rule]; !ok && b.Error != "" {
-			first[b.Rule] = found{"error: " + clause(b.Error, 120), blockNumber(b, i)}
+			first[b.Rule] = found{"error: " + bound(b.Error, 123, true), blockNumber(b, i)}
 		}
 	}
 	var failed []Rule

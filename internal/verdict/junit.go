@@ -182,14 +182,14 @@ func (v *Verdict) junitScenarios(suites []junitSuite, idx map[rules.RuleID]int) 
 		switch sc.Outcome {
 		case Fail:
 			if block != nil && len(block.Evidence) > 0 {
-				c.Failure = junitFailure(block, sc.Rule, label)
+				c.Failure = v.junitFailure(block, sc.Rule, label)
 				break
 			}
-			msg := "the scenario failed"
+			msg, text := "the scenario failed", "the scenario failed"
 			if block != nil && block.Error != "" {
-				msg = block.Error
+				msg, text = block.Error, v.fieldsText(*block)
 			}
-			c.Failure = &junitProblem{Message: msg, Type: string(sc.Level), Text: msg}
+			c.Failure = &junitProblem{Message: msg, Type: string(sc.Level), Text: text}
 		case Error:
 			msg := "plantcheck could not judge this scenario"
 			if sc.Error != "" {
@@ -213,7 +213,7 @@ func (v *Verdict) junitScenarios(suites []junitSuite, idx map[rules.RuleID]int) 
 // junitFailure is the <failure> of block b: every rule it found broken,
 // own first, with the evidence and the rerun, numbered (label, "" for
 // none) as the console and the other reports number the block.
-func junitFailure(b *Block, own rules.RuleID, label string) *junitProblem {
+func (v *Verdict) junitFailure(b *Block, own rules.RuleID, label string) *junitProblem {
 	// The evidence by rule, own first, then as first found.
 	rank := func(id rules.RuleID) int {
 		if id == own {
@@ -267,10 +267,9 @@ func junitFailure(b *Block, own rules.RuleID, label string) *junitProblem {
 	if len(others) > 0 {
 		text = append(text, "found broken by this scenario: "+strings.Join(others, ", "))
 	}
-	text = append(text, evidenceText(es))
-	if b.Rerun != "" {
-		text = append(text, "rerun: "+b.Rerun)
-	}
+	sorted := *b
+	sorted.Evidence = es
+	text = append(text, v.fieldsText(sorted))
 	return &junitProblem{Message: msg, Type: string(level), Text: strings.Join(text, "\n\n")}
 }
 
@@ -290,12 +289,12 @@ func (v *Verdict) junitRules(suites []junitSuite) {
 		case r.Outcome == NotJudged:
 			c.Skipped = &junitProblem{Message: "not judged: " + r.NotJudgedBecause}
 		case r.Outcome == Fail && v.decides(r) && blocks[r.ID] != nil:
-			c.Failure = junitFailure(blocks[r.ID], r.ID, "")
+			c.Failure = v.junitFailure(blocks[r.ID], r.ID, "")
 			c.Failure.Message = fmt.Sprintf("failure %s %d of %d exchanges failed; %s", labels[r.ID], r.Failures, r.Judged, c.Failure.Message)
 		default:
 			c.SystemOut = counts
 			if b := blocks[r.ID]; b != nil {
-				c.SystemOut += "\n" + evidenceText(b.Evidence)
+				c.SystemOut += "\n" + v.fieldsText(*b)
 			}
 		}
 		suites[i].add(c, 0)
@@ -319,9 +318,9 @@ func (v *Verdict) junitClients() junitSuite {
 		}
 		msg := fmt.Sprintf("%d client requests broke the document", n)
 		if v.Config.StrictClients {
-			c.Failure = &junitProblem{Message: msg, Type: "client", Text: evidenceText(b.Evidence)}
+			c.Failure = &junitProblem{Message: msg, Type: "client", Text: v.fieldsText(b)}
 		} else {
-			c.SystemOut = msg + " (reported; fails only with --strict-clients)\n" + evidenceText(b.Evidence)
+			c.SystemOut = msg + " (reported; fails only with --strict-clients)\n" + v.fieldsText(b)
 		}
 		s.add(c, 0)
 	}
@@ -332,32 +331,9 @@ func (v *Verdict) junitClients() junitSuite {
 	return s
 }
 
-// evidenceText writes failures as plain text, one after another, their
-// fields as walk lists them.
-func evidenceText(es []Evidence) string {
-	var b strings.Builder
-	for _, f := range walk(Block{Evidence: es}, nil) {
-		switch e := f.E; f.Key {
-		case "rule":
-			if f.Piece > 0 {
-				b.WriteString("\n\n")
-			}
-			fmt.Fprintf(&b, "%s (%s): %s", e.Rule, Upper(e.Level), f.Text)
-		case "expected":
-			fmt.Fprintf(&b, "\n  expected: %s", f.Text)
-		case "actual":
-			fmt.Fprintf(&b, "\n  actual:   %s", f.Text)
-		case "details":
-			for _, d := range f.List {
-				fmt.Fprintf(&b, "\n  - %s", d)
-			}
-		case "same":
-			b.WriteString("\n  exchange: the one above")
-		case "request", "response", "reproduce":
-			if f.Text != "" {
-				fmt.Fprintf(&b, "\n  %-9s %s", f.Key+":", f.Text)
-			}
-		}
-	}
-	return b.String()
+// fieldsText is block b's fields (walk) as the console prints them, whole.
+func (v *Verdict) fieldsText(b Block) string {
+	var w strings.Builder
+	(&console{Verdict: v}).writeFields(&w, b.Number, b, walk(b, nil, form{}), &blockStyle{whole: true})
+	return strings.TrimSuffix(w.String(), "\n")
 }

@@ -22,38 +22,41 @@ type Shown struct {
 }
 
 // A field is one labelled value of a failure block. walk lists a block's
-// fields once, in the one order every writer shows them; a writer only
-// formats them. Per-writer choices (kept so that every output stays as it
-// was; the next issue makes them one):
+// fields once, in the one order every writer shows them, and decides which
+// show: a writer only formats them. Every writer shows the same fields
+// (the scenario, the block's requirement with its source, the error of a
+// block with no evidence, a piece's rule when it is not the block's, the
+// time seen, the reproduction, the failures counted but not kept, the
+// rerun); the console's display options (form) alone leave some out.
 //
-//	field        console               summary.md, report.html   junit.xml
-//	where        not in compact form   yes                       no
-//	requirement  yes                   no                        no
-//	error        yes                   yes                       no
-//	rule         when not the block's  when it has one           always
-//	seen         no                    yes                       no
-//	reproduce    while curl is shown   yes                       yes
-//	more         not with the firsts   yes                       no
-//	rerun        yes                   yes                       after the evidence
-//
-// Every piece of evidence has each of its fields, "" where it has no
+// Every piece of evidence has each of its fields, "" where it shows no
 // value (a writer leaves those out; report.html keeps its layout by them),
 // but same stands for request and response when the exchange is the one
 // the piece before it showed, and reproduce is then "".
 type field struct {
 	Key   string   // where, requirement, error, rule, expected, actual, details, same, request, response, seen, reproduce, more, rerun
-	Text  string   // the value ("" none)
+	Text  string   // the value ("" none; more: the rule)
 	List  []string // details: the details
 	Piece int      // the piece of evidence's place in the block (-1: the block's own)
 	E     Evidence // the piece of evidence
 	More  int64    // more: the failures counted, not kept
 }
 
-// walk lists block b's fields. only picks the pieces of evidence shown
-// (nil: all; -1 is the block's error): a piece shown alone whose exchange
-// is another's (a generated case counted under the rule it broke) shows
-// that exchange, its request and response alone.
-func walk(b Block, only []int) []field {
+// form is a console's display option, which walk honours; the reports
+// show every field whole (the zero form). brief: the console's first
+// screen (not --verbose), whose requirements are cut to two lines of a
+// screen (consoleRequirement) and whose failures counted but not kept
+// writeFirsts counts. compact: a brief console of more blocks than
+// maxCurlBlocks, which leaves out the scenario, the requirement's source,
+// the time seen and the curl commands, so that it fits a screen or two;
+// the reports keep them.
+type form struct{ brief, compact bool }
+
+// walk lists block b's fields in form fm. only picks the pieces of
+// evidence shown (nil: all; -1 is the block's error): a piece shown alone
+// whose exchange is another's (a generated case counted under the rule it
+// broke) shows that exchange, its request and response alone.
+func walk(b Block, only []int, fm form) []field {
 	var fs []field
 	add := func(key, text string, j int) {
 		f := field{Key: key, Text: text, Piece: j}
@@ -62,14 +65,25 @@ func walk(b Block, only []int) []field {
 		}
 		fs = append(fs, f)
 	}
-	if b.Where != "" {
+	brief := func(s string) string {
+		if fm.brief {
+			return bound(s, consoleRequirement, true)
+		}
+		return s
+	}
+	if b.Where != "" && !fm.compact {
 		add("where", b.Where, -1)
 	}
 	own := len(b.Evidence) == 0 || slices.ContainsFunc(b.Evidence, func(e Evidence) bool { return e.Rule == b.Rule || e.Rule == "" })
-	if r, ok := rules.Lookup(b.Rule); ok && (only == nil || own && slices.ContainsFunc(only, func(j int) bool {
+	r, said := rules.Lookup(b.Rule)
+	if said = said && (only == nil || own && slices.ContainsFunc(only, func(j int) bool {
 		return j < 0 || b.Evidence[j].Rule == b.Rule || b.Evidence[j].Rule == ""
-	})) {
-		add("requirement", r.Requirement, -1)
+	})); said {
+		req := brief(r.Requirement)
+		if !fm.compact {
+			req += " (spec: " + r.Source + ")"
+		}
+		add("requirement", req, -1)
 	}
 	add("error", b.Error, -1) // shown only when the block has no evidence
 	if len(b.Evidence) > 0 {
@@ -94,7 +108,11 @@ func walk(b Block, only []int) []field {
 		if e.Request != "" {
 			last = e
 		}
-		add("rule", e.Requirement, j)
+		// The rule of a piece, when the requirement above does not say it.
+		add("rule", "", j)
+		if e.Rule != "" && (e.Rule != b.Rule || !said) {
+			fs[len(fs)-1].Text = brief(e.Requirement)
+		}
 		add("expected", e.Expected, j)
 		add("actual", e.Actual, j)
 		add("details", "", j)
@@ -107,11 +125,14 @@ func walk(b Block, only []int) []field {
 			add("request", e.Request, j)
 			add("response", e.Response, j)
 		}
+		if fm.compact {
+			e.At, repro = "", ""
+		}
 		add("seen", e.At, j)
 		add("reproduce", repro, j)
 	}
-	if b.More > 0 {
-		add("more", "", -1)
+	if b.More > 0 && !fm.brief {
+		add("more", label(b.Rule), -1)
 		fs[len(fs)-1].More = b.More
 	}
 	if b.Rerun != "" {
@@ -154,7 +175,7 @@ func (v *Verdict) shown() []Shown {
 
 func (v *Verdict) shownBlock(i, n int, label string) Shown {
 	b := v.Failures[i]
-	return Shown{N: n, Label: label, Index: i, Block: b, Fields: walk(b, nil)}
+	return Shown{N: n, Label: label, Index: i, Block: b, Fields: walk(b, nil, form{})}
 }
 
 // OrderFailures puts the failure blocks in the one order (FailureOrder)

@@ -192,7 +192,7 @@ func (v *console) writeTable(w *strings.Builder, brief bool) {
 			continue // said apart: under To fix, or with its reason below
 		}
 		rows = append(rows, r)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, Upper(r.Level), v.shortWord(r), v.words().count(r), cutRunes(r.Requirement, 70))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, Upper(r.Level), v.shortWord(r), v.words().count(r), bound(r.Requirement, 70, false))
 	}
 	tw.Flush()
 	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
@@ -360,9 +360,9 @@ const maxCurlBlocks = 3
 // body, a line of a curl command); the reports keep the value whole.
 const consoleLine = 300
 
-// consoleRequirement bounds a requirement on the console (two lines of a
-// 100-column screen); the reports keep it whole.
-const consoleRequirement = 190
+// consoleRequirement bounds a requirement on the console, its mark "…"
+// counted (two lines of a 100-column screen); the reports keep it whole.
+const consoleRequirement = 193
 
 // WriteFailures prints the service's failure blocks, in the one order of
 // the failures (OrderFailures), each under its number. When most failures
@@ -393,7 +393,7 @@ func (v *console) writeFailures(w io.Writer) {
 	curl := true
 	if v.Verbose {
 		for i, b := range server {
-			v.writeBlock(w, blockNumber(b, i), b, nil, &blockStyle{curl: true})
+			v.writeBlock(w, blockNumber(b, i), b, nil, &blockStyle{})
 		}
 	} else {
 		curl = v.writeFirsts(w, server)
@@ -414,7 +414,7 @@ func (v *console) writeFailures(w io.Writer) {
 func (v *console) writeFirsts(w io.Writer, server []Block) bool {
 	f := v.a.firsts
 	curl := len(f.show) <= maxCurlBlocks
-	st := &blockStyle{curl: curl, compact: !curl, firsts: true}
+	st := &blockStyle{form: form{brief: true, compact: !curl}}
 	shown := 0
 	for i, b := range server {
 		if len(f.show[i]) == 0 {
@@ -561,19 +561,14 @@ func CatalogIndex(id rules.RuleID) int {
 	return len(rules.Catalog)
 }
 
-// blockStyle is how the console prints failure blocks.
+// blockStyle is how the console prints failure blocks: its form (walk),
+// and in the compact form a failure seen before (its expected, actual and
+// kind of answer) is said as seen, by its block. junit.xml prints them
+// as the console does, whole.
 type blockStyle struct {
-	// curl: the curl commands are printed.
-	curl bool
-	// compact: a console of many blocks prints each value on one line of
-	// a screen (the rerun whole), a piece of evidence's first detail only,
-	// and a failure seen before (its expected, actual and kind of answer)
-	// as seen, by its block.
-	compact bool
-	seen    map[string]int
-	// firsts: the block's failures not shown, kept or not, are counted
-	// in one line after it by writeFirsts, not by writeBlock.
-	firsts bool
+	form
+	whole bool // junit.xml: no value cut
+	seen  map[string]int
 }
 
 // headingIndent starts the lines of a compact block's heading past its
@@ -589,10 +584,10 @@ const screenWidth = 100
 // inside a bracket) to lines lines of the screen and wrapped there.
 func (v *console) fit(st *blockStyle, s string, lines int) string {
 	if !st.compact {
-		return v.cut(s)
+		return v.value(st, s)
 	}
 	first, _, _ := strings.Cut(s, "\n")
-	return wrapWords(clause(first, lines*(screenWidth-16)), 16, screenWidth, strings.Repeat(" ", 16))
+	return wrapWords(bound(first, lines*(screenWidth-16), true), 16, screenWidth, strings.Repeat(" ", 16))
 }
 
 // fit2 is fit for a request or a response, whose body is what tells, cut
@@ -600,7 +595,7 @@ func (v *console) fit(st *blockStyle, s string, lines int) string {
 // marked); a request's URL is its path, the target being said at the top.
 func (v *console) fit2(st *blockStyle, s string) string {
 	if !st.compact {
-		return v.cut(s)
+		return v.value(st, s)
 	}
 	first, _, _ := strings.Cut(s, "\n")
 	if base := strings.TrimSuffix(v.Target, "/plants"); base != "" {
@@ -611,37 +606,29 @@ func (v *console) fit2(st *blockStyle, s string) string {
 	return cutBody(first, 2*screenWidth-16)
 }
 
-// cutBody bounds a request or response line to n characters by cutting
-// its quoted body inside, the quote closed and the cut marked after it
-// ("<!DOCTYPE html>"…), so that what follows the body (its size, the time
-// of the answer) stays; a line without a quoted body is cut at its end.
+// cutBody bounds a request or response line to n bytes by cutting its
+// quoted body inside (bound), the quote closed ("<!DOCTYPE…"), so that
+// what follows the body (its size, the time of the answer) stays; a line
+// without a quoted body is cut at its end.
 func cutBody(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
 	i := strings.Index(s, ` body "`)
-	if i < 0 {
-		return cutRunes(s, n)
+	if len(s) <= n || i < 0 {
+		return bound(s, n, false)
 	}
 	head := s[:i+len(` body `)]
 	q, err := strconv.QuotedPrefix(s[len(head):])
 	if err != nil {
-		return cutRunes(s, n)
+		return bound(s, n, false)
 	}
 	tail := s[len(head)+len(q):]
 	body, _ := strconv.Unquote(q)
-	room := n - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail) - 1 // the mark
-	rs := []rune(body)
-	// The longest start of the body whose quoted form fits the room.
-	k := sort.Search(len(rs)+1, func(k int) bool { return utf8.RuneCountInString(strconv.Quote(string(rs[:k]))) > room }) - 1
-	if k <= 0 {
-		return cutRunes(s, n)
+	quoted := func(m int) string { return strconv.Quote(bound(body, m, false)) }
+	// The longest start of the body whose quoted form fits.
+	m := sort.Search(len(body)+1, func(m int) bool { return len(head)+len(quoted(m))+len(tail) > n }) - 1
+	if m <= len("…") {
+		return bound(s, n, false)
 	}
-	if strings.HasPrefix(tail, " … (") {
-		// The body was kept in part already: its mark and size say so.
-		return head + strconv.Quote(string(rs[:k])) + tail
-	}
-	return head + strconv.Quote(string(rs[:k])) + "…" + tail
+	return head + quoted(m) + tail
 }
 
 // writeBlock prints one failure block, numbered n, its long values cut:
@@ -652,7 +639,16 @@ func (v *console) writeBlock(w io.Writer, n int, b Block, only []int, st *blockS
 		heading = wrapWords(heading, len(strconv.Itoa(n))+2, screenWidth, headingIndent)
 	}
 	fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("%d) %s", n, heading)))
-	v.writeFields(w, n, b, walk(b, only), st)
+	v.writeFields(w, n, b, walk(b, only, st.form), st)
+}
+
+// value bounds each line of a value for the console (cut); junit.xml
+// keeps it whole.
+func (v *console) value(st *blockStyle, s string) string {
+	if st.whole {
+		return s
+	}
+	return v.cut(s)
 }
 
 // writeFields prints the fields of block n (walk); in the compact form, a
@@ -671,29 +667,16 @@ func (v *console) writeFields(w io.Writer, n int, b Block, fs []field, st *block
 			if f.Key == "request" && f.Text != "" && f.Text != lastRequest {
 				line("request", v.fit2(st, f.Text))
 			}
-		case f.Key == "where" && !st.compact:
+		case f.Key == "where":
 			line("scenario", "features/"+f.Text)
 		case f.Key == "requirement":
-			r, _ := rules.Lookup(b.Rule)
-			req := f.Text + " (spec: " + r.Source + ")"
-			switch {
-			case st.compact:
-				// One line: the reports hold it whole, with its source.
-				req = f.Text
-			case !v.Verbose:
-				req = clause(f.Text, consoleRequirement) + " (spec: " + r.Source + ")"
-			}
-			line("requirement", v.fit(st, req, 1))
+			line("requirement", v.fit(st, f.Text, 1))
 		case f.Key == "error" && f.Text != "":
-			line("error", indent(v.cut(f.Text), pad))
+			line("error", indent(v.value(st, f.Text), pad))
 		case f.Key == "rule":
 			piece = f.Piece
-			if e.Rule != b.Rule && e.Rule != "" {
-				req := f.Text
-				if !v.Verbose {
-					req = clause(req, consoleRequirement)
-				}
-				line("rule", v.fit(st, fmt.Sprintf("%s (%s): %s", e.Rule, Upper(e.Level), req), 1))
+			if f.Text != "" {
+				line("rule", v.fit(st, fmt.Sprintf("%s (%s): %s", e.Rule, Upper(e.Level), f.Text), 1))
 			}
 		case f.Key == "expected":
 			line("expected", v.fit(st, f.Text, 2))
@@ -717,9 +700,9 @@ func (v *console) writeFields(w io.Writer, n int, b Block, fs []field, st *block
 			for i, d := range f.List {
 				switch {
 				case !st.compact:
-					fmt.Fprintf(w, "   - %s\n", v.cut(d))
+					fmt.Fprintf(w, "   - %s\n", v.value(st, d))
 				case i == 0:
-					fmt.Fprintf(w, "   - %s\n", clause(strings.ReplaceAll(d, "\n", " "), screenWidth-5))
+					fmt.Fprintf(w, "   - %s\n", bound(strings.ReplaceAll(d, "\n", " "), screenWidth-5, true))
 				}
 			}
 		case f.Key == "same":
@@ -728,10 +711,12 @@ func (v *console) writeFields(w io.Writer, n int, b Block, fs []field, st *block
 			// A piece's own exchange when it has one; one it shows for
 			// another (walk's borrowed) whole.
 			line(f.Key, v.fit2(st, f.Text))
-		case f.Key == "reproduce" && f.Text != "" && st.curl:
-			line("reproduce", indent(v.cut(f.Text), pad))
-		case f.Key == "more" && !st.firsts:
-			fmt.Fprintf(w, "   (and %s of %s, counted, not kept)\n", Plural(f.More, "more failure"), b.Rule)
+		case f.Key == "seen" && f.Text != "":
+			line("seen", f.Text)
+		case f.Key == "reproduce" && f.Text != "":
+			line("reproduce", indent(v.value(st, f.Text), pad))
+		case f.Key == "more":
+			fmt.Fprintf(w, "   (and %s of %s, counted, not kept)\n", Plural(f.More, "more failure"), f.Text)
 		case f.Key == "rerun":
 			line("rerun", f.Text)
 		}
@@ -739,15 +724,6 @@ func (v *console) writeFields(w io.Writer, n int, b Block, fs []field, st *block
 			lastRequest = f.Text
 		}
 	}
-}
-
-// cutRunes cuts s to at most n characters, marking the cut with "…".
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 // cut bounds each line of a value for the console to consoleLine bytes
@@ -774,18 +750,6 @@ func (v *Verdict) cut(s string) string {
 		lines[i] = l[:end] + fmt.Sprintf(" [… cut on the console: %s bytes in all; %s]", thousands(len(l)), where)
 	}
 	return strings.Join(lines, "\n")
-}
-
-// cutBytes cuts s to at most n bytes, never inside a character, marking
-// the cut with "…".
-func cutBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // thousands writes n with commas between its groups of three digits.
@@ -836,7 +800,8 @@ func (v *console) writeClients(w io.Writer) {
 		}
 		n++
 		fmt.Fprintf(w, "\n%d) %s\n", blockNumber(b, n-1), b.Title())
-		v.writeFields(w, blockNumber(b, n-1), b, slices.DeleteFunc(walk(b, nil), func(f field) bool { return f.Piece != 0 }), &blockStyle{curl: true})
+		st := &blockStyle{form: form{brief: !v.Verbose}}
+		v.writeFields(w, blockNumber(b, n-1), b, slices.DeleteFunc(walk(b, nil, st.form), func(f field) bool { return f.Piece != 0 }), st)
 		if more := int64(len(b.Evidence)) - 1 + b.More; more > 0 {
 			fmt.Fprintf(w, "   (and %s more of %s; the reports keep up to %d)\n", Plural(more, "request"), label(b.Rule), len(b.Evidence))
 		}
@@ -876,37 +841,41 @@ func wrapAt(s, sep string, start, width int, indent string) string {
 	return b.String()
 }
 
-// clause cuts s to at most n bytes between two words, never inside a
-// bracket it opened, marking the cut with "…"; a word longer than n is
-// cut inside (cutBytes).
-func clause(s string, n int) string {
-	if len(s) <= n {
+// bound is the one cut of a value shown: at most n bytes (n 0: whole),
+// never inside a character, the cut marked with "…" (counted in n). words:
+// the cut falls between two words, never inside a bracket or a quotation
+// it opened, where it can (plantcheck's prose; a target's text is cut
+// where the bytes end, so as to keep the most of it).
+func bound(s string, n int, words bool) string {
+	if n <= 0 || len(s) <= n {
 		return s
 	}
-	end := strings.LastIndexByte(s[:n], ' ')
-	if end <= 0 {
-		return cutBytes(s, n)
+	n = max(n-len("…"), 0)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	cut := s[:end]
-	// A bracket or a quotation the cut leaves open goes, with what
-	// follows it.
-	open := func(c string) bool {
-		if strings.Count(c, `"`)%2 == 1 {
-			return true
-		}
-		for _, p := range []string{"()", "[]", "{}"} {
-			if strings.Count(c, p[:1]) > strings.Count(c, p[1:]) {
+	cut := s[:n]
+	if words {
+		// A bracket or a quotation the cut leaves open goes, with what
+		// follows it.
+		open := func(c string) bool {
+			if strings.Count(c, `"`)%2 == 1 {
 				return true
 			}
+			for _, p := range []string{"()", "[]", "{}"} {
+				if strings.Count(c, p[:1]) > strings.Count(c, p[1:]) {
+					return true
+				}
+			}
+			return false
 		}
-		return false
-	}
-	for open(cut) {
-		at := strings.LastIndexAny(cut, `"([{`)
-		if at <= 0 {
-			return cutBytes(s, n)
+		w := cut[:max(strings.LastIndexByte(cut, ' '), 0)]
+		for w != "" && open(w) {
+			w = w[:max(strings.LastIndexAny(w, `"([{`), 0)]
 		}
-		cut = cut[:at]
+		if w = strings.TrimRight(w, " ,;:"); w != "" {
+			cut = w
+		}
 	}
-	return strings.TrimRight(cut, " ,;:") + "…"
+	return cut + "…"
 }

@@ -2,12 +2,11 @@ package verdict
 
 import (
 	"testing"
-	"unicode/utf8"
 )
 
-// TestClause: a value cut for the console ends between words, never
+// TestBound: a value cut for the console ends between words, never
 // inside a bracket or a quotation it opened, and is marked.
-func TestClause(t *testing.T) {
+func TestBound(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		in   string
@@ -19,10 +18,10 @@ func TestClause(t *testing.T) {
 		{"25 of 25 generated cases failed GEN-VALID (seed 160955363 reproduces them)", 55, "25 of 25 generated cases failed GEN-VALID…"},
 		{`got tag "a long tag value" instead`, 20, "got tag…"},
 		{"expected a response the document describes: 200 with a Plant record or 400", 60, "expected a response the document describes: 200 with a…"},
-		{"averyveryverylongwordwithoutanyspace", 10, "averyveryv…"},
+		{"averyveryverylongwordwithoutanyspace", 10, "averyve…"},
 	} {
-		if got := clause(c.in, c.n); got != c.want {
-			t.Errorf("clause(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		if got := bound(c.in, c.n, true); got != c.want || len(got) > c.n {
+			t.Errorf("bound(%q, %d, true) = %q, want %q", c.in, c.n, got, c.want)
 		}
 	}
 }
@@ -47,7 +46,7 @@ func TestWrapWords(t *testing.T) {
 }
 
 // TestCutBody: a request or response line too long for the console is cut
-// inside its quoted body, the quote closed and the cut marked after it, so
+// inside its quoted body, the cut marked and the quote closed after it, so
 // that what follows the body stays; the line never ends inside a quote.
 func TestCutBody(t *testing.T) {
 	t.Parallel()
@@ -57,12 +56,12 @@ func TestCutBody(t *testing.T) {
 		want string
 	}{
 		{`400 text/html, body "short" (after 2ms)`, 60, `400 text/html, body "short" (after 2ms)`},
-		{`400 text/html, body "<!DOCTYPE html>\n<html lang=\"en\">" (after 2ms)`, 40, `400 text/html, body "<!DOC"… (after 2ms)`},
-		{`400 text/html, body "<!DOCTYPE html>\n<html>" … (1012 bytes in all) (after 2ms)`, 60, `400 text/html, body "<!D" … (1012 bytes in all) (after 2ms)`},
-		{`POST /plants [Content-Type: application/json] and no body at all, a long line`, 30, `POST /plants [Content-Type: a…`},
+		{`400 text/html, body "<!DOCTYPE html>\n<html lang=\"en\">" (after 2ms)`, 40, `400 text/html, body "<!D…" (after 2ms)`},
+		{`400 text/html, body "<!DOCTYPE html>\n<html>" … (1012 bytes in all) (after 2ms)`, 64, `400 text/html, body "<!D…" … (1012 bytes in all) (after 2ms)`},
+		{`POST /plants [Content-Type: application/json] and no body at all, a long line`, 30, `POST /plants [Content-Type:…`},
 	} {
 		got := cutBody(c.in, c.n)
-		if utf8.RuneCountInString(got) > c.n {
+		if len(got) > c.n {
 			t.Errorf("cutBody(%q, %d) = %q: longer than %d", c.in, c.n, got, c.n)
 		}
 		if got != c.want {
