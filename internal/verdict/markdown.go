@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/mdquote"
 )
 
@@ -147,6 +148,15 @@ func capital(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
+// cutSaid bounds a value of the short summary to n bytes (0: whole), and
+// says how long it was: the summary is read where the whole is not.
+func cutSaid(s string, n int) string {
+	if n <= 0 {
+		return s
+	}
+	return evidence.Cut(s, n)
+}
+
 // writeMarkdownHead writes the title, the verdict with its exit status,
 // and the likely cause; a run that could not be made says why instead of
 // a verdict. Values are cut to n bytes (0: whole).
@@ -155,12 +165,12 @@ func (v *Verdict) writeMarkdownHead(b *bytes.Buffer, q Quote, n int) {
 	if v.Error != "" {
 		// Why a run could not be made names the user's settings (a URL,
 		// tags), which go in a block as the target's text does.
-		fmt.Fprintf(b, "**COULD NOT RUN** (exit status 2): plantcheck judged no rule, so this is no verdict on the target.\n\n%s\nRun `plantcheck %s -h` for the flags.\n\n", q.Block(bound(v.Error, n, false), "text", ""), v.Driver)
+		fmt.Fprintf(b, "**COULD NOT RUN** (exit status 2): plantcheck judged no rule, so this is no verdict on the target.\n\n%s\nRun `plantcheck %s -h` for the flags.\n\n", q.Block(cutSaid(v.Error, n), "text", ""), v.Driver)
 		return
 	}
 	fmt.Fprintf(b, "**%s** (exit status %d)\n\n", v.Verdict, v.ExitCode)
 	if v.LikelyCause != "" {
-		fmt.Fprintf(b, "**Likely cause:** %s\n\n", q.Span(bound(v.LikelyCause, n, false)))
+		fmt.Fprintf(b, "**Likely cause:** %s\n\n", q.Span(cutSaid(v.LikelyCause, n)))
 	}
 }
 
@@ -168,19 +178,19 @@ func (v *Verdict) writeMarkdownHead(b *bytes.Buffer, q Quote, n int) {
 // a run that could not be made has no counts to give.
 func (v *Verdict) writeMarkdownFacts(b *bytes.Buffer, q Quote, n int) {
 	fmt.Fprintf(b, "| | |\n|---|---|\n")
-	target := q.Cell(bound(v.Target, n, false))
+	target := q.Cell(cutSaid(v.Target, n))
 	if v.Target == "" {
 		target = "(none)"
 	}
 	fmt.Fprintf(b, "| %s | %s |\n", v.words().target, target)
 	if v.Config.Proxy != "" {
-		fmt.Fprintf(b, "| Proxy | %s |\n", q.Cell(bound(v.Config.Proxy, n, false)))
+		fmt.Fprintf(b, "| Proxy | %s |\n", q.Cell(cutSaid(v.Config.Proxy, n)))
 	}
 	fmt.Fprintf(b, "| Spec | %s %s (sha256 `%.12s`) |\n", v.Spec.Title, v.Spec.Version, v.Spec.SHA256)
 	fmt.Fprintf(b, "| plantcheck | %s (features sha256 `%.12s`) |\n", v.Plantcheck.Version, v.Features.SHA256)
 	scope := v.Scope
 	if v.Config.Tags != "" {
-		scope += " (" + q.Cell(bound("--tags "+v.Config.Tags, n, false)) + ")"
+		scope += " (" + q.Cell(cutSaid("--tags "+v.Config.Tags, n)) + ")"
 	}
 	fmt.Fprintf(b, "| Scope | %s |\n", scope)
 	if v.Error != "" {
@@ -195,7 +205,7 @@ func (v *Verdict) writeMarkdownFacts(b *bytes.Buffer, q Quote, n int) {
 		fmt.Fprintf(b, "| Exchanges | %s in %.0f ms |\n", mdTable(v.trafficLine()), v.Duration)
 		fmt.Fprintf(b, "| Violations | %d server-side; %d client requests broke the document |\n", c.ServerViolations, c.ClientViolations)
 		for _, k := range slices.Sorted(maps.Keys(c.ProxyAnswers)) {
-			fmt.Fprintf(b, "| Answered by the proxy | %d (%s, not the service's) |\n", c.ProxyAnswers[k], q.Cell(bound(k, n, false)))
+			fmt.Fprintf(b, "| Answered by the proxy | %d (%s, not the service's) |\n", c.ProxyAnswers[k], q.Cell(cutSaid(k, n)))
 		}
 	}
 	if v.Throttling.Summary != "" {
@@ -239,23 +249,23 @@ func (v *Verdict) writeMarkdownBlock(b *bytes.Buffer, q Quote, f Shown, n int) {
 					fmt.Fprintf(b, "  - (and %d more, in %s)\n", len(fd.List)-j, SummaryMD)
 					break
 				}
-				q.item(b, "  -", "", bound(d, n, false))
+				q.item(b, "  -", "", cutSaid(d, n))
 			}
 		case "same":
 			b.WriteString("- Exchange: the one above\n")
 		case "reproduce":
 			if fd.Text != "" {
-				fmt.Fprintf(b, "\nReproduce (with the `PLANTCHECK_*` variables it reads set):\n\n%s", q.Block(bound(fd.Text, 4*n, false), "sh", ""))
+				fmt.Fprintf(b, "\nReproduce (with the `PLANTCHECK_*` variables it reads set):\n\n%s", q.Block(cutSaid(fd.Text, 4*n), "sh", ""))
 			}
 		case "more":
 			fmt.Fprintf(b, "\nAnd %s of %s, counted, not kept.\n", Plural(fd.More, "more failure"), fd.Text)
 		case "rerun":
-			fmt.Fprintf(b, "\nRerun the rule:\n\n%s", q.Block(bound(fd.Text, 4*n, false), "sh", ""))
+			fmt.Fprintf(b, "\nRerun the rule:\n\n%s", q.Block(cutSaid(fd.Text, 4*n), "sh", ""))
 		case "expected", "actual":
-			q.item(b, "-", names[fd.Key], bound(fd.Text, n, false))
+			q.item(b, "-", names[fd.Key], cutSaid(fd.Text, n))
 		default:
 			if l := names[fd.Key]; l != "" && fd.Text != "" {
-				q.item(b, "-", l, bound(fd.Text, n, false))
+				q.item(b, "-", l, cutSaid(fd.Text, n))
 			}
 		}
 	}

@@ -78,6 +78,10 @@ func TestShortSummaryBound(t *testing.T) {
 					t.Errorf("summary-short.md lacks %q", want)
 				}
 			}
+			// A value cut says how long it was: the reader has not the whole.
+			if size > shortValue && !strings.Contains(s, "bytes in all)") {
+				t.Errorf("summary-short.md cuts values of %d bytes without saying their size", size)
+			}
 			full, _ := os.ReadFile(filepath.Join(dir, SummaryMD))
 			if size >= 64<<10 && len(full) < 10*MaxShortSummary {
 				t.Errorf("summary.md is %d bytes: it should keep every value whole", len(full))

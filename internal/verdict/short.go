@@ -69,7 +69,7 @@ func (v *Verdict) WriteShortMarkdown(b *bytes.Buffer, q Quote) {
 	if len(unjudged) > 0 {
 		fmt.Fprintf(b, "**Rules not judged** that decide the verdict (%d):\n\n", len(unjudged))
 		for _, r := range unjudged {
-			fmt.Fprintf(b, "- %s **%s** (%s): %s\n", mdMarks[r.Outcome], r.ID, Upper(r.Level), q.Span(bound(r.NotJudgedBecause, shortValue, false)))
+			fmt.Fprintf(b, "- %s **%s** (%s): %s\n", mdMarks[r.Outcome], r.ID, Upper(r.Level), q.Span(cutSaid(r.NotJudgedBecause, shortValue)))
 		}
 		b.WriteString("\n")
 	}
@@ -111,11 +111,11 @@ func (v *Verdict) WriteShortMarkdown(b *bytes.Buffer, q Quote) {
 	if len(shown) > 0 {
 		where := ""
 		if v.ReportDir != "" {
-			where = " in " + q.Span(bound(v.ReportDir, shortValue, false))
+			where = " in " + q.Span(cutSaid(v.ReportDir, shortValue))
 		}
 		fmt.Fprintf(b, "\nEvery failure block (%d in all), each whole, is in %s and %s%s.\n", len(shown), SummaryMD, ReportHTML, where)
 	}
 	if note := v.ReproNote(); note != "" {
-		fmt.Fprintf(b, "\n**Variables:** %s\n", q.Span(bound(note, 4*shortValue, false)))
+		fmt.Fprintf(b, "\n**Variables:** %s\n", q.Span(cutSaid(note, 4*shortValue)))
 	}
 }
