@@ -6,9 +6,10 @@
 // 429, or a 503 with Retry-After) and sends the request again, within the
 // bounds of Throttle; it keeps the run's bound on requests in flight, which
 // connection faults lower; and it sends a request whose connection died
-// before any answer again on a fresh connection, the last time alone.
-// net/http frames every message; the client decides only when a request
-// goes, and whether it goes again.
+// before any answer again, the last time alone. The run's transport opens
+// a connection for each exchange (run.NewClient), so every try goes on a
+// fresh one. net/http frames every message; the client decides only when a
+// request goes, and whether it goes again.
 package client
 
 import (
@@ -17,8 +18,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptrace"
-	"sync/atomic"
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
@@ -44,17 +43,16 @@ type Config struct {
 // Client sends requests through an *http.Client within the run's pace and
 // bound on requests in flight. It is safe for concurrent use.
 type Client struct {
-	hc, fresh *http.Client
-	gate      *gate
-	flight    *flight
-	maxBody   int64
-	red       *evidence.Redactor
+	hc      *http.Client
+	gate    *gate
+	flight  *flight
+	maxBody int64
+	red     *evidence.Redactor
 }
 
-// New returns a Client that sends through hc, and through a copy of hc
-// that opens a new connection for each request when a connection died.
+// New returns a Client that sends through hc.
 func New(hc *http.Client, cfg Config) *Client {
-	c := &Client{hc: hc, fresh: freshClient(hc), maxBody: cfg.MaxBody, red: cfg.Redactor}
+	c := &Client{hc: hc, maxBody: cfg.MaxBody, red: cfg.Redactor}
 	if c.red == nil {
 		c.red = evidence.New()
 	}
@@ -100,8 +98,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	onTry, _ := ctx.Value(tryKey{}).(func())
 	// faults counts the tries whose connection was refused, reset or
-	// closed before any byte of an answer: the next try goes on a fresh
-	// connection, and the last one alone.
+	// closed before any byte of an answer: the last try goes alone.
 	faults := 0
 	for attempt := 0; ; attempt++ {
 		try := req
@@ -111,15 +108,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 				return nil, fmt.Errorf("send the request again: its body cannot be read again (no GetBody)")
 			}
 		}
-		hc, alone := c.hc, faults == FaultTries-1
-		if faults > 0 {
-			hc = c.fresh
-		}
-		var reused atomic.Bool
-		try = try.WithContext(httptrace.WithClientTrace(try.Context(), &httptrace.ClientTrace{
-			GotConn: func(c httptrace.GotConnInfo) { reused.Store(c.Reused) },
-		}))
-		p := c.flight.enter(alone)
+		p := c.flight.enter(faults == FaultTries-1)
 		sent, err := c.gate.wait(ctx)
 		if err != nil {
 			c.flight.leave(p)
@@ -128,15 +117,15 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		if onTry != nil {
 			onTry()
 		}
-		resp, err := hc.Do(try)
+		resp, err := c.hc.Do(try)
 		if err != nil {
 			c.flight.leave(p)
 			if kind := FaultOf(err); kind != NoFault && ctx.Err() == nil {
-				// Not a verdict yet: the run's load, or a keep-alive
-				// connection the target closed, may cause it (README,
-				// Connection faults, says why a retry is safe).
+				// Not a verdict yet: the run's load may cause it
+				// (docs/usage.md, Connection faults, says why a retry is
+				// safe).
 				faults++
-				c.flight.faulted(p, kind, reused.Load(), faults == FaultTries)
+				c.flight.faulted(p, kind, faults == FaultTries)
 				if faults < FaultTries {
 					continue
 				}
@@ -231,33 +220,3 @@ type readCloser struct {
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
-
-// freshClient is c with a transport that opens a new connection for each
-// request and keeps the user's TLS and proxy settings. A transport that is
-// not an *http.Transport is kept as it is: it cannot be told to.
-func freshClient(c *http.Client) *http.Client {
-	rt := c.Transport
-	if rt == nil {
-		rt = http.DefaultTransport
-	}
-	// A recorder (package har's, --har) wraps the transport: the fresh
-	// connections are recorded too.
-	if rec, ok := rt.(interface {
-		Unwrap() http.RoundTripper
-		Rewrap(http.RoundTripper) http.RoundTripper
-	}); ok {
-		inner := freshClient(&http.Client{Transport: rec.Unwrap()})
-		fresh := *c
-		fresh.Transport = rec.Rewrap(inner.Transport)
-		return &fresh
-	}
-	tr, ok := rt.(*http.Transport)
-	if !ok {
-		return c
-	}
-	tr = tr.Clone()
-	tr.DisableKeepAlives = true
-	fresh := *c
-	fresh.Transport = tr
-	return &fresh
-}

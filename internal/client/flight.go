@@ -47,11 +47,7 @@ type flight struct {
 
 // Faults is what a run met of connection faults.
 type Faults struct {
-	Kinds map[string]int // the faults of new connections by kind ("reset", "closed with no answer", "refused")
-	// Idle counts the kept-alive connections the target closed (or reset)
-	// as a request went on them: the race of RFC 9112, section 9.6, every
-	// HTTP/1.1 client lives with.
-	Idle int
+	Kinds map[string]int // the faults by kind ("reset", "closed with no answer", "refused")
 	// At is the bound on requests in flight when the first fault came;
 	// Lowest the lowest the bound came down to (0: it was never lowered).
 	At, Lowest int
@@ -59,7 +55,7 @@ type Faults struct {
 }
 
 func (f Faults) Total() int {
-	n := f.Idle
+	n := 0
 	for _, c := range f.Kinds {
 		n += c
 	}
@@ -73,20 +69,12 @@ func (f Faults) Summary() string {
 	if f.Total() == 0 {
 		return ""
 	}
-	var parts []string
-	if len(f.Kinds) > 0 {
-		var kinds []string
-		for _, k := range slices.Sorted(maps.Keys(f.Kinds)) {
-			what := map[string]string{"reset": "reset %s", "refused": "refused %s", "closed with no answer": "closed %s with no answer"}[k]
-			kinds = append(kinds, fmt.Sprintf(what, plural(f.Kinds[k], "connection")))
-		}
-		parts = append(parts, strings.Join(kinds, " and "))
+	var kinds []string
+	for _, k := range slices.Sorted(maps.Keys(f.Kinds)) {
+		what := map[string]string{"reset": "reset %s", "refused": "refused %s", "closed with no answer": "closed %s with no answer"}[k]
+		kinds = append(kinds, fmt.Sprintf(what, plural(f.Kinds[k], "connection")))
 	}
-	if f.Idle > 0 {
-		parts = append(parts, fmt.Sprintf("closed %s as a request went on %s", plural(f.Idle, "kept-alive connection"),
-			map[bool]string{true: "it", false: "them"}[f.Idle == 1]))
-	}
-	s := fmt.Sprintf("the target %s at %d in flight", strings.Join(parts, ", and "), f.At)
+	s := fmt.Sprintf("the target %s at %d in flight", strings.Join(kinds, " and "), f.At)
 	if f.Lowest > 0 && f.Lowest < f.At {
 		s += fmt.Sprintf("; plantcheck went on at %d", f.Lowest)
 	}
@@ -171,13 +159,9 @@ func (f *flight) answered(p *pass) {
 	f.cond.Broadcast()
 }
 
-// faulted records a connection fault of the request of pass p; reused
-// says it went on a kept-alive connection, last that it came on the
-// request's last try, so it is judged. A kept-alive connection the target
-// closed lowers the bound too: each such close makes the next request open
-// a new connection, and a small listen backlog drops new connections met
-// at once (each dropped one waits out TCP's 1 s retransmission).
-func (f *flight) faulted(p *pass, kind Fault, reused, last bool) {
+// faulted records a connection fault of the request of pass p; last says
+// it came on the request's last try, so it is judged.
+func (f *flight) faulted(p *pass, kind Fault, last bool) {
 	f.mu.Lock()
 	if last {
 		f.seen.Judged++
@@ -185,14 +169,10 @@ func (f *flight) faulted(p *pass, kind Fault, reused, last bool) {
 	if f.seen.At == 0 {
 		f.seen.At = f.limit
 	}
-	if reused {
-		f.seen.Idle++
-	} else {
-		if f.seen.Kinds == nil {
-			f.seen.Kinds = map[string]int{}
-		}
-		f.seen.Kinds[kind.String()]++
+	if f.seen.Kinds == nil {
+		f.seen.Kinds = map[string]int{}
 	}
+	f.seen.Kinds[kind.String()]++
 	var line string
 	if p.seq >= f.cutAt && f.limit > 1 {
 		was := f.limit
@@ -251,10 +231,11 @@ func FaultOf(err error) Fault {
 		return Reset
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.EPIPE),
 		// net/http keeps this sentinel unexported (golang/go#19943): a
-		// keep-alive connection the target closed as the request went.
+		// kept-alive connection (the proxy's, to its upstream) the target
+		// closed as the request went.
 		strings.HasSuffix(err.Error(), "http: server closed idle connection"),
-		// net/http closes its side of a kept-alive connection when it reads
-		// the target's close while it still writes the request (a body of a
+		// net/http closes its side of a connection when it reads the
+		// target's close while it still writes the request (a body of a
 		// megabyte on a connection closed after a 400): the write then
 		// fails on a closed connection.
 		errors.Is(err, net.ErrClosed):

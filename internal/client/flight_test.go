@@ -37,9 +37,9 @@ func TestFlightBound(t *testing.T) {
 				switch op {
 				case 'f':
 					before = p
-					f.faulted(p, Reset, false, false)
+					f.faulted(p, Reset, false)
 				case 'F':
-					f.faulted(before, Reset, false, false)
+					f.faulted(before, Reset, false)
 				case 'a':
 					f.answered(p)
 				}

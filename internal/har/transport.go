@@ -96,17 +96,6 @@ func (t *Transport) CloseIdleConnections() {
 	}
 }
 
-// Unwrap is the transport recorded.
-func (t *Transport) Unwrap() http.RoundTripper { return t.Base }
-
-// Rewrap returns the same recorder around another transport (steps' fresh
-// connections).
-func (t *Transport) Rewrap(base http.RoundTripper) http.RoundTripper {
-	c := *t
-	c.Base = base
-	return &c
-}
-
 func (t *Transport) add(x *Record) {
 	if t.queue != nil {
 		t.queue <- x

@@ -105,7 +105,7 @@ func BenchmarkOverheadPerExchange(b *testing.B) {
 
 		b.StopTimer()
 		fresh, stopFresh := serve(false)
-		client := NewClient(DefaultTimeout, 1, nil, nil)
+		client := NewClient(DefaultTimeout, nil, nil)
 		b.StartTimer()
 		start = time.Now()
 		for _, r := range reqs {

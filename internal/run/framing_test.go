@@ -55,3 +55,36 @@ func TestBrokenFramingIsAnAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestBytesLeftOnAConnectionStayWithTheirExchange: a server that leaves a
+// chunked body on the connection and answers it later, as a request of its
+// own (Python's http.server), fails the chunked scenario alone, on its own
+// answer, every run. A client that reused connections would send its next
+// request on that connection (at concurrency 1, every time) and read the
+// late HTML answer as that request's; each exchange has a connection of
+// its own (NewClient).
+func TestBytesLeftOnAConnectionStayWithTheirExchange(t *testing.T) {
+	t.Parallel()
+	for _, conc := range []int{1, 16} {
+		url, token := startTarget(t, mutantWrap("chunked-body-left"))
+		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Concurrency: conc}, Options{Output: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		failed := rep.Failed()
+		if len(failed) != 1 || !strings.HasSuffix(failed[0].Name, "chunked body") {
+			var names []string
+			for _, f := range failed {
+				names = append(names, f.Name)
+			}
+			t.Errorf("concurrency %d: failed %q, want the chunked body's scenario alone", conc, names)
+		}
+		for _, sc := range rep.Scenarios {
+			for _, x := range sc.Exchanges {
+				if ct := x.RespHeader.Get("Content-Type"); strings.HasPrefix(ct, "text/html") {
+					t.Errorf("concurrency %d: %s: an exchange read the late answer (%s) as its own", conc, sc.Name, ct)
+				}
+			}
+		}
+	}
+}

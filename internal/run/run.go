@@ -158,7 +158,7 @@ func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Basel
 		return nil, err
 	}
 
-	client := NewClient(cfg.Timeout, cfg.Concurrency, tlsConf, rt.proxy)
+	client := NewClient(cfg.Timeout, tlsConf, rt.proxy)
 	defer client.CloseIdleConnections()
 	closeHAR, err := recordHAR(client, cfg)
 	if err != nil {
@@ -312,14 +312,23 @@ func (cfg *Config) tlsConfig() (*tls.Config, error) {
 }
 
 // NewClient returns the client of a run: one time limit per exchange,
-// redirects not followed (a 3xx is an undocumented status), connections
-// reused across scenarios, through proxy (nil: none).
-func NewClient(timeout time.Duration, conns int, tlsConf *tls.Config, proxy func(*http.Request) (*url.URL, error)) *http.Client {
+// redirects not followed (a 3xx is an undocumented status), a connection
+// for each exchange, through proxy (nil: none).
+func NewClient(timeout time.Duration, tlsConf *tls.Config, proxy func(*http.Request) (*url.URL, error)) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = proxy
-	tr.MaxIdleConnsPerHost = max(conns, 2)
+	// Each exchange has a connection of its own, closed after its answer
+	// (no "Connection: close" is sent): bytes a target leaves on a
+	// connection (a request body it did not read, an answer longer than its
+	// Content-Length) can never be read as another request's answer, which
+	// would make the verdict depend on which request happened to reuse it.
+	tr.MaxIdleConnsPerHost = -1
 	// No Plant Store answer needs more; Go would read 10 MB of headers.
 	tr.MaxResponseHeaderBytes = MaxResponseHeaderBytes
+	// A TLS session resumed spares each new connection the certificate's
+	// verification.
+	tlsConf = cmp.Or(tlsConf, &tls.Config{}).Clone()
+	tlsConf.ClientSessionCache = tls.NewLRUClientSessionCache(0)
 	tr.TLSClientConfig = tlsConf
 	tr.ResponseHeaderTimeout = timeout
 	tr.DialContext = (&net.Dialer{Timeout: min(timeout, 5*time.Second)}).DialContext

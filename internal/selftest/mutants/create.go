@@ -2,14 +2,18 @@ package mutants
 
 import (
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"math"
 	"mime"
 	"net/http"
+	"net/http/httputil"
+	"net/textproto"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -77,6 +81,9 @@ var createMutants = []Mutant{
 		"a reader that reads exactly Content-Length bytes, so a chunked request is refused (older servers, some WSGI stacks)",
 		refuseWhen(func(r *http.Request) bool { return r.ContentLength < 0 },
 			"The request must carry a Content-Length."), rules.Create200),
+	mutant("chunked-body-left", "reads a body by its Content-Length alone: a chunked body is refused with a text/plain 400 and left on the connection, whose chunks are answered later as a request of their own",
+		"Python's http.server (BaseHTTPRequestHandler), whose handlers read rfile.read(Content-Length): the chunks that follow are read as the next request line and answered with an HTML 400",
+		chunkedBodyLeft, rules.Create200),
 	mutant("needs-accept-json", "answers a valid create with 406 and text when Accept is absent or not application/json",
 		"a hand-written content negotiation (Accept must name application/json exactly; no header and */* are refused)",
 		onResponse(func(r *http.Request, res *response) {
@@ -286,3 +293,40 @@ func typedScalar(s string) []byte {
 	}
 	return b
 }
+
+// chunkedBodyLeft answers a request without Content-Length as Python's
+// http.server does: it reads no body, answers 400 text/plain and keeps
+// the connection, so that the chunks on it are the next "request", which
+// is answered with an HTML 400 and the connection closed. That answer is
+// written when the client sends anything more on the connection: the
+// worst turn of the race a client that reuses connections runs, whose next
+// request there reads it as its own answer.
+var chunkedBodyLeft = handle(func(ref http.Handler, _ string, w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength >= 0 {
+		ref.ServeHTTP(w, r)
+		return
+	}
+	conn, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(time.Minute))
+	const refused = "bad json"
+	fmt.Fprintf(rw, "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s", len(refused), refused)
+	if rw.Flush() != nil {
+		return
+	}
+	if _, err := io.Copy(io.Discard, httputil.NewChunkedReader(rw.Reader)); err != nil {
+		return
+	}
+	if _, err := textproto.NewReader(rw.Reader).ReadMIMEHeader(); err != nil {
+		return // the trailer section, empty
+	}
+	if _, err := rw.Peek(1); err != nil {
+		return // the client closed the connection: nothing reads the answer
+	}
+	const page = "<!DOCTYPE HTML>\n<html lang=\"en\"><head><title>Error response</title></head>\n<body><h1>Error response</h1><p>Error code: 400</p><p>Message: Bad request syntax.</p></body></html>\n"
+	fmt.Fprintf(rw, "HTTP/1.1 400 Bad request syntax\r\nConnection: close\r\nContent-Type: text/html;charset=utf-8\r\nContent-Length: %d\r\n\r\n%s", len(page), page)
+	rw.Flush()
+})
