@@ -15,7 +15,7 @@ Feature: Authentication
   changed: a valid NewPlant body, sent as application/json.
 
   Background:
-    Given a new plant with a fresh id and the name "Sansevieria"
+    Given a new plant with a fresh id and a fresh name beginning "Sansevieria"
 
   @AUTH-MISSING @must
   Scenario: A request without an Authorization header is rejected with an Error record

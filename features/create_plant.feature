@@ -24,7 +24,10 @@ Feature: Creating a plant
   shown either: a valid plant refused with 400 is sent once more under a
   name plantcheck has not used (the same id and presentation, " #<fresh>"
   added to the name), and only a second refusal fails; the verdict notes the
-  retry.
+  retry. A plant given "a fresh name beginning" a name has " #<fresh>" added
+  to it in every run, so that no plant another scenario or another run
+  stored can change how its request is answered (a service that looks a
+  name up before it checks the credential or the body).
 
   How plantcheck checks: every response of every scenario is also checked
   against the OpenAPI document (rule RESPONSE-DOCUMENTED) and must arrive in

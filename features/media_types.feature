@@ -11,7 +11,7 @@ Feature: Media types
   by substring or prefix lets it through.
 
   Background:
-    Given a new plant with a fresh id and the name "Ficus elastica"
+    Given a new plant with a fresh id and a fresh name beginning "Ficus elastica"
 
   Scenario Outline: A valid JSON body declared as <case> is rejected with an Error record
     But <change>

@@ -23,7 +23,7 @@ Feature: The request body
   required.
 
   Background:
-    Given a new plant with a fresh id and the name "Monstera deliciosa"
+    Given a new plant with a fresh id and a fresh name beginning "Monstera deliciosa"
 
   Scenario Outline: A body whose <field> is <case> is rejected with an Error record
     But <change>

@@ -35,7 +35,7 @@ Feature: Responses and error records
   connection does not meet is no verdict.
 
   Background:
-    Given a new plant with a fresh id and the name "Zamioculcas"
+    Given a new plant with a fresh id and a fresh name beginning "Zamioculcas"
 
   @ERROR-RECORD @must
   Scenario: An error response carries both error and message

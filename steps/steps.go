@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -326,6 +327,12 @@ func (s *Suite) stepDefs() []stepDef {
 	}{
 		// body.go
 		{`^a new plant with a fresh id and the name "([^"]*)"$`, s.aNewPlantNamed},
+		// A name drawn afresh, as an id is: no plant another scenario, or
+		// another run, stored can change how a request is answered (a
+		// service that de-duplicates by name before it checks the rest).
+		{`^a new plant with a fresh id and a fresh name beginning "([^"]*)"$`, func(ctx context.Context, name string) {
+			s.aNewPlantNamed(ctx, name+" #"+strconv.FormatInt(stateOf(ctx).freshID(), 36))
+		}},
 		{`^a new plant with a fresh id, the name "([^"]*)" and the tag "([^"]*)"$`, func(ctx context.Context, name, tag string) {
 			s.aNewPlantNamed(ctx, name)
 			req(ctx).set("tag", jsonString(tag))

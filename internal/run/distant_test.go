@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
@@ -80,6 +82,34 @@ func TestVerdictDoesNotDependOnConcurrency(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAStatefulServerGetsTheSameVerdictEveryRun: a service that answers a
+// plant whose name it has stored with 200 before it checks anything else
+// fails the same rules on its second run as on its first, though the first
+// stored every name it accepted: a request the suite expects refused
+// carries a name drawn afresh, as its id is.
+func TestAStatefulServerGetsTheSameVerdictEveryRun(t *testing.T) {
+	t.Parallel()
+	url, token := startTarget(t, mutantWrap("dedup-name-before-auth"))
+	var first []rules.RuleID
+	for i := range 2 {
+		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token}, Options{Output: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var failed []rules.RuleID
+		for _, v := range rep.Model().Rules {
+			if v.Outcome == verdict.Fail {
+				failed = append(failed, v.ID)
+			}
+		}
+		if i == 0 {
+			first = failed
+		} else if !slices.Equal(failed, first) {
+			t.Errorf("the second run failed %v, the first %v", failed, first)
+		}
 	}
 }
 

@@ -120,7 +120,7 @@ func recorder(t *testing.T) (url, token string, bodies func() []string) {
 const freshTags = "@CREATE-200,@MEDIA-REQUEST,@BODY-TAG-ANY"
 
 // TestSameSeedSameRequests: the same seed sends the same requests byte for
-// byte, but for the fresh ids, which are drawn afresh in every run so that
+// byte, but for the fresh ids and names, which are drawn afresh in every run so that
 // a rerun never meets an id its run stored (unless the run fixes their
 // salt, as the living documentation's examples do).
 //
@@ -132,9 +132,9 @@ const freshTags = "@CREATE-200,@MEDIA-REQUEST,@BODY-TAG-ANY"
 // nothing else.
 func TestSameSeedSameRequests(t *testing.T) {
 	t.Parallel()
-	freshIDs := regexp.MustCompile(`(:\s*)[-+]?(0x)?[0-9a-f]{3,}`)          // after any spelling of "id"
-	freshNames := regexp.MustCompile(`(Catalog tag test )[0-9a-z]+`)        // a tag case's name is drawn afresh too
-	formIDs := regexp.MustCompile(`((?:^| |&)id=|name="id"\r\n\r\n)[0-9]+`) // the id of a plant sent as a form
+	freshIDs := regexp.MustCompile(`(:\s*)[-+]?(0x)?[0-9a-f]{3,}`)            // after any spelling of "id"
+	freshNames := regexp.MustCompile(`(Catalog tag test | #|\+%23)[0-9a-z]+`) // a tag case's name, and a fresh name's end, are drawn afresh too
+	formIDs := regexp.MustCompile(`((?:^| |&)id=|name="id"\r\n\r\n)[0-9]+`)   // the id of a plant sent as a form
 	fresh := []*regexp.Regexp{freshIDs, freshNames, formIDs}
 	masked := func(reqs []string) []string {
 		out := make([]string, len(reqs))
