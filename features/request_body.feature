@@ -39,13 +39,13 @@ Feature: The request body
 
     @BODY-ID-INTEGER @must
     Examples: id is an integer
-      | field | case          | change                                  |
-      | id    | a string      | the field "id" is the JSON value "42"   |
-      | id    | a boolean     | the field "id" is the JSON value true   |
-      | id    | null          | the field "id" is the JSON value null   |
-      | id    | an object     | the field "id" is the JSON value {}     |
-      | id    | an array      | the field "id" is the JSON value [42]   |
-      | id    | a fraction    | the field "id" is the JSON value 1.5    |
+      | field | case       | change                                                  |
+      | id    | a string   | the field "id" is the fresh id written as a JSON string |
+      | id    | a boolean  | the field "id" is the JSON value true                   |
+      | id    | null       | the field "id" is the JSON value null                   |
+      | id    | an object  | the field "id" is the JSON value {}                     |
+      | id    | an array   | the field "id" is the fresh id in a JSON array          |
+      | id    | a fraction | the field "id" is the fresh id with the fraction .5     |
 
     @BODY-ID-INT64 @must
     Examples: id is within int64

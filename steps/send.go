@@ -192,12 +192,12 @@ func (s *Suite) bounds() judge.Sender {
 // has stored. It asks the target (once per run) only then.
 func (s *Suite) mayBeStored(ctx context.Context, r *request, x *Sent) string {
 	switch {
-	case r.probe || x.Status != http.StatusBadRequest || !x.issued || !x.judged.Valid ||
+	case r.probe || x.Status/100 != 4 || !x.issued || !x.judged.Valid ||
 		!slices.ContainsFunc(x.judged.Results, func(res judge.Result) bool { return res.Status == http.StatusOK && !res.OK() }):
 		return ""
-	case r.fixedID && s.refusesStored(ctx, true):
+	case r.fixedID && s.refusesStored(ctx, true) == x.Status:
 		return UnsureReusedID
-	case s.refusesStored(ctx, false):
+	case s.refusesStored(ctx, false) == x.Status:
 		return NoteNameReused
 	}
 	return ""

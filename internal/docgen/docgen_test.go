@@ -74,7 +74,7 @@ func TestRules(t *testing.T) {
 		"## Authentication",
 		"Then the response status is 400",
 		"| field | case | change |",
-		`| id | a fraction | the field "id" is the JSON value 1.5 |`,
+		`| id | a fraction | the field "id" is the fresh id with the fraction .5 |`,
 		"**More scenarios of [",
 		`*Scenario: A valid request is accepted however it is spelled: \<case>*`,
 	} {

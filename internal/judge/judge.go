@@ -240,7 +240,7 @@ func (e *exam) judgeAcceptance(in Intent) {
 	switch {
 	case in.MayRefuse != "":
 		return
-	case in.Unsure != "" && e.Status == http.StatusBadRequest:
+	case in.Unsure != "" && e.Status/100 == 4: // the status the target refuses a stored plant with (Unsure)
 		e.out.Unjudged = append(e.out.Unjudged, in.Unsure)
 		return
 	}
