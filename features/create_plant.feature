@@ -27,11 +27,11 @@ Feature: Creating a plant
   retry. A plant given "a fresh name beginning" a name has " #<fresh>" added
   to it in every run, so that no plant another scenario or another run
   stored can change how its request is answered (a service that looks a
-  name up before it checks the credential or the body). An id of the wrong
-  type that a lenient reader takes for a number (a string of digits, an
-  array of one number, a fraction it cuts) is made of a fresh id too: a
-  constant one, stored by the first run, would be refused as a duplicate by
-  every later run, and a service that reads it pass.
+  name up before it checks the credential or the body). An id or a name of
+  the wrong type that a lenient reader turns into one (a string of digits,
+  a number, an array of one member, a fraction it cuts) is made of a fresh
+  id too: a constant one, stored by the first run, would be refused as a
+  duplicate by every later run, and a service that reads it pass.
 
   How plantcheck checks: every response of every scenario is also checked
   against the OpenAPI document (rule RESPONSE-DOCUMENTED) and must arrive in

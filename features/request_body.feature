@@ -61,12 +61,12 @@ Feature: The request body
 
     @BODY-NAME-STRING @must
     Examples: name is a string
-      | field | case      | change                                      |
-      | name  | a number  | the field "name" is the JSON value 42       |
-      | name  | a boolean | the field "name" is the JSON value false    |
-      | name  | null      | the field "name" is the JSON value null     |
-      | name  | an object | the field "name" is the JSON value {"a":1}  |
-      | name  | an array  | the field "name" is the JSON value ["Fern"] |
+      | field | case      | change                                         |
+      | name  | a number  | the field "name" is a fresh number             |
+      | name  | a boolean | the field "name" is the JSON value false       |
+      | name  | null      | the field "name" is the JSON value null        |
+      | name  | an object | the field "name" is the JSON value {"a":1}     |
+      | name  | an array  | the field "name" is an array of one fresh name |
 
     @BODY-TAG-STRING @must
     Examples: tag, where present, is a string

@@ -345,12 +345,19 @@ func (s *Suite) stepDefs() []stepDef {
 		{`^the field "(\w+)" is the JSON value (.+)$`, s.theFieldIsTheJSONValue},
 		{`^the field "id" is a fresh negative id$`, func(ctx context.Context) { s.setID(ctx, "-", "") }},
 		{`^the field "id" is the fresh id written with a zero fraction$`, func(ctx context.Context) { s.setID(ctx, "", ".0") }},
-		// A value of the wrong type that a lenient reader makes an id of (a
-		// string's digits, an array's one number, a fraction cut) is fresh
-		// too: refused on a later run for that id, now stored, it would pass.
+		// A value of the wrong type that a lenient reader makes an id or a
+		// name of (a string's digits, a number, an array's one member, a
+		// fraction cut) is fresh too: refused on a later run as a duplicate
+		// of what the first stored, it would pass.
 		{`^the field "id" is the fresh id written as a JSON string$`, func(ctx context.Context) { s.setID(ctx, `"`, `"`) }},
 		{`^the field "id" is the fresh id in a JSON array$`, func(ctx context.Context) { s.setID(ctx, "[", "]") }},
 		{`^the field "id" is the fresh id with the fraction \.5$`, func(ctx context.Context) { s.setID(ctx, "", ".5") }},
+		{`^the field "name" is a fresh number$`, func(ctx context.Context) {
+			req(ctx).set("name", json.RawMessage(strconv.FormatInt(stateOf(ctx).freshID(), 10)))
+		}},
+		{`^the field "name" is an array of one fresh name$`, func(ctx context.Context) {
+			req(ctx).set("name", json.RawMessage(`["Fern #`+strconv.FormatInt(stateOf(ctx).freshID(), 36)+`"]`))
+		}},
 		{`^the field "(\w+)" is a string of (\d+) characters$`, func(ctx context.Context, name string, n int) {
 			const pattern = "Monstera deliciosa "
 			req(ctx).set(name, jsonString(strings.Repeat(pattern, n/len(pattern)+1)[:n]))

@@ -438,22 +438,25 @@ func (g *Generator) Invalid() []*Case {
 		}
 		return append(ms, Member{name, raw})
 	}
-	// A wrong value that a lenient reader makes an id of (a string's
-	// digits, an array's one number, a fraction cut) is written from a
-	// fresh id: a constant one, stored by a first run, would be refused as
-	// a duplicate by every later run (and its rerun), which would pass.
-	fresh := func(p Property, raw string) string {
-		if p.Name != g.IDProperty || g.ID == nil {
+	// A wrong value that a lenient reader makes an id or a name of (a
+	// string's digits, an array's one member, a number, a fraction cut) is
+	// written from a fresh id: a constant one, stored by a first run, would
+	// be refused as a duplicate by every later run (and its rerun), which
+	// would pass.
+	fresh := func(raw string) string {
+		if g.ID == nil {
 			return raw
 		}
 		id := strconv.FormatInt(g.ID(), 10)
-		switch raw[0] {
-		case '"':
+		switch {
+		case raw[0] == '"':
 			return `"` + id + `"`
-		case '[':
+		case raw[0] == '[':
 			return "[" + id + "]"
+		case strings.Contains(raw, "."):
+			return id + raw[strings.IndexByte(raw, '.'):]
 		}
-		return id + raw[strings.IndexByte(raw, '.'):]
+		return id
 	}
 	for _, p := range g.Shape.Properties {
 		if p.Required {
@@ -465,13 +468,16 @@ func (g *Generator) Invalid() []*Case {
 				continue
 			}
 			raw := w.raw
-			if w.jsonType == "string" || w.jsonType == "array" {
-				raw = fresh(p, raw)
+			if w.jsonType == "string" || w.jsonType == "array" || w.jsonType == "integer" {
+				raw = fresh(raw)
 			}
 			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q is %s", p.Name, w.class), Property: p.Name, Breaks: BreaksType, Members: with(p.Name, json.RawMessage(raw))})
 		}
 		if p.Type == "integer" {
-			frac := fresh(p, fmt.Sprintf("%d.5", 1+g.Rand.IntN(1000)))
+			frac := fmt.Sprintf("%d.5", 1+g.Rand.IntN(1000))
+			if p.Name == g.IDProperty {
+				frac = fresh(frac)
+			}
 			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q has a fraction", p.Name), Property: p.Name, Breaks: BreaksFraction, Members: with(p.Name, json.RawMessage(frac))})
 			lo, hi := "-9223372036854775808", "9223372036854775807"
 			if p.Format == "int32" {

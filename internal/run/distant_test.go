@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
 	"github.com/plantcheck/plantcheck/internal/verdict"
+	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
@@ -94,16 +96,31 @@ func TestVerdictDoesNotDependOnConcurrency(t *testing.T) {
 // refuses a stored id with (409 too), is inconclusive.
 func TestAStatefulServerGetsTheSameVerdictEveryRun(t *testing.T) {
 	t.Parallel()
-	tests := []string{
-		"dedup-name-before-auth", // answers a stored name with 200 before any check
-		"accept-string-id",       // stores "42" as 42: a later "42" is a duplicate, refused
-		"truncate-fraction-id",   // stores 1.5 as 1
-		"duplicate-409",          // refuses a stored id with 409: a fixed id a first run stored is inconclusive, not a failure
+	tests := []struct {
+		mutant      string
+		uniqueNames bool // the store refuses a name it has stored
+	}{
+		{mutant: "dedup-name-before-auth"},            // answers a stored name with 200 before any check
+		{mutant: "accept-string-id"},                  // stores "42" as 42: a later "42" is a duplicate, refused
+		{mutant: "truncate-fraction-id"},              // stores 1.5 as 1
+		{mutant: "duplicate-409"},                     // refuses a stored id with 409: a fixed id a first run stored is inconclusive, not a failure
+		{mutant: "stringify-name", uniqueNames: true}, // stores the name 42 as "42": a later 42 is a duplicate, refused
 	}
-	for _, name := range tests {
-		t.Run(name, func(t *testing.T) {
+	for _, tt := range tests {
+		t.Run(tt.mutant, func(t *testing.T) {
 			t.Parallel()
-			url, token := startTarget(t, mutantWrap(name))
+			var store reference.Store // the reference's own
+			if tt.uniqueNames {
+				store = &uniqueNames{}
+			}
+			const token = "t0ken-stateful-0123456789"
+			ref, err := reference.New(reference.Config{Token: token, Store: store})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(mutantWrap(tt.mutant)(ref, token))
+			t.Cleanup(srv.Close)
+			url := srv.URL
 			var first []rules.RuleID
 			for i := range 2 {
 				rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Seed: 5}, Options{Output: io.Discard})
