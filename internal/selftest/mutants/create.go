@@ -2,7 +2,6 @@ package mutants
 
 import (
 	"encoding/json"
-	"fmt"
 	"html"
 	"io"
 	"math"
@@ -312,9 +311,15 @@ var chunkedBodyLeft = handle(func(ref http.Handler, _ string, w http.ResponseWri
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(time.Minute))
-	const refused = "bad json"
-	fmt.Fprintf(rw, "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s", len(refused), refused)
-	if rw.Flush() != nil {
+	answer := func(status int, text, contentType, body string, close bool) error {
+		res := &http.Response{StatusCode: status, Status: text, ProtoMajor: 1, ProtoMinor: 1, Close: close,
+			Header: http.Header{"Content-Type": {contentType}}, ContentLength: int64(len(body)), Body: io.NopCloser(strings.NewReader(body))}
+		if err := res.Write(rw); err != nil {
+			return err
+		}
+		return rw.Flush()
+	}
+	if answer(http.StatusBadRequest, "", "text/plain", "bad json", false) != nil {
 		return
 	}
 	if _, err := io.Copy(io.Discard, httputil.NewChunkedReader(rw.Reader)); err != nil {
@@ -326,7 +331,6 @@ var chunkedBodyLeft = handle(func(ref http.Handler, _ string, w http.ResponseWri
 	if _, err := rw.Peek(1); err != nil {
 		return // the client closed the connection: nothing reads the answer
 	}
-	const page = "<!DOCTYPE HTML>\n<html lang=\"en\"><head><title>Error response</title></head>\n<body><h1>Error response</h1><p>Error code: 400</p><p>Message: Bad request syntax.</p></body></html>\n"
-	fmt.Fprintf(rw, "HTTP/1.1 400 Bad request syntax\r\nConnection: close\r\nContent-Type: text/html;charset=utf-8\r\nContent-Length: %d\r\n\r\n%s", len(page), page)
-	rw.Flush()
+	answer(http.StatusBadRequest, "Bad request syntax", "text/html;charset=utf-8",
+		"<!DOCTYPE HTML>\n<html lang=\"en\"><head><title>Error response</title></head>\n<body><h1>Error response</h1><p>Error code: 400</p><p>Message: Bad request syntax.</p></body></html>\n", true)
 })
