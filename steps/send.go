@@ -224,16 +224,7 @@ const (
 func (s *Suite) scrub(x *Sent) {
 	x.header = x.RespHeader
 	x.RespTotal = int64(len(x.RespBody))
-	// Redact a little past the bound, so that a secret across the cut is
-	// whole when it is found; then cut.
-	keep := x.RespBody
-	if margin := evidenceBytes + s.red.Margin(); len(keep) > margin {
-		keep = keep[:margin]
-	}
-	keep = s.red.Bytes(keep)
-	if len(keep) > evidenceBytes {
-		keep = keep[:evidenceBytes]
-	}
+	keep, _ := evidence.Prefix(s.red, x.RespBody, evidenceBytes)
 	x.RespBody = bytes.Clone(keep)
 
 	x.RespHeader = make(http.Header, min(len(x.header), evidenceHeaders))

@@ -102,6 +102,42 @@ func TestRedactBeforeCut(t *testing.T) {
 	}
 }
 
+// TestPrefix: the one redact-then-cut, for text and for bytes: a secret
+// across the bound is hidden whole, a character is never cut in two, and
+// cut says whether anything was left out.
+func TestPrefix(t *testing.T) {
+	t.Parallel()
+	r := New(canary)
+	tests := []struct {
+		name, in string
+		n        int
+		want     string
+		cut      bool
+	}{
+		{"short", "plain", 10, "plain", false},
+		{"exactly n", "abcde", 5, "abcde", false},
+		{"past n", "abcdef", 5, "abcde", true},
+		{"a character across the bound", "abcdé", 5, "abcd", true},
+		{"a secret across the bound", "aaaa" + canary + "bbb", 8, "aaaa<red", true},
+		{"the secret hidden, the whole kept", "a" + canary, 16, "a" + Redacted, false},
+		{"a megabyte", strings.Repeat("b", 1<<20), 4, "bbbb", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			want := tt.want
+			got, cut := Prefix(r, tt.in, tt.n)
+			if got != want || cut != tt.cut {
+				t.Errorf("Prefix(%q, %d) = %q, %v; want %q, %v", tt.in, tt.n, got, cut, want, tt.cut)
+			}
+			gotB, cutB := Prefix(r, []byte(tt.in), tt.n)
+			if string(gotB) != got || cutB != cut {
+				t.Errorf("Prefix of bytes = %q, %v; of text %q, %v", gotB, cutB, got, cut)
+			}
+		})
+	}
+}
+
 func TestText(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"plain", "plain"},

@@ -81,28 +81,39 @@ func Cut(s string, n int) string {
 // cutSaying cuts s to at most n bytes, on a rune boundary, and says that
 // it was total bytes long.
 func cutSaying(s string, n, total int) string {
-	n = min(n, len(s))
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return fmt.Sprintf("%s… (%d bytes in all)", s[:n], total)
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:runeStart(s, min(n, len(s)))], total)
 }
 
 // Safe is what every string from a target goes through before it is kept:
-// redacted, then cut to n bytes, then escaped. Only the part that can show
-// is redacted, with a margin past the cut wide enough to hold any form of a
-// secret, so that a megabyte costs no more than a line.
+// redacted, then cut to n bytes, then escaped.
 func (r *Redactor) Safe(s string, n int) string {
-	total := len(s)
-	if limit := n + r.Margin(); len(s) > limit {
-		for limit > 0 && !utf8.RuneStart(s[limit]) {
-			limit--
-		}
-		s = s[:limit]
+	kept, cut := Prefix(r, s, n)
+	if cut {
+		kept = fmt.Sprintf("%s… (%d bytes in all)", kept, len(s))
 	}
-	s = r.String(s)
-	if total > n || len(s) > n {
-		s = cutSaying(s, n, total)
+	return Text(kept)
+}
+
+// Prefix is the first n bytes of b with every secret hidden, cut on a
+// character's boundary; cut says whether anything of b was left out. Only
+// the part that can show is redacted, with a margin past the cut wide
+// enough to hold any form of a secret, so that a megabyte costs no more
+// than a line.
+func Prefix[T ~string | ~[]byte](r *Redactor, b T, n int) (kept T, cut bool) {
+	if limit := n + r.Margin(); len(b) > limit {
+		b, cut = b[:runeStart(b, limit)], true
 	}
-	return Text(s)
+	kept = T(r.String(string(b)))
+	if len(kept) > n {
+		kept, cut = kept[:runeStart(kept, n)], true
+	}
+	return kept, cut
+}
+
+// runeStart is i, or the start of the character i falls inside.
+func runeStart[T ~string | ~[]byte](b T, i int) int {
+	for i > 0 && i < len(b) && !utf8.RuneStart(b[i]) {
+		i--
+	}
+	return i
 }

@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/shell"
@@ -241,21 +240,9 @@ func Quote(red *evidence.Redactor, b []byte, total int64) string {
 	if total == 0 {
 		return "(empty)"
 	}
-	all := len(b)
-	if limit := ExcerptBytes + red.Margin(); len(b) > limit {
-		b = b[:limit]
-	}
-	text := red.String(string(b))
-	cut := len(text) > ExcerptBytes
-	if cut {
-		n := ExcerptBytes
-		for n > 0 && !utf8.RuneStart(text[n]) {
-			n--
-		}
-		text = text[:n]
-	}
-	q := strconv.Quote(text)
-	if cut || int64(all) < total {
+	text, cut := evidence.Prefix(red, b, ExcerptBytes)
+	q := strconv.Quote(string(text))
+	if cut || int64(len(b)) < total {
 		q += fmt.Sprintf(" … (%d bytes in all)", total)
 	}
 	return q
