@@ -284,8 +284,17 @@ func field(obj map[string]json.RawMessage, name, want string, redact func(string
 	if got == want {
 		return ""
 	}
-	return name + " is " + Quote(redact(got)) + ": " + Difference(want, got)
+	q := Quote(redact(got))
+	if len(q) > leadBytes {
+		// A long value is cut wherever it is shown short (the console, a
+		// summary line): what departs leads, so that it is never the part cut.
+		return name + ": " + Difference(want, got) + "; it is " + q
+	}
+	return name + " is " + q + ": " + Difference(want, got)
 }
+
+// leadBytes is the longest quoted value a departure is written after.
+const leadBytes = 64
 
 // Difference names how got departs from want, in the terms of the bugs
 // that cause it where it recognises one, else by the first code point

@@ -88,6 +88,9 @@ func TestEcho(t *testing.T) {
 		{"not an object", `{"id":1,"name":"a","tag":"t"}`, `["a"]`, []string{"CREATE-NAME: not a JSON object", "CREATE-TAG: not a JSON object"}},
 		{"a long name echoed as sent", `{"id":1,"name":"` + strings.Repeat("ab", 4000) + `"}`, `{"name":"` + strings.Repeat("ab", 4000) + `"}`, nil},
 		{"a long name cut by one", `{"id":1,"name":"` + strings.Repeat("ab", 4000) + `"}`, `{"name":"` + strings.Repeat("ab", 4000)[1:] + `"}`, []string{"CREATE-NAME: character 1 differs"}},
+		// What departs leads a long value, so that a cut never hides it.
+		{"a long name broken deep inside", `{"id":1,"name":"` + strings.Repeat("森", 30000) + `"}`, `{"name":"` + strings.Repeat("森", 21000) + "\ufffd\ufffd" + strings.Repeat("森", 8999) + `"}`, []string{`CREATE-NAME: name: character 21001 differs: U+68EE sent, U+FFFD answered; it is "森森`}},
+		{"a short name, the value first", `{"id":1,"name":"Fern"}`, `{"name":"FERN"}`, []string{`CREATE-NAME: name is "FERN": its letter case changed`}},
 		{"the text sent, one escape in it", `{"id":1,"name":"a\\b"}`, `{"name":"a\\b"}`, nil},
 		{"the text sent, its escape changed", `{"id":1,"name":"a\\nb"}`, `{"name":"a\nb"}`, []string{"CREATE-NAME: character 2 differs: U+005C sent, U+000A"}},
 		{"unjudged: name twice", `{"id":1,"name":"a","name":"b"}`, `{"name":"c"}`, nil},
