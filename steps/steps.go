@@ -362,6 +362,9 @@ func (s *Suite) stepDefs() []stepDef {
 			const pattern = "Monstera deliciosa "
 			req(ctx).set(name, jsonString(strings.Repeat(pattern, n/len(pattern)+1)[:n]))
 		}},
+		{`^the field "(\w+)" is "(.)" written (\d+) times$`, func(ctx context.Context, name, char string, n int) {
+			req(ctx).set(name, jsonString(strings.Repeat(char, n)))
+		}},
 		{`^the body is cut short after its first (\d+) bytes$`, func(ctx context.Context, n int) { b := req(ctx).Body(); req(ctx).setRaw(b[:min(n, len(b))]) }},
 		{`^the body is empty$`, func(ctx context.Context) { req(ctx).setRaw(nil) }},
 		{`^the body is wrapped in a JSON array$`, func(ctx context.Context) { req(ctx).setRaw(append(append([]byte("["), req(ctx).Body()...), ']')) }},

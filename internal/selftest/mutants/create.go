@@ -10,6 +10,7 @@ import (
 	"net/http/httputil"
 	"net/textproto"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -130,6 +131,18 @@ var createMutants = []Mutant{
 			b, _ := json.Marshal(plantRecord{Name: name, Tag: tag})
 			return append(b, '\n')
 		}), rules.CreateTag),
+	mutant("utf8-per-read", "decodes each 64 KiB read of the body as UTF-8 on its own: a character that falls across two reads becomes U+FFFD",
+		"Node's http handler written as body += chunk: each Buffer of a 'data' event is turned into a string alone, so a character split between two reads is replaced",
+		onRawRequest(func(body []byte) []byte {
+			if !utf8.Valid(body) {
+				return body // what is not UTF-8 is other mutants' matter
+			}
+			var text []byte
+			for read := range slices.Chunk(body, 64<<10) {
+				text = append(text, strings.ToValidUTF8(string(read), "\uFFFD")...)
+			}
+			return text
+		}), rules.CreateName),
 	mangled("strip-nul", "removes NUL characters (U+0000) from the name and the tag",
 		"PostgreSQL text cannot hold NUL, so a driver or sanitiser strips it before storing",
 		func(s string) string { return strings.ReplaceAll(s, "\x00", "") }),
