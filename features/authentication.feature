@@ -133,7 +133,9 @@ Feature: Authentication
     How plantcheck checks: the token is shown as <token> in the evidence
     and reproduced from $PLANTCHECK_TOKEN. A token that a query string or a
     JSON string would have to escape cannot be sent so, nor a header the run
-    sends of its own (--header), and the verdict says why.
+    sends of its own (--header), and the verdict says why. A server's access
+    log may keep the query string, and with it the token: certify with a
+    token issued for testing.
 
     But the request carries no Authorization header, only the valid token <where>, as <name>
     When the client posts it to /plants
