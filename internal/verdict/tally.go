@@ -283,7 +283,9 @@ func (t *Tally) Outside() { t.passed(func(c *Counts) { c.OutsideDocument++ }) }
 // or that a recording holds no answer of.
 func (t *Tally) Gone() { t.passed(func(c *Counts) { c.ClientGone++ }) }
 
-// BrokeOff counts an exchange whose answer the upstream broke off.
+// BrokeOff counts an exchange the upstream gave no whole answer to: it
+// broke its answer off, or (a recording) refused, reset or closed the
+// connection, or did not answer in time.
 func (t *Tally) BrokeOff() { t.passed(func(c *Counts) { c.UpstreamBrokeOff++ }) }
 
 // Own counts an exchange the proxy answered itself, by kind, never the
