@@ -135,8 +135,8 @@ func (t *Tally) FoundBy(id rules.RuleID, by string) {
 
 // Rules are the rules of the catalog with their outcomes: failed when a
 // failure cites the rule, error when the harness or the network broke a
-// judgement of it, passed when judged, not judged when in scope but never
-// judged (never a pass), and skipped (not run) otherwise.
+// judgement of it, passed when a judgement kept it, not judged when in
+// scope but never judged (never a pass), and skipped (not run) otherwise.
 func (t *Tally) Rules() []Rule {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -152,7 +152,9 @@ func (t *Tally) outcomes() []Rule {
 			r.Outcome = Fail
 		case t.errored[r.ID]:
 			r.Outcome = Error
-		case r.Judged > 0:
+		case r.Passed > 0:
+			// A pass rests on judgements that kept the rule, never on a
+			// count alone.
 			r.Outcome = Pass
 		case t.inScope[r.ID]:
 			r.Outcome = NotJudged
