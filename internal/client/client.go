@@ -125,7 +125,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 				// (docs/usage.md, Connection faults, says why a retry is
 				// safe).
 				faults++
-				c.flight.faulted(p, kind, faults == FaultTries)
+				c.flight.faulted(p, kind, faults == FaultTries, func() string { return c.bodyOf(try) })
 				if faults < FaultTries {
 					continue
 				}
@@ -133,6 +133,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 			}
 			return nil, err
 		}
+		c.flight.heard()
 		held := &body{ReadCloser: resp.Body, c: c, pass: p, sent: sent}
 		wait, throttled := throttleWait(resp.StatusCode, resp.Header, attempt, c.gate.clock.Now())
 		if !throttled {
@@ -163,6 +164,31 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+}
+
+// shownBody bounds the body of a request the console names.
+const shownBody = 48
+
+// bodyOf says req's body for the console: its first bytes, every secret
+// hidden, escaped and quoted.
+func (c *Client) bodyOf(req *http.Request) string {
+	if req.GetBody == nil {
+		return "no body"
+	}
+	rc, err := req.GetBody()
+	if err != nil {
+		return "a body that cannot be read again"
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(io.LimitReader(rc, int64(shownBody+c.red.Margin()+1)))
+	if len(b) == 0 {
+		return "an empty body"
+	}
+	kept, cut := evidence.Prefix(c.red, string(b), shownBody)
+	if cut {
+		kept += "…"
+	}
+	return "the body `" + evidence.Text(kept) + "`"
 }
 
 // again is a copy of req to send again, its body read anew (nil: it

@@ -203,8 +203,8 @@ func TestDoConnectionFaults(t *testing.T) {
 			faults: Faults{Kinds: map[string]int{"closed with no answer": 1}, At: 8, Lowest: 4}},
 		{name: "closed on every try: judged", answers: []answer{{close: true}}, requests: FaultTries, fault: Closed,
 			faults: Faults{Kinds: map[string]int{"closed with no answer": FaultTries}, At: 8, Lowest: 1, Judged: 1}},
-		{name: "refused on every try: judged", fault: Refused,
-			faults: Faults{Kinds: map[string]int{"refused": FaultTries}, At: 8, Lowest: 1, Judged: 1}},
+		{name: "refused on every try: not judged (the target cannot be reached), and told", fault: Refused,
+			faults: Faults{Kinds: map[string]int{"refused": FaultTries}, At: 8, Lowest: 1, Quiet: quiet{refused: FaultTries}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

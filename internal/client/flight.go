@@ -40,6 +40,7 @@ type flight struct {
 	cutAt   uint64 // the first request entered at the current bound
 	ok      int    // answers since the bound last changed
 	seen    Faults
+	quiet   quiet        // since the last answer
 	notice  func(string) // a line for the console; nil: none
 	clock   Clock
 	told    time.Time
@@ -51,7 +52,18 @@ type Faults struct {
 	// At is the bound on requests in flight when the first fault came;
 	// Lowest the lowest the bound came down to (0: it was never lowered).
 	At, Lowest int
-	Judged     int // requests whose fault came back on their last try: the target's failures, not the run's
+	Judged     int // requests whose connection was reset or closed on their last try too: the target's failures, not the run's
+	// Quiet is what the target did since its last answer: when it
+	// refused a connection, it stopped accepting them.
+	Quiet quiet
+}
+
+// quiet is what a target did since its last answer: the connections it
+// refused, and the first request whose connection it closed (else reset)
+// with no answer, said by its body.
+type quiet struct {
+	refused      int
+	closed, body string
 }
 
 func (f Faults) Total() int {
@@ -82,6 +94,13 @@ func (f Faults) Summary() string {
 	if f.Judged > 0 {
 		s += fmt.Sprintf("; %s met the fault again on %s last try, alone on a fresh connection, and %s judged",
 			plural(f.Judged, "request"), map[bool]string{true: "its", false: "their"}[f.Judged == 1], map[bool]string{true: "is", false: "are"}[f.Judged == 1])
+	}
+	if q := f.Quiet; q.refused > 0 {
+		s += "; the target stopped accepting connections:"
+		if q.closed != "" {
+			s += fmt.Sprintf(" it %s the connection of a request with %s with no answer, and", q.closed, q.body)
+		}
+		s += fmt.Sprintf(" it refused every connection since its last answer (%d)", q.refused)
 	}
 	return s
 }
@@ -159,12 +178,33 @@ func (f *flight) answered(p *pass) {
 	f.cond.Broadcast()
 }
 
-// faulted records a connection fault of the request of pass p; last says
-// it came on the request's last try, so it is judged.
-func (f *flight) faulted(p *pass, kind Fault, last bool) {
+// heard records that an answer began to come: the target accepts
+// connections.
+func (f *flight) heard() {
 	f.mu.Lock()
-	if last {
+	f.quiet = quiet{}
+	f.mu.Unlock()
+}
+
+// faulted records a connection fault of the request of pass p, whose
+// body, safe to print, body says; last says it came on the request's last
+// try, so it is judged, unless refused (the run cannot reach the target:
+// an error, not a verdict).
+func (f *flight) faulted(p *pass, kind Fault, last bool, body func() string) {
+	f.mu.Lock()
+	if last && kind != Refused {
 		f.seen.Judged++
+	}
+	switch {
+	case kind == Refused:
+		f.quiet.refused++
+	case f.quiet.closed == "closed":
+	case kind == Closed || f.quiet.closed == "":
+		// A connection closed with no answer names the request better
+		// than a reset: a server that dies resets the connections whose
+		// requests it had not read; and the order the client sees these
+		// and the first refusals in is the race's.
+		f.quiet.closed, f.quiet.body = map[Fault]string{Reset: "reset", Closed: "closed"}[kind], body()
 	}
 	if f.seen.At == 0 {
 		f.seen.At = f.limit
@@ -199,6 +239,7 @@ func (f *flight) stats() Faults {
 	defer f.mu.Unlock()
 	out := f.seen
 	out.Kinds = maps.Clone(f.seen.Kinds)
+	out.Quiet = f.quiet
 	return out
 }
 

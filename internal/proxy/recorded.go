@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -153,6 +154,12 @@ func (r *recording) add(rec har.Record) {
 		// The proxy's own answer, recorded: never the service's.
 		r.tally.Own(rec.RespHeader.Get(MarkerHeader))
 		return
+	case rec.Status < 100 && unframed == nil && targetFault(rec.Comment):
+		// The target refused, reset or closed the connection, or did not
+		// answer in time: not a verdict (the recording does not say whether
+		// a retry got the answer), never the client going away.
+		r.tally.BrokeOff()
+		return
 	case rec.Status < 100 && unframed == nil:
 		r.tally.Gone() // the recording holds no answer
 		return
@@ -194,4 +201,13 @@ func (r *recording) bound(what string, b []byte, total int64, why string) ([]byt
 		return b[:r.maxJudge], total, exchange.Past(what, r.maxJudge)
 	}
 	return b, total, why
+}
+
+// targetFault reports whether a recorded exchange's comment says that the
+// target gave no answer (`run --har` writes the client's error after
+// har.NoAnswer): any error but the run's own cancellation, which is the
+// client going away.
+func targetFault(comment string) bool {
+	why, ok := strings.CutPrefix(comment, har.NoAnswer)
+	return ok && !strings.Contains(why, context.Canceled.Error())
 }

@@ -167,3 +167,48 @@ func failing(v *verdict.Verdict) []string {
 	}
 	return out
 }
+
+// TestRecordedTargetFaults: an exchange `run --har` recorded with no
+// answer because the target refused, reset or closed the connection, or
+// did not answer in time, is the target's fault, never a client that went
+// away; it is not judged, but the verdict cannot read "no violation seen"
+// with exit 0 beside it (the run of the same traffic erred or failed). The
+// run's own cancellation is the client going away.
+func TestRecordedTargetFaults(t *testing.T) {
+	t.Parallel()
+	const dial = "dial tcp 127.0.0.1:18123: connect: connection refused"
+	for _, tc := range []struct {
+		name          string
+		comment       string
+		fails         bool // the answered exchange breaks a MUST rule
+		exit          int
+		target, gone  int64
+		verdictPrefix string
+	}{
+		{"refused", har.NoAnswer + "Post \"http://svc.test/plants\": " + dial, false, 2, 1, 0, "INCOMPLETE: the upstream gave no whole answer to 1 exchange"},
+		{"reset", har.NoAnswer + "read tcp 127.0.0.1:54582->127.0.0.1:18123: read: connection reset by peer", false, 2, 1, 0, "INCOMPLETE"},
+		{"closed with no answer", har.NoAnswer + "EOF", false, 2, 1, 0, "INCOMPLETE"},
+		{"late", har.NoAnswer + "context deadline exceeded (Client.Timeout exceeded while awaiting headers)", false, 2, 1, 0, "INCOMPLETE"},
+		{"refused, and a MUST rule failed", har.NoAnswer + dial, true, 1, 1, 0, "NON-CONFORMANT"},
+		{"the run cancelled", har.NoAnswer + "Post \"http://svc.test/plants\": context canceled", false, 0, 0, 1, "NO VIOLATION SEEN"},
+		{"no comment", "", false, 0, 0, 1, "NO VIOLATION SEEN"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			answered, none := recordedEntry(), recordedEntry()
+			if tc.fails {
+				answered.Response.Status = 201
+			}
+			none.Response = har.Response{Status: 0}
+			none.Comment = tc.comment
+			v := judgeEntries(t, config.Judge{}, answered, none)
+			if v.ExitCode != tc.exit || !strings.HasPrefix(v.Verdict, tc.verdictPrefix) {
+				t.Errorf("exit %d, %q; want exit %d, %q...", v.ExitCode, v.Verdict, tc.exit, tc.verdictPrefix)
+			}
+			if v.Counts.UpstreamBrokeOff != tc.target || v.Counts.ClientGone != tc.gone || v.Counts.Judged != 1 {
+				t.Errorf("no answer from the target %d, client gone %d, judged %d; want %d, %d, 1",
+					v.Counts.UpstreamBrokeOff, v.Counts.ClientGone, v.Counts.Judged, tc.target, tc.gone)
+			}
+		})
+	}
+}

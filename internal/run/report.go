@@ -128,6 +128,13 @@ func tally(t *verdict.Tally, s steps.Result) {
 	case s.Outcome == steps.Errored:
 		t.Errored(id)
 		t.Unjudged(id, "error")
+		if errors.Is(s.Err, steps.ErrUnreachable) {
+			// A request with no answer is RESPONSE-TIMELY's alone
+			// (judge.Answered): whatever rule the scenario was of, that
+			// rule cannot pass on the answers that did come.
+			t.Errored(rules.ResponseTimely)
+			t.Unjudged(rules.ResponseTimely, whyRefused)
+		}
 	case s.Outcome == steps.Skipped:
 		// A reason of the scenario's own (a token too short for a
 		// variant) is said here, once, in its own words.
@@ -150,6 +157,10 @@ func tally(t *verdict.Tally, s steps.Result) {
 		}
 	}
 }
+
+// whyRefused is why RESPONSE-TIMELY was not judged on a request the
+// target refused the connection of, on every try.
+const whyRefused = "a request got no answer: the target refused its connection on every try"
 
 // NotJudgedSetup is why a scenario that could not be set up did not
 // judge its rule: the create it needs first was not accepted, which is

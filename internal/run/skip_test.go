@@ -86,3 +86,52 @@ func TestReportNoteKinds(t *testing.T) {
 		})
 	}
 }
+
+// TestARefusedRequestIsNoPassOfResponseTimely: a request whose connection
+// the target refused on every try got no answer, which RESPONSE-TIMELY
+// alone reads; so RESPONSE-TIMELY cannot pass on the answers that came to
+// other requests (a partial run of @BODY-OBJECT against a server that died
+// on its null body read `RESPONSE-TIMELY MUST pass 0`). Another error of
+// the harness leaves it to those answers.
+func TestARefusedRequestIsNoPassOfResponseTimely(t *testing.T) {
+	t.Parallel()
+	rule, _ := rules.Lookup(rules.BodyObject)
+	tests := []struct {
+		name string
+		err  error
+		want verdict.Outcome
+	}{
+		{"refused", &steps.HarnessError{Err: fmt.Errorf("%w: connect: connection refused", steps.ErrUnreachable)}, verdict.Error},
+		{"a defect of the suite", &steps.HarnessError{Err: steps.ErrSuiteDefect}, verdict.Pass},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			answered := []judge.Result{{Rule: rules.ResponseTimely}, {Rule: rules.ResponseMedia}, {Rule: rules.BodyObject}}
+			r := &Report{Scenarios: []steps.Result{
+				{ID: "1", Name: "answered", Rule: rule, Outcome: steps.Passed, Judged: true, Judgements: answered},
+				{ID: "2", Name: "refused", Rule: rule, Outcome: steps.Errored, Err: tt.err},
+			}}
+			r.finish()
+			for _, v := range r.Model().Rules {
+				switch v.ID {
+				case rules.ResponseTimely:
+					if v.Outcome != tt.want {
+						t.Errorf("RESPONSE-TIMELY %s (%q), want %s", v.Outcome, v.NotJudgedBecause, tt.want)
+					}
+					if tt.want == verdict.Error && v.NotJudgedBecause != whyRefused {
+						t.Errorf("RESPONSE-TIMELY's reason %q, want %q", v.NotJudgedBecause, whyRefused)
+					}
+				case rules.ResponseMedia:
+					// An answer rule reads the answers that came, as judge does.
+					if v.Outcome != verdict.Pass {
+						t.Errorf("RESPONSE-MEDIA %s, want pass on the answer that came", v.Outcome)
+					}
+				}
+			}
+			if m := r.Model(); m.ExitCode != 2 {
+				t.Errorf("exit %d, want 2: a scenario erred", m.ExitCode)
+			}
+		})
+	}
+}

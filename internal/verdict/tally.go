@@ -135,8 +135,8 @@ func (t *Tally) FoundBy(id rules.RuleID, by string) {
 
 // Rules are the rules of the catalog with their outcomes: failed when a
 // failure cites the rule, error when the harness or the network broke a
-// judgement of it, passed when judged, not judged when in scope but never
-// judged (never a pass), and skipped (not run) otherwise.
+// judgement of it, passed when a judgement kept it, not judged when in
+// scope but never judged (never a pass), and skipped (not run) otherwise.
 func (t *Tally) Rules() []Rule {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -152,7 +152,9 @@ func (t *Tally) outcomes() []Rule {
 			r.Outcome = Fail
 		case t.errored[r.ID]:
 			r.Outcome = Error
-		case r.Judged > 0:
+		case r.Passed > 0:
+			// A pass rests on judgements that kept the rule, never on a
+			// count alone.
 			r.Outcome = Pass
 		case t.inScope[r.ID]:
 			r.Outcome = NotJudged
@@ -283,7 +285,9 @@ func (t *Tally) Outside() { t.passed(func(c *Counts) { c.OutsideDocument++ }) }
 // or that a recording holds no answer of.
 func (t *Tally) Gone() { t.passed(func(c *Counts) { c.ClientGone++ }) }
 
-// BrokeOff counts an exchange whose answer the upstream broke off.
+// BrokeOff counts an exchange the upstream gave no whole answer to: it
+// broke its answer off, or (a recording) refused, reset or closed the
+// connection, or did not answer in time.
 func (t *Tally) BrokeOff() { t.passed(func(c *Counts) { c.UpstreamBrokeOff++ }) }
 
 // Own counts an exchange the proxy answered itself, by kind, never the

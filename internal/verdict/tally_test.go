@@ -47,6 +47,10 @@ func TestTally(t *testing.T) {
 			t.NoVerdict(id, "traffic cannot show it")
 			t.NoVerdict(id, "another reason")
 		}, NotJudged, "traffic cannot show it", 0, 0},
+		{"judged, none kept, none failed (an edited summary merged): no evidence, never a pass", func(t *Tally) {
+			t.NoVerdict(id, "no exchange that could show it passed through")
+			t.Judged(id, 3, 0)
+		}, NotJudged, "no exchange that could show it passed through", 3, 0},
 		{"no verdict, then judged: the reason goes", func(t *Tally) {
 			t.NoVerdict(id, "no exchange that could show it passed through")
 			t.Judged(id, 2, 2)

@@ -358,7 +358,7 @@ func (v *Verdict) trafficLine() string {
 		fmt.Fprintf(&b, ", %d whose client went away", c.ClientGone)
 	}
 	if c.UpstreamBrokeOff > 0 {
-		fmt.Fprintf(&b, ", %d whose answer broke off", c.UpstreamBrokeOff)
+		fmt.Fprintf(&b, ", %d with no whole answer from the upstream (a connection refused, reset or closed, an answer late or broken off)", c.UpstreamBrokeOff)
 	}
 	return b.String()
 }

@@ -208,6 +208,11 @@ type Counts struct {
 	ClientViolations int64 `json:"clientViolations"`
 }
 
+// unanswered counts the exchanges the upstream gave no whole answer to:
+// the proxy answered them itself, or the answer broke off (a recording:
+// the target refused, reset or closed the connection).
+func (c Counts) unanswered() int64 { return c.ownAnswers() + c.UpstreamBrokeOff }
+
 // ownAnswers counts the exchanges the proxy answered itself.
 func (c Counts) ownAnswers() (n int64) {
 	for _, m := range c.ProxyAnswers {
@@ -357,8 +362,9 @@ func (v *Verdict) decides(r Rule) bool {
 // decides the verdict failed (or, with --strict-clients, a client broke the
 // document); 2 when the run was interrupted, met an error, or could judge
 // nothing it should (a MUST rule a run selected; any exchange a proxy
-// saw); 0 otherwise. A proxy that saw no traffic at all judged nothing and
-// claims nothing: 0, saying so.
+// saw; an exchange of it the upstream gave no whole answer to, which
+// traffic cannot judge); 0 otherwise. A proxy that saw no traffic at all
+// judged nothing and claims nothing: 0, saying so.
 func (v *Verdict) Decide() {
 	// The rules that decide the verdict that failed, or (a run's) that were
 	// selected but not judged; the SHOULD rules that failed without
@@ -376,7 +382,10 @@ func (v *Verdict) Decide() {
 		}
 	}
 	clients := v.Config.StrictClients && v.Counts.ClientViolations > 0
-	nothing := v.Driver == Proxy && v.Counts.Judged == 0 && v.Counts.Exchanges > 0
+	// A transport fault is no verdict, but traffic the upstream did not
+	// answer cannot read green: `run` sends such a request again, and
+	// fails it or errs when the fault stays.
+	nothing := v.Driver == Proxy && (v.Counts.Judged == 0 && v.Counts.Exchanges > 0 || v.Counts.unanswered() > 0)
 	v.ExitCode = v.exitCode(deciding, clients, unjudged, nothing)
 	if v.Driver == Proxy {
 		v.decideProxy(deciding, should)
@@ -504,6 +513,10 @@ func (v *Verdict) decideProxy(deciding, should []rules.RuleID) {
 	case v.ExitCode == 1:
 		v.Status = "clients failed"
 		v.Verdict = "CLIENTS FAILED (--strict-clients): no server-side violation; " + tail
+	case c.Judged > 0 && c.unanswered() > 0:
+		v.Status = "incomplete"
+		v.Verdict = fmt.Sprintf("INCOMPLETE: the upstream gave no whole answer to %s of POST /plants (not judged); no violation seen in the rest; %s",
+			Plural(c.unanswered(), "exchange"), tail)
 	case c.Judged == 0 && c.Exchanges > 0:
 		v.Status = "incomplete"
 		v.Verdict = fmt.Sprintf("NOTHING JUDGED, INCOMPLETE: no exchange of POST /plants was judged (%s in all); %s", Plural(int64(c.Exchanges), "exchange"), tail)
