@@ -2,9 +2,11 @@ package proxy
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -45,6 +47,24 @@ type recording struct {
 	// with an Authorization header, for the likely cause of a recording
 	// that stripped them.
 	toOp, withAuth int64
+	// faulted counts, by request, the tries the target gave no answer to
+	// that no later try of the very same request was answered after:
+	// `run` sends a request again on a connection fault, and a fault a
+	// retry cured is no more the judge's than the run's.
+	faulted map[[sha256.Size]byte]int64
+}
+
+// request is what tells a request from every other: a try sent again is
+// the same method, URL, header fields and body.
+func request(rec *har.Record) [sha256.Size]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %s\n", rec.Method, rec.URL)
+	for _, k := range slices.Sorted(maps.Keys(rec.Header)) {
+		fmt.Fprintf(h, "%s: %q\n", k, rec.Header[k])
+	}
+	fmt.Fprintf(h, "%d\n", rec.BodyTotal)
+	h.Write(rec.Body)
+	return [sha256.Size]byte(h.Sum(nil))
 }
 
 // The reasons a part of a recorded exchange is not judged.
@@ -67,7 +87,7 @@ func JudgeFiles(cfg config.Judge, stdout io.Writer) (*verdict.Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &recording{judging: j, maxJudge: cfg.MaxJudge, authStripped: cfg.AuthStripped}
+	r := &recording{judging: j, maxJudge: cfg.MaxJudge, authStripped: cfg.AuthStripped, faulted: map[[sha256.Size]byte]int64{}}
 	names := make([]string, len(cfg.Files))
 	for i, f := range cfg.Files {
 		names[i] = filepath.Base(f)
@@ -82,6 +102,11 @@ func JudgeFiles(cfg config.Judge, stdout io.Writer) (*verdict.Verdict, error) {
 	for _, path := range cfg.Files {
 		if err := r.file(path, cfg.MaxFile); err != nil {
 			return nil, fmt.Errorf("%s: %v", evidence.Text(path), err)
+		}
+	}
+	for _, n := range r.faulted {
+		for range n {
+			r.tally.BrokeOff()
 		}
 	}
 	if r.tally.Counts().Exchanges == 0 {
@@ -156,13 +181,21 @@ func (r *recording) add(rec har.Record) {
 		return
 	case rec.Status < 100 && unframed == nil && targetFault(rec.Comment):
 		// The target refused, reset or closed the connection, or did not
-		// answer in time: not a verdict (the recording does not say whether
-		// a retry got the answer), never the client going away.
-		r.tally.BrokeOff()
+		// answer in time: not a verdict, never the client going away;
+		// counted at the end, unless a later try of it was answered.
+		r.faulted[request(&rec)]++
 		return
 	case rec.Status < 100 && unframed == nil:
 		r.tally.Gone() // the recording holds no answer
 		return
+	}
+	if len(r.faulted) > 0 {
+		if fp := request(&rec); r.faulted[fp] > 0 {
+			// The fault a retry cured: one exchange, this one.
+			if r.faulted[fp]--; r.faulted[fp] == 0 {
+				delete(r.faulted, fp)
+			}
+		}
 	}
 	e := rec.Exchange
 	e.Target = to.RequestURI()

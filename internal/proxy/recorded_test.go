@@ -174,6 +174,39 @@ func failing(v *verdict.Verdict) []string {
 // away; it is not judged, but the verdict cannot read "no violation seen"
 // with exit 0 beside it (the run of the same traffic erred or failed). The
 // run's own cancellation is the client going away.
+// TestARetryCuresARecordedFault: run sends a request again on a connection
+// fault, and its recording holds both tries. A fault a later try of the
+// very same request was answered after is no fault of the verdict's; a
+// fault of another request stays one, and so does one answered before it.
+func TestARetryCuresARecordedFault(t *testing.T) {
+	t.Parallel()
+	fault := recordedEntry()
+	fault.Response = har.Response{Status: 0}
+	fault.Comment = har.NoAnswer + "read tcp 127.0.0.1:54582->127.0.0.1:18123: read: connection reset by peer"
+	other := recordedEntry()
+	body := `{"id":2,"name":"Rose"}`
+	other.Request.PostData = &har.PostData{MimeType: "application/json", Text: &body}
+	for _, tc := range []struct {
+		name    string
+		entries []har.Entry
+		exit    int
+		target  int64
+	}{
+		{"the fault, then the same request answered", []har.Entry{fault, recordedEntry()}, 0, 0},
+		{"the same request answered, then the fault", []har.Entry{recordedEntry(), fault}, 2, 1},
+		{"the fault, then another request answered", []har.Entry{fault, other}, 2, 1},
+		{"two faults, one answer", []har.Entry{fault, fault, recordedEntry()}, 2, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			v := judgeEntries(t, config.Judge{}, tc.entries...)
+			if v.ExitCode != tc.exit || v.Counts.UpstreamBrokeOff != tc.target {
+				t.Errorf("exit %d with %d exchanges unanswered (%q); want exit %d with %d", v.ExitCode, v.Counts.UpstreamBrokeOff, v.Verdict, tc.exit, tc.target)
+			}
+		})
+	}
+}
+
 func TestRecordedTargetFaults(t *testing.T) {
 	t.Parallel()
 	const dial = "dial tcp 127.0.0.1:18123: connect: connection refused"
