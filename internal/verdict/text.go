@@ -127,7 +127,7 @@ func (v *console) writeText(w *strings.Builder) {
 		if v.ReportDir != "" {
 			where = SummaryMD + " has them"
 		}
-		fmt.Fprintf(w, "\n%s\n", wrapAt("Noted, never failed: what the spec leaves open, and inconclusive scenarios ("+where+"): "+strings.Join(noted, ", "), ", ", 0, 100, "  "))
+		fmt.Fprintf(w, "\n%s\n", wrapAt("Noted and never failed (what the spec leaves open; inconclusive scenarios; "+where+"): "+strings.Join(noted, ", "), ", ", 0, 100, "  "))
 	case len(notes) > 0:
 		fmt.Fprintln(w, "\nNoted, never failed (the spec leaves these open), and inconclusive scenarios:")
 		fmt.Fprintln(w, strings.Join(notes, "\n"))
