@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -60,18 +61,20 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
-	for i := range st.cases {
-		if errs[i] != nil {
-			return errs[i]
+	// Every answer that came is judged, whichever request the target then
+	// failed to answer: the judgement of an answer never depends on the
+	// fate of the requests sent beside it.
+	var first error
+	for i, x := range xs {
+		switch {
+		case errs[i] != nil:
+			first = cmp.Or(first, errs[i])
+		case x != nil: // nil: not sent, the target stopped answering
+			st.Exchanges = append(st.Exchanges, x)
+			st.caseX = append(st.caseX, x)
 		}
-		x := xs[i]
-		if x == nil {
-			break // not sent: the target stopped answering
-		}
-		st.Exchanges = append(st.Exchanges, x)
-		st.caseX = append(st.caseX, x)
 	}
-	return nil
+	return first
 }
 
 // caseRequest is r carrying a generated case.

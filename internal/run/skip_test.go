@@ -1,7 +1,13 @@
 package run
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
 	"testing"
 
 	"github.com/plantcheck/plantcheck/internal/client"
@@ -133,5 +139,43 @@ func TestARefusedRequestIsNoPassOfResponseTimely(t *testing.T) {
 				t.Errorf("exit %d, want 2: a scenario erred", m.ExitCode)
 			}
 		})
+	}
+}
+
+// TestAnAnswerIsJudgedWhateverBecameOfTheRequestsBesideIt: a target that
+// answers a create with a wrong name and, from its first create on,
+// refuses every connection. The generated cases it did not take are
+// refused on every try, and the scenario errs; the answers that came still
+// fail CREATE-NAME, as judge fails them on the run's recording (a trial's
+// node server read CREATE-TAG pass in the run and fail in judge). Before
+// the fix, the answers after the first refused case in the scenario's
+// order were dropped: this test then failed about one run in ten, when
+// the case taken was not the first.
+func TestAnAnswerIsJudgedWhateverBecameOfTheRequestsBesideIt(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte(`"name"`)) {
+			once.Do(func() { l.Close() }) // the first create: every later connection is refused
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"name":"not the name sent"}`)
+	})}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	rep, err := runWith(context.Background(), Config{BaseURL: "http://" + l.Addr().String(), Token: "tok-dies-0123456789abcdef", Tags: "@GEN-VALID"}, Options{Output: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := verdictOf(t, rep, rules.CreateName); v.Outcome != verdict.Fail {
+		t.Errorf("CREATE-NAME %s, want fail on the answer that came", v.Outcome)
+	}
+	if code := rep.ExitCode(); code != 1 {
+		t.Errorf("exit %d, want 1: a MUST rule failed", code)
 	}
 }
