@@ -82,6 +82,14 @@ func (k kind) String() string {
 	return fmt.Sprintf("%d %s", k.status, k.media)
 }
 
+// answered says what came: "answered 401 text/html", "got no answer".
+func (k kind) answered() string {
+	if k.status == 0 {
+		return "got no answer"
+	}
+	return "answered " + k.String()
+}
+
 // ruleKind is one rule failed with one kind of answer.
 type ruleKind struct {
 	rule rules.RuleID
@@ -230,13 +238,21 @@ func (v *Verdict) fixList(server []Block, f firsts) []string {
 		line := fmt.Sprintf("%s (%s), %s", r.ID, Upper(r.Level), Plural(r.Failures, "failure"))
 		if ks := f.kinds[r.ID]; len(ks) > 1 {
 			var parts []string
+			var exchanges int64
 			for i, k := range ks {
 				rk := ruleKind{r.ID, k}
-				if i == ConsoleKindsPerRule {
-					parts = append(parts, fmt.Sprintf("%d more kinds", len(ks)-i))
-					break
+				exchanges += int64(f.count[rk])
+				switch {
+				case i == ConsoleKindsPerRule:
+					parts = append(parts, Plural(int64(len(ks)-i), "more kind"))
+				case i < ConsoleKindsPerRule:
+					parts = append(parts, fmt.Sprintf("%d %s (block %d)", f.count[rk], k.answered(), f.first[rk]))
 				}
-				parts = append(parts, fmt.Sprintf("%d answered %s (block %d)", f.count[rk], k, f.first[rk]))
+			}
+			if exchanges != r.Failures {
+				// A rule's failures are its scenarios'; one may have met
+				// several kinds of answer.
+				line += " over " + Plural(exchanges, "exchange")
 			}
 			line += ": " + strings.Join(parts, ", ")
 		} else if fd, ok := first[r.ID]; ok {

@@ -52,3 +52,21 @@ func TestKind(t *testing.T) {
 		t.Errorf("a failure seen in no exchange: kind %q", got)
 	}
 }
+
+// TestKindAnswered: the To-fix line says what came, in words that read:
+// a request with no answer "got no answer", never "answered no answer".
+func TestKindAnswered(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		k    kind
+		want string
+	}{
+		{kind{status: 401, media: "application/json"}, "answered 401 application/json"},
+		{kind{status: 400}, "answered 400 with no media type"},
+		{kind{}, "got no answer"},
+	} {
+		if got := tc.k.answered(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.k, got, tc.want)
+		}
+	}
+}

@@ -138,8 +138,8 @@ func (v *console) writeText(w *strings.Builder) {
 
 	c := v.Counts
 	if !v.words().traffic {
-		fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d errors, %d not run; %d HTTP exchanges in %s (seed %d)\n",
-			c.Scenarios, c.Passed, c.Failed, c.Errors, c.NotRun, c.Exchanges, v.Ended.Sub(v.Started).Round(time.Millisecond), v.Seed)
+		fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d errors, %d not run; %s in %s (seed %d)\n",
+			c.Scenarios, c.Passed, c.Failed, c.Errors, c.NotRun, Plural(int64(c.Exchanges), "HTTP exchange"), v.Ended.Sub(v.Started).Round(time.Millisecond), v.Seed)
 	} else {
 		fmt.Fprintf(w, "\n%s in %s; %s, %s\n", Plural(int64(c.Exchanges), "exchange"), v.Ended.Sub(v.Started).Round(time.Millisecond),
 			Plural(c.ServerViolations, "server-side violation"), Plural(c.ClientViolations, "client-side violation"))
@@ -397,7 +397,14 @@ func (v *console) writeFailures(w io.Writer) {
 	if v.words().traffic {
 		fmt.Fprintf(w, "\nServer-side failures (the service's):\n")
 	} else {
-		fmt.Fprintf(w, "\nFailures (%s):\n", Plural(int64(len(server)), "scenario"))
+		heading := "Failures"
+		switch c := v.Counts; {
+		case c.Errors > 0 && c.Failed == 0:
+			heading = "Errors"
+		case c.Errors > 0:
+			heading = "Failures and errors"
+		}
+		fmt.Fprintf(w, "\n%s (%s):\n", heading, Plural(int64(len(server)), "scenario"))
 	}
 	if c := v.a.Cause; c != "" {
 		fmt.Fprintf(w, "\n%s %s\n", v.paint(yellow, "COMMON CAUSE:"), c)
@@ -456,7 +463,7 @@ func (v *console) writeFirsts(w io.Writer, server []Block) bool {
 			}
 			s := say(n+unkept, rk.rule)
 			if len(f.kinds[rk.rule]) > 1 {
-				s += " answered " + rk.kind.String()
+				s += " " + rk.kind.answered()
 			}
 			if unkept > 0 {
 				s += fmt.Sprintf(", %d of them counted, not kept", unkept)
