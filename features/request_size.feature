@@ -15,14 +15,14 @@ Feature: Requests of the sizes real stacks limit
   limits sit, in one long member and spread over many members: 16 KiB in one member (past a fixed buffer
   of a few KiB), 110 KiB over 1,000 members (past express's 100 KiB), just
   under 1 MiB in one member (past any limit below it), and a member nested
-  1,100 levels deep (2 KiB). One more long member, of 500 KiB, is written in
-  a character of three bytes: a service that decodes each read of the body
-  on its own (Node's body += chunk, each read turned into text alone) breaks
-  the characters that fall across its reads, and with reads of any power of
-  two in size, at least two of every three reads end inside a character. It
-  is half the size of the longest so that its echo, each character written
-  as a \u escape of six bytes (Python's json.dumps does so by default), still
-  stays under the 1 MiB of an answer plantcheck reads. It stops under 1 MiB: that is nginx's default
+  1,100 levels deep (2 KiB). One more long member, of 205 KiB, is written
+  in a character of three bytes: a service that decodes each read of the
+  body on its own (Node's body += chunk, each read turned into text alone)
+  breaks the characters that fall across its reads, and with reads of any
+  power of two in size, two of every three reads end inside a character
+  (three reads of 64 KiB: two). Its echo, each character written as a \u
+  escape of six bytes (Python's json.dumps does so by default), stays under
+  the 1 MiB of an answer plantcheck reads. It stops under 1 MiB: that is nginx's default
   limit, and a front end's default must not fail a deployment by itself;
   and the echo of the largest stays under the 1 MiB of an answer plantcheck
   reads. A larger probe catches every limit a smaller one would; the smaller
@@ -48,7 +48,7 @@ Feature: Requests of the sizes real stacks limit
       | size                                    | change                                                    |
       | of 16 KiB, in its name                  | the field "name" is a string of 16384 characters          |
       | of just under 1 MiB, in its name        | the field "name" is a string of 1040000 characters        |
-      | of 500 KiB, in three-byte characters    | the field "name" is "森" written 170000 times              |
+      | of 205 KiB, in three-byte characters    | the field "name" is "森" written 70000 times               |
       | of about 110 KiB, over 1,000 members    | the body carries 1000 more members of 100 characters each |
       | with a member nested 1,100 levels deep  | the body carries a member nested 1100 levels deep         |
 

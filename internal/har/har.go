@@ -35,15 +35,15 @@ import (
 const Version = "1.2"
 
 // MaxBody bounds the bytes of a body written: a longer body is cut, and
-// marked. It holds the suite's largest body whole (the size probe of just
-// under 1 MiB, and its echo), so that `plantcheck judge` of a run's
-// recording sees every answer the run judged: a name broken only past the
-// first 64 KiB fails the run and its recording alike. Hiding secrets costs
-// about 25 ms a MiB of body (package evidence looks for every form of
-// each): `run --har` on the bundled reference went from 0.177 to 0.200 s
-// wall and from 55 to 68 MiB at its peak when this bound went from 64 KiB
-// to 1 MiB (farm-bench, 2026-11-27).
-const MaxBody = 1 << 20
+// marked. It holds the size probe in three-byte characters (205 KiB) and
+// its echo whole, so that `plantcheck judge` of a run's recording sees the
+// name a service broke across its reads as the run saw it. Hiding secrets
+// costs about 25 ms a MiB of body (package evidence looks for every form
+// of each), and reading a recording back about as much: at 1 MiB, which
+// holds the probe of just under 1 MiB too, `run --har` took 13% longer and
+// the self-test's sweep half as long again; the longest probe is the
+// size's alone, judged by the run.
+const MaxBody = 256 << 10
 
 // NoAnswer begins the comment of an exchange that got no answer the
 // recording client could read, before the client's error.
