@@ -64,7 +64,7 @@ func TestTheSuiteChecksItsOwnRequests(t *testing.T) {
 				} else {
 					x.Err = io.ErrUnexpectedEOF
 				}
-				x.judged = judge.Judge(s.validator, &x.Exchange, s.bounds(), s.Redact)
+				x.judged = judge.Judge(s.validator, &x.Exchange, judge.Sender{Timeout: s.cfg.Client.Timeout, MaxBody: s.cfg.MaxBody}, s.Redact)
 				x.Violations = x.judged.ResponseViolations
 				s.scrub(x)
 				err := s.checkIntent(&state{}, x, c.want)

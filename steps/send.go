@@ -119,7 +119,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	// the request: its bounds, and its intent, read from the scenario's
 	// rule and how the request was built.
 	st := stateOf(ctx)
-	in := s.bounds()
+	in := judge.Sender{Timeout: s.cfg.Client.Timeout, MaxBody: s.cfg.MaxBody}
 	in.Intent = judge.Intent{Issued: cred.issued, MayRefuse: cmp.Or(r.probeRefusal, st.mayRefuse), Case: r.caseOf}
 	if !r.setup && (judge.AcceptedUnder(st.Rule.ID) || st.Rule.Level == rules.Open) {
 		in.Accept = st.Rule.ID
@@ -178,12 +178,6 @@ func (r *request) setHeader(name string, vs ...string) {
 		r.header = http.Header{}
 	}
 	r.header[name] = vs
-}
-
-// bounds are the limits the suite puts on an answer, which the judge names
-// when none came whole.
-func (s *Suite) bounds() judge.Sender {
-	return judge.Sender{Timeout: s.cfg.Client.Timeout, MaxBody: s.cfg.MaxBody}
 }
 
 // mayBeStored says why the refusal of a valid create with the issued token
@@ -248,24 +242,27 @@ func (s *Suite) scrub(x *Sent) {
 	x.Violations = s.boundViolations(x.Violations)
 	// The judge's outcome is bounded evidence too: its copy of the answer's
 	// findings goes, each judgement's details are cut (s.fail makes each
-	// safe). Its findings on the request stay for checkIntent, which bounds
-	// them, until the after-hook.
+	// safe). Its findings on the request stay for checkIntent until the
+	// after-hook.
 	x.judged.ResponseViolations = nil
 	for i := range x.judged.Results {
 		j := &x.judged.Results[i].Judgement
-		if more := len(j.Details) - evidenceViolations; more > 0 {
-			j.Details = append(j.Details[:evidenceViolations:evidenceViolations], fmt.Sprintf("and %d more violations", more))
-		}
+		j.Details = bounded(j.Details, func(more string) string { return more })
 	}
 }
 
-// boundViolations cuts the validator's messages to their bound, the cut
-// said, and makes each safe to keep (they quote the target's headers).
-func (s *Suite) boundViolations(vs []spec.Violation) []spec.Violation {
-	if len(vs) > evidenceViolations {
-		more := len(vs) - evidenceViolations
-		vs = append(vs[:evidenceViolations], spec.Violation{Message: fmt.Sprintf("and %d more violations", more)})
+// bounded cuts xs to evidenceViolations, the last saying how many more.
+func bounded[T any](xs []T, more func(string) T) []T {
+	if n := len(xs) - evidenceViolations; n > 0 {
+		return append(xs[:evidenceViolations:evidenceViolations], more(fmt.Sprintf("and %d more violations", n)))
 	}
+	return xs
+}
+
+// boundViolations cuts the validator's messages to their bound and makes
+// each safe to keep (they quote the target's headers).
+func (s *Suite) boundViolations(vs []spec.Violation) []spec.Violation {
+	vs = bounded(vs, func(more string) spec.Violation { return spec.Violation{Message: more} })
 	for i := range vs {
 		v := &vs[i]
 		v.Message, v.Reason, v.Field, v.HowToFix = s.safe(v.Message), s.safe(v.Reason), s.safe(v.Field), s.safe(v.HowToFix)

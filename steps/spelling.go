@@ -19,33 +19,28 @@ import (
 // Content-Length), the departures one whose JSON reader takes what RFC 8259
 // does not.
 
-// presentation changes how a valid request is written or framed, never
-// what it says.
-type presentation struct {
-	name  string // as the feature writes it, after "presented with"
-	apply func(r *request)
-}
-
-var presentations = []presentation{
-	{"its members in reverse order", func(r *request) { slices.Reverse(r.Members) }},
-	{"white space and line breaks between its tokens", func(r *request) {
+// presentations change how a valid request is written or framed, never
+// what it says, by the name the feature writes after "presented with".
+var presentations = map[string]func(r *request){
+	"its members in reverse order": func(r *request) { slices.Reverse(r.Members) },
+	"white space and line breaks between its tokens": func(r *request) {
 		var b bytes.Buffer
 		json.Indent(&b, r.Body(), " ", "\t")
 		r.setRaw(append(append([]byte(" \r\n"), bytes.ReplaceAll(b.Bytes(), []byte("\n"), []byte("\r\n"))...), " \n"...))
-	}},
-	{"its keys written as \\u escapes", func(r *request) {
+	},
+	"its keys written as \\u escapes": func(r *request) {
 		r.setRaw(writeObject(r.Members, func(k string) string { return string(escapeAll(k)) }, nil))
-	}},
-	{"its name written as \\u escapes", func(r *request) {
+	},
+	"its name written as \\u escapes": func(r *request) {
 		raw, _ := r.Get("name")
 		if name := ""; len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &name) == nil {
 			r.set("name", escapeAll(name))
 		}
-	}},
-	{"no Accept header", func(r *request) { r.setHeader("Accept") }},
-	{"the Accept header */*", func(r *request) { r.setHeader("Accept", "*/*") }},
-	{"its body sent in chunks, without a Content-Length", func(r *request) { r.chunked = true }},
-	{"no User-Agent header", func(r *request) { r.setHeader("User-Agent", "") }}, // net/http's way to send none
+	},
+	"no Accept header":      func(r *request) { r.setHeader("Accept") },
+	"the Accept header */*": func(r *request) { r.setHeader("Accept", "*/*") },
+	"its body sent in chunks, without a Content-Length": func(r *request) { r.chunked = true },
+	"no User-Agent header":                              func(r *request) { r.setHeader("User-Agent", "") }, // net/http's way to send none
 }
 
 // writeObject writes the members as a JSON-like object, each key written by
@@ -80,14 +75,6 @@ func escapeAll(s string) json.RawMessage {
 	return b.Bytes()
 }
 
-// departure writes a NewPlant body with one departure from RFC 8259: what
-// some lenient reader accepts, and a conformant service refuses (or, where
-// the RFC leaves the matter to the reader, what is only noted).
-type departure struct {
-	name  string // as the feature writes it, after "written with"
-	write func(r *request) []byte
-}
-
 // nameEndsWith writes the body with suffix at the end of the name, inside
 // its quotes.
 func nameEndsWith(suffix string) func(r *request) []byte {
@@ -112,13 +99,17 @@ func withMember(name, raw string) func(r *request) []byte {
 	}
 }
 
-var departures = []departure{
+// departures write a NewPlant body with one departure from RFC 8259, by
+// the name the feature writes after "written with": what some lenient
+// reader accepts, and a conformant service refuses (or, where the RFC
+// leaves the matter to the reader, what is only noted).
+var departures = map[string]func(r *request) []byte{
 	// Not JSON: each is answered 400 with an Error record.
-	{"bytes after the object", func(r *request) []byte { return append(r.Body(), "x"...) }},
-	{"a second object after the first", func(r *request) []byte { return append(r.Body(), `{"id":1,"name":"second"}`...) }},
-	{"a block comment", func(r *request) []byte { return append([]byte("{/* a comment */"), r.Body()[1:]...) }},
-	{"a line comment", func(r *request) []byte { return append([]byte("{// a comment\n"), r.Body()[1:]...) }},
-	{"single quotes around its strings", func(r *request) []byte {
+	"bytes after the object":          func(r *request) []byte { return append(r.Body(), "x"...) },
+	"a second object after the first": func(r *request) []byte { return append(r.Body(), `{"id":1,"name":"second"}`...) },
+	"a block comment":                 func(r *request) []byte { return append([]byte("{/* a comment */"), r.Body()[1:]...) },
+	"a line comment":                  func(r *request) []byte { return append([]byte("{// a comment\n"), r.Body()[1:]...) },
+	"single quotes around its strings": func(r *request) []byte {
 		single := func(v string) string {
 			if strings.HasPrefix(v, `"`) && !strings.ContainsAny(v, `'\`) {
 				return "'" + v[1:len(v)-1] + "'"
@@ -126,51 +117,51 @@ var departures = []departure{
 			return v
 		}
 		return writeObject(r.Members, func(k string) string { return "'" + k + "'" }, single)
-	}},
-	{"a comma after its last member", func(r *request) []byte {
+	},
+	"a comma after its last member": func(r *request) []byte {
 		b := r.Body()
 		return append(append(slices.Clone(b[:len(b)-1]), ','), '}')
-	}},
-	{"keys without quotes", func(r *request) []byte { return writeObject(r.Members, func(k string) string { return k }, nil) }},
-	{"a member whose value is NaN", withMember("height", "NaN")},
-	{"a member whose value is Infinity", withMember("height", "Infinity")},
-	{"the id with a leading zero", withID(func(id int64) string { return "0" + strconv.FormatInt(id, 10) })},
-	{"the id with a plus sign", withID(func(id int64) string { return "+" + strconv.FormatInt(id, 10) })},
-	{"the id with a trailing decimal point", withID(func(id int64) string { return strconv.FormatInt(id, 10) + "." })},
-	{"the id in hexadecimal", withID(func(id int64) string { return "0x" + strconv.FormatInt(id, 16) })},
-	{"a raw tab inside the name", nameEndsWith("\tx")},
-	{"a raw line break inside the name", nameEndsWith("\nx")},
-	{`the escape \' inside the name`, nameEndsWith(`\'s`)},
-	{"no closing brace", func(r *request) []byte { b := r.Body(); return slices.Clone(b[:len(b)-1]) }},
+	},
+	"keys without quotes":                  func(r *request) []byte { return writeObject(r.Members, func(k string) string { return k }, nil) },
+	"a member whose value is NaN":          withMember("height", "NaN"),
+	"a member whose value is Infinity":     withMember("height", "Infinity"),
+	"the id with a leading zero":           withID(func(id int64) string { return "0" + strconv.FormatInt(id, 10) }),
+	"the id with a plus sign":              withID(func(id int64) string { return "+" + strconv.FormatInt(id, 10) }),
+	"the id with a trailing decimal point": withID(func(id int64) string { return strconv.FormatInt(id, 10) + "." }),
+	"the id in hexadecimal":                withID(func(id int64) string { return "0x" + strconv.FormatInt(id, 16) }),
+	"a raw tab inside the name":            nameEndsWith("\tx"),
+	"a raw line break inside the name":     nameEndsWith("\nx"),
+	`the escape \' inside the name`:        nameEndsWith(`\'s`),
+	"no closing brace":                     func(r *request) []byte { b := r.Body(); return slices.Clone(b[:len(b)-1]) },
 
 	// Left by RFC 8259 to the reader: noted, never failed.
-	{"a byte order mark before the object", func(r *request) []byte { return append([]byte("\xEF\xBB\xBF"), r.Body()...) }},
-	{"the name given twice, with two values", withMember("name", `"a second name"`)},
-	{"an escaped lone surrogate in the name", nameEndsWith(`\ud800`)},
-	{"a byte that is not UTF-8 in the name", nameEndsWith("\xff")},
+	"a byte order mark before the object":   func(r *request) []byte { return append([]byte("\xEF\xBB\xBF"), r.Body()...) },
+	"the name given twice, with two values": withMember("name", `"a second name"`),
+	"an escaped lone surrogate in the name": nameEndsWith(`\ud800`),
+	"a byte that is not UTF-8 in the name":  nameEndsWith("\xff"),
 }
 
 func (s *Suite) theRequestIsPresentedWith(ctx context.Context, name string) error {
-	i := slices.IndexFunc(presentations, func(p presentation) bool { return p.name == name })
-	if i < 0 {
+	apply, ok := presentations[name]
+	if !ok {
 		return &HarnessError{fmt.Errorf("%w: no presentation %q", ErrSuiteDefect, name)}
 	}
 	r := &stateOf(ctx).req
-	presentations[i].apply(r)
+	apply(r)
 	r.label = "a valid request presented with " + name
 	return nil
 }
 
 func (s *Suite) theBodyIsWrittenWith(ctx context.Context, name string) error {
-	i := slices.IndexFunc(departures, func(d departure) bool { return d.name == name })
-	if i < 0 {
+	write, ok := departures[name]
+	if !ok {
 		return &HarnessError{fmt.Errorf("%w: no departure from JSON %q", ErrSuiteDefect, name)}
 	}
 	r := &stateOf(ctx).req
 	if _, ok := r.Get("name"); !ok {
 		return &HarnessError{fmt.Errorf("%w: %q needs a body with a name", ErrSuiteDefect, name)}
 	}
-	r.setRaw(departures[i].write(r))
+	r.setRaw(write(r))
 	r.label = "a body written with " + name
 	return nil
 }

@@ -28,10 +28,10 @@ func TestSpellings(t *testing.T) {
 		r.set("tag", json.RawMessage(`"in\"door"`))
 		return r
 	}
-	for _, p := range presentations {
-		t.Run("presented with "+p.name, func(t *testing.T) {
+	for name, apply := range presentations {
+		t.Run("presented with "+name, func(t *testing.T) {
 			r := base()
-			p.apply(r)
+			apply(r)
 			body := r.Body()
 			if !v.BodyConforms(http.MethodPost, "/plants", body) {
 				t.Fatalf("the document refuses %q", body)
@@ -44,13 +44,13 @@ func TestSpellings(t *testing.T) {
 	}
 	readerLeft := []string{"a byte order mark before the object", "the name given twice, with two values",
 		"an escaped lone surrogate in the name", "a byte that is not UTF-8 in the name"}
-	for _, d := range departures {
-		t.Run("written with "+d.name, func(t *testing.T) {
-			body := d.write(base())
-			if json.Valid(body) && !slices.Contains(readerLeft, d.name) {
+	for name, write := range departures {
+		t.Run("written with "+name, func(t *testing.T) {
+			body := write(base())
+			if json.Valid(body) && !slices.Contains(readerLeft, name) {
 				t.Errorf("%q is JSON", body)
 			}
-			left := slices.Contains(readerLeft, d.name)
+			left := slices.Contains(readerLeft, name)
 			if conforms := v.BodyConforms(http.MethodPost, "/plants", body); conforms && !left {
 				t.Errorf("the document accepts %q", body)
 			}
@@ -77,11 +77,11 @@ func TestSpellings(t *testing.T) {
 		}
 	}
 	var names []string
-	for _, p := range presentations {
-		names = append(names, "the request is presented with "+p.name)
+	for name := range presentations {
+		names = append(names, "the request is presented with "+name)
 	}
-	for _, d := range departures {
-		names = append(names, "the body is written with "+d.name)
+	for name := range departures {
+		names = append(names, "the body is written with "+name)
 	}
 	for _, nm := range nearMisses {
 		names = append(names, "the request carries the issued token "+nm.name)

@@ -8,6 +8,7 @@
 package steps
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -197,20 +198,14 @@ func New(cfg Config) (*Suite, error) {
 			return nil, err
 		}
 	}
-	if cfg.Examples == 0 {
-		cfg.Examples = config.DefaultExamples
-	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/plants"
-	u.RawPath = ""
-	if cfg.IDSalt == 0 {
-		cfg.IDSalt = rand.Uint64() | 1
-	}
+	cfg.Examples = cmp.Or(cfg.Examples, config.DefaultExamples)
+	cfg.IDSalt = cmp.Or(cfg.IDSalt, rand.Uint64()|1)
+	u.Path, u.RawPath = strings.TrimSuffix(u.Path, "/")+"/plants", ""
 	s := &Suite{cfg: cfg, plantsURL: u.String(), validator: v}
 	secrets := []string{cfg.Token}
+	// A variant that holds the token whole is hidden by the token's own
+	// windows; as a secret of its own it would hide the text beside it too.
 	for _, v := range nearMissesOf(cfg.Token) {
-		// A variant that holds the token whole (the token with more
-		// before or after it) is hidden by the token's own windows; as a
-		// secret of its own it would hide the text beside the token too.
 		if !strings.Contains(v, cfg.Token) {
 			secrets = append(secrets, v)
 		}
@@ -452,10 +447,10 @@ func (s *Suite) stepDefs() []stepDef {
 var patterns sync.Map // string → *regexp.Regexp
 
 func compiled(pattern string) *regexp.Regexp {
-	if re, ok := patterns.Load(pattern); ok {
-		return re.(*regexp.Regexp)
+	re, ok := patterns.Load(pattern)
+	if !ok {
+		re, _ = patterns.LoadOrStore(pattern, regexp.MustCompile(pattern))
 	}
-	re, _ := patterns.LoadOrStore(pattern, regexp.MustCompile(pattern))
 	return re.(*regexp.Regexp)
 }
 
@@ -664,13 +659,11 @@ const evidenceText = 2 << 10
 func (s *Suite) safe(text string) string { return s.red.Safe(text, evidenceText) }
 
 func (r *request) set(name string, raw json.RawMessage) {
-	for i := range r.Members {
-		if r.Members[i].Name == name {
-			r.Members[i].Raw = raw
-			return
-		}
+	if i := slices.IndexFunc(r.Members, func(m generate.Member) bool { return m.Name == name }); i >= 0 {
+		r.Members[i].Raw = raw
+	} else {
+		r.Members = append(r.Members, generate.Member{Name: name, Raw: raw})
 	}
-	r.Members = append(r.Members, generate.Member{Name: name, Raw: raw})
 }
 
 // setRaw makes b the body sent, whatever the members say.

@@ -66,13 +66,7 @@ type quiet struct {
 	closed, body string
 }
 
-func (f Faults) Total() int {
-	n := 0
-	for _, c := range f.Kinds {
-		n += c
-	}
-	return n
-}
+func (f Faults) Total() int { return sum(f.Kinds) }
 
 // Summary says what happened, for the verdict: "the target reset 9
 // connections at 16 in flight, and plantcheck went on at 4; each of those

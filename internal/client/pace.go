@@ -32,8 +32,7 @@ type Throttle struct {
 // down to 2 requests a second (a run of 300 exchanges in 2.5 minutes).
 var DefaultThrottle = Throttle{MaxWait: 30 * time.Second, MaxRetries: 20, MaxPaused: 2 * time.Minute, MinPace: 2}
 
-// orDefault fills each unset (zero) bound from DefaultThrottle, so that a
-// caller (a test) can shorten one bound alone.
+// orDefault fills each zero bound from DefaultThrottle.
 func (t Throttle) orDefault() Throttle {
 	d := DefaultThrottle
 	return Throttle{cmp.Or(t.MaxWait, d.MaxWait), cmp.Or(t.MaxRetries, d.MaxRetries), cmp.Or(t.MaxPaused, d.MaxPaused), cmp.Or(t.MinPace, d.MinPace)}
@@ -55,9 +54,10 @@ type Throttling struct {
 	Exceeded string  // why the run stopped waiting, and what may help ("": it did not)
 }
 
-func (t Throttling) Total() int {
-	n := 0
-	for _, c := range t.Answers {
+func (t Throttling) Total() int { return sum(t.Answers) }
+
+func sum[K comparable](m map[K]int) (n int) {
+	for _, c := range m {
 		n += c
 	}
 	return n
@@ -117,17 +117,14 @@ type gate struct {
 	next   time.Time     // the pace's next free slot
 	reopen time.Time     // the gate is closed until then
 
-	// What a cut is judged on: when the last one was (zero: none yet),
-	// the requests sent and answers accepted since, and the answers to
-	// requests sent at this pace and at the one before.
+	// What a cut is judged on: when the last one was, what was sent and
+	// accepted since, and the answers at this pace and the one before.
 	started, cutAt, prevAt time.Time
 	sent, passed           int
 	answers                int // in all, throttling or not
 	acceptedAll            int // answers accepted in all
 	cur, prev              epoch
-	// alike is the evidence, when there is some, of throttling that does
-	// not follow the pace: a cut that did not lower the throttled share.
-	alike alike
+	alike                  alike // evidence of throttling that does not follow the pace
 
 	seen   Throttling
 	told   time.Time // when the last pause was told
@@ -135,16 +132,14 @@ type gate struct {
 	warned bool      // the pattern was told
 }
 
-// alike says that requests were throttled as often at a pace (slow) as at
-// the faster one before it (fast: 0, unpaced), on n answers at each at
-// least.
+// alike: requests throttled as often at a pace (slow) as at the faster one
+// before it (fast; 0: unpaced), on n answers at each at least.
 type alike struct {
 	slow, fast float64
 	n          int
 }
 
-// epoch counts the answers to the requests sent at one pace, from one cut
-// to the next.
+// epoch counts the answers to the requests sent at one pace.
 type epoch struct {
 	rate         float64 // the pace at the start (0: unpaced)
 	n, throttled int
@@ -152,10 +147,9 @@ type epoch struct {
 
 func (e epoch) share() float64 { return float64(e.throttled) / float64(max(e.n, 1)) }
 
-// Clock is the client's time (the gate's, and the flight's notices): the
-// wall clock in a run; in a test, a fake clock, which moves only when the
-// gate sleeps, so that what the gate measures (time paused, the span a
-// pace is judged on) does not move with the machine's load.
+// Clock is the client's time: the wall clock in a run; in a test, a fake
+// one that moves only when the gate sleeps, so that what the gate measures
+// does not move with the machine's load.
 type Clock interface {
 	Now() time.Time
 	Sleep(ctx context.Context, d time.Duration) error
@@ -190,8 +184,7 @@ func newGate(ceiling float64, bound Throttle, notice func(string)) *gate {
 }
 
 // wait holds a request until the gate is open and the pace has a slot for
-// it, and says when it went. It returns ErrThrottled once the run is past
-// its bound, and the context's error when the run is cancelled.
+// it, and says when it went; ErrThrottled past the run's bound.
 func (g *gate) wait(ctx context.Context) (time.Time, error) {
 	for {
 		g.mu.Lock()
@@ -239,8 +232,7 @@ func (g *gate) wait(ctx context.Context) (time.Time, error) {
 	}
 }
 
-// accepted records an answer that was not throttling, to a request sent
-// at sent: the pace rises a little.
+// accepted records an answer that was not throttling: the pace rises.
 func (g *gate) accepted(sent time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -252,12 +244,10 @@ func (g *gate) accepted(sent time.Time) {
 	}
 }
 
-// throttled records a throttling answer to a request sent at sent, the
-// attempt-th time in a row that request was throttled: it asks for wait
-// (asked is its Retry-After, made safe to print; "" when it had none). The
-// gate closes until then, and the pace is lowered once for the requests
-// sent at the pace that was throttled. Past a bound it returns
-// ErrThrottled.
+// throttled records a throttling answer, the attempt-th in a row for its
+// request, asking for wait (asked: its Retry-After, safe to print). The gate
+// closes until then, and the pace is lowered once for the requests sent at
+// the pace throttled. Past a bound it returns ErrThrottled.
 func (g *gate) throttled(sent time.Time, status int, wait time.Duration, attempt int, asked string) error {
 	g.mu.Lock()
 	lines, err := g.close(sent, status, wait, attempt, asked)
@@ -342,8 +332,7 @@ const (
 	same                   // no cut: the last cut did not lower it
 )
 
-// follows says whether the throttling follows the pace, so that a slower
-// one may help.
+// follows says whether the throttling follows the pace.
 func (g *gate) follows() verdict {
 	switch {
 	case g.prev.n == 0 || g.cur.n >= 3 && g.cur.throttled == g.cur.n:
@@ -396,10 +385,8 @@ func (g *gate) setRate(r float64) {
 	g.rate, g.every = r, time.Duration(float64(time.Second)/r)
 }
 
-// share is the share of the run's answers that were throttling.
 func (g *gate) share() float64 { return float64(g.seen.Total()) / float64(max(g.answers, 1)) }
 
-// count adds an answer to the pace its request was sent at.
 func (g *gate) count(sent time.Time, throttled bool) {
 	g.answers++
 	e := &g.cur
@@ -459,8 +446,7 @@ func (g *gate) exceeded() error {
 }
 
 // tell makes the console's line for a pause that starts, at most one each
-// tellEvery: a long throttled run says what goes on without a line a
-// pause.
+// tellEvery.
 func (g *gate) tell(now time.Time, status int, asked string, pause time.Duration) string {
 	if !g.told.IsZero() && now.Sub(g.told) < tellEvery {
 		g.untold++
@@ -497,8 +483,7 @@ func oneIn(share float64) string {
 	return fmt.Sprintf("about 1 in %d requests", int(math.Round(1/share)))
 }
 
-// paceText writes a pace in requests a second: whole above 10, else with
-// a tenth.
+// paceText writes a pace: whole above 10, else with a tenth.
 func paceText(r float64) string {
 	if r >= 10 {
 		return strconv.FormatFloat(r, 'f', 0, 64)
@@ -506,8 +491,7 @@ func paceText(r float64) string {
 	return strconv.FormatFloat(math.Round(r*10)/10, 'f', -1, 64)
 }
 
-// PerSecond writes a pace in words: "1 request a second", "2.5 requests a
-// second".
+// PerSecond writes a pace in words: "2.5 requests a second".
 func PerSecond(r float64) string {
 	if t := paceText(r); t != "1" {
 		return t + " requests a second"

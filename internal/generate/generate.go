@@ -252,10 +252,8 @@ func (c *Case) Body() []byte {
 }
 
 func (c *Case) Get(name string) (json.RawMessage, bool) {
-	for _, m := range c.Members {
-		if m.Name == name {
-			return m.Raw, true
-		}
+	if i := slices.IndexFunc(c.Members, func(m Member) bool { return m.Name == name }); i >= 0 {
+		return c.Members[i].Raw, true
 	}
 	return nil, false
 }
@@ -375,13 +373,7 @@ func (g *Generator) valid(kind Kind) *Case {
 	}
 	if kind == Boundary {
 		if len(edge) == 0 || g.Rand.IntN(4) == 0 {
-			name := "x-" + strings.ToLower(g.text(3, 8))
-			name = strings.Map(func(r rune) rune {
-				if r == ' ' || r == '\'' {
-					return '-'
-				}
-				return r
-			}, name)
+			name := strings.NewReplacer(" ", "-", "'", "-").Replace("x-" + strings.ToLower(g.text(3, 8)))
 			c.Members = append(c.Members, Member{name, quote(g.text(1, 8))})
 			c.Class, c.Property = "valid, with a property the schema does not name", name
 		} else {
@@ -479,14 +471,15 @@ func (g *Generator) Invalid() []*Case {
 				frac = fresh(frac)
 			}
 			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q has a fraction", p.Name), Property: p.Name, Breaks: BreaksFraction, Members: with(p.Name, json.RawMessage(frac))})
-			lo, hi := "-9223372036854775808", "9223372036854775807"
+			// One past each bound: 2^63 and 2^63+1 fit a uint64.
+			above, below := uint64(math.MaxInt64)+1, uint64(math.MaxInt64)+2
 			if p.Format == "int32" {
-				lo, hi = "-2147483648", "2147483647"
+				above, below = math.MaxInt32+1, math.MaxInt32+2
 			}
 			if p.Format == "int32" || p.Format == "int64" {
 				out = append(out,
-					&Case{Kind: Invalid, Class: fmt.Sprintf("%q is one above the %s maximum", p.Name, p.Format), Property: p.Name, Breaks: BreaksRange, Members: with(p.Name, json.RawMessage(addOne(hi)))},
-					&Case{Kind: Invalid, Class: fmt.Sprintf("%q is one below the %s minimum", p.Name, p.Format), Property: p.Name, Breaks: BreaksRange, Members: with(p.Name, json.RawMessage("-"+addOne(lo[1:])))})
+					&Case{Kind: Invalid, Class: fmt.Sprintf("%q is one above the %s maximum", p.Name, p.Format), Property: p.Name, Breaks: BreaksRange, Members: with(p.Name, json.RawMessage(strconv.FormatUint(above, 10)))},
+					&Case{Kind: Invalid, Class: fmt.Sprintf("%q is one below the %s minimum", p.Name, p.Format), Property: p.Name, Breaks: BreaksRange, Members: with(p.Name, json.RawMessage("-"+strconv.FormatUint(below, 10)))})
 			}
 		}
 	}
@@ -501,16 +494,4 @@ func (g *Generator) Invalid() []*Case {
 		out = append(out, &Case{Kind: Invalid, Class: "the body is " + nb.class, Breaks: BreaksObject, Raw: []byte(nb.raw)})
 	}
 	return out
-}
-
-func addOne(digits string) string {
-	b := []byte(digits)
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] < '9' {
-			b[i]++
-			return string(b)
-		}
-		b[i] = '0'
-	}
-	return "1" + string(b)
 }

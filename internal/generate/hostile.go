@@ -38,17 +38,16 @@ type Category struct {
 // fixed ones first, each once. draw is called once whether or not its pick
 // is sent, so that the rest of a scenario's draws do not depend on it.
 func (c Category) Sent(draw func(n int) int, all bool) []string {
-	out := slices.Clone(c.Fixed)
-	if all {
-		for _, s := range c.Strings {
-			if !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
-		return out
+	pick := c.Strings
+	if !all {
+		i := draw(len(pick))
+		pick = pick[i : i+1]
 	}
-	if s := c.Strings[draw(len(c.Strings))]; !slices.Contains(out, s) {
-		out = append(out, s)
+	out := slices.Clone(c.Fixed)
+	for _, s := range pick {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
 	}
 	return out
 }
@@ -85,14 +84,11 @@ func parseBLNS(b []byte) []Category {
 		}
 		cur.Strings = append(cur.Strings, string(l))
 	}
-	var kept []Category
-	for _, c := range out {
-		if len(c.Strings) > 0 {
-			c.Fixed = c.Strings[:1:1]
-			kept = append(kept, c)
-		}
+	out = slices.DeleteFunc(out, func(c Category) bool { return len(c.Strings) == 0 })
+	for i := range out {
+		out[i].Fixed = out[i].Strings[:1:1]
 	}
-	return kept
+	return out
 }
 
 // ownCategories are plantcheck's, each for a mangling that real servers do
