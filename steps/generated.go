@@ -158,10 +158,7 @@ func (s *Suite) eachIsAnsweredAsItShould(ctx context.Context) error {
 		r, _ := sx.JudgedBy(rule)
 		details := []string{"generated case: " + c.Class}
 		if from, to := len(c.Body()), len(small.Body()); to < from {
-			attempts := "attempts"
-			if tries == 1 {
-				attempts = "attempt"
-			}
+			attempts := map[bool]string{true: "attempt", false: "attempts"}[tries == 1]
 			details = append(details, fmt.Sprintf("shrunk from %d to %d bytes in %d %s (the request below is the smallest that still fails); the case as generated: %s",
 				from, to, tries, attempts, exchange.Quote(s.red, c.Body(), 0)))
 		}

@@ -16,11 +16,10 @@ import (
 )
 
 // statusIs reads the one judge's first broken judgement of the status of
-// the scenario's last answer. A refusal it left unjudged because the target
-// refuses what it stored is settled here: an id the scenario fixed is
-// inconclusive; a name is sent again under one not used before, whose
-// answer the judge judges in its turn. setup: the request is a create the
-// scenario needs first, whose refusal leaves the scenario's rule unjudged.
+// the scenario's last answer. A refusal left unjudged because the target
+// refuses what it stored is settled here: for a fixed id, inconclusive; for
+// a name, judged on the request sent again under a fresh one. setup: a
+// create the scenario needs first, whose refusal leaves its rule unjudged.
 func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
 	st := stateOf(ctx)
 	x, err := s.response(st)
@@ -66,7 +65,7 @@ func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
 }
 
 // unsure is why the one judge left the status of a refused valid create
-// unjudged ("": it did not): what the target stored may be why.
+// unjudged, for what the target stored ("": it did not).
 func (x *Sent) unsure() string {
 	for _, u := range x.judged.Unjudged {
 		if u == UnsureReusedID || u == NoteNameReused {
@@ -81,11 +80,9 @@ func (x *Sent) unsure() string {
 const NoteNameReused = "the target refuses a name it has stored (uniqueness of name: not shown)"
 
 // resendUnderAFreshName sends a valid request refused for a name the
-// target stored (a uniqueness the spec leaves open: "uniqueness of id or
-// name: not shown", which the suite's fixed names, and a second run, may
-// meet) again, its name made one no request has used, the rest as it was
-// sent (a refused request stored nothing), as the scenario's last exchange;
-// nil when its body has no name that is a string.
+// target stored (the spec leaves uniqueness "not shown") again, under a
+// name no request has used, the rest as sent, as the scenario's last
+// exchange; nil when its body has no name that is a string.
 func (s *Suite) resendUnderAFreshName(ctx context.Context, st *state, x *Sent, label string) (*Sent, error) {
 	body, ok := withNameSuffix(x.Body, " #"+strconv.FormatInt(st.freshID(), 36))
 	if !ok {
@@ -153,13 +150,10 @@ func (s *Suite) checkIntent(st *state, x *Sent, want int) error {
 }
 
 // refusesStored asks the target, once per run, whether it refuses a second
-// plant with an id (sameID) or a name it has stored: it sends two valid
-// plants that share their id or their name, each never sent before (the id
-// under another name, so that a target that refuses a stored name does not
-// answer for its ids), and reports the status (a 4xx: 400, or a 409 or a
-// 422 the document does not have, which RESPONSE-DOCUMENTED fails) with
-// which the target refused the second after it accepted the first; 0 when
-// it did not.
+// plant with an id (sameID) or a name it has stored: it sends two fresh
+// valid plants that share only their id or only their name, and reports
+// the 4xx with which it refused the second after it accepted the first;
+// 0 when it did not.
 func (s *Suite) refusesStored(ctx context.Context, sameID bool) int {
 	c := &s.storedNames
 	if sameID {
@@ -204,8 +198,7 @@ func (s *Suite) why(vs []spec.Violation) string {
 	return s.Redact(strings.Join(out, "; "))
 }
 
-// judged records a failure of rule when a check's judgement says the
-// answer broke it.
+// judged records a failure of rule when the judgement is one.
 func (s *Suite) judged(st *state, rule rules.RuleID, x *Sent, j judge.Judgement, details ...string) error {
 	if j.OK() {
 		return nil

@@ -24,9 +24,8 @@ import (
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-// theClientPostsIt sends the scenario's request and keeps the exchange. A
-// response that does not arrive is not a step failure here: the steps that
-// read the response report it, under RESPONSE-TIMELY.
+// theClientPostsIt sends the scenario's request and keeps the exchange; an
+// answer that does not come fails the steps that read it (RESPONSE-TIMELY).
 func (s *Suite) theClientPostsIt(ctx context.Context) error {
 	st := stateOf(ctx)
 	x, err := s.sendRequest(ctx, &st.req)
@@ -38,9 +37,8 @@ func (s *Suite) theClientPostsIt(ctx context.Context) error {
 	return nil
 }
 
-// sendRequest sends r through the run's client (its pace, throttling,
-// bound on requests in flight, retries of a dead connection), has the one
-// judge judge the exchange, and keeps it as evidence.
+// sendRequest sends r through the run's client, has the one judge judge
+// the exchange, and keeps it as evidence.
 func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	body := r.Body()
 	cred := *s.token("Bearer ", "", true)
@@ -113,11 +111,9 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 			s.tripped.Store(true)
 		}
 	}
-	// The one judge judges every exchange, as the proxy judges its
-	// clients' (one with no whole answer under RESPONSE-TIMELY, or
-	// RESPONSE-DOCUMENTED: judge.Answered), with what the suite knows of
-	// the request: its bounds, and its intent, read from the scenario's
-	// rule and how the request was built.
+	// The one judge judges every exchange, as the proxy does, with what the
+	// suite knows of the request: its bounds, and its intent, read from the
+	// scenario's rule and how the request was built.
 	st := stateOf(ctx)
 	in := judge.Sender{Timeout: s.cfg.Client.Timeout, MaxBody: s.cfg.MaxBody}
 	in.Intent = judge.Intent{Issued: cred.issued, MayRefuse: cmp.Or(r.probeRefusal, st.mayRefuse), Case: r.caseOf}
@@ -141,13 +137,11 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	return x, nil
 }
 
-// header is a request's header, built once: the scenario's own first
-// (Authorization, auth, "" for none; every one of r.header), so that
-// neither the user's --header nor a default replaces what a scenario
-// sets or leaves out on purpose; then each --header whose name the
-// scenario did not set (config refuses those the scenarios always set),
-// its cookies before the scenario's in one Cookie header; then the suite's
-// defaults. A name set to no value sends none.
+// header is a request's header: the scenario's own first (auth, "" for
+// none, and r.header), so that neither --header nor a default replaces what
+// a scenario sets or leaves out on purpose; then each --header the scenario
+// did not set, its cookies before the scenario's in one Cookie header; then
+// the suite's defaults. A name set to no value sends none.
 func (s *Suite) header(r *request, auth string) http.Header {
 	h := http.Header{}
 	if auth != "" {
@@ -181,9 +175,8 @@ func (r *request) setHeader(name string, vs ...string) {
 }
 
 // mayBeStored says why the refusal of a valid create with the issued token
-// may be due to what was sent before ("" when not): the target refuses an
-// id it has stored and the request's id is fixed, or it refuses a name it
-// has stored. It asks the target (once per run) only then.
+// may be due to what was sent before ("" when not): a stored id the request
+// fixed, or a stored name. It asks the target (once per run) only then.
 func (s *Suite) mayBeStored(ctx context.Context, r *request, x *Sent) string {
 	switch {
 	case r.probe || x.Status/100 != 4 || !x.issued || !x.judged.Valid ||
@@ -212,9 +205,8 @@ const (
 )
 
 // scrub makes the evidence of an exchange's response: every secret hidden
-// first, in whatever form the target echoed it, then each piece cut to its
-// bound, the validator's messages escaped (they quote the target's
-// headers). The header as sent stays in x.header for the steps (cookies).
+// first, then each piece cut to its bound and escaped. The header as sent
+// stays in x.header for the steps (cookies).
 func (s *Suite) scrub(x *Sent) {
 	x.header = x.RespHeader
 	x.RespTotal = int64(len(x.RespBody))
@@ -271,8 +263,7 @@ func (s *Suite) boundViolations(vs []spec.Violation) []spec.Violation {
 }
 
 // readBounded reads a body up to limit bytes; more is an error. The length
-// the answer declares (-1: none) sizes the buffer, up to the bound, and is
-// never trusted further.
+// declared (-1: none) sizes the buffer, up to the bound, and no more.
 func readBounded(r io.Reader, length, limit int64) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, min(max(length, 0), limit)+bytes.MinRead))
 	_, err := buf.ReadFrom(io.LimitReader(r, limit+1))
@@ -286,8 +277,8 @@ func readBounded(r io.Reader, length, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// response returns the scenario's last response, or the failure of an answer
-// that did not come.
+// response returns the scenario's last answer, or the failure of one that
+// did not come.
 func (s *Suite) response(st *state) (*Sent, error) {
 	if len(st.Exchanges) == 0 {
 		return nil, &HarnessError{fmt.Errorf("%w: no request was sent before this step", ErrSuiteDefect)}

@@ -29,12 +29,10 @@ type Config struct {
 	InFlight int      // the bound on requests in flight at once; 0 means 1
 	Throttle Throttle // the bounds of the waits for a throttling target; one left zero is DefaultThrottle's
 	// MaxBody bounds the body of a throttling answer read before the
-	// request goes again (0 means 1 MiB): one that does not come whole
-	// within it is handed to the caller, as any answer is.
+	// request goes again (0 means 1 MiB); a longer one goes to the caller.
 	MaxBody int64
-	// Notice receives a line for the console, already safe to print, when
-	// the run pauses for throttling or lowers its bound for a fault (at
-	// most one each 10 s); nil: none.
+	// Notice receives a console line, safe to print, when the run pauses
+	// or lowers its bound (at most one each 10 s); nil: none.
 	Notice   func(line string)
 	Redactor *evidence.Redactor // hides secrets in a Retry-After a Notice line quotes; nil: none
 	Clock    Clock              // the time the client paces and waits by; nil: the wall clock
@@ -86,20 +84,17 @@ func WithTry(ctx context.Context, f func()) context.Context {
 
 // Do sends req and returns its answer, as http.Client.Do does. It waits
 // for room in flight and for the gate; a throttling answer pauses the run
-// and req goes again, as does a request whose connection was refused,
-// reset or closed before any answer (FaultTries in all). A request with a
-// body goes again only when it has GetBody, as in net/http.
+// and req goes again, as does a request whose connection failed before any
+// answer (FaultTries in all); a body goes again only with GetBody.
 //
 // The answer's body holds the request's room in flight until it is
-// closed; read to its end, it counts as an answer accepted. Do returns
-// ErrThrottled once the run is past the bounds of Throttle, and the
-// context's error when it is done before the request went.
+// closed; read to its end, it counts as accepted. Do returns ErrThrottled
+// past the bounds of Throttle, and the context's error when it is done
+// before the request went.
 func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	onTry, _ := ctx.Value(tryKey{}).(func())
-	// faults counts the tries whose connection was refused, reset or
-	// closed before any byte of an answer: the last try goes alone.
-	faults := 0
+	faults := 0 // tries whose connection failed before any answer
 	for attempt := 0; ; attempt++ {
 		try := req
 		if attempt > 0 {
@@ -169,8 +164,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 // shownBody bounds the body of a request the console names.
 const shownBody = 48
 
-// bodyOf says req's body for the console: its first bytes, every secret
-// hidden, escaped and quoted.
+// bodyOf says req's body for the console: its first bytes, safe.
 func (c *Client) bodyOf(req *http.Request) string {
 	if req.GetBody == nil {
 		return "no body"
@@ -191,8 +185,7 @@ func (c *Client) bodyOf(req *http.Request) string {
 	return "the body `" + evidence.Text(kept) + "`"
 }
 
-// again is a copy of req to send again, its body read anew (nil: it
-// cannot be).
+// again is a copy of req to send again (nil: its body cannot be read anew).
 func again(req *http.Request) *http.Request {
 	r := req.Clone(req.Context())
 	if req.Body == nil || req.Body == http.NoBody {
@@ -211,8 +204,7 @@ func again(req *http.Request) *http.Request {
 
 // body is an answer's body that holds its request's room in flight until
 // it is closed, as http.Transport holds its connection; read to its end,
-// the answer is accepted (the pace and the bound on requests in flight
-// rise). One goroutine reads and closes it, as with any answer's body.
+// the answer is accepted (the pace and the bound rise).
 type body struct {
 	io.ReadCloser
 	c          *Client

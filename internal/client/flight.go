@@ -20,14 +20,13 @@ import (
 // target's own, whatever the run's load: it is judged.
 const FaultTries = 3
 
-// flight is the run's bound on requests in flight, the one every request
-// enters before it passes the gate. Where the gate slows the pace for a
-// throttling answer, flight lowers the bound for a connection fault: a small
-// server whose listen backlog overflows resets connections at 16 in flight
-// and none at 4. Each fault of a request sent at the current bound halves
-// it (those sent before a cut are counted, not cut for again); each run of
-// as many answers as the bound, with no fault, raises it by one, up to
-// --concurrency. A request's last try runs alone.
+// flight is the run's bound on requests in flight, entered before the
+// gate. Where the gate slows the pace for throttling, flight lowers the
+// bound for a connection fault: a small server whose listen backlog
+// overflows resets connections at 16 in flight and none at 4. A fault of a
+// request sent at the current bound halves it; each run of as many answers
+// as the bound, with no fault, raises it by one, up to --concurrency. A
+// request's last try runs alone.
 type flight struct {
 	mu      sync.Mutex
 	cond    sync.Cond
@@ -59,8 +58,8 @@ type Faults struct {
 }
 
 // quiet is what a target did since its last answer: the connections it
-// refused, and the first request whose connection it closed (else reset)
-// with no answer, said by its body.
+// refused, and the first request whose connection it closed (else reset),
+// said by its body.
 type quiet struct {
 	refused      int
 	closed, body string
@@ -120,8 +119,8 @@ type pass struct {
 }
 
 // enter waits for room in flight and returns the request's pass. alone
-// waits until no other request is in flight, and keeps every other out
-// until it leaves; last tries waiting go before any other request.
+// waits until no other request is in flight and keeps every other out;
+// last tries waiting go first.
 func (f *flight) enter(alone bool) *pass {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -156,8 +155,7 @@ func (f *flight) leave(p *pass) {
 	f.cond.Broadcast()
 }
 
-// answered records an answer (any answer: the connection held) to the
-// request of pass p: the bound rises by one for each run of as many.
+// answered records an answer (the connection held) to p's request.
 func (f *flight) answered(p *pass) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -172,18 +170,16 @@ func (f *flight) answered(p *pass) {
 	f.cond.Broadcast()
 }
 
-// heard records that an answer began to come: the target accepts
-// connections.
+// heard records that an answer began to come.
 func (f *flight) heard() {
 	f.mu.Lock()
 	f.quiet = quiet{}
 	f.mu.Unlock()
 }
 
-// faulted records a connection fault of the request of pass p, whose
-// body, safe to print, body says; last says it came on the request's last
-// try, so it is judged, unless refused (the run cannot reach the target:
-// an error, not a verdict).
+// faulted records a connection fault of p's request (body says its body,
+// safe); on its last try it is judged, unless refused (then the run cannot
+// reach the target: an error, not a verdict).
 func (f *flight) faulted(p *pass, kind Fault, last bool, body func() string) {
 	f.mu.Lock()
 	if last && kind != Refused {
