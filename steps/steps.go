@@ -100,10 +100,8 @@ type Config struct {
 	// (the living documentation's examples) fixes it.
 	IDSalt   uint64
 	Examples int // valid bodies per generated scenario; 0: config.DefaultExamples
-	// Headers are sent on every request (a gateway's key): secrets, like
-	// the token, never printed. They never replace a header a scenario
-	// sets or leaves out (Suite.header); config refuses the names the
-	// scenarios always set (config.ReservedHeaders).
+	// Headers are sent on every request (a gateway's key): secrets, never
+	// printed, that never replace a header a scenario sets or leaves out.
 	Headers http.Header
 	// AllStrings sends every string of the hostile-string catalog, not the
 	// fixed ones and one drawn from each category.
@@ -134,9 +132,8 @@ type Result struct {
 	Failures []*Failure
 	Err      error
 	Note     string
-	// Skip and Noted are the kinds, for errors.Is, of a skipped
-	// scenario's skip (ErrSilent and the rest; nil for a skip godog made)
-	// and of a note the verdict carries though the scenario was judged
+	// Skip and Noted are the kinds, for errors.Is, of a skip (ErrSilent
+	// and the rest; nil for godog's) and of a judged scenario's note
 	// (ErrNameReused; nil for none).
 	Skip, Noted error
 	Duration    time.Duration
@@ -144,14 +141,12 @@ type Result struct {
 	// Judgements are the one judge's judgements of every exchange of the
 	// scenario, one per rule each shows: what the verdict counts.
 	Judgements []judge.Result
-	// Judged: the scenario judged its own rule on answers that came: it
-	// passed or failed, and one of its exchanges has a judgement by its
-	// rule. A scenario stopped by another rule's failure, or by an answer
-	// that did not come, did not.
+	// Judged: the scenario passed or failed, and one of its exchanges has
+	// a judgement by its own rule (not so when another rule's failure, or
+	// an answer that did not come, stopped it).
 	Judged bool
-	// SetupFailed: the scenario could not be set up (the create it needs
-	// before the request it is about was not accepted); the failure is
-	// the setup's rule's, and the scenario did not judge its own.
+	// SetupFailed: the create the scenario needs first was not accepted;
+	// the failure is the setup's rule's, and its own rule was not judged.
 	SetupFailed bool
 }
 
@@ -169,9 +164,8 @@ type Suite struct {
 	// breakerThreshold the remaining scenarios are skipped (tripped).
 	silent  atomic.Int32
 	tripped atomic.Bool
-	// storedIDs and storedNames cache whether the target refuses a reused
-	// id, and a reused name: probed at most once, when a scenario needs to
-	// know (refusesStored).
+	// storedIDs and storedNames: whether the target refuses a reused id,
+	// and a reused name, probed at most once (refusesStored).
 	storedIDs, storedNames struct {
 		once    sync.Once
 		refuses int // the status of the refusal (a 4xx); 0: none
@@ -259,9 +253,8 @@ type request struct {
 
 // state is one scenario's, kept in its context.
 type state struct {
-	// Result is the scenario's as the steps make it: its rule, exchanges
-	// (in the order sent: the last is the one the steps read), failures,
-	// note; the after-hook completes it.
+	// Result as the steps make it (exchanges in the order sent: the steps
+	// read the last); the after-hook completes it.
 	Result
 	rng *rand.Rand
 	ids *rand.Rand // fresh ids: the seed's stream, salted per run
@@ -279,9 +272,8 @@ type state struct {
 	// mayRefuse: why a refusal of the scenario's valid requests is the
 	// service's right ("": none), as its tags say.
 	mayRefuse string
-	// probes are the exchanges the suite sent to learn what the target
-	// refuses, while this scenario asked (possibly from several of its
-	// requests at once): judged with the scenario's.
+	// probes are the exchanges sent to learn what the target refuses
+	// while this scenario asked: judged with the scenario's.
 	mu     sync.Mutex
 	probes []*Sent
 }
@@ -571,10 +563,10 @@ func (s *Suite) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 	return ctx, hookErr
 }
 
-// unreported lays every failed judgement of the scenario's exchanges
-// that no step reported, the first of each rule, with how many of the
-// scenario's exchanges broke it: a scenario shows every rule the one judge
-// found broken in its answers, whichever step ran. It returns the first.
+// unreported lays every failed judgement no step reported, the first of
+// each rule with how many exchanges broke it, so that a scenario shows
+// every rule the one judge found broken, whichever step ran. It returns
+// the first.
 func (s *Suite) unreported(st *state) error {
 	laid := map[rules.RuleID]bool{}
 	for _, f := range st.Failures {
@@ -624,10 +616,9 @@ func firstFailures(xs []*Sent, failed func(*Sent) []judge.Result) []*firstFailur
 	return out
 }
 
-// fail records a failure of a rule (the scenario's own when rule is "") and
-// returns it, with the token removed from every piece of evidence. A rule
-// the catalog lacks is a defect of the suite, which the scenario reports as
-// an error: blaming another rule instead would be a wrong verdict.
+// fail records and returns a failure of rule (the scenario's own when ""),
+// its evidence made safe. A rule the catalog lacks is a defect of the
+// suite, an error: blaming another rule would be a wrong verdict.
 func (s *Suite) fail(st *state, rule rules.RuleID, x *Sent, expected, actual string, details ...string) *Failure {
 	r := st.Rule
 	if rule != "" {
