@@ -410,6 +410,6 @@ func (s *Suite) aNewPlantWithTheAcceptedName(ctx context.Context) error {
 		return &HarnessError{fmt.Errorf("%w: no request with a name was accepted before this step", ErrSuiteDefect)}
 	}
 	s.aNewPlantNamed(ctx, "")
-	stateOf(ctx).req.set("name", name)
+	stateOf(ctx).req.Set("name", name)
 	return nil
 }

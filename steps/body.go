@@ -23,14 +23,14 @@ func (st *state) freshID() int64 { return st.ids.Int64N(1<<62) + 1<<32 }
 func (s *Suite) aNewPlantNamed(ctx context.Context, name string) {
 	st := stateOf(ctx)
 	st.req = request{}
-	st.req.set("id", json.RawMessage(strconv.FormatInt(st.freshID(), 10)))
-	st.req.set("name", jsonString(name))
+	st.req.Set("id", json.RawMessage(strconv.FormatInt(st.freshID(), 10)))
+	st.req.Set("name", jsonString(name))
 }
 
 // setID sets the id to a fresh one written between pre and post.
 func (s *Suite) setID(ctx context.Context, pre, post string) {
 	st := stateOf(ctx)
-	st.req.set("id", json.RawMessage(pre+strconv.FormatInt(st.freshID(), 10)+post))
+	st.req.Set("id", json.RawMessage(pre+strconv.FormatInt(st.freshID(), 10)+post))
 }
 
 // created posts a plant the scenario needs before the request it is about
@@ -54,7 +54,7 @@ func (s *Suite) aNewPlantWithTheSameID(ctx context.Context, name string) {
 	st := stateOf(ctx)
 	id, _ := st.req.Get("id")
 	s.aNewPlantNamed(ctx, name)
-	st.req.set("id", id)
+	st.req.Set("id", id)
 	st.req.fixedID = true
 }
 
@@ -64,7 +64,7 @@ func (s *Suite) theFieldIsTheJSONValue(ctx context.Context, name, value string) 
 		return &HarnessError{fmt.Errorf("%w: the step gives %q, which is not a JSON value", ErrSuiteDefect, value)}
 	}
 	st := stateOf(ctx)
-	st.req.set(name, raw)
+	st.req.Set(name, raw)
 	st.req.fixedID = st.req.fixedID || name == "id"
 	return nil
 }

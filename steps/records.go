@@ -172,8 +172,8 @@ func (s *Suite) refusesStored(ctx context.Context, sameID bool) int {
 					id = st.freshID()
 				}
 			}
-			r.set("id", json.RawMessage(strconv.FormatInt(id, 10)))
-			r.set("name", jsonString(name))
+			r.Set("id", json.RawMessage(strconv.FormatInt(id, 10)))
+			r.Set("name", jsonString(name))
 			x, err := s.sendRequest(ctx, &r)
 			if err == nil { // judged with the scenario that asked
 				st.mu.Lock()

@@ -34,7 +34,7 @@ var presentations = map[string]func(r *request){
 	"its name written as \\u escapes": func(r *request) {
 		raw, _ := r.Get("name")
 		if name := ""; len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &name) == nil {
-			r.set("name", escapeAll(name))
+			r.Set("name", escapeAll(name))
 		}
 	},
 	"no Accept header":      func(r *request) { r.setHeader("Accept") },
@@ -87,7 +87,7 @@ func withID(f func(id int64) string) func(r *request) []byte {
 		raw, _ := r.Get("id")
 		id, _ := strconv.ParseInt(string(raw), 10, 64)
 		c := request{Case: generate.Case{Members: slices.Clone(r.Members)}}
-		c.set("id", json.RawMessage(f(id)))
+		c.Set("id", json.RawMessage(f(id)))
 		return c.Body()
 	}
 }

@@ -23,9 +23,9 @@ func TestSpellings(t *testing.T) {
 	}
 	base := func() *request {
 		r := &request{}
-		r.set("id", json.RawMessage("4294967297"))
-		r.set("name", json.RawMessage(`"Ficus lyrata 🌿"`))
-		r.set("tag", json.RawMessage(`"in\"door"`))
+		r.Set("id", json.RawMessage("4294967297"))
+		r.Set("name", json.RawMessage(`"Ficus lyrata 🌿"`))
+		r.Set("tag", json.RawMessage(`"in\"door"`))
 		return r
 	}
 	for name, apply := range presentations {

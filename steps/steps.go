@@ -322,7 +322,7 @@ func (s *Suite) stepDefs() []stepDef {
 		}},
 		{`^a new plant with a fresh id, the name "([^"]*)" and the tag "([^"]*)"$`, func(ctx context.Context, name, tag string) {
 			s.aNewPlantNamed(ctx, name)
-			req(ctx).set("tag", jsonString(tag))
+			req(ctx).Set("tag", jsonString(tag))
 		}},
 		{`^a plant with a fresh id and the name "([^"]*)" has been created$`, func(ctx context.Context, name string) error { return s.created(ctx, name, false) }},
 		{`^a new plant with the same id and the name "([^"]*)"$`, s.aNewPlantWithTheSameID},
@@ -340,17 +340,17 @@ func (s *Suite) stepDefs() []stepDef {
 		{`^the field "id" is the fresh id in a JSON array$`, func(ctx context.Context) { s.setID(ctx, "[", "]") }},
 		{`^the field "id" is the fresh id with the fraction \.5$`, func(ctx context.Context) { s.setID(ctx, "", ".5") }},
 		{`^the field "name" is a fresh number$`, func(ctx context.Context) {
-			req(ctx).set("name", json.RawMessage(strconv.FormatInt(stateOf(ctx).freshID(), 10)))
+			req(ctx).Set("name", json.RawMessage(strconv.FormatInt(stateOf(ctx).freshID(), 10)))
 		}},
 		{`^the field "name" is an array of one fresh name$`, func(ctx context.Context) {
-			req(ctx).set("name", json.RawMessage(`["Fern #`+strconv.FormatInt(stateOf(ctx).freshID(), 36)+`"]`))
+			req(ctx).Set("name", json.RawMessage(`["Fern #`+strconv.FormatInt(stateOf(ctx).freshID(), 36)+`"]`))
 		}},
 		{`^the field "(\w+)" is a string of (\d+) characters$`, func(ctx context.Context, name string, n int) {
 			const pattern = "Monstera deliciosa "
-			req(ctx).set(name, jsonString(strings.Repeat(pattern, n/len(pattern)+1)[:n]))
+			req(ctx).Set(name, jsonString(strings.Repeat(pattern, n/len(pattern)+1)[:n]))
 		}},
 		{`^the field "(\w+)" is "(.)" written (\d+) times$`, func(ctx context.Context, name, char string, n int) {
-			req(ctx).set(name, jsonString(strings.Repeat(char, n)))
+			req(ctx).Set(name, jsonString(strings.Repeat(char, n)))
 		}},
 		{`^the body is cut short after its first (\d+) bytes$`, func(ctx context.Context, n int) { b := req(ctx).Body(); req(ctx).setRaw(b[:min(n, len(b))]) }},
 		{`^the body is empty$`, func(ctx context.Context) { req(ctx).setRaw(nil) }},
@@ -648,14 +648,6 @@ const evidenceText = 2 << 10
 // safe is a string that may hold what the target sent, made fit to keep
 // and print: redacted, then cut, then escaped (package evidence).
 func (s *Suite) safe(text string) string { return s.red.Safe(text, evidenceText) }
-
-func (r *request) set(name string, raw json.RawMessage) {
-	if i := slices.IndexFunc(r.Members, func(m generate.Member) bool { return m.Name == name }); i >= 0 {
-		r.Members[i].Raw = raw
-	} else {
-		r.Members = append(r.Members, generate.Member{Name: name, Raw: raw})
-	}
-}
 
 // setRaw makes b the body sent, whatever the members say.
 func (r *request) setRaw(b []byte) {

@@ -251,6 +251,15 @@ func (c *Case) Body() []byte {
 	return b.Bytes()
 }
 
+// Set gives the member name the value raw, added last when the body has none.
+func (c *Case) Set(name string, raw json.RawMessage) {
+	if i := slices.IndexFunc(c.Members, func(m Member) bool { return m.Name == name }); i >= 0 {
+		c.Members[i].Raw = raw
+	} else {
+		c.Members = append(c.Members, Member{name, raw})
+	}
+}
+
 func (c *Case) Get(name string) (json.RawMessage, bool) {
 	if i := slices.IndexFunc(c.Members, func(m Member) bool { return m.Name == name }); i >= 0 {
 		return c.Members[i].Raw, true
@@ -387,10 +396,8 @@ func (g *Generator) valid(kind Kind) *Case {
 }
 
 func (g *Generator) prop(name string) Property {
-	for _, p := range g.Shape.Properties {
-		if p.Name == name {
-			return p
-		}
+	if i := slices.IndexFunc(g.Shape.Properties, func(p Property) bool { return p.Name == name }); i >= 0 {
+		return g.Shape.Properties[i]
 	}
 	return Property{Name: name}
 }
@@ -421,14 +428,9 @@ func (g *Generator) Invalid() []*Case {
 		return ms
 	}
 	with := func(name string, raw json.RawMessage) []Member {
-		ms := valid()
-		for i := range ms {
-			if ms[i].Name == name {
-				ms[i].Raw = raw
-				return ms
-			}
-		}
-		return append(ms, Member{name, raw})
+		c := Case{Members: valid()}
+		c.Set(name, raw)
+		return c.Members
 	}
 	// A wrong value that a lenient reader makes an id or a name of (a
 	// string's digits, an array's one member, a number, a fraction cut) is

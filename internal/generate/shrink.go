@@ -39,12 +39,8 @@ func candidates(c *Case, sh *Shape, keep string) []*Case {
 		return nil
 	}
 	var out []*Case
-	required := map[string]bool{}
-	for _, p := range sh.Properties {
-		required[p.Name] = p.Required
-	}
 	for i, m := range c.Members {
-		if required[m.Name] || m.Name == c.Property {
+		if m.Name == c.Property || slices.ContainsFunc(sh.Properties, func(p Property) bool { return p.Required && p.Name == m.Name }) {
 			continue
 		}
 		out = append(out, c.with(slices.Delete(slices.Clone(c.Members), i, i+1)))
