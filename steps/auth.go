@@ -22,9 +22,8 @@ import (
 )
 
 // credential is what a request presents in its Authorization header: its
-// value ("" sends none), and as evidence its description, without any
-// secret, and a double-quoted shell word, the user's token read from
-// $PLANTCHECK_TOKEN (POSIX sh, so any shell will do).
+// value ("" sends none), and as evidence its description and a POSIX shell
+// word that reads the token from $PLANTCHECK_TOKEN.
 type credential struct {
 	value string
 	exchange.Credential
@@ -75,14 +74,11 @@ func tokenCmd(filter string) string {
 }
 
 // changed is a character that differs from c in a way no decoding of the
-// token can undo. The last character of a base64 text (a JWT's signature,
-// an opaque key) may carry bits that decode to nothing: a lenient decoder,
-// as Go's and Python's are by default, reads "...w" and "...x" as the same
-// bytes, and a service that verifies the decoded signature rightly accepts
-// both. The character put in its place differs in the highest of its six
-// bits, always a bit of the data: 'x' for the lower half of the alphabet
-// (and any other character), 'A' for the upper half; the reproduction
-// prints it, which tells nothing more of the token than that bit.
+// token can undo. The last character of a base64 text may carry bits that
+// decode to nothing (Go's and Python's lenient decoders read "...w" and
+// "...x" as the same bytes), so the one put in its place differs in the
+// highest of its six bits, always data: 'x' for the lower half of the
+// alphabet (and any other character), 'A' for the upper half.
 func changed(c byte) string {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_"
 	if strings.IndexByte(alphabet, c) >= 32 {
@@ -97,12 +93,10 @@ func changed(c byte) string {
 type nearMiss struct {
 	// name follows "the issued token" in the feature.
 	name string
-	// make returns the variant and its shell form, or why it cannot be
-	// made from this token.
+	// make returns the variant and its shell form, or why it cannot be.
 	make func(tok string) (variant, shell, impossible string)
-	// normalised: the variant is what a check that normalises the token
-	// reads as the token itself (the same bytes once base64 is decoded,
-	// say), on purpose: the contract's token is its text.
+	// normalised: a check that normalises the token reads the variant as
+	// the token itself, on purpose: the contract's token is its text.
 	normalised bool
 }
 
@@ -223,18 +217,14 @@ var nearMisses = []nearMiss{
 		return string(rune(c)+0xFEE0) + t[1:], first + "${PLANTCHECK_TOKEN#?}", ""
 	}, true},
 
-	// The token with more after it, or before it, past a separator (issue
-	// 33): a check that takes the credential up to the first space, comma
-	// or other delimiter (Node's header.split(' ')[1], Python's
-	// header.split()[1], a regular expression such as Bearer (\S+) or one
-	// of b64token's characters not anchored at its end, a split of the
-	// field at its commas), or the last word of the field, or what is left
-	// once every "Bearer " is taken out, reads these as the issued token.
-	// The contract's credential is the whole rest of the field after
-	// "Bearer" and its spaces (RFC 6750, section 2.1: b64token has no
-	// space, comma or semicolon). Nothing is put at the end of the field
-	// but a character: white space there is not part of the field's value
-	// (RFC 9110, section 5.5), so a parser rightly trims it.
+	// The token with more after or before it, past a separator (issue
+	// 33): a check that takes the credential up to the first delimiter
+	// (Node's header.split(' ')[1], Python's header.split()[1], an
+	// unanchored Bearer (\S+)), or the field's last word, reads these as
+	// the issued token; the contract's credential is the whole rest of the
+	// field after "Bearer" and its spaces (RFC 6750, section 2.1). The
+	// field never ends in white space, which a parser rightly trims (RFC
+	// 9110, section 5.5).
 	{"followed by a space and more", around("", " x"), false},
 	{"followed by a tab and more", around("", "\tx"), false},
 	{"followed by a comma and more", around("", ",x"), false},
@@ -292,10 +282,8 @@ func (s *Suite) theRequestCarriesTheIssuedToken(ctx context.Context, variant str
 }
 
 // theRequestCarriesOnlyTheCookies sends no credentials but the cookies the
-// service set earlier in the scenario: a service that trusts a session in
-// place of the token lets such a request in. The earlier request went just
-// before, from the same address and most likely on the same connection, so
-// a service that trusts either once the token came is found too.
+// service set earlier in the scenario: a service that trusts a session (or
+// the address or connection the token came from) lets such a request in.
 func (s *Suite) theRequestCarriesOnlyTheCookies(ctx context.Context) {
 	st := stateOf(ctx)
 	st.req.cred = &credential{}
@@ -324,12 +312,11 @@ func (s *Suite) theRequestCarriesAForeignToken(ctx context.Context) {
 }
 
 // theRequestCarriesTheTokenElsewhere sends no Authorization header, but
-// the issued token under name where a service may look for it otherwise:
-// a query parameter or a body member (RFC 6750 names access_token), or a
-// header of its own (an API gateway's). The token goes as it is, so that
-// the reproduction can read it from $PLANTCHECK_TOKEN: one that a query
-// string or a JSON string would have to escape is not sent, nor a header
-// the run sends of its own (--header), and the scenario says why.
+// the issued token under name in a query parameter or a body member (RFC
+// 6750's access_token), a header of its own (an API gateway's) or a cookie.
+// The token goes as it is, so that the reproduction can read it from
+// $PLANTCHECK_TOKEN: where it would need escaping, or the run sends that
+// header itself (--header), the scenario is not run and says why.
 func (s *Suite) theRequestCarriesTheTokenElsewhere(ctx context.Context, where, name string) error {
 	st := stateOf(ctx)
 	tok := s.cfg.Token

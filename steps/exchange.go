@@ -11,22 +11,17 @@ import (
 )
 
 // Sent is one request the suite sent and what came back: the one exchange
-// type, with what the suite knows of it besides. Its Auth describes the
-// Authorization header sent ("Bearer <token>"), so that no rendering shows
-// the user's token; its Token is the token where the request carried it
-// outside that header. Once judged, RespHeader and RespBody are the response
-// as evidence: every secret hidden, then cut to a bound (RespTotal is the
-// body's length as sent), header values escaped.
+// type, with what the suite knows of it besides (its Auth and Token keep
+// the user's token out of every rendering). Once judged, RespHeader and
+// RespBody are the response as evidence: secrets hidden, cut, escaped.
 type Sent struct {
 	exchange.Exchange
-	Label  string             // what the request is, where the scenario does not say
-	issued bool               // the user's token in the Bearer scheme
-	red    *evidence.Redactor // hides the suite's secrets in what it renders
-	judged judge.Outcome      // the one judge's, which the steps and hooks read
-	// header is the response's header as the target sent it, which the
-	// steps read (its cookies) until the scenario is over.
-	header     http.Header
-	Violations []spec.Violation // the document's findings on the response, bounded and safe
+	Label      string             // what the request is, where the scenario does not say
+	issued     bool               // the user's token in the Bearer scheme
+	red        *evidence.Redactor // hides the suite's secrets in what it renders
+	judged     judge.Outcome      // the one judge's, which the steps and hooks read
+	header     http.Header        // the response's as sent, for the steps (cookies)
+	Violations []spec.Violation   // the document's findings on the response, bounded and safe
 }
 
 // JudgedBy is the one judge's judgement of the exchange by a rule, and

@@ -21,11 +21,10 @@ func jsonString(s string) json.RawMessage {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// aStringFromEachCategory makes a case of each fixed string of every
-// category of the catalog of hostile strings and of one drawn with the
-// scenario's seed (of every string, with AllStrings), as the name or the tag
-// of a valid plant: a refusal is the scenario's (SHOULD) failure, a wrong
-// echo a MUST failure of CREATE-NAME or CREATE-TAG.
+// aStringFromEachCategory makes a case of each string a run sends of every
+// category of the hostile strings (Category.Sent), as the name or the tag
+// of a valid plant: a refusal fails the scenario's SHOULD, a wrong echo
+// CREATE-NAME's or CREATE-TAG's MUST.
 func (s *Suite) aStringFromEachCategory(ctx context.Context, field string) {
 	st := stateOf(ctx)
 	for _, cat := range generate.Catalog() {

@@ -367,10 +367,8 @@ func (g *gate) cut(now time.Time) {
 		// its answers are still counted as one.
 		return
 	}
-	if g.ceiling == 0 || g.rate < g.ceiling {
-		if g.seen.Slowest == 0 || g.rate < g.seen.Slowest {
-			g.seen.Slowest = g.rate
-		}
+	if (g.ceiling == 0 || g.rate < g.ceiling) && (g.seen.Slowest == 0 || g.rate < g.seen.Slowest) {
+		g.seen.Slowest = g.rate
 	}
 	g.prevAt, g.cutAt = g.cutAt, now
 	g.prev, g.cur = g.cur, epoch{rate: g.rate}
