@@ -33,20 +33,16 @@ func (s *Suite) aStringFromEachCategory(ctx context.Context, field string) {
 			if i < len(cat.Fixed) {
 				how = "fixed for"
 			}
-			c := &generate.Case{
-				Kind:     generate.Boundary,
-				Class:    fmt.Sprintf("a %s %s the catalog's category %q (%s: %s)", field, how, cat.Name, cat.Source, cat.Why),
-				Property: field,
-				Members:  []generate.Member{{Name: "id", Raw: json.RawMessage(strconv.FormatInt(st.freshID(), 10))}},
-			}
+			c := &generate.Case{Kind: generate.Boundary, Property: field,
+				Class: fmt.Sprintf("a %s %s the catalog's category %q (%s: %s)", field, how, cat.Name, cat.Source, cat.Why)}
+			c.Set("id", json.RawMessage(strconv.FormatInt(st.freshID(), 10)))
 			if field == "name" {
-				c.Members = append(c.Members, generate.Member{Name: "name", Raw: jsonString(str)})
+				c.Set("name", jsonString(str))
 			} else {
 				// A name of its own for each, drawn like the id, so that a
 				// target that refuses a stored name judges every tag.
-				name := "Catalog tag test " + strconv.FormatInt(st.freshID(), 36)
-				c.Members = append(c.Members, generate.Member{Name: "name", Raw: jsonString(name)},
-					generate.Member{Name: "tag", Raw: jsonString(str)})
+				c.Set("name", jsonString("Catalog tag test "+strconv.FormatInt(st.freshID(), 36)))
+				c.Set("tag", jsonString(str))
 			}
 			st.cases = append(st.cases, c)
 		}

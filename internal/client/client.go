@@ -14,6 +14,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -50,10 +51,7 @@ type Client struct {
 
 // New returns a Client that sends through hc.
 func New(hc *http.Client, cfg Config) *Client {
-	c := &Client{hc: hc, maxBody: cfg.MaxBody, red: cfg.Redactor}
-	if c.red == nil {
-		c.red = evidence.New()
-	}
+	c := &Client{hc: hc, maxBody: cfg.MaxBody, red: cmp.Or(cfg.Redactor, evidence.New())}
 	if c.maxBody <= 0 {
 		c.maxBody = 1 << 20
 	}
