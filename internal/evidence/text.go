@@ -75,13 +75,7 @@ func Cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return cutSaying(s, n, len(s))
-}
-
-// cutSaying cuts s to at most n bytes, on a rune boundary, and says that
-// it was total bytes long.
-func cutSaying(s string, n, total int) string {
-	return fmt.Sprintf("%s… (%d bytes in all)", s[:runeStart(s, min(n, len(s)))], total)
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:runeStart(s, n)], len(s))
 }
 
 // Safe is what every string from a target goes through before it is kept:

@@ -363,15 +363,11 @@ func (x *Exchange) Curl(red *evidence.Redactor) string {
 
 // auths are the Authorization headers sent, without their secrets.
 func (x *Exchange) auths() []Credential {
-	vs, ok := x.Header["Authorization"]
-	if !ok && x.Auth == nil {
-		return nil
-	}
 	if x.Auth != nil {
 		return []Credential{*x.Auth}
 	}
-	out := make([]Credential, 0, len(vs))
-	for _, v := range vs {
+	var out []Credential
+	for _, v := range x.Header["Authorization"] {
 		desc, sh := AuthShape(v)
 		out = append(out, Credential{desc, sh})
 	}

@@ -43,17 +43,8 @@ func IsCredential(name string) bool {
 	if plainHeaders[name] {
 		return false
 	}
-	for _, h := range credentialHeaders {
-		if strings.EqualFold(name, h) {
-			return true
-		}
-	}
-	for _, w := range credentialWords {
-		if containsFold(name, w) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(credentialHeaders, func(h string) bool { return strings.EqualFold(name, h) }) ||
+		slices.ContainsFunc(credentialWords, func(w string) bool { return containsFold(name, w) })
 }
 
 // containsFold reports whether s holds word (lower-case ASCII) in any
@@ -150,14 +141,8 @@ func QuerySecrets(rawQuery string, into []string) []string {
 // boolean is not (a short one would hide every digit of a report). Most bodies name no
 // credential, and are not decoded.
 func BodySecrets(body []byte, into []string) []string {
-	named, text := false, string(body[:min(len(body), maxSecretScan)])
-	for _, w := range credentialWords {
-		if containsFold(text, w) {
-			named = true
-			break
-		}
-	}
-	if !named {
+	text := string(body[:min(len(body), maxSecretScan)])
+	if !slices.ContainsFunc(credentialWords, func(w string) bool { return containsFold(text, w) }) {
 		return into
 	}
 	var v any
@@ -216,12 +201,7 @@ var knownSchemes = []string{"basic", "bearer", "digest", "dpop", "gnap", "hoba",
 // KnownScheme reports whether scheme is one of knownSchemes, in any letter
 // case. It runs on every exchange, so it allocates nothing.
 func KnownScheme(scheme string) bool {
-	for _, k := range knownSchemes {
-		if strings.EqualFold(scheme, k) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(knownSchemes, func(k string) bool { return strings.EqualFold(scheme, k) })
 }
 
 // AuthShape is an Authorization value with its secret taken out: what a

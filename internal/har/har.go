@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -239,12 +240,7 @@ func bodySize(b []byte, total int64, notKept bool) int64 {
 // headers writes a header in a stable order, values hidden.
 func headers(h http.Header, hd *Hider) []NameValue {
 	out := []NameValue{}
-	names := make([]string, 0, len(h))
-	for k := range h {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
 			out = append(out, NameValue{Name: hd.String(k), Value: hd.header(k, v)})
 		}

@@ -120,6 +120,9 @@ func Conforms(v *spec.Validator, h http.Header, body []byte) bool {
 // that is not whole (BodyIncomplete, RespIncomplete) is not judged.
 // redact (nil: none) hides secrets in what the judgements quote.
 func Judge(v *spec.Validator, x *exchange.Exchange, b Sender, redact func(string) string) Outcome {
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
 	e := &exam{Exchange: x, redact: redact, respWhole: x.RespIncomplete == ""}
 	o := &e.out
 	if x.BodyIncomplete != "" {
@@ -363,7 +366,7 @@ func noID(e *exam) (Judgement, bool) {
 	case !bytes.Contains(b, []byte(`"id"`)) && !bytes.Contains(b, []byte(`\u`)) && documented:
 		// No member is named id, however it is read: nothing to look up.
 		return Judgement{Expected: "no id property"}, true
-	case documented || plantRecordOf(e.answer, e.isObject, nil).OK():
+	case documented || plantRecordOf(e.answer, e.isObject, e.redact).OK():
 		return noIDOf(e.answer, e.isObject, e.redact), true
 	}
 	return Judgement{}, false

@@ -53,9 +53,6 @@ func describe(obj map[string]json.RawMessage, name string, redact func(string) s
 	if !ok {
 		return "missing"
 	}
-	if redact == nil {
-		redact = func(s string) string { return s }
-	}
 	return jsonValue(raw, redact)
 }
 
@@ -185,9 +182,6 @@ func AdmitsJSON(h http.Header) bool {
 // Header.Get sees only the first.
 func MediaTypeJSON(values []string, redact func(string) string) Judgement {
 	j := Judgement{Expected: "one Content-Type field, application/json (parameters allowed)"}
-	if redact == nil {
-		redact = func(s string) string { return s }
-	}
 	switch {
 	case len(values) == 0 || len(values) == 1 && values[0] == "":
 		j.Actual = "no Content-Type header"

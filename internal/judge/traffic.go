@@ -3,6 +3,7 @@ package judge
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -30,12 +31,8 @@ type Rule struct {
 // AcceptedUnder reports whether a valid request that a scenario of rule
 // sends is accepted under that rule (Rule.Accepts), or under CREATE-200.
 func AcceptedUnder(rule rules.RuleID) bool {
-	for _, r := range Rules {
-		if r.ID == rule {
-			return r.Accepts
-		}
-	}
-	return false
+	i := slices.IndexFunc(Rules, func(r Rule) bool { return r.ID == rule })
+	return i >= 0 && Rules[i].Accepts
 }
 
 // The reasons a rule cannot be judged from traffic.

@@ -3,7 +3,6 @@ package proxy
 import (
 	"encoding/json"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -44,7 +43,7 @@ func eventOf(f verdict.Evidence, side string, status int) Event {
 		s += "; got " + f.Actual
 	}
 	at, _ := time.Parse(time.RFC3339Nano, f.At) // count wrote it
-	return Event{Time: at, Rule: verdict.ClientGroup{Rule: f.Rule}.Label(), Level: strings.ToUpper(string(f.Level)),
+	return Event{Time: at, Rule: verdict.ClientGroup{Rule: f.Rule}.Label(), Level: verdict.Upper(f.Level),
 		Side: side, Status: status, Summary: evidence.Cut(s, eventSummary)}
 }
 

@@ -50,18 +50,12 @@ import (
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
-// Defaults and bounds of a Handler.
-const (
-	// DefaultMaxJudge bounds the bytes of each body kept for judging.
-	DefaultMaxJudge = config.DefaultMaxJudge
-	// DefaultTimeout bounds the connection to the upstream and the wait
-	// for its answer's header section.
-	DefaultTimeout = config.ProxyTimeout
-	// maxJudgeTotal bounds the bytes kept of all the bodies in flight at
-	// once, so that a thousand connections streaming megabytes cost the
-	// proxy no more than that.
-	maxJudgeTotal = 256 << 20
-)
+// DefaultMaxJudge bounds the bytes of each body kept for judging.
+const DefaultMaxJudge = config.DefaultMaxJudge
+
+// maxJudgeTotal bounds the bytes kept of all the bodies in flight at once,
+// so that a thousand connections streaming megabytes cost no more.
+const maxJudgeTotal = 256 << 20
 
 // MarkerHeader marks an answer the proxy made itself, never the service:
 // its value says why (the Own* constants).
@@ -85,23 +79,16 @@ type Config struct {
 	// Upstream is the service's base URL (http or https). Required. A path
 	// in it is put before every request's target.
 	Upstream *url.URL
-	// MaxJudge bounds the bytes of each body kept for judging, positive
-	// (config.Proxy's, validated: New fills in neither it nor Timeout). A
-	// longer body is forwarded whole, and what needs it is not judged.
+	// MaxJudge bounds the bytes of each body kept for judging (validated
+	// positive); a longer body is forwarded whole, and not judged.
 	MaxJudge int64
-	// Timeout bounds the connection to the upstream and the wait for the
-	// header section of its answer (a body may then stream for as long as
-	// it lasts), positive.
+	// Timeout bounds the connection to the upstream and the wait for its
+	// answer's header section (validated positive).
 	Timeout time.Duration
-	// TLS configures the connections to an https upstream (certificate
-	// authorities to trust, a client certificate); nil means the system's
-	// authorities and no client certificate.
-	TLS *tls.Config
-	// Events, when set, gets one line of JSON (an Event) for each failed
-	// judgement, as it is judged.
+	TLS     *tls.Config // nil: the system's authorities, no client certificate
+	// Events, when set, gets an Event (a line of JSON) per failed judgement.
 	Events io.Writer
-	// HAR, when set, gets every exchange the upstream answered, secrets
-	// hidden (writeHAR).
+	// HAR, when set, gets every exchange the upstream answered (writeHAR).
 	HAR *har.Writer
 }
 
@@ -115,17 +102,13 @@ type Handler struct {
 	forward   *httputil.ReverseProxy
 	maxJudge  int64
 	budget    exchange.Budget // bytes kept of the bodies in flight
-	// name is the upstream as the verdict names it; started and timeout
-	// are what the verdict states.
-	name    string
-	started time.Time
-	timeout time.Duration
-	// inflight counts the exchanges being forwarded; queue holds those
-	// waiting to be judged.
-	inflight sync.WaitGroup
-	queue    *judgeQueue
-	har      *har.Writer
-	metrics  *metrics
+	name      string          // the upstream as the verdict names it
+	started   time.Time
+	timeout   time.Duration
+	inflight  sync.WaitGroup // the exchanges being forwarded
+	queue     *judgeQueue
+	har       *har.Writer
+	metrics   *metrics
 }
 
 // New returns a Handler for cfg, whose upstream comes validated
@@ -374,19 +357,15 @@ func (h *Handler) finish(x *flight, r *http.Request, doc bool) {
 	x.URL, x.RespHeader = to.Scheme+"://"+to.Host+to.RequestURI(), x.answer.Header()
 	switch {
 	case x.counted:
-		h.release(x)
 	case !doc:
 		h.tally.Outside()
 		if h.har != nil && p == nil {
 			h.writeHAR(x, false)
 		}
-		h.release(x)
 	case p != nil && clientLeft(x, r):
 		h.tally.Gone()
-		h.release(x)
 	case p != nil:
 		h.tally.BrokeOff()
-		h.release(x)
 	default:
 		x.respCap.End()
 		if x.whole != nil {
@@ -407,7 +386,9 @@ func (h *Handler) finish(x *flight, r *http.Request, doc bool) {
 		// Judged off the exchange's path (queue.go), so that the
 		// connection goes on to its next request at once.
 		h.queue.put(x)
+		return
 	}
+	h.release(x)
 	if p != nil {
 		// The ReverseProxy could not copy the answer whole (Go issue
 		// 23643): the client must not take a cut answer for a whole one,
