@@ -57,27 +57,20 @@ const DefaultMaxJudge = config.DefaultMaxJudge
 // so that a thousand connections streaming megabytes cost no more.
 const maxJudgeTotal = 256 << 20
 
-// MarkerHeader marks an answer the proxy made itself, never the service:
-// its value says why (the Own* constants).
+// MarkerHeader marks the proxy's own answer (a 502), its value why: one of
+// the Own* constants.
 const MarkerHeader = "Plantcheck-Proxy"
 
-// The proxy's own answers, each a 502 with MarkerHeader set to one of these.
 const (
-	// OwnUnreachable: the upstream refused the connection, or its name did
-	// not resolve.
-	OwnUnreachable = "upstream-unreachable"
-	// OwnTimeout: the upstream did not connect, or did not begin its
-	// answer, within the time limit.
-	OwnTimeout = "upstream-timeout"
-	// OwnFailed: the exchange with the upstream failed otherwise (it closed
-	// the connection, or answered with something that is not HTTP).
-	OwnFailed = "upstream-failed"
+	OwnUnreachable = "upstream-unreachable" // refused the connection, or its name did not resolve
+	OwnTimeout     = "upstream-timeout"     // did not connect or begin its answer in time
+	OwnFailed      = "upstream-failed"      // closed the connection, or answered with no HTTP
 )
 
 // Config configures a Handler.
 type Config struct {
-	// Upstream is the service's base URL (http or https). Required. A path
-	// in it is put before every request's target.
+	// Upstream is the service's base URL (http or https), required; its
+	// path is put before every request's target.
 	Upstream *url.URL
 	// MaxJudge bounds the bytes of each body kept for judging (validated
 	// positive); a longer body is forwarded whole, and not judged.
@@ -93,7 +86,7 @@ type Config struct {
 }
 
 // Handler is the proxy: an http.Handler that forwards to the upstream and
-// judges what passes. It is safe for concurrent use.
+// judges what passes, safe for concurrent use.
 type Handler struct {
 	*judging
 	upstream  *url.URL
@@ -111,8 +104,7 @@ type Handler struct {
 	metrics   *metrics
 }
 
-// New returns a Handler for cfg, whose upstream comes validated
-// (config.Proxy.Validate holds the rules of the proxy's settings).
+// New returns a Handler for cfg, validated by config.Proxy.Validate.
 func New(cfg Config) (*Handler, error) {
 	u := cfg.Upstream
 	if u == nil {
@@ -205,28 +197,20 @@ type wholeBody struct{ io.ReadCloser }
 
 // flight is one exchange: as it is forwarded, then as the judge reads it.
 type flight struct {
-	// The exchange: Header is the request's as forwarded, URL where it
-	// went; Err is why no answer the client could be given came, the
-	// upstream's answer HTTP cannot frame (judge.BrokenFraming), in place
-	// of which the client got the proxy's own answer of kind own.
+	// Header is the request's as forwarded; Err an answer HTTP cannot
+	// frame (judge.BrokenFraming), for which the client got the proxy's
+	// own answer of kind own.
 	exchange.Exchange
 	own string
-
-	// While it is forwarded: when it came, went upstream, had the
-	// upstream's header and gave the client its header (for the latency
-	// the proxy adds); the request body's tee, the client's writer as the
-	// ReverseProxy sees it, and whether the exchange is counted already
-	// (the proxy answered, or the client failed).
+	// When it came, went upstream, had the upstream's header and gave the
+	// client its header: the latency the proxy adds.
 	start, sent, got, answered time.Time
 	whole                      []byte // a small body, read before it is forwarded
 	body                       exchange.Tee
 	answer                     answerWriter
-	counted                    bool
-
-	// Once queued to be judged: the handler, and what the exchange holds,
-	// given back once judged.
-	h               *Handler
-	reqCap, respCap *exchange.Capture
+	counted                    bool // the proxy answered, or the client failed
+	h                          *Handler
+	reqCap, respCap            *exchange.Capture // given back once judged
 }
 
 // run judges a queued exchange, counts it, and gives back what it held.
@@ -300,9 +284,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Header = http.Header{}
 	}
 	dropAliases(r.Header)
-	// The header as forwarded, for the judge: the ReverseProxy drops the
-	// same from its copy.
-	x.Header = forwarded(r.Header)
+	x.Header = forwarded(r.Header) // as the ReverseProxy forwards it
 
 	// RFC 9112 (6.1): a request with both Content-Length and
 	// Transfer-Encoding, or a Transfer-Encoding in HTTP/1.0, must have its
@@ -311,8 +293,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// closed.
 	x.answer = answerWriter{ResponseWriter: w, x: x, close: x.Chunked || !r.ProtoAtLeast(1, 1)}
 	defer h.finish(x, r, doc)
-	// The exchange rides the request's context to the ReverseProxy's
-	// hooks, which note when it goes upstream and comes back.
+	// For the ReverseProxy's hooks, which note when it goes upstream and back.
 	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
 	if doc {
 		x.respCap = exchange.NewCapture(h.maxJudge, &h.budget)
@@ -449,13 +430,10 @@ func checkAnswer(resp *http.Response) error {
 }
 
 // noAnswer ends an exchange the upstream gave no answer to: a client that
-// went away, or whose body could not be read (it broke off, or its chunks
-// are malformed), has its connection closed without an answer, since any
-// answer would be the proxy's and not marked (or one for a request the
-// upstream never had whole); any other gets the proxy's own 502. An answer
-// HTTP cannot frame (two Content-Length fields of different values) is
-// the service's all the same: it is judged as `run` judges it, once the
-// client has the 502.
+// went away, or whose body could not be read, has its connection closed
+// without an answer (any would be the proxy's, for a request the upstream
+// never had whole); any other gets the proxy's own 502. An answer HTTP
+// cannot frame is the service's all the same: judged as `run` judges it.
 func (h *Handler) noAnswer(w http.ResponseWriter, r *http.Request, err error) {
 	a := w.(*answerWriter) // ServeHTTP's
 	x := a.x
@@ -474,12 +452,11 @@ func (h *Handler) noAnswer(w http.ResponseWriter, r *http.Request, err error) {
 	writeOwn(w, kind)
 }
 
-// answerWriter is the client's writer as the ReverseProxy writes to it. It
-// keeps the answer's status, and what cap can hold of its body; lets no
-// 100 Continue through (net/http's server sends its own once the upstream
-// asks for the body); keeps net/http from adding a Date or a sniffed
-// Content-Type; and asks for the connection to be closed after the answer
-// when close is set.
+// answerWriter is the client's writer as the ReverseProxy writes to it: it
+// keeps the status and what cap holds of the body; lets no 100 Continue
+// through (net/http's server sends its own once the upstream asks for the
+// body); keeps net/http from adding a Date or a sniffed Content-Type; and
+// closes the connection after the answer when close is set.
 type answerWriter struct {
 	http.ResponseWriter
 	x      *flight
