@@ -136,11 +136,8 @@ type Record struct {
 }
 
 // NewEntry writes x as a HAR entry, every secret hidden by h; bodies are
-// cut at max bytes (0: MaxBody).
+// cut at max bytes.
 func NewEntry(x Record, h *Hider, max int64) Entry {
-	if max <= 0 {
-		max = MaxBody
-	}
 	e := Entry{
 		StartedDateTime: x.Started.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 		Time:            ms(x.Duration),

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/exchange"
 )
 
@@ -23,13 +22,10 @@ var ErrNotHAR = errors.New("not a HAR file")
 // ErrTooLarge: the file is larger than the bound read.
 var ErrTooLarge = errors.New("the file is too large")
 
-// Read reads the HAR file r, at most limit bytes of it (0: config.MaxFile;
-// past it, ErrTooLarge), and calls fn with each entry in order, holding one
+// Read reads the HAR file r, at most limit bytes of it (past it,
+// ErrTooLarge), and calls fn with each entry in order, holding one
 // entry at a time. An error says where the file stopped being HAR.
 func Read(r io.Reader, limit int64, fn func(Entry) error) error {
-	if limit <= 0 {
-		limit = config.MaxFile
-	}
 	lr := &limited{r: r, left: limit}
 	dec := json.NewDecoder(lr)
 	// bad says where the file stopped being HAR, or that it was too large.

@@ -32,16 +32,14 @@ func (t *Transport) Start() {
 	go func() {
 		defer close(t.done)
 		for x := range t.queue {
-			t.write(x)
+			t.W.Add(NewEntry(*x, NewHider(t.Token, t.Known.Redactor(x.Secrets(true))), MaxBody))
 		}
 	}()
 }
 
-// Stop writes what is queued and stops; no exchange may be recorded after.
+// Stop, after Start, writes what is queued and stops; no exchange may be
+// recorded after.
 func (t *Transport) Stop() {
-	if t.queue == nil {
-		return
-	}
 	close(t.queue)
 	<-t.done
 }
@@ -76,7 +74,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		x.Duration = time.Since(x.Started)
 		x.Comment = NoAnswer + err.Error()
-		t.add(x)
+		t.queue <- x
 		return resp, err
 	}
 	x.Status, x.RespHeader = resp.StatusCode, resp.Header
@@ -90,18 +88,6 @@ func (t *Transport) CloseIdleConnections() {
 	if c, ok := t.Base.(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()
 	}
-}
-
-func (t *Transport) add(x *Record) {
-	if t.queue != nil {
-		t.queue <- x
-		return
-	}
-	t.write(x)
-}
-
-func (t *Transport) write(x *Record) {
-	t.W.Add(NewEntry(*x, NewHider(t.Token, t.Known.Redactor(x.Secrets(true))), MaxBody))
 }
 
 // kept copies what a capture kept of a body, its length, and releases it.
@@ -131,7 +117,7 @@ func (b *answerBody) Close() error {
 			b.x.Comment = "the answer broke off: " + err.Error()
 			b.x.RespIncomplete = b.x.Comment
 		}
-		b.t.add(b.x)
+		b.t.queue <- b.x
 	})
 	return err
 }

@@ -176,20 +176,18 @@ func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 // calls for, OPEN-JSON-READER for a departure RFC 8259 leaves open, ""
 // (OTHER) for none in particular.
 func clientGroups(o *judge.Outcome) []judge.Defect {
+	ds := o.Refusal.Defects
+	if o.Refusal.Open != "" {
+		ds = append(slices.Clip(ds), judge.Defect{What: o.Refusal.Open})
+	}
 	var out []judge.Defect
-	add := func(d judge.Defect) {
+	for _, d := range ds {
 		if d.Rule == "" {
 			d.Rule = rules.OpenJSONReader
 		}
 		if !slices.ContainsFunc(out, func(g judge.Defect) bool { return g.Rule == d.Rule }) {
 			out = append(out, d)
 		}
-	}
-	for _, d := range o.Refusal.Defects {
-		add(d)
-	}
-	if o.Refusal.Open != "" {
-		add(judge.Defect{What: o.Refusal.Open})
 	}
 	if len(out) == 0 {
 		out = []judge.Defect{{What: "the request breaks the document"}}

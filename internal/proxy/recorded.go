@@ -67,9 +67,6 @@ const (
 	whyRedacted     = "the recording redacted a header's value that no rule reads (a cookie, a key): nothing judged on it"
 )
 
-// ErrNothingRecorded: the recording holds no exchange at all.
-var ErrNothingRecorded = errors.New("the recording holds no exchange")
-
 // JudgeFiles is plantcheck judge: it judges the exchanges of cfg.Files,
 // writes the verdict to stdout and the reports, and returns it. An error
 // means the recording could not be judged, or the verdict written (exit 2).
@@ -102,7 +99,7 @@ func JudgeFiles(cfg config.Judge, stdout io.Writer) (*verdict.Verdict, error) {
 		}
 	}
 	if r.tally.Counts().Exchanges == 0 {
-		return nil, fmt.Errorf("%v: nothing to judge", ErrNothingRecorded)
+		return nil, errors.New("the recording holds no exchange: nothing to judge")
 	}
 	if r.first.IsZero() {
 		r.first, r.last = started, time.Now() // no time recorded
