@@ -474,11 +474,10 @@ func (a *answerWriter) WriteHeader(code int) {
 		a.status = code
 		a.x.answered = time.Now()
 		hd := a.Header()
-		if _, ok := hd["Date"]; !ok {
-			hd["Date"] = nil
-		}
-		if _, ok := hd["Content-Type"]; !ok {
-			hd["Content-Type"] = nil
+		for _, k := range []string{"Date", "Content-Type"} {
+			if _, ok := hd[k]; !ok {
+				hd[k] = nil
+			}
 		}
 		if a.close {
 			hd.Set("Connection", "close")
