@@ -24,58 +24,37 @@ const Redacted = "<redacted>"
 // its Authorization header.
 const TokenMark = "<token>"
 
-// markers are what evidence writes in place of a secret: text of
-// plantcheck's own, never redacted again, so that a secret that happens to
-// be part of one (a token "ct", "red") cannot garble it into
-// "<redac<redacted>ed>".
+// markers are what evidence writes in place of a secret, never redacted
+// again (a token "red" would garble them).
 var markers = []string{Redacted, TokenMark, CredentialMark}
 
 // CredentialMark stands for a credential a report describes without
 // showing (an Authorization header's, after its scheme).
 const CredentialMark = "<credential>"
 
-// window is how many consecutive characters of a secret are enough to hide
-// them: a run that long is as good as the secret to anyone who has seen the
-// rest of it in another place.
+// window is how many consecutive characters of a secret are hidden as it.
 const window = 12
 
-// Redactor hides secrets in text that may quote a target. A secret is
-// found
-//   - in any letter case;
-//   - through JSON escapes (\u002f, \/), URL escapes (%2F), and HTML
-//     character references (&#47; &#x2F;), alone or mixed;
-//   - by any 12 consecutive characters of it; a secret shorter than 12
-//     only whole, as a token of its own: not where a letter or digit
-//     or underscore touches it on either side, so that a short secret does not eat
-//     into every word that holds it;
-//   - in base64 and base64url, padded or not, at any alignment in the
-//     encoded text, which covers "Bearer <token>" encoded whole;
-//   - in hexadecimal, in either case (a debug dump of its bytes).
-//
-// It is safe for concurrent use.
+// Redactor hides secrets in text that may quote a target, found in any
+// letter case; through JSON, URL and HTML escapes; by any 12 consecutive
+// characters (a shorter secret only whole, as a word of its own); in
+// base64 and base64url at any alignment; in hexadecimal. It is safe for
+// concurrent use.
 type Redactor struct {
 	// windows are the lower-cased runs of window runes (or whole short
 	// secrets) to find in the canonical text; firsts their first runes.
-	windows map[string]bool
-	firsts  map[rune]bool
-	lengths []int // the rune lengths of windows, longest first
-	// asciiFirsts are firsts below utf8.RuneSelf, read without a map;
-	// pairs has a bit for each window's first two runes (pairBit), which
-	// most places whose first rune is a window's fail.
-	asciiFirsts [utf8.RuneSelf]bool
-	pairs       [pairBits / 64]uint64
-	// short are the lengths (in runes) of the secrets shorter than
-	// window, matched only as whole tokens.
-	short map[int]bool
-	// encoded are the base64 forms, found byte for byte.
-	encoded []string
-	// longest is the length in bytes of the longest secret.
-	longest int
+	windows     map[string]bool
+	firsts      map[rune]bool
+	lengths     []int                 // the rune lengths of windows, longest first
+	asciiFirsts [utf8.RuneSelf]bool   // firsts, read without a map
+	pairs       [pairBits / 64]uint64 // a bit for each window's first two runes
+	short       map[int]bool          // rune lengths of secrets shorter than window
+	encoded     []string              // base64 and hex forms, found byte for byte
+	longest     int                   // bytes of the longest secret
 }
 
-// Margin is how far past a cut text must be redacted for a secret that
-// straddles the cut to be found whole: the longest secret with every
-// character written as an escape of up to 12 bytes.
+// Margin is how far past a cut text must be redacted for a secret across
+// it to be found: the longest secret, each character a 12-byte escape.
 func (r *Redactor) Margin() int {
 	if r == nil {
 		return 0
@@ -128,8 +107,8 @@ func New(secrets ...string) *Redactor {
 	return r
 }
 
-// base64Cores returns, for each of the three alignments at which s may sit
-// in a longer text, the part of the text's encoding that depends on s alone.
+// base64Cores returns, for each of s's three alignments in a longer text,
+// the part of the encoding that depends on s alone.
 func base64Cores(enc *base64.Encoding, s string) []string {
 	var out []string
 	for k := 0; k < 3; k++ {
@@ -203,8 +182,7 @@ func (r *Redactor) find(s string) [][2]int {
 	return merged
 }
 
-// plainASCII reports whether s is ASCII that begins no escape: each byte
-// of it stands for itself, its canonical runes are its bytes lower-cased.
+// plainASCII reports whether s is ASCII that begins no escape.
 func plainASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= utf8.RuneSelf || c == '\\' || c == '%' || c == '&' {
@@ -214,10 +192,8 @@ func plainASCII(s string) bool {
 	return true
 }
 
-// findIn appends to spans the windows found in text, s read as runes (s's
-// bytes when it is plainASCII, else its canonical runes), starts giving
-// where each begins in s (nil: its bytes are its runes). ASCII letters are
-// lower-cased as they are read (canonical runes are already).
+// findIn appends to spans the windows found in text (s's bytes, or its
+// canonical runes, starts giving where each begins in s).
 func findIn[T byte | rune](r *Redactor, s string, text []T, starts []int, spans [][2]int) [][2]int {
 	at := func(i int) rune {
 		c := rune(text[i])
@@ -232,8 +208,7 @@ func findIn[T byte | rune](r *Redactor, s string, text []T, starts []int, spans 
 		if c < utf8.RuneSelf && !r.asciiFirsts[c] || c >= utf8.RuneSelf && !r.firsts[c] {
 			continue
 		}
-		// The first two runes of a window of two or more, as its key
-		// writes them (a rune that is not one as U+FFFD).
+		// The first two runes, as a key writes them.
 		pair := false
 		if i+1 < len(text) {
 			second := at(i + 1)
@@ -247,8 +222,7 @@ func findIn[T byte | rune](r *Redactor, s string, text []T, starts []int, spans 
 			if i+n > len(text) || n > 1 && !pair {
 				continue
 			}
-			// The runes as a string converts them, into a buffer the
-			// lookup does not keep.
+			// Into a buffer the lookup does not keep.
 			k := key[:0]
 			for j := i; j < i+n; j++ {
 				k = utf8.AppendRune(k, at(j))
@@ -281,13 +255,10 @@ func pairBit(first, second rune) uint32 {
 	return (uint32(first)*0x9E3779B1 ^ uint32(second)*0x85EBCA77) >> 7 % pairBits
 }
 
-// wordRune reports whether r, next to a short secret, makes it part of a
-// longer word.
+// wordRune reports whether r, next to a short secret, makes it a word.
 func wordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// outsideMarkers drops the spans that lie wholly inside a marker: the
-// marker is plantcheck's own text, and what it shows of a secret it shows
-// whatever is done. A span that reaches past a marker is kept whole.
+// outsideMarkers drops the spans wholly inside a marker.
 func outsideMarkers(s string, spans [][2]int) [][2]int {
 	in := indexAll(s, markers, nil)
 	if len(in) == 0 {
@@ -302,8 +273,7 @@ func outsideMarkers(s string, spans [][2]int) [][2]int {
 	return out
 }
 
-// indexAll appends to spans the byte spans of every occurrence of each of
-// subs in s.
+// indexAll appends to spans every occurrence of each of subs in s.
 func indexAll(s string, subs []string, spans [][2]int) [][2]int {
 	for _, sub := range subs {
 		for at := 0; ; {
@@ -318,15 +288,12 @@ func indexAll(s string, subs []string, spans [][2]int) [][2]int {
 	return spans
 }
 
-// canonical reads s as the runes it stands for: JSON escapes, URL escapes
-// and HTML character references decoded, letters lower-cased. starts gives
-// where each rune's bytes begin in s; they end where the next one's begin.
+// canonical reads s as the runes it stands for, escapes decoded, letters
+// lower-cased; starts gives where each rune's bytes begin in s.
 func canonical(s string) (runes []rune, starts []int) {
-	// A rune takes a byte at least: one allocation each, not a doubling.
 	runes, starts = make([]rune, 0, len(s)), make([]int, 0, len(s))
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf && c != '\\' && c != '%' && c != '&' {
-			// ASCII that begins no escape stands for itself.
 			if 'A' <= c && c <= 'Z' {
 				c += 'a' - 'A'
 			}
@@ -379,15 +346,12 @@ func decodeOne(s string) (rune, int) {
 	return r, n
 }
 
-// maxSecrets bounds the distinct secrets a Set remembers (a proxy's, across
-// exchanges, to hide one exchange's credential where another's evidence
-// shows it). An exchange's own secrets are always hidden in its evidence.
+// maxSecrets bounds the distinct secrets a Set remembers; an exchange's own
+// are always hidden in its evidence.
 const maxSecrets = 256
 
-// Set is a set of secrets that may grow, with a Redactor of them built
-// once for each change: a run's token and extra headers' values, or the
-// credentials a proxy has seen. Its zero value is empty; it is safe for
-// concurrent use.
+// Set is a set of secrets that may grow, its Redactor built once a change.
+// Its zero value is empty; it is safe for concurrent use.
 type Set struct {
 	mu   sync.Mutex
 	seen map[string]bool

@@ -7,13 +7,9 @@ import (
 )
 
 // Text writes a string a target sent so that it prints as text: valid
-// UTF-8 and on one line, with every C0 and C1 control, DEL, line and
-// paragraph separator, and bidirectional mark, embedding, override or
-// isolate written as an escape (\n, \x1b, \u202e), and a byte that is not
-// UTF-8 as \xff. A target can then neither move the cursor, clear the
-// screen, reorder what follows, nor start a line of its own (a forged
-// verdict). A backslash stays as it is: text that looks like an escape is
-// still text, and evidence already quoted is not escaped twice.
+// UTF-8 on one line, every control, separator and bidirectional character
+// escaped (\n, \x1b, \u202e), a byte that is not UTF-8 as \xff. A
+// backslash stays: evidence already quoted is not escaped twice.
 func Text(s string) string {
 	if isPlain(s) {
 		return s
@@ -42,7 +38,7 @@ func Text(s string) string {
 	return b.String()
 }
 
-// isPlain reports whether s needs no escape: the common case, kept cheap.
+// isPlain reports whether s needs no escape.
 func isPlain(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -75,13 +71,7 @@ func Cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return cutSaying(s, n, len(s))
-}
-
-// cutSaying cuts s to at most n bytes, on a rune boundary, and says that
-// it was total bytes long.
-func cutSaying(s string, n, total int) string {
-	return fmt.Sprintf("%s… (%d bytes in all)", s[:runeStart(s, min(n, len(s)))], total)
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:runeStart(s, n)], len(s))
 }
 
 // Safe is what every string from a target goes through before it is kept:
@@ -95,10 +85,8 @@ func (r *Redactor) Safe(s string, n int) string {
 }
 
 // Prefix is the first n bytes of b with every secret hidden, cut on a
-// character's boundary; cut says whether anything of b was left out. Only
-// the part that can show is redacted, with a margin past the cut wide
-// enough to hold any form of a secret, so that a megabyte costs no more
-// than a line.
+// character's boundary; cut says whether anything was left out. Only what
+// can show (and a margin) is redacted: a megabyte costs what a line does.
 func Prefix[T ~string | ~[]byte](r *Redactor, b T, n int) (kept T, cut bool) {
 	if limit := n + r.Margin(); len(b) > limit {
 		b, cut = b[:runeStart(b, limit)], true

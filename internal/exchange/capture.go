@@ -8,11 +8,9 @@ import (
 	"sync/atomic"
 )
 
-// Capture keeps the first bytes of a body in flight (the proxy's, for
-// judging; a --har recording's), up to its limit and within its Budget,
-// counts them all and says whether it kept the whole body (Take). A body
-// past either bound passes whole all the same. Its writer and its reader
-// are kept apart by its lock.
+// Capture keeps the first bytes of a body in flight, up to its limit and
+// within its Budget, counts them all and says whether it kept the whole
+// body (Take). A body past either bound passes whole all the same.
 type Capture struct {
 	mu     sync.Mutex
 	buf    bytes.Buffer
@@ -46,8 +44,7 @@ func (b *Budget) Give(n int64) { b.used.Add(-n) }
 
 var capturePool = sync.Pool{New: func() any { return new(Capture) }}
 
-// keepPooled bounds the buffer a capture brings back to the pool: a rare
-// large body must not pin its buffer for ever.
+// keepPooled bounds the buffer a capture brings back to the pool.
 const keepPooled = 64 << 10
 
 // NewCapture returns a capture that keeps the first limit bytes of a body,
@@ -90,8 +87,7 @@ func (c *Capture) End() {
 }
 
 // Take ends the capture and returns what it kept (valid until Release),
-// the body's length in all, and why that is not the whole body ("" when
-// it is), what naming the body.
+// the body's length, and why that is not the whole body ("" when it is).
 func (c *Capture) Take(what string) (kept []byte, total int64, why string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -107,10 +103,8 @@ func (c *Capture) Take(what string) (kept []byte, total int64, why string) {
 	return c.buf.Bytes(), c.total, why
 }
 
-// Release gives the capture's memory back; the capture must have been
-// taken. Only a capture whose body ended goes back to the pool: one whose
-// body is still being read (the upstream answered before the request body
-// was sent whole) may still be written to, and is left to the collector.
+// Release gives a taken capture's memory back. Only one whose body ended
+// goes back to the pool: another may still be written to.
 func (c *Capture) Release() {
 	c.mu.Lock()
 	c.done = true
@@ -140,9 +134,8 @@ func Past(what string, limit int64) string {
 	return fmt.Sprintf("%s past %d bytes", what, limit)
 }
 
-// Tee is a body that writes what is read of it into a Capture (nil: none)
-// and keeps why reading it failed; it lets go of the capture once the body
-// ended (its end, or its declared length, read).
+// Tee is a body that writes what is read of it into a Capture (nil: none),
+// until it ends, and keeps why reading it failed.
 type Tee struct {
 	rc    io.ReadCloser
 	c     *Capture
@@ -158,9 +151,8 @@ func NewTee(rc io.ReadCloser, c *Capture, length int64) Tee {
 
 func (t *Tee) Read(p []byte) (int, error) {
 	if t.ended || t.left == 0 {
-		// The transport reads once more past a declared length, to see
-		// that nothing follows; net/http's server may by then have closed
-		// the body, read whole, as the answer's header went out.
+		// The transport reads past a declared length, perhaps after
+		// net/http's server closed the body.
 		t.end()
 		return 0, io.EOF
 	}
@@ -175,9 +167,7 @@ func (t *Tee) Read(p []byte) (int, error) {
 		t.err.Store(&err)
 	}
 	if err == io.EOF || t.left == 0 {
-		// A body of a declared length is whole once that many bytes
-		// went through, though the reader that would see its end has
-		// not yet asked: net/http's body reader holds no more.
+		// Whole once its declared length went through.
 		t.end()
 	}
 	return n, err

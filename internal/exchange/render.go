@@ -31,9 +31,7 @@ const (
 	// ReproduceBytes bounds a body a reproduction writes out: a longer one
 	// is reproduced only when runs of one letter make it long (shell.Runs).
 	ReproduceBytes = 16 << 10
-	// RunsFrom is the length from which a body that runs of one text
-	// make long is reproduced by commands that make them (shell.Runs),
-	// however short the rest.
+	// RunsFrom is the length from which a body's runs are made by commands.
 	RunsFrom = 1 << 10
 )
 
@@ -41,11 +39,8 @@ const (
 // header from: a session's cookies are credentials.
 const CookieVar = "PLANTCHECK_COOKIE"
 
-// Exchange is one request and what came back: what the judge judges
-// (package judge), what every report shows. It is plantcheck's one
-// exchange type, whichever driver saw it (`run`'s steps embed it, the
-// proxy builds one per exchange it judges). It holds what was sent,
-// secrets included: every rendering hides them.
+// Exchange is one request and what came back, secrets included: every
+// rendering hides them.
 type Exchange struct {
 	Method string
 	// URL is where the request went, as a reproduction sends it again;
@@ -54,31 +49,22 @@ type Exchange struct {
 	// Header is the request's header as sent.
 	Header http.Header
 	// Body is the request's body, or its first bytes when BodyTotal (its
-	// length in all; 0 means len(Body)) is larger: a body not kept whole
-	// is quoted, never reproduced.
+	// length in all; 0 means len(Body)) is larger.
 	Body      []byte
 	BodyTotal int64
-	// BodyIncomplete says why Body is not known to be the whole body,
-	// whatever BodyTotal says (a body past a bound, or whose reading
-	// broke off); "" when it is whole. Such a body is neither judged
-	// (package judge says so) nor reproduced.
+	// BodyIncomplete says why Body is not known whole ("" when it is):
+	// such a body is neither judged nor reproduced.
 	BodyIncomplete string
-	// Chunked: the body went in chunks, without a Content-Length.
-	Chunked bool
+	Chunked        bool // the body went in chunks, without a Content-Length
 	// Auth shows the Authorization header where the sender knows more
-	// than the value says (which token variant it is); nil reads the
-	// value with AuthShape.
+	// than the value says; nil reads the value with AuthShape.
 	Auth *Credential
 	// Token is the user's token where the request carried it outside its
-	// Authorization header (in the URL, another header, the body): shown
-	// as <token>, reproduced from $PLANTCHECK_TOKEN. URL may hold
-	// evidence.TokenMark in its place already.
-	Token string
-	// SecretHeaders names headers whose values are secrets though their
-	// names do not say so (the user's extra headers).
-	SecretHeaders []string
-	// CurlFlags are the connection's settings for a reproduction.
-	CurlFlags []string
+	// Authorization header: shown as <token>, reproduced from
+	// $PLANTCHECK_TOKEN (URL may hold evidence.TokenMark already).
+	Token         string
+	SecretHeaders []string // headers whose values are secrets, whatever their names
+	CurlFlags     []string // the connection's settings for a reproduction
 
 	Status int
 	// RespHeader and RespBody are the answer; RespTotal is the body's
@@ -86,25 +72,21 @@ type Exchange struct {
 	RespHeader http.Header
 	RespBody   []byte
 	RespTotal  int64
-	// RespIncomplete says why RespBody is not known to be the whole
-	// answer, as read to be judged ("" when it is): such an answer is not
-	// judged. A driver may cut RespBody to a bound once it is judged, as
-	// evidence; RespTotal then says how long it was.
+	// RespIncomplete says why RespBody is not known whole ("" when it
+	// is): such an answer is not judged.
 	RespIncomplete string
 	Duration       time.Duration
 	// Err is how the exchange failed when no whole answer came (nil when
-	// one did): the judge judges that alone (judge.Answered).
+	// one did): judge.Answered judges it alone.
 	Err error
 }
 
 // Credential is an Authorization value without its secret: what a report
-// shows (Desc) and what a shell sends (Shell, the token read from
-// $PLANTCHECK_TOKEN).
+// shows (Desc) and what a shell sends (Shell).
 type Credential struct{ Desc, Shell string }
 
-// RequestLine summarises the request on one line: its method and target,
-// the headers that matter to the rules (credentials described, never
-// shown), its body.
+// RequestLine summarises the request on one line: method, target, the
+// headers that matter to the rules (credentials described), body.
 func (x *Exchange) RequestLine(red *evidence.Redactor) string {
 	var b strings.Builder
 	b.WriteString(x.requestTarget(red))
@@ -146,8 +128,7 @@ func (x *Exchange) RequestLine(red *evidence.Redactor) string {
 	return b.String()
 }
 
-// requestTarget is the method and target of the request line (Target, or
-// URL when it is "").
+// requestTarget is the method and target (Target, else URL).
 func (x *Exchange) requestTarget(red *evidence.Redactor) string {
 	target := x.Target
 	if target == "" {
@@ -169,14 +150,10 @@ func (x *Exchange) ResponseLine(red *evidence.Redactor) string {
 	return fmt.Sprintf("%d %s, body %s (after %s)", x.Status, ct, Quote(red, x.RespBody, x.RespTotal), d)
 }
 
-// Message writes the exchange as the HTTP messages it was, for a reader
-// who learns the API from it (the living documentation): the request line,
-// the request's headers (credentials described as RequestLine describes
-// them, every other secret hidden) and its body, then the status line, the
-// answer's Content-Type and its body. Each header value is bounded to
-// ValueBytes and each body to ExcerptBytes, redacted and escaped onto one
-// line each, as every other rendering of a target's bytes is; only the
-// headers a client sets are shown, none the transport adds.
+// Message writes the exchange as the HTTP messages it was, for the living
+// documentation: the request line, the headers a client set (secrets
+// hidden) and body, then the status line, the answer's Content-Type and
+// body, each value and body bounded, redacted and escaped onto one line.
 func (x *Exchange) Message(red *evidence.Redactor) (request, response string) {
 	var b strings.Builder
 	b.WriteString(x.requestTarget(red) + " HTTP/1.1\n")
@@ -221,8 +198,7 @@ func (x *Exchange) Message(red *evidence.Redactor) (request, response string) {
 	return request, b.String()
 }
 
-// messageBody is a body as Message shows it: redacted, bounded, escaped,
-// the line feed that ends it (JSON's white space) ending its line.
+// messageBody is a body as Message shows it, its final line feed dropped.
 func messageBody(red *evidence.Redactor, body string, total int64) string {
 	s := red.Safe(strings.TrimSuffix(body, "\n"), ExcerptBytes)
 	if n := max(total, int64(len(body))); n > int64(len(body)) && !strings.Contains(s, "bytes in all)") {
@@ -231,10 +207,8 @@ func messageBody(red *evidence.Redactor, body string, total int64) string {
 	return s
 }
 
-// Quote quotes the start of a body of total bytes (0: len(b)): redacted
-// (with a margin past the cut, so that a secret across it is found whole),
-// cut, then Go-quoted, so that no byte of it acts on a terminal or starts
-// a line.
+// Quote quotes the start of a body of total bytes (0: len(b)): redacted,
+// cut, then Go-quoted, so that no byte of it acts on a terminal.
 func Quote(red *evidence.Redactor, b []byte, total int64) string {
 	total = max(total, int64(len(b)))
 	if total == 0 {
@@ -248,14 +222,11 @@ func Quote(red *evidence.Redactor, b []byte, total int64) string {
 	return q
 }
 
-// Curl writes a command that sends the request again: its method, URL,
-// headers and body bytes. The credentials are read from environment
-// variables, never written: the user's token from $PLANTCHECK_TOKEN, each
-// other credential header's from PLANTCHECK_HEADER_<NAME>, cookies from
-// $PLANTCHECK_COOKIE. Anything else that holds a secret is sent with the
-// secret hidden. A body too long (but for runs of one letter), or not kept
-// whole, is not reproduced:
-// the command is then "".
+// Curl writes a command that sends the request again. Credentials are read
+// from environment variables, never written ($PLANTCHECK_TOKEN,
+// PLANTCHECK_HEADER_<NAME>, $PLANTCHECK_COOKIE); any other secret is
+// hidden. A body too long (but for runs of one letter), or not kept whole,
+// is not reproduced: the command is then "".
 func (x *Exchange) Curl(red *evidence.Redactor) string {
 	if x.BodyIncomplete != "" || x.BodyTotal > int64(len(x.Body)) {
 		return ""
@@ -271,13 +242,11 @@ func (x *Exchange) Curl(red *evidence.Redactor) string {
 	case len(x.Body) > ReproduceBytes && runs == nil:
 		return ""
 	case runs != nil:
-		// A body long for runs of one text (a long name, a deep
-		// member's brackets): each run is made by a command, not written.
+		// A body long for runs of one text: each run made by a command.
 		fmt.Fprintf(&b, "{ %s; } | ", strings.Join(runs, "; "))
 		data = "--data-binary @-"
 	case inBody && shell.Printable(x.Body):
-		// The token, in double quotes for the shell to expand, between
-		// the body's two other parts.
+		// The token, double-quoted for the shell, between the other parts.
 		data = "--data-binary " + shell.Quote(red.String(pre)) + `"` + shell.TokenVar + `"` + shell.Quote(red.String(post))
 	case len(x.Body) == 0:
 	default:
@@ -285,9 +254,7 @@ func (x *Exchange) Curl(red *evidence.Redactor) string {
 		if shell.Printable(body) {
 			data = "--data-binary " + shell.Quote(string(body))
 		} else {
-			// Bytes a shell word cannot carry as they are (line breaks,
-			// controls, bytes that are not UTF-8) go through printf's
-			// octal escapes, so that the command is one printable text.
+			// Bytes a shell word cannot carry go through printf's escapes.
 			fmt.Fprintf(&b, "printf '%s' | ", shell.PrintfEscape(body))
 			data = "--data-binary @-"
 		}
@@ -302,8 +269,7 @@ func (x *Exchange) Curl(red *evidence.Redactor) string {
 		lines = append(lines, strings.Join(x.CurlFlags, " "))
 	}
 	for _, a := range x.auths() {
-		// Double quotes, so that the shell expands the variable; the
-		// credential's shell form is written for them.
+		// Double quotes, so that the shell expands the variable.
 		lines = append(lines, `-H "Authorization: `+a.Shell+`"`)
 	}
 	for _, name := range slices.Sorted(maps.Keys(x.Header)) {
@@ -363,15 +329,11 @@ func (x *Exchange) Curl(red *evidence.Redactor) string {
 
 // auths are the Authorization headers sent, without their secrets.
 func (x *Exchange) auths() []Credential {
-	vs, ok := x.Header["Authorization"]
-	if !ok && x.Auth == nil {
-		return nil
-	}
 	if x.Auth != nil {
 		return []Credential{*x.Auth}
 	}
-	out := make([]Credential, 0, len(vs))
-	for _, v := range vs {
+	var out []Credential
+	for _, v := range x.Header["Authorization"] {
 		desc, sh := AuthShape(v)
 		out = append(out, Credential{desc, sh})
 	}
@@ -403,10 +365,8 @@ func (x *Exchange) hideToken(s string) string {
 	return strings.ReplaceAll(s, x.Token, evidence.TokenMark)
 }
 
-// shellWord writes s, which may hold the user's token (or the mark for it,
-// as a recording plantcheck wrote holds it),
-// as shell words: the token read from $PLANTCHECK_TOKEN, the rest quoted,
-// redacted and bounded.
+// shellWord writes s as shell words: the user's token (or its mark) read
+// from $PLANTCHECK_TOKEN, the rest quoted, redacted and bounded.
 func (x *Exchange) shellWord(red *evidence.Redactor, s string, n int) string {
 	if x.Token == "" && !strings.Contains(s, evidence.TokenMark) {
 		return shell.Quote(red.Safe(s, n))

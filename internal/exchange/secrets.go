@@ -11,25 +11,15 @@ import (
 	"github.com/plantcheck/plantcheck/internal/shell"
 )
 
-// Credentials travel in both directions: the clients' tokens, keys and
-// cookies, and whatever the service hands back. None is ever printed or
-// written: the value of every credential header, query parameter and body
-// member is a secret, hidden by an evidence.Redactor in every piece of
-// evidence (in any of the forms it knows: letter case, escapes, base64,
-// hexadecimal), and the headers themselves are shown as <redacted> and
-// reproduced from variables.
-
 // credentialHeaders are the headers that carry a credential by name; any
 // header whose name holds one of credentialWords does too.
 var credentialHeaders = []string{"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"}
 
 var credentialWords = []string{"key", "token", "secret", "auth", "password", "passwd", "session", "cookie", "credential", "signature"}
 
-// plainHeaders are the fields most exchanges carry that are no credential,
-// known at once. Idempotency-Key (the IETF httpapi draft) is a key by name
-// only: a unique value the client draws for one request, which grants
-// nothing; hidden, it made the suite's own replays unreproducible (their
-// curl read a variable nobody sets).
+// plainHeaders are common fields that are no credential. Idempotency-Key
+// is a key by name only: it grants nothing, and hidden it made the suite's
+// replays unreproducible.
 var plainHeaders = map[string]bool{
 	"Accept": true, "Accept-Encoding": true, "Accept-Language": true, "Cache-Control": true,
 	"Connection": true, "Content-Encoding": true, "Content-Length": true, "Content-Type": true,
@@ -43,21 +33,11 @@ func IsCredential(name string) bool {
 	if plainHeaders[name] {
 		return false
 	}
-	for _, h := range credentialHeaders {
-		if strings.EqualFold(name, h) {
-			return true
-		}
-	}
-	for _, w := range credentialWords {
-		if containsFold(name, w) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(credentialHeaders, func(h string) bool { return strings.EqualFold(name, h) }) ||
+		slices.ContainsFunc(credentialWords, func(w string) bool { return containsFold(name, w) })
 }
 
-// containsFold reports whether s holds word (lower-case ASCII) in any
-// letter case.
+// containsFold reports whether s holds word (lower-case ASCII), any case.
 func containsFold(s, word string) bool {
 	for i := 0; i+len(word) <= len(s); i++ {
 		j := 0
@@ -71,8 +51,8 @@ func containsFold(s, word string) bool {
 	return false
 }
 
-// Secrets collects the secrets x carries: every credential header's (both
-// ways) and query parameter's, and with body its request body's members.
+// Secrets collects the secrets x carries: credential headers' (both ways),
+// query parameters', and with body its request body's.
 func (x *Exchange) Secrets(body bool) []string {
 	into := HeaderSecrets(x.RespHeader, HeaderSecrets(x.Header, nil))
 	if u, err := url.Parse(x.URL); err == nil {
@@ -102,9 +82,7 @@ func HeaderSecrets(h http.Header, into []string) []string {
 				into = appendSecret(into, v)
 				continue
 			}
-			// A scheme and its credential: the credential is the secret
-			// (the scheme's name is not, and hiding it would garble every
-			// message that names it); a blank one is no secret at all.
+			// The credential is the secret, not the scheme's name.
 			cred = strings.TrimSpace(cred)
 			into = appendSecret(into, cred)
 			if strings.EqualFold(scheme, "Basic") {
@@ -142,22 +120,13 @@ func QuerySecrets(rawQuery string, into []string) []string {
 	return into
 }
 
-// BodySecrets collects the values of a request body's credential members:
-// a JSON object's (access_token, api_key, ...) at any depth, or a form's,
-// where RFC 6750 (2.2) lets a client send its token. Under a member whose
-// name is a credential's, every string is a secret, however
-// deep ({"auth":{"value":"..."}}, {"tokens":["..."]}); a number or a
-// boolean is not (a short one would hide every digit of a report). Most bodies name no
-// credential, and are not decoded.
+// BodySecrets collects the values of a request body's credential members,
+// a JSON object's at any depth or a form's (RFC 6750, 2.2): every string
+// under a member named as a credential; not a number (a short one would
+// hide every digit of a report). A body that names none is not decoded.
 func BodySecrets(body []byte, into []string) []string {
-	named, text := false, string(body[:min(len(body), maxSecretScan)])
-	for _, w := range credentialWords {
-		if containsFold(text, w) {
-			named = true
-			break
-		}
-	}
-	if !named {
+	text := string(body[:min(len(body), maxSecretScan)])
+	if !slices.ContainsFunc(credentialWords, func(w string) bool { return containsFold(text, w) }) {
 		return into
 	}
 	var v any
@@ -167,9 +136,7 @@ func BodySecrets(body []byte, into []string) []string {
 	return jsonSecrets(v, false, 0, into)
 }
 
-// maxDepth bounds how deep jsonSecrets walks: encoding/json itself refuses
-// a text nested past 10,000 levels, and evidence only needs the ones a
-// person writes.
+// maxDepth bounds how deep jsonSecrets walks (encoding/json's own bound).
 const maxDepth = 10000
 
 // jsonSecrets collects the secrets of a decoded JSON value; secret: the
@@ -206,27 +173,18 @@ func appendSecret(into []string, s string) []string {
 	return append(into, s)
 }
 
-// knownSchemes are the authentication schemes whose name a report may
-// show: the IANA registry's, and a few in common use. Any other first word
-// of an Authorization value may be the credential itself (a token sent
-// without a scheme), so it is shown as <credential>.
+// knownSchemes are the authentication schemes a report may name (IANA's,
+// and a few common ones); any other first word may be the credential.
 var knownSchemes = []string{"basic", "bearer", "digest", "dpop", "gnap", "hoba", "mutual", "negotiate", "ntlm", "oauth",
 	"privatetoken", "scram-sha-1", "scram-sha-256", "vapid", "aws4-hmac-sha256", "token", "apikey"}
 
-// KnownScheme reports whether scheme is one of knownSchemes, in any letter
-// case. It runs on every exchange, so it allocates nothing.
+// KnownScheme reports whether scheme is one of knownSchemes, any case.
 func KnownScheme(scheme string) bool {
-	for _, k := range knownSchemes {
-		if strings.EqualFold(scheme, k) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(knownSchemes, func(k string) bool { return strings.EqualFold(scheme, k) })
 }
 
-// AuthShape is an Authorization value with its secret taken out: what a
-// report shows (desc) and what a shell command sends (sh, the credential
-// read from $PLANTCHECK_TOKEN).
+// AuthShape is an Authorization value without its secret: what a report
+// shows (desc) and what a shell command sends (sh).
 func AuthShape(v string) (desc, sh string) {
 	scheme, cred, spaced := strings.Cut(v, " ")
 	if !KnownScheme(scheme) {

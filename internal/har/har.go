@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -36,13 +37,8 @@ const Version = "1.2"
 
 // MaxBody bounds the bytes of a body written: a longer body is cut, and
 // marked. It holds the size probe in three-byte characters (205 KiB) and
-// its echo whole, so that `plantcheck judge` of a run's recording sees the
-// name a service broke across its reads as the run saw it. Hiding secrets
-// costs about 25 ms a MiB of body (package evidence looks for every form
-// of each), and reading a recording back about as much: at 1 MiB, which
-// holds the probe of just under 1 MiB too, `run --har` took 13% longer and
-// the self-test's sweep half as long again; the longest probe is the
-// size's alone, judged by the run.
+// its echo whole, so that `plantcheck judge` sees what the run saw; at
+// 1 MiB, hiding secrets (about 25 ms a MiB) made `run --har` 13% slower.
 const MaxBody = 256 << 10
 
 // NoAnswer begins the comment of an exchange that got no answer the
@@ -89,9 +85,8 @@ type Request struct {
 	Comment     string      `json:"comment,omitempty"`
 }
 
-// PostData is a request's body. HAR 1.2 gives it no encoding; a body that
-// is not UTF-8 is written in base64 with Encoding "base64" (as a response's
-// content is), which the reader reads too.
+// PostData is a request's body; one that is not UTF-8 is written in base64
+// with Encoding "base64", as a response's (HAR 1.2 gives it no encoding).
 type PostData struct {
 	MimeType string      `json:"mimeType"`
 	Text     *string     `json:"text,omitempty"`
@@ -130,32 +125,19 @@ type Timings struct {
 	Receive float64 `json:"receive"`
 }
 
-// Record is one exchange as a recording has it: the one exchange type
-// (package exchange: method, URL, headers, bodies and whether each is
-// whole, status, duration), with when it started and what only a
-// recording says. Written (NewEntry), secrets included: NewEntry hides
-// them; read (Entry.Exchange), as the recorder wrote it.
+// Record is one exchange as a recording has it, with when it started and
+// what only a recording says; NewEntry hides its secrets.
 type Record struct {
 	exchange.Exchange
-	Started time.Time
-	// NotKept: nothing of the bodies was kept (their lengths may still be
-	// known: BodyTotal and RespTotal, -1 unknown).
-	NotKept bool
-	// Comment says something of the exchange as a whole (why no answer
-	// came).
-	Comment string
-	// Redacted names the headers whose values the recording redacted
-	// (Redacted tells such a value), the request's then the answer's.
-	Redacted []string
+	Started  time.Time
+	NotKept  bool     // nothing of the bodies kept (BodyTotal, RespTotal: -1 unknown)
+	Comment  string   // of the exchange as a whole (why no answer came)
+	Redacted []string // the headers whose values the recording redacted
 }
 
-// NewEntry writes x as a HAR entry, every secret hidden: the user's token
-// (token, "" for none) as <token> wherever it occurs, then every secret
-// red knows as <redacted> (Hide). Bodies are cut at max bytes (0: MaxBody).
+// NewEntry writes x as a HAR entry, every secret hidden by h; bodies are
+// cut at max bytes.
 func NewEntry(x Record, h *Hider, max int64) Entry {
-	if max <= 0 {
-		max = MaxBody
-	}
 	e := Entry{
 		StartedDateTime: x.Started.UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 		Time:            ms(x.Duration),
@@ -195,12 +177,10 @@ func NewEntry(x Record, h *Hider, max int64) Entry {
 	return e
 }
 
-// body writes the first max bytes of a body of total bytes, its secrets
-// hidden: as text when they are UTF-8, else in base64, with a comment when
-// it is cut or was not read to its end (incomplete); size is its length
-// as sent, changed by as much as the hiding changed it (the hidden body is
-// whole when the body was). Only what is written is hidden: max bytes,
-// and a margin past them so that a secret across the cut is found whole.
+// body writes the first max bytes of a body of total bytes, secrets hidden
+// (those across the cut too): UTF-8 as text, else base64, with a comment
+// when it is cut or incomplete; size is its length as sent, changed by as
+// much as the hiding changed it.
 func body(h *Hider, b []byte, total, max int64, incomplete string) (size int64, text, encoding, comment string) {
 	total = bodySize(b, total, false)
 	if limit := max + int64(h.margin()); int64(len(b)) > limit {
@@ -239,12 +219,7 @@ func bodySize(b []byte, total int64, notKept bool) int64 {
 // headers writes a header in a stable order, values hidden.
 func headers(h http.Header, hd *Hider) []NameValue {
 	out := []NameValue{}
-	names := make([]string, 0, len(h))
-	for k := range h {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
 			out = append(out, NameValue{Name: hd.String(k), Value: hd.header(k, v)})
 		}
@@ -272,10 +247,8 @@ func query(u string) []NameValue {
 	return out
 }
 
-// Writer writes a HAR file as its entries come: each entry is encoded and
-// written (buffered) under a lock, so that a proxy that runs for days
-// keeps none of them in memory; Close ends the file. It is safe for
-// concurrent use.
+// Writer writes a HAR file as its entries come (a proxy that runs for days
+// keeps none in memory); Close ends the file. It is safe for concurrent use.
 type Writer struct {
 	mu     sync.Mutex
 	f      *os.File

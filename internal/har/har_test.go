@@ -1,6 +1,7 @@
 package har
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/exchange"
 )
@@ -59,7 +61,7 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w.Add(NewEntry(x, NewHider(token, evidence.NewSet(token).Redactor(x.Secrets(true))), tc.max))
+			w.Add(NewEntry(x, NewHider(token, evidence.NewSet(token).Redactor(x.Secrets(true))), cmp.Or(tc.max, MaxBody)))
 			if n, err := w.Close(); err != nil || n != 1 {
 				t.Fatalf("close: %d, %v", n, err)
 			}
@@ -70,7 +72,7 @@ func TestRoundTrip(t *testing.T) {
 			var got []Record
 			f, _ := os.Open(path)
 			defer f.Close()
-			if err := Read(f, 0, func(e Entry) error {
+			if err := Read(f, config.MaxFile, func(e Entry) error {
 				r, err := e.Exchange()
 				got = append(got, r)
 				return err
@@ -103,7 +105,7 @@ func TestReadBounded(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("err %v, want ErrTooLarge", err)
 	}
-	if err := Read(strings.NewReader(in), 0, func(Entry) error { return nil }); err != nil {
+	if err := Read(strings.NewReader(in), config.MaxFile, func(Entry) error { return nil }); err != nil {
 		t.Fatalf("within the bound: %v", err)
 	}
 }

@@ -7,16 +7,9 @@ import (
 	"github.com/plantcheck/plantcheck/internal/exchange"
 )
 
-// Secrets in a HAR file are hidden as in every report: which values are
-// secrets is package exchange's to say (credential headers, query
-// parameters and body members), and their hiding, in every form a target
-// may echo them, package evidence's. The user's token, when the writer
-// knows it (run), is written <token>, so that an Authorization header
-// keeps its shape ("Bearer <token>") for `plantcheck judge` to read; every
-// other secret is written <redacted> ("Bearer <redacted>" for a
-// credential the proxy saw).
-
-// Hider hides the secrets of one exchange in what is written of it.
+// Hider hides the secrets of one exchange in what is written of it: the
+// user's token, when known (run), as <token>, so that "Bearer <token>"
+// keeps its shape for `plantcheck judge`; every other as <redacted>.
 type Hider struct {
 	token string
 	red   *evidence.Redactor
@@ -49,12 +42,9 @@ func (h *Hider) Bytes(b []byte) []byte {
 }
 
 // header hides a header's value. A credential header's is written by its
-// shape, never by the windows of another secret (a credential seen
-// elsewhere holding "Bearer abc" would eat into every scheme): an
-// Authorization value keeps its scheme when it is a known one, its
-// credential written <token> (the user's) or <redacted>, a blank one kept
-// as it is; a value with no known scheme is <credential> whole (which
-// judge reads as a credential without a scheme); any other credential
+// shape, never by another secret's windows: an Authorization value keeps
+// a known scheme, its credential <token> or <redacted> (a blank one kept);
+// one with no known scheme is <credential> whole; any other credential
 // header's value is <redacted>.
 func (h *Hider) header(name, v string) string {
 	if h == nil {
@@ -85,8 +75,7 @@ func (h *Hider) header(name, v string) string {
 	return h.String(v)
 }
 
-// margin is how far past a cut a text must be hidden for a secret across
-// the cut to be found whole.
+// margin is how far past a cut a secret across it must be looked for.
 func (h *Hider) margin() int {
 	if h == nil {
 		return 0

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/exchange"
 )
 
@@ -23,14 +22,10 @@ var ErrNotHAR = errors.New("not a HAR file")
 // ErrTooLarge: the file is larger than the bound read.
 var ErrTooLarge = errors.New("the file is too large")
 
-// Read reads the HAR file r, at most limit bytes of it (0: config.MaxFile;
-// past it, ErrTooLarge), and calls fn with each entry in order. It reads the
-// entries as they come, one at a time, so memory holds one entry, not the
-// file. An error says where the file stopped being HAR.
+// Read reads the HAR file r, at most limit bytes of it (past it,
+// ErrTooLarge), and calls fn with each entry in order, holding one
+// entry at a time. An error says where the file stopped being HAR.
 func Read(r io.Reader, limit int64, fn func(Entry) error) error {
-	if limit <= 0 {
-		limit = config.MaxFile
-	}
 	lr := &limited{r: r, left: limit}
 	dec := json.NewDecoder(lr)
 	// bad says where the file stopped being HAR, or that it was too large.
@@ -158,9 +153,8 @@ func (l *limited) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Exchange reads the entry as an exchange, for a judge: each body with
-// why it is not whole, when it is not (BodyIncomplete, RespIncomplete);
-// an error says why it cannot be read as one (a URL that does not parse).
+// Exchange reads the entry as an exchange, each body with why it is not
+// whole; an error says why it cannot be read as one.
 func (e Entry) Exchange() (Record, error) {
 	x := Record{Exchange: exchange.Exchange{Method: e.Request.Method, Status: e.Response.Status}}
 	u, err := url.Parse(e.Request.URL)
@@ -197,8 +191,7 @@ func header(nvs []NameValue, redacted []string) (http.Header, []string) {
 		}
 		k := http.CanonicalHeaderKey(nv.Name)
 		h[k] = append(h[k], nv.Value)
-		// "Bearer <redacted>" keeps what the rules read (the scheme, a
-		// credential present): only a value redacted whole hides it.
+		// "Bearer <redacted>" keeps what the rules read: not noted.
 		if Redacted(nv.Value) {
 			redacted = append(redacted, k)
 		}
@@ -207,9 +200,8 @@ func header(nvs []NameValue, redacted []string) (http.Header, []string) {
 }
 
 // Redacted reports whether a value is what a recorder writes for a value
-// it hid: <redacted>, REDACTED, [REDACTED], ***. Not <token> nor
-// <credential>: plantcheck writes them for a credential sent without a
-// scheme (the user's token, another), which the rules read as such.
+// it hid (<redacted>, REDACTED, ***; not plantcheck's <token> nor
+// <credential>, which the rules read as a credential without a scheme).
 func Redacted(v string) bool {
 	v = strings.ToLower(strings.TrimSpace(v))
 	switch v {
@@ -241,10 +233,8 @@ func decode(text, encoding string) ([]byte, error) {
 	return nil, fmt.Errorf("an encoding %q", encoding)
 }
 
-// recorded reads a body, text (nil: none) of size bytes (with no text,
-// empty says it was empty), and why it is not whole ("" when it is): cut
-// when the recording says its size was more than the text, or its comment
-// says it was cut.
+// recorded reads a body, text (nil: none; empty says it was empty) of
+// size bytes, and why it is not whole ("" when it is).
 func recorded(what string, text *string, encoding, comment string, size int64, empty bool) (body []byte, total int64, why string) {
 	switch {
 	case text != nil:
@@ -266,8 +256,7 @@ func recorded(what string, text *string, encoding, comment string, size int64, e
 	case cut(comment):
 		return b, n, what + " cut by the recording (its comment says so)"
 	case size > 0 && size < n:
-		// The text is not the bytes sent (a recorder that decoded them
-		// lossily, as U+FFFD): not the body to judge.
+		// A recorder that decoded the bytes lossily, as U+FFFD.
 		return b, size, fmt.Sprintf("%s not as sent: the recording holds %d bytes of a %d-byte body", what, n, size)
 	}
 	return b, n, ""

@@ -11,16 +11,12 @@ import (
 	"github.com/plantcheck/plantcheck/internal/exchange"
 )
 
-// Transport records every exchange made through it into a Writer: the
-// request as sent (its body read through GetBody when the request has one,
-// so that the body sent is untouched; else through a tee), the answer as
-// the caller reads it, up to MaxBody bytes of each body, written once the
-// caller closes the answer's body. Secrets are hidden with a Hider of the
-// token and of known's secrets and the exchange's own.
-//
-// The entries are made and written off the caller's path, by one
-// goroutine (Start), so that a run's scenarios never wait for them; Stop
-// waits until every entry is written.
+// Transport records every exchange made through it into a Writer, once the
+// caller closes the answer's body: the request as sent (its body read
+// through GetBody when it has one, else a tee), the answer as read, up to
+// MaxBody bytes of each, secrets hidden (Token, Known's, its own). Entries
+// are written off the caller's path by one goroutine (Start); Stop waits
+// until every entry is written.
 type Transport struct {
 	Base  http.RoundTripper
 	W     *Writer
@@ -36,16 +32,14 @@ func (t *Transport) Start() {
 	go func() {
 		defer close(t.done)
 		for x := range t.queue {
-			t.write(x)
+			t.W.Add(NewEntry(*x, NewHider(t.Token, t.Known.Redactor(x.Secrets(true))), MaxBody))
 		}
 	}()
 }
 
-// Stop writes what is queued and stops; no exchange may be recorded after.
+// Stop, after Start, writes what is queued and stops; no exchange may be
+// recorded after.
 func (t *Transport) Stop() {
-	if t.queue == nil {
-		return
-	}
 	close(t.queue)
 	<-t.done
 }
@@ -80,7 +74,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		x.Duration = time.Since(x.Started)
 		x.Comment = NoAnswer + err.Error()
-		t.add(x)
+		t.queue <- x
 		return resp, err
 	}
 	x.Status, x.RespHeader = resp.StatusCode, resp.Header
@@ -96,20 +90,7 @@ func (t *Transport) CloseIdleConnections() {
 	}
 }
 
-func (t *Transport) add(x *Record) {
-	if t.queue != nil {
-		t.queue <- x
-		return
-	}
-	t.write(x)
-}
-
-func (t *Transport) write(x *Record) {
-	t.W.Add(NewEntry(*x, NewHider(t.Token, t.Known.Redactor(x.Secrets(true))), MaxBody))
-}
-
-// kept is a copy of what a capture kept of a body, and the body's length
-// in all; the capture is released.
+// kept copies what a capture kept of a body, its length, and releases it.
 func kept(c *exchange.Capture) ([]byte, int64) {
 	b, total, _ := c.Take("")
 	b = bytes.Clone(b)
@@ -118,7 +99,7 @@ func kept(c *exchange.Capture) ([]byte, int64) {
 }
 
 // answerBody keeps what the caller reads of an answer, and records the
-// exchange once, when the caller closes it.
+// exchange when the caller closes it.
 type answerBody struct {
 	exchange.Tee
 	c    *exchange.Capture
@@ -133,12 +114,10 @@ func (b *answerBody) Close() error {
 		b.x.Duration = time.Since(b.x.Started)
 		b.x.RespBody, b.x.RespTotal = kept(b.c)
 		if err := b.Err(); err != nil {
-			// The caller read what came before the answer broke off: a cut
-			// body, and said so.
 			b.x.Comment = "the answer broke off: " + err.Error()
 			b.x.RespIncomplete = b.x.Comment
 		}
-		b.t.add(b.x)
+		b.t.queue <- b.x
 	})
 	return err
 }

@@ -62,14 +62,10 @@ func MediaDefect(h http.Header) (Defect, bool) {
 	return Defect{}, false
 }
 
-// BodyDefects reads what a NewPlant body breaks: a body that is not JSON,
-// not an object, an id missing, not an integer or past int64, a name
-// missing or not a string, a tag not a string. It is the one map from a
-// body's defect to a rule: the suite's generated invalid cases count
-// toward the rule it names too. open is set, and no defect returned, for
-// what RFC 8259 leaves to the reader (a byte order mark, bytes that are
-// not UTF-8, a member given twice): the suite notes those under
-// OPEN-JSON-READER and never fails them.
+// BodyDefects reads what a NewPlant body breaks, the one map from a body's
+// defect to a rule. open is set, and no defect returned, for what RFC 8259
+// leaves to the reader (a byte order mark, bytes that are not UTF-8, a
+// member given twice): OPEN-JSON-READER's, never failed.
 func BodyDefects(body []byte) (ds []Defect, open string) {
 	t := bytes.Trim(body, " \t\r\n")
 	switch {
@@ -137,21 +133,18 @@ func idDefect(raw json.RawMessage) (Defect, bool) {
 	return Defect{}, false
 }
 
-// Refusal is why a request is due a refusal: the defects it exercises,
-// each a rule whose refusal is due, and what RFC 8259 leaves open about it
-// ("" when nothing).
+// Refusal is why a request is due a refusal: its defects, and what RFC
+// 8259 leaves open about it ("" when nothing).
 type Refusal struct {
 	Defects []Defect
 	Open    string
 }
 
 // Classify names what a request exercises, given whether the document
-// accepts it (valid) and whether its body is known whole (known). An auth
-// defect counts whenever the request is not known valid; a media or body
-// defect only for a request the document refuses. A refused request with
-// no defect the catalog has a rule for (the document gained a constraint
-// since) counts toward GEN-INVALID, the suite's general rule, as its
-// generated cases do; why says the document's reason.
+// accepts it (valid) and whether its body is known whole (known): an auth
+// defect whenever it is not known valid, a media or body defect only when
+// refused; a refusal with no rule of its own counts toward GEN-INVALID,
+// with the document's reason, why.
 func Classify(h http.Header, body []byte, known, valid bool, why string) Refusal {
 	var r Refusal
 	if d, ok := AuthDefect(h); ok && (!known || !valid) {

@@ -1,8 +1,5 @@
 // The readings of an answer on its bytes alone (the exact echo, the Plant
-// and Error records, the media type): given the bytes sent and the bytes
-// answered, does the answer keep a rule? They know nothing of godog, of the
-// target, or of the scenario that sent the request; Judge's list of checks
-// calls them.
+// and Error records, the media type), which Judge's checks call.
 
 package judge
 
@@ -25,21 +22,18 @@ import (
 type Sent struct {
 	Name, Tag       string
 	HasName, HasTag bool
-	// Unjudged says why the echo of this request cannot be judged (the
-	// body is not one JSON object, a field is given twice, a string holds
-	// an escaped lone surrogate); "" when it can.
+	// Unjudged says why the echo of this request cannot be judged; "" when
+	// it can.
 	Unjudged string
 }
 
-// ReadSent reads the name and tag of a request body. It reads the body as
-// RFC 8259 has it and refuses to guess where the RFC leaves the reader free:
-// a repeated member (which value counts is the reader's choice) and an
-// escaped lone surrogate (which no UTF-8 string can hold) leave the echo
-// unjudged.
+// ReadSent reads the name and tag of a request body; where RFC 8259 leaves
+// the reader free (a repeated member, an escaped lone surrogate) it does
+// not guess: the echo is left unjudged.
 func ReadSent(body []byte) Sent { return readSent(body, nil) }
 
 // readSent is ReadSent, given the body as the document's check decoded it
-// (nil when it did not), which spares decoding it again.
+// (nil when it did not).
 func readSent(body []byte, decoded any) Sent {
 	if !utf8.Valid(body) {
 		return Sent{Unjudged: "the body is not JSON"}
@@ -51,14 +45,10 @@ func readSent(body []byte, decoded any) Sent {
 }
 
 // readSentPlain reads, with one json.Unmarshal, a body where the walk
-// could find nothing to refuse: no backslash anywhere (so no escaped lone
-// surrogate, and every key is written as it reads), and the text "name"
-// and "tag" each written at most once, quotes included (without a
-// backslash a string cannot hold a quote, so a key given twice would be
-// written twice). It is what a size probe's body of a megabyte is; ok is
-// false for any other body, and for one Unmarshal refuses (the walk then
-// says why). decoded is the body as json.Unmarshal would read it, when
-// it has been read already (nil when not).
+// could find nothing to refuse (a size probe's megabyte): no backslash
+// anywhere (so every key is written as it reads) and "name" and "tag"
+// each written at most once. ok is false for any other body, and for one
+// Unmarshal refuses (the walk then says why).
 func readSentPlain(body []byte, decoded any) (s Sent, ok bool) {
 	if bytes.IndexByte(body, '\\') >= 0 || bytes.Count(body, []byte(`"name"`)) > 1 || bytes.Count(body, []byte(`"tag"`)) > 1 {
 		return Sent{}, false
@@ -108,11 +98,9 @@ func readSentWalk(body []byte) Sent {
 	return s
 }
 
-// jsonString decodes a JSON value that the decoder has read as valid UTF-8
-// JSON, when it is a string. A string without a backslash holds its
-// characters as written (RFC 8259, 7: only escapes differ), so it is taken
-// as it is: the size probes' names run to a megabyte, and decoding one
-// again costs two more passes over it.
+// jsonString decodes a JSON value read as valid UTF-8 JSON, when it is a
+// string; one without a backslash is taken as written (RFC 8259, 7), which
+// spares a megabyte name two more passes.
 func jsonString(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
@@ -130,11 +118,9 @@ func jsonString(raw []byte) (string, bool) {
 var ErrNotObject = errors.New("the body is not a JSON object")
 
 // EachMember walks the top-level members of a JSON object in the order
-// written, repeated keys included, each value as written; it stops when
-// f returns false. A body that is not one JSON object, or has anything
-// but white space after it, is ErrNotObject (when f stopped the walk,
-// what follows is not read). It is the one top-level walk: the echo's reading of
-// what was sent, and the request classifier's (package judge).
+// written, repeated keys included, each value as written, until f returns
+// false. A body that is not one JSON object, or has anything but white
+// space after it, is ErrNotObject (unless f stopped the walk first).
 func EachMember(body []byte, f func(key string, raw json.RawMessage) bool) error {
 	d := json.NewDecoder(bytes.NewReader(body))
 	if t, err := d.Token(); err != nil || t != json.Delim('{') {
@@ -154,8 +140,7 @@ func EachMember(body []byte, f func(key string, raw json.RawMessage) bool) error
 			return nil
 		}
 	}
-	// The object's end, and nothing after it but white space: the walk is
-	// the body's check of being JSON at all, with no scan of its own.
+	// The object's end, and nothing after it: the walk is the JSON check.
 	if t, err := d.Token(); err != nil || t != json.Delim('}') {
 		return ErrNotObject
 	}
@@ -207,18 +192,11 @@ type EchoFailure struct {
 	Actual   string
 }
 
-// echoIn judges the Plant record of a 200 answer against what was sent: the
-// name and the tag are the very strings sent, code point by code point, no
-// tag comes back when none was sent ("name, and tag where present"), and no
-// id comes back at all ("The Plant record has no id field").
-// obj is the answer read already (object); one that is not a JSON object
-// (!ok) fails every field that was due; whether it is a Plant record at all
-// is the document's to say. redact (nil: none) hides secrets in what the
-// answer holds before it is quoted and cut.
+// echoIn judges the Plant record of a 200 answer, obj (an object when ok),
+// against what was sent: the very name and tag sent, code point by code
+// point, no tag when none was sent, and no id ("The Plant record has no id
+// field"). redact hides secrets in what it quotes.
 func echoIn(sent Sent, obj map[string]json.RawMessage, ok bool, redact func(string) string) []EchoFailure {
-	if redact == nil {
-		redact = func(s string) string { return s }
-	}
 	if sent.Unjudged != "" || !sent.HasName {
 		return nil
 	}
@@ -248,8 +226,7 @@ func echoIn(sent Sent, obj map[string]json.RawMessage, ok bool, redact func(stri
 }
 
 // jsonValue names a JSON value an answer holds: a string by its text,
-// quoted once (`the string ""`, not the JSON text quoted again); any other
-// value by its JSON text, quoted when it is not plain printable ASCII.
+// quoted once; any other by its JSON text, quoted unless plain ASCII.
 func jsonValue(raw json.RawMessage, redact func(string) string) string {
 	var s string
 	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
@@ -272,9 +249,8 @@ func field(obj map[string]json.RawMessage, name, want string, redact func(string
 		return name + " is missing"
 	}
 	if len(raw) >= 2 && raw[0] == '"' && string(raw[1:len(raw)-1]) == want && bytes.IndexByte(raw, '\\') < 0 && utf8.ValidString(want) {
-		// The very text of the string sent, UTF-8 with no escape in it: the
-		// very string (the answer was read whole as valid JSON), known
-		// without decoding a name that may run to a megabyte.
+		// The very text sent, with no escape: known without decoding a
+		// name that may run to a megabyte.
 		return ""
 	}
 	var got string
@@ -286,8 +262,7 @@ func field(obj map[string]json.RawMessage, name, want string, redact func(string
 	}
 	q := Quote(redact(got))
 	if len(q) > leadBytes {
-		// A long value is cut wherever it is shown short (the console, a
-		// summary line): what departs leads, so that it is never the part cut.
+		// A long value is cut where it is shown short: what departs leads.
 		return name + ": " + Difference(want, got) + "; it is " + q
 	}
 	return name + " is " + q + ": " + Difference(want, got)
@@ -296,9 +271,8 @@ func field(obj map[string]json.RawMessage, name, want string, redact func(string
 // leadBytes is the longest quoted value a departure is written after.
 const leadBytes = 64
 
-// Difference names how got departs from want, in the terms of the bugs
-// that cause it where it recognises one, else by the first code point
-// that differs.
+// Difference names how got departs from want: by the bug that causes it
+// where it recognises one, else by the first code point that differs.
 func Difference(want, got string) string {
 	w, g := []rune(want), []rune(got)
 	switch {
@@ -328,15 +302,13 @@ func Difference(want, got string) string {
 
 const quoteBytes = 512
 
-// Quote writes s for a message: Go-quoted (so no control character, no
-// invalid byte, no bidirectional override reaches a terminal raw), cut
-// after a bound.
+// Quote writes s for a message: Go-quoted (nothing reaches a terminal
+// raw), cut after a bound.
 func Quote(s string) string {
 	if len(s) <= quoteBytes {
 		return strconv.Quote(s)
 	}
-	// Back off a rune cut in two (at most UTFMax-1 bytes); a string that
-	// is not UTF-8 anyway is quoted as it comes.
+	// Back off a rune cut in two; a string not UTF-8 anyway is kept.
 	cut := s[:quoteBytes]
 	for i := 0; i < utf8.UTFMax-1 && !utf8.ValidString(cut); i++ {
 		cut = cut[:len(cut)-1]

@@ -188,6 +188,9 @@ func FuzzReadSent(f *testing.F) {
 
 // Echo is echoIn of an answer's bytes, as the judge reads them.
 func Echo(sent Sent, answer []byte, redact func(string) string) []EchoFailure {
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
 	obj, ok := object(answer)
 	return echoIn(sent, obj, ok, redact)
 }

@@ -20,11 +20,9 @@ const (
 	OpPath   = "/plants"
 )
 
-// Sender is what the driver that sent a request knows of it that its
-// traffic cannot show: the limits it put on the answer, which the
-// judgement of an exchange with no whole answer names (Answered), and its
-// intent. The proxy and a recording know none of it (the zero Sender):
-// their exchanges are judged by what traffic shows alone.
+// Sender is what the driver that sent a request knows that its traffic
+// cannot show: the limits it put on the answer (Answered names them), and
+// its intent. The proxy and a recording know none of it (the zero Sender).
 type Sender struct {
 	Timeout time.Duration
 	MaxBody int64
@@ -32,10 +30,7 @@ type Sender struct {
 }
 
 // Intent is what `plantcheck run` meant a request to be, which decides the
-// rules traffic alone cannot show (NotFromTraffic): whether its credential
-// is the one the service issued, and the rule its acceptance or refusal
-// counts toward. The judge decides those rules from it as it decides every
-// other: one judgement, whichever driver sent the request.
+// rules traffic alone cannot show (NotFromTraffic).
 type Intent struct {
 	Issued bool // the request carries the credential the service issued, in the bearer scheme (any letter case)
 	// Accept is the rule a refusal of the request counts toward when the
@@ -46,17 +41,14 @@ type Intent struct {
 	// accepts the request but its credential is not the issued one
 	// (AUTH-UNKNOWN, AUTH-NEAR-MISS): it is due a refusal all the same.
 	Refuse rules.RuleID
-	// Case is a further rule the request is a case of, whose judgement is
-	// the same as the refusal rules' (GEN-INVALID: a generated body that
-	// breaks the document is refused).
+	// Case is a further rule the request is a case of, judged as the
+	// refusal rules are (GEN-INVALID).
 	Case rules.RuleID
 	// MayRefuse says why a refusal of this valid request is the service's
 	// right (a size the spec sets no limit on): its status is not judged.
 	MayRefuse string
 	// Unsure says why a refusal of this valid request may be due to what
-	// was sent before (an id or a name the service stored, whose
-	// uniqueness the spec leaves open): its status is not judged, and
-	// Unjudged says why.
+	// was sent before (an id the service stored): not judged, and said.
 	Unsure string
 }
 
@@ -89,7 +81,7 @@ func Accepts(v *spec.Validator, h http.Header, body []byte) (bool, []spec.Violat
 }
 
 // accepts is Accepts, with the body as the document's check decoded it
-// when it was read so (nil when not): the echo reads the plant from it.
+// (nil when not), for the echo.
 func accepts(v *spec.Validator, h http.Header, body []byte) (bool, []spec.Violation, any) {
 	if _, bad := AuthDefect(h); !bad && h.Get("Content-Type") == "application/json" {
 		// The body's verdict is CheckRequest's on such a request at a
@@ -102,9 +94,8 @@ func accepts(v *spec.Validator, h http.Header, body []byte) (bool, []spec.Violat
 	return len(vs) == 0, vs, nil
 }
 
-// Conforms is Accepts' verdict without its reasons: for a request with
-// a bearer credential and application/json, the body's verdict alone,
-// which spares the whole check of a body the document refuses.
+// Conforms is Accepts' verdict without its reasons, cheaper on a body the
+// document refuses.
 func Conforms(v *spec.Validator, h http.Header, body []byte) bool {
 	if _, bad := AuthDefect(h); !bad && h.Get("Content-Type") == "application/json" {
 		return v.BodyConforms(OpMethod, OpPath, body)
@@ -114,12 +105,13 @@ func Conforms(v *spec.Validator, h http.Header, body []byte) bool {
 }
 
 // Judge judges one exchange by every rule its traffic can show: first what
-// the request exercises (the document's verdict on it, and the rules its
-// refusal is due under), then each check of the list, in its order. An
-// exchange in, results per rule out: it reads x, never changes it; a body
-// that is not whole (BodyIncomplete, RespIncomplete) is not judged.
-// redact (nil: none) hides secrets in what the judgements quote.
+// the request exercises, then each check of Rules, in order. It never
+// changes x; a body that is not whole is not judged. redact (nil: none)
+// hides secrets in what the judgements quote.
 func Judge(v *spec.Validator, x *exchange.Exchange, b Sender, redact func(string) string) Outcome {
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
 	e := &exam{Exchange: x, redact: redact, respWhole: x.RespIncomplete == ""}
 	o := &e.out
 	if x.BodyIncomplete != "" {
@@ -180,14 +172,11 @@ func Judge(v *spec.Validator, x *exchange.Exchange, b Sender, redact func(string
 	if e.respWhole {
 		o.ResponseViolations = v.CheckResponse(spec.Request{Method: OpMethod, Path: OpPath, Header: x.Header, Body: e.body},
 			spec.Response{Status: x.Status, Header: x.RespHeader, Body: x.RespBody})
-		// A refusal of a valid request for a long header is the
-		// infrastructure's in front (nginx's 400 page, a 431): its shape
-		// is judged at HEADER-SIZE's level, a SHOULD, and so is nothing
-		// else of the answer.
+		// A refusal of a valid request with a long header is the
+		// infrastructure's (nginx's 400 page, a 431): HEADER-SIZE's alone.
 		e.infra = e.known && e.valid && x.Status != http.StatusOK && LongHeader(x.Header) != ""
 		if e.answered() && x.Status == http.StatusOK {
-			// A 200 answer is read once, for its record, its id and, an
-			// accepted create's, its echo.
+			// Read once, for its record, its id and its echo.
 			e.answer, e.isObject = object(x.RespBody)
 			if e.accepted() {
 				e.readEcho()
@@ -207,13 +196,10 @@ func Judge(v *spec.Validator, x *exchange.Exchange, b Sender, redact func(string
 }
 
 // judgeAcceptance judges the status of a request the document accepts,
-// sent with the issued credential, under the rule its intent names: such
-// a request is answered 200 (Endpoints, rule 1). An accepted create's
-// record is CREATE-200's, judged by the checks; a refusal is the intent's
-// rule's failure, unless a refusal is the service's right (MayRefuse), may
-// be due to what was sent before (Unsure), is the infrastructure's (a
-// long header, HEADER-SIZE's alone), or is a 406 to an Accept that admits
-// no JSON (OPEN-ACCEPT-OTHER's).
+// sent with the issued credential, under the rule its intent names: it is
+// answered 200 (Endpoints, rule 1), unless a refusal is the service's right
+// (MayRefuse), may be due to what was sent before (Unsure), is for a long
+// header (HEADER-SIZE's), or is a 406 to an Accept that admits no JSON.
 func (e *exam) judgeAcceptance(in Intent) {
 	if !e.respWhole {
 		return
@@ -248,8 +234,7 @@ func (e *exam) judgeAcceptance(in Intent) {
 	e.out.Results = append(e.out.Results, Result{rule, j})
 }
 
-// exam is one exchange under judgement, with what the checks share: the
-// document's verdicts on the request and on the answer, read once.
+// exam is one exchange under judgement, with what the checks share.
 type exam struct {
 	*exchange.Exchange
 	redact       func(string) string
@@ -257,22 +242,17 @@ type exam struct {
 	body         []byte // the request's body when it is known whole (nil when not)
 	decoded      any    // the body as the document's check decoded it (nil when it did not)
 	known, valid bool
-	infra        bool // a valid request with a long header, refused (HEADER-SIZE's alone to judge)
-	unacceptable bool // a valid request whose Accept admits no JSON, answered 406 (OPEN-ACCEPT-OTHER's)
-	// sent is the plant an accepted create sent, whose echo is judged
-	// (nil when none is); echo its departures.
-	sent *Sent
-	echo []EchoFailure
-	// answer is an accepted create's answer read as an object (isObject:
-	// it is one).
-	answer   map[string]json.RawMessage
-	isObject bool
-	out      Outcome
+	infra        bool  // a valid request with a long header, refused (HEADER-SIZE's alone to judge)
+	unacceptable bool  // a valid request whose Accept admits no JSON, answered 406 (OPEN-ACCEPT-OTHER's)
+	sent         *Sent // the plant an accepted create sent (nil: no echo judged)
+	echo         []EchoFailure
+	answer       map[string]json.RawMessage // a 200 answer read as an object (isObject)
+	isObject     bool
+	out          Outcome
 }
 
 // answered: the answer was read whole and is the service's to judge in
-// full (not a refusal for a long header, nor a 406 to an Accept that
-// admits no JSON).
+// full.
 func (e *exam) answered() bool { return e.respWhole && !e.infra && !e.unacceptable }
 
 // accepted: a create the document accepts, answered 200.
@@ -281,8 +261,7 @@ func (e *exam) accepted() bool {
 }
 
 // readEcho reads the plant an accepted create sent, and the echo's
-// departures from it: the very name, the very tag, no tag when none was
-// sent.
+// departures from it.
 func (e *exam) readEcho() {
 	sent := readSent(e.body, e.decoded)
 	if sent.Unjudged != "" {
@@ -340,10 +319,8 @@ func errorRecord(e *exam) (Judgement, bool) {
 	return ErrorRecord(e.RespBody, e.redact), true
 }
 
-// plantRecord judges the answer to an accepted create (a valid request,
-// answered 200) as a Plant record, CREATE-200's. A valid create answered
-// otherwise is not judged here: a refusal may be for a token the service
-// did not issue or an id it stores, which only the sender knows.
+// plantRecord judges the answer to an accepted create as a Plant record,
+// CREATE-200's (a refusal is judgeAcceptance's).
 func plantRecord(e *exam) (Judgement, bool) {
 	if !e.accepted() {
 		return Judgement{}, false
@@ -351,9 +328,8 @@ func plantRecord(e *exam) (Judgement, bool) {
 	return plantRecordOf(e.answer, e.isObject, e.redact), true
 }
 
-// noID judges a Plant record for an id (which the document's verdict
-// says is one, when it has nothing to say); another body is the
-// document's to fail.
+// noID judges a Plant record for an id; another body is the document's to
+// fail.
 func noID(e *exam) (Judgement, bool) {
 	if !e.answered() || e.Status != http.StatusOK {
 		return Judgement{}, false
@@ -363,7 +339,7 @@ func noID(e *exam) (Judgement, bool) {
 	case !bytes.Contains(b, []byte(`"id"`)) && !bytes.Contains(b, []byte(`\u`)) && documented:
 		// No member is named id, however it is read: nothing to look up.
 		return Judgement{Expected: "no id property"}, true
-	case documented || plantRecordOf(e.answer, e.isObject, nil).OK():
+	case documented || plantRecordOf(e.answer, e.isObject, e.redact).OK():
 		return noIDOf(e.answer, e.isObject, e.redact), true
 	}
 	return Judgement{}, false
@@ -390,14 +366,11 @@ func echoOf(rule rules.RuleID) func(e *exam) (Judgement, bool) {
 const EchoNotJudged = "echo not judged: "
 
 // LongHeaderBytes is the length from which a request's header field is
-// long: past what most requests carry, well within the 8 KiB a line that
-// common front ends read.
+// long: past most requests', well within common front ends' 8 KiB.
 const LongHeaderBytes = 1 << 10
 
-// LongHeader names a header field of the request that is long (name and
-// value LongHeaderBytes or more), other than the two the contract defines
-// (Authorization, Content-Type), whose length is the client's own; "" when
-// none is.
+// LongHeader names a long header field of the request (name and value),
+// other than Authorization and Content-Type, the client's own; "" if none.
 func LongHeader(h http.Header) string {
 	for name, vs := range h {
 		if name == "Authorization" || name == "Content-Type" {

@@ -18,26 +18,20 @@ import (
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-// A judgement says what was expected and, when the answer departs from it,
-// what came back; Actual is "" when the answer keeps the rule. Which rule
-// it counts toward is the caller's to say, but for the echo, whose rules
-// are its own.
+// A Judgement says what was expected and, when the answer departs from it,
+// what came back (Actual: "" when it keeps the rule).
 type Judgement struct {
 	Expected, Actual string
 	Details          []string
-	// Status is the status the judgement calls for, when it judges the
-	// status of an answer (0 when it judges another aspect).
-	Status int
+	Status           int // the status it calls for, when it judges one
 }
 
 func (j Judgement) OK() bool { return j.Actual == "" }
 
-// NotAnObject is what a judgement of a record says of a body that is not
-// a JSON object.
+// NotAnObject is what a judgement says of a body that is no JSON object.
 const NotAnObject = "a body that is not a JSON object"
 
-// object reads a body as one JSON object, as RFC 8259 has it: nothing
-// after it, and no other kind of value.
+// object reads a body as one JSON object.
 func object(body []byte) (map[string]json.RawMessage, bool) {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(body, &obj) != nil || obj == nil {
@@ -46,21 +40,16 @@ func object(body []byte) (map[string]json.RawMessage, bool) {
 	return obj, true
 }
 
-// describe says what a property holds, for a message: redacted before it is
-// quoted and cut.
+// describe says what a property holds, redacted, quoted and cut.
 func describe(obj map[string]json.RawMessage, name string, redact func(string) string) string {
 	raw, ok := obj[name]
 	if !ok {
 		return "missing"
 	}
-	if redact == nil {
-		redact = func(s string) string { return s }
-	}
 	return jsonValue(raw, redact)
 }
 
-// isString reports whether a member's raw JSON value, valid as object (or
-// the classifier's walk) read it, is a string: it begins with a quote.
+// isString reports whether a member's raw (valid) JSON value is a string.
 func isString(raw json.RawMessage) bool {
 	return len(raw) > 0 && raw[0] == '"'
 }
@@ -124,8 +113,8 @@ func ErrorRecord(body []byte, redact func(string) string) Judgement {
 	return j
 }
 
-// MediaType returns the media type of a Content-Type value without its
-// parameters, lower-cased; "" when there is none or it does not parse.
+// MediaType is a Content-Type value's media type, lower-cased, without
+// parameters; "" when it does not parse.
 func MediaType(v string) string {
 	mt, _, err := mime.ParseMediaType(v)
 	if err != nil {
@@ -135,14 +124,9 @@ func MediaType(v string) string {
 }
 
 // AdmitsJSON reports whether a request's Accept fields admit
-// application/json, the one media type the service sends (RFC 9110,
-// section 12.5.1). No Accept field admits anything. Otherwise the most
-// specific media range that holds application/json decides
-// (application/json, then application/*, then */*, in any letter case),
-// and a weight of 0 refuses: "text/html, */*;q=0.1" admits it,
-// "text/html" alone and "*/*, application/json;q=0" do not. A field that
-// does not parse admits it: only an Accept that plainly leaves JSON out
-// is one that does not admit it.
+// application/json (RFC 9110, 12.5.1): none, or one that does not parse,
+// admits it; else the most specific range that holds it decides, and a
+// weight of 0 refuses ("*/*, application/json;q=0" does not admit it).
 func AdmitsJSON(h http.Header) bool {
 	values := h.Values("Accept")
 	best, weight, ranges := -1, 0.0, 0
@@ -176,18 +160,12 @@ func AdmitsJSON(h http.Header) bool {
 	return ranges == 0 || best >= 0 && weight > 0
 }
 
-// MediaTypeJSON judges a response's Content-Type fields (every one it
-// carries, as http.Header.Values gives them): one field, application/json,
-// with any parameters. Content-Type is a singleton field (RFC 9110,
-// sections 5.3 and 8.3): an answer with two, even two of one value, has no
-// one media type, whatever its first says; a middleware that adds its own
-// after the handler's sends such answers, and a check that reads
-// Header.Get sees only the first.
+// MediaTypeJSON judges a response's Content-Type fields, all of them: one
+// field, application/json, parameters allowed. Content-Type is a singleton
+// (RFC 9110, 5.3 and 8.3): two, even alike, give no one media type (a
+// middleware that adds its own sends such answers).
 func MediaTypeJSON(values []string, redact func(string) string) Judgement {
 	j := Judgement{Expected: "one Content-Type field, application/json (parameters allowed)"}
-	if redact == nil {
-		redact = func(s string) string { return s }
-	}
 	switch {
 	case len(values) == 0 || len(values) == 1 && values[0] == "":
 		j.Actual = "no Content-Type header"
@@ -203,9 +181,7 @@ func MediaTypeJSON(values []string, redact func(string) string) Judgement {
 	return j
 }
 
-// Documented judges an answer by the document's violations of it: a
-// documented status, media type and body ("200 with a Plant record or 400
-// with an Error record, as application/json").
+// Documented judges an answer by the document's violations of it.
 func Documented(vs []spec.Violation) Judgement {
 	j := Judgement{Expected: "a response the document describes: 200 with a Plant record or 400 with an Error record, as application/json"}
 	if len(vs) == 0 {
@@ -221,11 +197,10 @@ func Documented(vs []spec.Violation) Judgement {
 // ErrBodyTooLarge marks an answer whose body passed the bound that is read.
 var ErrBodyTooLarge = errors.New("response body too large")
 
-// Answered judges whether an answer came, whole, in time: err is how the
-// exchange failed (nil when it did not), limit the time limit and maxBody
-// the bound of a body read. It returns the rule the failure counts toward:
-// RESPONSE-DOCUMENTED for a body past the bound (no documented answer is
-// that long), RESPONSE-TIMELY for no answer.
+// Answered judges whether an answer came, whole, in time (err: how the
+// exchange failed, nil when it did not), and the rule that counts it:
+// RESPONSE-DOCUMENTED for a body past maxBody or framing HTTP forbids,
+// RESPONSE-TIMELY for no answer within limit.
 func Answered(err error, status int, limit time.Duration, maxBody int64) (rules.RuleID, Judgement) {
 	if err == nil {
 		return rules.ResponseTimely, Judgement{}
@@ -258,20 +233,16 @@ func Answered(err error, status int, limit time.Duration, maxBody int64) (rules.
 	return rules.ResponseTimely, j
 }
 
-// The texts of net/http's errors for an answer whose Content-Length it
-// cannot frame by (net/http/transfer.go, fixLength: plain fmt.Errorf, with
-// no error value to test with errors.Is, so they are matched here, once).
+// The texts of net/http's errors for a Content-Length it cannot frame by
+// (net/http/transfer.go, fixLength: plain fmt.Errorf, no error value).
 var framingErrors = []struct{ text, what string }{
 	{"message cannot contain multiple Content-Length headers", "Content-Length fields of different values"},
 	{"bad Content-Length", "a Content-Length that is not a decimal length"},
 }
 
 // BrokenFraming says whether err is net/http's refusal of an answer whose
-// framing HTTP forbids (two Content-Length fields of different values, a
-// Content-Length that is not a number), and what the answer had. Such an
-// answer is the server's (a middleware or a proxy that adds its own
-// Content-Length beside the handler's), not a fault of the network: sent
-// again, it comes back the same.
+// framing HTTP forbids, and what the answer had: the server's fault (sent
+// again, it comes back the same), not the network's.
 func BrokenFraming(err error) (string, bool) {
 	if err == nil {
 		return "", false

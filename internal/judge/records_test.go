@@ -93,7 +93,7 @@ func TestMediaTypeJSON(t *testing.T) {
 		{[]string{"application/json", "a", "b", "c", "d"}, `5 Content-Type fields ("application/json", "a", "b", "c")`},
 	}
 	for _, tt := range tests {
-		j := MediaTypeJSON(tt.cts, nil)
+		j := MediaTypeJSON(tt.cts, func(s string) string { return s })
 		if (tt.actual == "") != j.OK() || !strings.Contains(j.Actual, tt.actual) {
 			t.Errorf("MediaTypeJSON(%q) = %q, want %q", tt.cts, j.Actual, tt.actual)
 		}

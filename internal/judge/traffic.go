@@ -3,39 +3,29 @@ package judge
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
 // A Rule is one rule of the catalog as the judge judges it, declared once:
-// its ID; its check of an answer, of one signature (nil: the judge reads
-// the rule from the request, as the classifier names what a refusal is due
-// under, or from the sender's Intent); and, when traffic alone cannot show
-// it, why not (the proxy and `plantcheck judge` then leave it not judged,
-// with that reason). A new rule is one row here, beside its catalog row,
-// its scenario and its mutant.
+// its ID; its check of an answer (nil: read from the request by Classify,
+// or from the sender's Intent); and why traffic alone cannot show it.
 type Rule struct {
 	ID    rules.RuleID
 	check func(e *exam) (Judgement, bool)
-	// NotFromTraffic says why traffic cannot show the rule ("": it can).
-	// A rule with a check and a reason is shown in part (CREATE-200: the
-	// record of an accepted create, never why a valid create was refused).
+	// NotFromTraffic says why traffic cannot show the rule ("": it can);
+	// with a check too, traffic shows it in part (CREATE-200).
 	NotFromTraffic string
-	// Accepts: the rule's aspect is the acceptance of the valid requests
-	// its scenarios send (a refusal fails it, not CREATE-200): the sender
-	// names it as their Intent.Accept.
+	// Accepts: a refusal of the valid requests its scenarios send fails
+	// this rule, not CREATE-200 (their Intent.Accept).
 	Accepts bool
 }
 
-// AcceptedUnder reports whether a valid request that a scenario of rule
-// sends is accepted under that rule (Rule.Accepts), or under CREATE-200.
+// AcceptedUnder reports whether rule's Accepts is set.
 func AcceptedUnder(rule rules.RuleID) bool {
-	for _, r := range Rules {
-		if r.ID == rule {
-			return r.Accepts
-		}
-	}
-	return false
+	i := slices.IndexFunc(Rules, func(r Rule) bool { return r.ID == rule })
+	return i >= 0 && Rules[i].Accepts
 }
 
 // The reasons a rule cannot be judged from traffic.
@@ -46,9 +36,8 @@ const (
 	whyGenValid = "it judges bodies the suite generates; the clients' accepted bodies are judged under CREATE-NAME, CREATE-TAG and CREATE-NO-TAG"
 )
 
-// Rules are every rule of the catalog, each once, in the order the
-// judge gives its checks' results (TestRulesCoverTheCatalog holds them to
-// the catalog).
+// Rules are every rule of the catalog, once, in the order of the judge's
+// results.
 var Rules = []Rule{
 	{ID: rules.ResponseMedia, check: responseMedia},
 	{ID: rules.ResponseJSONText, check: func(e *exam) (Judgement, bool) {
@@ -104,9 +93,8 @@ var Rules = []Rule{
 	{ID: rules.OpenAcceptOther, NotFromTraffic: whyOpen},
 }
 
-// FromTraffic are the rules that traffic alone can show, which the proxy
-// judges; NotFromTraffic the others, each with the reason the proxy gives
-// for leaving it not judged. Both are read from Rules.
+// FromTraffic are the rules traffic alone can show; NotFromTraffic the
+// others, each with its reason. Both are read from Rules.
 var FromTraffic, NotFromTraffic = func() ([]rules.RuleID, map[rules.RuleID]string) {
 	var from []rules.RuleID
 	not := map[rules.RuleID]string{}

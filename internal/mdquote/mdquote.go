@@ -11,12 +11,9 @@ import (
 	"strings"
 )
 
-// Clean makes text from the target fit to show: valid UTF-8 (each run
-// of bad bytes a U+FFFD), and the characters that would act rather than
-// show (C0 and C1 controls, DEL, bidirectional overrides and isolates,
-// which reorder what a reader sees) written as Go escapes, such as \x1b and
-// \u202e. Tab and line feed stay: they are layout. A carriage return does
-// not: Markdown would take it for a line ending.
+// Clean makes text from the target fit to show: valid UTF-8 (bad bytes a
+// U+FFFD), and what would act rather than show (Hidden) written as Go
+// escapes, such as \x1b and \u202e.
 func Clean(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if !strings.ContainsFunc(s, Hidden) {
@@ -35,7 +32,7 @@ func Clean(s string) string {
 }
 
 // Hidden reports whether r acts rather than shows: a control (but tab and
-// line feed) or a bidirectional override or isolate.
+// line feed, which are layout) or a bidirectional override or isolate.
 func Hidden(r rune) bool {
 	switch {
 	case r == '\t' || r == '\n':
@@ -62,12 +59,9 @@ func longestRun(s string, c byte) int {
 	return longest
 }
 
-// Span writes s as a CommonMark code span on one line. Its fence is a
-// run of backticks longer than any in s, so that nothing in s closes it; a
-// space pads s when s starts or ends with a backtick (which would join the
-// fence) or with spaces at both ends (CommonMark strips one from each). A
-// line break would let the next line start a block of its own (a heading,
-// an HTML block), so it is written \n.
+// Span writes s as a CommonMark code span on one line (a line break written
+// \n): its fence is longer than any run of backticks in s, and a space pads
+// s when s starts or ends with a backtick, or with spaces at both ends.
 func Span(s string) string {
 	s = strings.ReplaceAll(Clean(s), "\n", `\n`)
 	if s == "" {
@@ -80,16 +74,13 @@ func Span(s string) string {
 	return fence + s + fence
 }
 
-// Cell writes s as a code span in a table cell, its pipes escaped:
-// GFM splits a row at every pipe not escaped, even inside a code span (and
-// shows an escaped pipe in a code span as a pipe).
+// Cell writes s as a code span in a table cell, its pipes escaped (GFM
+// splits a row at every other pipe, even inside a code span).
 func Cell(s string) string {
 	return strings.ReplaceAll(Span(s), "|", `\|`)
 }
 
-// Block writes s as a fenced code block: its fence is at least three
-// backticks and longer than any run of them in s, so that no line of s
-// closes it.
+// Block writes s as a fenced code block whose fence no line of s closes.
 func Block(s, info, indent string) string {
 	s = Clean(s)
 	fence := strings.Repeat("`", max(3, longestRun(s, '`')+1))

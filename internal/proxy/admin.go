@@ -19,16 +19,10 @@ import (
 // readyDial bounds the connection readiness makes to the upstream.
 const readyDial = 2 * time.Second
 
-// Admin is the proxy's admin endpoints, for an orchestrator and a
-// monitoring system, served on a listener of their own (so that nothing
-// under the service's paths is shadowed):
-//
-//   - GET /healthz: 200 while the proxy runs.
-//   - GET /readyz: 200 while the upstream accepts connections, 503 with a
-//     one-line reason while it does not (a TCP connection, made on each
-//     probe; an https upstream's TLS handshake is not made). The reason
-//     names no credential: the upstream's URL carries none.
-//   - GET /metrics: Prometheus's text exposition (metrics).
+// Admin is the proxy's admin endpoints, on a listener of their own (so that
+// no path of the service's is shadowed): GET /healthz, 200 while the proxy
+// runs; GET /readyz, 200 while the upstream accepts a TCP connection, else
+// 503 with a one-line reason; GET /metrics, Prometheus's exposition.
 func (h *Handler) Admin() http.Handler {
 	plain := func(w http.ResponseWriter, status int, text string) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -55,17 +49,12 @@ func (h *Handler) Admin() http.Handler {
 	return mux
 }
 
-// metrics are what /metrics shows, by github.com/prometheus/client_golang.
-// The counts are read from the proxy's tally when scraped (nothing is
-// counted twice, and nothing on an exchange's path but the latency's one
-// observation); the registry is the proxy's own, so that two proxies in
-// one process never share one.
+// metrics are what /metrics shows: the counts read from the tally when
+// scraped (nothing on an exchange's path but the latency's observation),
+// in a registry of the proxy's own (two proxies in one process share none).
 type metrics struct {
 	registry *prometheus.Registry
-	// added is the latency the proxy adds to an exchange: from the
-	// request's arrival to its going upstream, plus from the upstream's
-	// header to the client's.
-	added prometheus.Histogram
+	added    prometheus.Histogram
 }
 
 var (

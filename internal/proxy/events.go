@@ -3,7 +3,6 @@ package proxy
 import (
 	"encoding/json"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -12,46 +11,37 @@ import (
 )
 
 // Event is one failed judgement, written as one line of JSON the moment it
-// is judged (Config.Events): for a log shipper that follows a proxy which
-// runs for days. Every string in it is redacted, bounded and escaped as
-// the reports' evidence is (it is made by the same code).
+// is judged (Config.Events), for a log shipper; every string in it is made
+// safe as the reports' evidence is.
 type Event struct {
 	Time time.Time `json:"time"`
 	// Rule is the rule's ID; for a client's request that breaks the
 	// document in no rule's way in particular, OTHER.
-	Rule string `json:"rule"`
-	// Level is the rule's (MUST, SHOULD) for a server-side failure; ""
-	// for a client's request, which breaks the document, not a level.
-	Level string `json:"level,omitempty"`
-	// Side is "server" (the service broke the rule) or "client" (the
-	// request broke the document).
-	Side   string `json:"side"`
+	Rule   string `json:"rule"`
+	Level  string `json:"level,omitempty"` // MUST, SHOULD; "" for a client's request
+	Side   string `json:"side"`            // "server" (the service broke the rule) or "client"
 	Status int    `json:"status"`
-	// Summary is the exchange and the judgement on one line: the request
-	// line, the response line, what was expected and what came.
+	// Summary is the request line, the response line, what was expected
+	// and what came.
 	Summary string `json:"summary"`
 }
 
 // eventSummary bounds an event's summary.
 const eventSummary = 1 << 10
 
-// eventOf makes the event of one failure's evidence, seen on side
-// ("server" or "client"; a client's request breaks the document, not a
-// rule's level).
+// eventOf makes the event of one failure's evidence, seen on side.
 func eventOf(f verdict.Evidence, side string, status int) Event {
 	s := f.Request + " -> " + f.Response + ": expected " + f.Expected
 	if f.Actual != "" {
 		s += "; got " + f.Actual
 	}
 	at, _ := time.Parse(time.RFC3339Nano, f.At) // count wrote it
-	return Event{Time: at, Rule: verdict.ClientGroup{Rule: f.Rule}.Label(), Level: strings.ToUpper(string(f.Level)),
+	return Event{Time: at, Rule: verdict.ClientGroup{Rule: f.Rule}.Label(), Level: verdict.Upper(f.Level),
 		Side: side, Status: status, Summary: evidence.Cut(s, eventSummary)}
 }
 
-// eventLog writes events, one whole line a write, in the order they are
-// judged, unbuffered: a line is in the writer (a file, standard output)
-// as soon as it is judged. A write that fails stops the log (the proxy goes on forwarding
-// and judging); Err says why.
+// eventLog writes events, one whole line a write, unbuffered. A write that
+// fails stops the log (the proxy goes on); EventsErr says why.
 type eventLog struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -65,9 +55,8 @@ func (l *eventLog) write(e Event) {
 	if l.err != nil {
 		return
 	}
-	// One Write a line: Encode writes the line whole, ended with '\n'.
-	enc := json.NewEncoder(l.w)
-	enc.SetEscapeHTML(false) // a shipper's reader sees <html>, not \u003chtml\u003e
+	enc := json.NewEncoder(l.w) // one Write a line
+	enc.SetEscapeHTML(false)    // a shipper's reader sees <html>, not \u003chtml\u003e
 	if l.err = enc.Encode(e); l.err == nil {
 		l.written++
 	}

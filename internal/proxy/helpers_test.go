@@ -13,9 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/reference"
 )
+
+// DefaultTimeout is the proxy's timeout the tests run with.
+const DefaultTimeout = config.ProxyTimeout
 
 // running is a proxy served on a loopback port for one test.
 type running struct {

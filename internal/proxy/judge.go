@@ -14,24 +14,14 @@ import (
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-// Every exchange of the document's one operation (POST /plants) is judged
-// by every rule its traffic can show, with the judgements `plantcheck run`
-// makes (package judge, the validator of package spec), and counted into
-// the one tally (verdict.Tally), whether it passed through the proxy or a
-// recording holds it. The rules traffic cannot show are listed with the
-// reason, never as passed. The spec leaves other paths and methods "not
-// shown": they are forwarded and counted, never judged.
-
 // whyNone is the reason of a judged rule that no exchange could show.
 const whyNone = "no exchange that could show it passed through"
 
-// Bounds of the evidence: the failures of each rule kept (the rest are
-// counted), an expected or actual value or a detail, the details of one
-// failure.
+// Bounds of the evidence (what is past them is counted).
 const (
-	maxFailures  = 5
-	evidenceText = 2 << 10
-	maxDetails   = 16
+	maxFailures  = 5       // failures kept of each rule
+	evidenceText = 2 << 10 // an expected or actual value, a detail
+	maxDetails   = 16      // details of one failure
 )
 
 // Options are the choices that turn the tally into an exit status.
@@ -46,10 +36,9 @@ type Options struct {
 	Baseline *verdict.Baseline
 }
 
-// judging judges each finished exchange and counts it into the tally,
-// with the evidence of the failures kept and the events, and remembers
-// the secrets seen. The proxy (Handler) and plantcheck judge (JudgeFiles)
-// each have one.
+// judging judges each finished exchange into the tally, the evidence and
+// the events, and remembers the secrets seen: the proxy's (Handler) and
+// plantcheck judge's (JudgeFiles).
 type judging struct {
 	validator *spec.Validator
 	tally     *verdict.Tally
@@ -84,10 +73,10 @@ func (j *judging) judge(e *exchange.Exchange, redact func(string) string) *judge
 	return &o
 }
 
-// count judges one exchange and counts it into the tally, with why further
-// parts of it were not judged; own is the kind of the proxy's own answer
-// its client got in the service's place ("": none). Each failure is an
-// event, and those with room are kept as evidence.
+// count judges one exchange into the tally, with why further parts of it
+// were not judged; own is the kind of the proxy's own answer its client got
+// in the service's place ("": none). Each failure is an event, and those
+// with room are kept as evidence.
 func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 	secrets := e.Secrets(false)
 	j.secrets.Add(secrets...)
@@ -123,9 +112,7 @@ func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 		return
 	}
 
-	// The evidence of its failures, made with the code of every report
-	// (package exchange's lines and reproduction), every string redacted,
-	// cut and escaped; an event is made of the same.
+	// Evidence, and events, made as every report's: redacted, cut, escaped.
 	red = redactor()
 	j.secrets.Add(secrets...)
 	shown := verdict.Evidence{Request: e.RequestLine(red), Response: e.ResponseLine(red), Reproduce: e.Curl(red), At: time.Now().UTC().Format(time.RFC3339Nano)}
@@ -189,20 +176,18 @@ func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 // calls for, OPEN-JSON-READER for a departure RFC 8259 leaves open, ""
 // (OTHER) for none in particular.
 func clientGroups(o *judge.Outcome) []judge.Defect {
+	ds := o.Refusal.Defects
+	if o.Refusal.Open != "" {
+		ds = append(slices.Clip(ds), judge.Defect{What: o.Refusal.Open})
+	}
 	var out []judge.Defect
-	add := func(d judge.Defect) {
+	for _, d := range ds {
 		if d.Rule == "" {
 			d.Rule = rules.OpenJSONReader
 		}
 		if !slices.ContainsFunc(out, func(g judge.Defect) bool { return g.Rule == d.Rule }) {
 			out = append(out, d)
 		}
-	}
-	for _, d := range o.Refusal.Defects {
-		add(d)
-	}
-	if o.Refusal.Open != "" {
-		add(judge.Defect{What: o.Refusal.Open})
 	}
 	if len(out) == 0 {
 		out = []judge.Defect{{What: "the request breaks the document"}}
@@ -228,10 +213,8 @@ func (h *Handler) writeHAR(x *flight, bodies bool) {
 	h.har.Add(har.NewEntry(rec, har.NewHider("", h.secrets.Redactor(own)), min(h.maxJudge, har.MaxBody)))
 }
 
-// verdict is the verdict on what was counted so far, in the shape every
-// plantcheck report is written from (verdict.Tally's Traffic), every
-// secret seen by now hidden in every piece of evidence, whichever exchange
-// brought it. verdict.Finish gives its exit status, as it does run's.
+// verdict is the verdict on what was counted so far, every secret seen by
+// now hidden in every piece of evidence, whichever exchange brought it.
 func (j *judging) verdict(opts Options, target string, started, ended time.Time, timeout string, maxJudge int64) *verdict.Verdict {
 	target = evidence.Text(target)
 	v := &verdict.Verdict{

@@ -21,10 +21,9 @@ import (
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
-// Streams are what plantcheck proxy and judge touch of the process: the
-// verdict (and an event log of "-") goes to Stdout, what the proxy says
-// while it runs to Stderr; Getenv reads GOGC and GOMEMLIMIT, which win
-// over the proxy's own tuning of the collector.
+// Streams are what plantcheck proxy touches of the process: the verdict
+// (and an event log of "-") goes to Stdout, what it says while it runs to
+// Stderr; Getenv reads GOGC and GOMEMLIMIT, which win over its own tuning.
 type Streams struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
@@ -34,21 +33,18 @@ type Streams struct {
 // told to stop.
 const grace = 10 * time.Second
 
-// The proxy allocates about 20 KB an exchange (most of it judging) over a
-// live heap of a few megabytes: at the collector's default target it would
-// collect every couple of hundred exchanges. A target of 400 costs it
-// about a fifth less CPU an exchange (measured under wrk); the soft limit
-// keeps a busy proxy's heap in bounds all the same. GOGC and GOMEMLIMIT,
-// when set, win.
+// The proxy allocates about 20 KB an exchange over a live heap of a few
+// megabytes: a collector target of 400 costs about a fifth less CPU an
+// exchange than the default (measured under wrk); the soft limit keeps a
+// busy proxy's heap in bounds all the same.
 const (
 	gcPercent   = 400
 	memoryLimit = 1 << 30
 )
 
-// Run is plantcheck proxy: it serves cfg (validated by config) until ctx
-// ends, then writes the verdict to s.Stdout and the reports, and returns
-// the verdict. An error means the proxy could not run, or its verdict
-// could not be written (exit status 2).
+// Run is plantcheck proxy: it serves cfg until ctx ends, then writes the
+// verdict to s.Stdout and the reports, and returns it. An error means the
+// proxy could not run, or its verdict could not be written (exit 2).
 func Run(ctx context.Context, cfg config.Proxy, s Streams) (*verdict.Verdict, error) {
 	say := func(format string, a ...any) { fmt.Fprintf(s.Stderr, "plantcheck proxy: "+format+"\n", a...) }
 	opts := Options{Strict: cfg.Strict, StrictClients: cfg.StrictClients}
@@ -64,8 +60,8 @@ func Run(ctx context.Context, cfg config.Proxy, s Streams) (*verdict.Verdict, er
 	if err != nil {
 		return nil, err
 	}
-	// The event log: "-" stdout, else a file, created or appended to (a
-	// restarted sidecar adds to its log).
+	// "-" is stdout, else a file appended to (a restarted sidecar adds to
+	// its log).
 	var events io.Writer
 	switch cfg.Events {
 	case "":
@@ -104,9 +100,7 @@ func Run(ctx context.Context, cfg config.Proxy, s Streams) (*verdict.Verdict, er
 	}
 	stopReports := func() {}
 	if cfg.ReportDir != "" {
-		// The reports at once (before the proxy says it listens), then
-		// the verdict so far every period: a proxy killed outright loses
-		// at most one period.
+		// At once, then every period: a proxy killed outright loses one.
 		stopReports = rewriteReports(s.Stderr, h, opts, cfg.ReportDir, cfg.ReportEvery)
 	}
 	defer stopReports()
@@ -154,8 +148,7 @@ func Run(ctx context.Context, cfg config.Proxy, s Streams) (*verdict.Verdict, er
 	return v, nil
 }
 
-// write writes the verdict to the console, and the reports into dir ("":
-// none).
+// write writes the verdict to the console, and the reports into dir.
 func write(v *verdict.Verdict, stdout io.Writer, dir string) error {
 	if err := v.WriteText(stdout, verdict.TextOptions{}); err != nil {
 		return fmt.Errorf("write the verdict: %v", err)
@@ -166,8 +159,7 @@ func write(v *verdict.Verdict, stdout io.Writer, dir string) error {
 	return nil
 }
 
-// serveAdmin serves the proxy's admin endpoints on ln until the returned
-// stop is called.
+// serveAdmin serves the admin endpoints on ln until stop is called.
 func serveAdmin(ln net.Listener, h *Handler) (stop func()) {
 	srv := &http.Server{
 		Handler:           h.Admin(),
@@ -190,10 +182,9 @@ func serveAdmin(ln net.Listener, h *Handler) (stop func()) {
 }
 
 // rewriteReports writes the reports into dir at once, then every period
-// (0: never again) until the returned stop is called, which waits for a
-// write under way: the last write, at exit, is the caller's. Each write is
-// atomic (verdict.WriteFiles), so summary.json on disk is always whole:
-// after a SIGKILL, it holds the judgements made up to the last period.
+// (0: never again) until stop, which waits for a write under way; the last
+// write is the caller's. Each is atomic, so after a SIGKILL summary.json
+// holds the judgements up to the last period.
 func rewriteReports(stderr io.Writer, h *Handler, opts Options, dir string, every time.Duration) (stop func()) {
 	write := func() {
 		if err := h.Verdict(opts).WriteFiles(dir); err != nil {

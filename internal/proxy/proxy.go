@@ -50,63 +50,43 @@ import (
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
 
-// Defaults and bounds of a Handler.
-const (
-	// DefaultMaxJudge bounds the bytes of each body kept for judging.
-	DefaultMaxJudge = config.DefaultMaxJudge
-	// DefaultTimeout bounds the connection to the upstream and the wait
-	// for its answer's header section.
-	DefaultTimeout = config.ProxyTimeout
-	// maxJudgeTotal bounds the bytes kept of all the bodies in flight at
-	// once, so that a thousand connections streaming megabytes cost the
-	// proxy no more than that.
-	maxJudgeTotal = 256 << 20
-)
+// DefaultMaxJudge bounds the bytes of each body kept for judging.
+const DefaultMaxJudge = config.DefaultMaxJudge
 
-// MarkerHeader marks an answer the proxy made itself, never the service:
-// its value says why (the Own* constants).
+// maxJudgeTotal bounds the bytes kept of all the bodies in flight at once,
+// so that a thousand connections streaming megabytes cost no more.
+const maxJudgeTotal = 256 << 20
+
+// MarkerHeader marks the proxy's own answer (a 502), its value why: one of
+// the Own* constants.
 const MarkerHeader = "Plantcheck-Proxy"
 
-// The proxy's own answers, each a 502 with MarkerHeader set to one of these.
 const (
-	// OwnUnreachable: the upstream refused the connection, or its name did
-	// not resolve.
-	OwnUnreachable = "upstream-unreachable"
-	// OwnTimeout: the upstream did not connect, or did not begin its
-	// answer, within the time limit.
-	OwnTimeout = "upstream-timeout"
-	// OwnFailed: the exchange with the upstream failed otherwise (it closed
-	// the connection, or answered with something that is not HTTP).
-	OwnFailed = "upstream-failed"
+	OwnUnreachable = "upstream-unreachable" // refused the connection, or its name did not resolve
+	OwnTimeout     = "upstream-timeout"     // did not connect or begin its answer in time
+	OwnFailed      = "upstream-failed"      // closed the connection, or answered with no HTTP
 )
 
 // Config configures a Handler.
 type Config struct {
-	// Upstream is the service's base URL (http or https). Required. A path
-	// in it is put before every request's target.
+	// Upstream is the service's base URL (http or https), required; its
+	// path is put before every request's target.
 	Upstream *url.URL
-	// MaxJudge bounds the bytes of each body kept for judging, positive
-	// (config.Proxy's, validated: New fills in neither it nor Timeout). A
-	// longer body is forwarded whole, and what needs it is not judged.
+	// MaxJudge bounds the bytes of each body kept for judging (validated
+	// positive); a longer body is forwarded whole, and not judged.
 	MaxJudge int64
-	// Timeout bounds the connection to the upstream and the wait for the
-	// header section of its answer (a body may then stream for as long as
-	// it lasts), positive.
+	// Timeout bounds the connection to the upstream and the wait for its
+	// answer's header section (validated positive).
 	Timeout time.Duration
-	// TLS configures the connections to an https upstream (certificate
-	// authorities to trust, a client certificate); nil means the system's
-	// authorities and no client certificate.
-	TLS *tls.Config
-	// Events, when set, gets one line of JSON (an Event) for each failed
-	// judgement, as it is judged.
+	TLS     *tls.Config // nil: the system's authorities, no client certificate
+	// Events, when set, gets an Event (a line of JSON) per failed judgement.
 	Events io.Writer
-	// HAR, when set, gets every exchange the upstream answered, secrets
-	// hidden (writeHAR).
+	// HAR, when set, gets every exchange the upstream answered (writeHAR).
 	HAR *har.Writer
 }
 
 // Handler is the proxy: an http.Handler that forwards to the upstream and
-// judges what passes. It is safe for concurrent use.
+// judges what passes, safe for concurrent use.
 type Handler struct {
 	*judging
 	upstream  *url.URL
@@ -115,21 +95,16 @@ type Handler struct {
 	forward   *httputil.ReverseProxy
 	maxJudge  int64
 	budget    exchange.Budget // bytes kept of the bodies in flight
-	// name is the upstream as the verdict names it; started and timeout
-	// are what the verdict states.
-	name    string
-	started time.Time
-	timeout time.Duration
-	// inflight counts the exchanges being forwarded; queue holds those
-	// waiting to be judged.
-	inflight sync.WaitGroup
-	queue    *judgeQueue
-	har      *har.Writer
-	metrics  *metrics
+	name      string          // the upstream as the verdict names it
+	started   time.Time
+	timeout   time.Duration
+	inflight  sync.WaitGroup // the exchanges being forwarded
+	queue     *judgeQueue
+	har       *har.Writer
+	metrics   *metrics
 }
 
-// New returns a Handler for cfg, whose upstream comes validated
-// (config.Proxy.Validate holds the rules of the proxy's settings).
+// New returns a Handler for cfg, validated by config.Proxy.Validate.
 func New(cfg Config) (*Handler, error) {
 	u := cfg.Upstream
 	if u == nil {
@@ -222,28 +197,20 @@ type wholeBody struct{ io.ReadCloser }
 
 // flight is one exchange: as it is forwarded, then as the judge reads it.
 type flight struct {
-	// The exchange: Header is the request's as forwarded, URL where it
-	// went; Err is why no answer the client could be given came, the
-	// upstream's answer HTTP cannot frame (judge.BrokenFraming), in place
-	// of which the client got the proxy's own answer of kind own.
+	// Header is the request's as forwarded; Err an answer HTTP cannot
+	// frame (judge.BrokenFraming), for which the client got the proxy's
+	// own answer of kind own.
 	exchange.Exchange
 	own string
-
-	// While it is forwarded: when it came, went upstream, had the
-	// upstream's header and gave the client its header (for the latency
-	// the proxy adds); the request body's tee, the client's writer as the
-	// ReverseProxy sees it, and whether the exchange is counted already
-	// (the proxy answered, or the client failed).
+	// When it came, went upstream, had the upstream's header and gave the
+	// client its header: the latency the proxy adds.
 	start, sent, got, answered time.Time
 	whole                      []byte // a small body, read before it is forwarded
 	body                       exchange.Tee
 	answer                     answerWriter
-	counted                    bool
-
-	// Once queued to be judged: the handler, and what the exchange holds,
-	// given back once judged.
-	h               *Handler
-	reqCap, respCap *exchange.Capture
+	counted                    bool // the proxy answered, or the client failed
+	h                          *Handler
+	reqCap, respCap            *exchange.Capture // given back once judged
 }
 
 // run judges a queued exchange, counts it, and gives back what it held.
@@ -317,9 +284,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Header = http.Header{}
 	}
 	dropAliases(r.Header)
-	// The header as forwarded, for the judge: the ReverseProxy drops the
-	// same from its copy.
-	x.Header = forwarded(r.Header)
+	x.Header = forwarded(r.Header) // as the ReverseProxy forwards it
 
 	// RFC 9112 (6.1): a request with both Content-Length and
 	// Transfer-Encoding, or a Transfer-Encoding in HTTP/1.0, must have its
@@ -328,8 +293,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// closed.
 	x.answer = answerWriter{ResponseWriter: w, x: x, close: x.Chunked || !r.ProtoAtLeast(1, 1)}
 	defer h.finish(x, r, doc)
-	// The exchange rides the request's context to the ReverseProxy's
-	// hooks, which note when it goes upstream and comes back.
+	// For the ReverseProxy's hooks, which note when it goes upstream and back.
 	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
 	if doc {
 		x.respCap = exchange.NewCapture(h.maxJudge, &h.budget)
@@ -374,19 +338,15 @@ func (h *Handler) finish(x *flight, r *http.Request, doc bool) {
 	x.URL, x.RespHeader = to.Scheme+"://"+to.Host+to.RequestURI(), x.answer.Header()
 	switch {
 	case x.counted:
-		h.release(x)
 	case !doc:
 		h.tally.Outside()
 		if h.har != nil && p == nil {
 			h.writeHAR(x, false)
 		}
-		h.release(x)
 	case p != nil && clientLeft(x, r):
 		h.tally.Gone()
-		h.release(x)
 	case p != nil:
 		h.tally.BrokeOff()
-		h.release(x)
 	default:
 		x.respCap.End()
 		if x.whole != nil {
@@ -407,7 +367,9 @@ func (h *Handler) finish(x *flight, r *http.Request, doc bool) {
 		// Judged off the exchange's path (queue.go), so that the
 		// connection goes on to its next request at once.
 		h.queue.put(x)
+		return
 	}
+	h.release(x)
 	if p != nil {
 		// The ReverseProxy could not copy the answer whole (Go issue
 		// 23643): the client must not take a cut answer for a whole one,
@@ -468,13 +430,10 @@ func checkAnswer(resp *http.Response) error {
 }
 
 // noAnswer ends an exchange the upstream gave no answer to: a client that
-// went away, or whose body could not be read (it broke off, or its chunks
-// are malformed), has its connection closed without an answer, since any
-// answer would be the proxy's and not marked (or one for a request the
-// upstream never had whole); any other gets the proxy's own 502. An answer
-// HTTP cannot frame (two Content-Length fields of different values) is
-// the service's all the same: it is judged as `run` judges it, once the
-// client has the 502.
+// went away, or whose body could not be read, has its connection closed
+// without an answer (any would be the proxy's, for a request the upstream
+// never had whole); any other gets the proxy's own 502. An answer HTTP
+// cannot frame is the service's all the same: judged as `run` judges it.
 func (h *Handler) noAnswer(w http.ResponseWriter, r *http.Request, err error) {
 	a := w.(*answerWriter) // ServeHTTP's
 	x := a.x
@@ -493,12 +452,11 @@ func (h *Handler) noAnswer(w http.ResponseWriter, r *http.Request, err error) {
 	writeOwn(w, kind)
 }
 
-// answerWriter is the client's writer as the ReverseProxy writes to it. It
-// keeps the answer's status, and what cap can hold of its body; lets no
-// 100 Continue through (net/http's server sends its own once the upstream
-// asks for the body); keeps net/http from adding a Date or a sniffed
-// Content-Type; and asks for the connection to be closed after the answer
-// when close is set.
+// answerWriter is the client's writer as the ReverseProxy writes to it: it
+// keeps the status and what cap holds of the body; lets no 100 Continue
+// through (net/http's server sends its own once the upstream asks for the
+// body); keeps net/http from adding a Date or a sniffed Content-Type; and
+// closes the connection after the answer when close is set.
 type answerWriter struct {
 	http.ResponseWriter
 	x      *flight
@@ -516,11 +474,10 @@ func (a *answerWriter) WriteHeader(code int) {
 		a.status = code
 		a.x.answered = time.Now()
 		hd := a.Header()
-		if _, ok := hd["Date"]; !ok {
-			hd["Date"] = nil
-		}
-		if _, ok := hd["Content-Type"]; !ok {
-			hd["Content-Type"] = nil
+		for _, k := range []string{"Date", "Content-Type"} {
+			if _, ok := hd[k]; !ok {
+				hd[k] = nil
+			}
 		}
 		if a.close {
 			hd.Set("Connection", "close")

@@ -7,25 +7,15 @@ import (
 	"time"
 )
 
-// Judging happens off the exchange's path: once the answer has reached the
-// client, the exchange is put in a bounded queue, and the connection goes
-// on to its next request. A few long-lived workers judge what the queue
-// holds. Nothing is ever dropped: when the queue is full, the exchange
-// waits for room (the client's next request on that connection waits with
-// it), so a proxy that cannot judge as fast as it forwards slows down
-// rather than forgetting. Stopping waits until the queue is empty.
-//
-// The workers live as long as there is work, so their stacks (judging runs
-// deep) are grown once, not once an exchange as a goroutine per exchange
-// would; the connections' own goroutines keep small stacks. A worker idle
-// for idleExit ends.
-
-// queueLen bounds the exchanges waiting to be judged. What they hold of
-// their bodies is bounded besides by maxJudgeTotal.
-const queueLen = 1024
-
-// idleExit is how long a worker waits for work before it ends.
-const idleExit = 2 * time.Second
+// Judging happens off the exchange's path, in a bounded queue. Nothing is
+// dropped: a full queue makes the exchange wait for room, so a proxy that
+// cannot judge as fast as it forwards slows down rather than forgetting.
+// The workers live while there is work, so their stacks (judging runs
+// deep) are grown once, not once an exchange.
+const (
+	queueLen = 1024            // exchanges waiting; their bodies bounded by maxJudgeTotal
+	idleExit = 2 * time.Second // a worker idle this long ends
+)
 
 // judgeQueue is the queue and its workers.
 type judgeQueue struct {
@@ -48,8 +38,7 @@ func newJudgeQueue() *judgeQueue {
 	return q
 }
 
-// put queues an exchange to judge, waiting for room if the queue is full; it never drops
-// one.
+// put queues an exchange to judge, waiting for room if the queue is full.
 func (q *judgeQueue) put(j *flight) {
 	q.pending.Add(1)
 	select {

@@ -23,34 +23,27 @@ import (
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
 
-// `plantcheck judge` judges recorded traffic (a HAR file's) as the proxy
-// judges live traffic: each recorded exchange (har.Record) is the one
-// exchange type and goes to the same judging, tally and evidence, and the
-// verdict is the proxy's. What a recording hides is said, never judged:
-// an exchange not to the operation is counted as outside the document, a
-// body the recording cut (or left out) as not judged, and an Authorization
-// header it redacted is read as a Bearer credential (the proxy never knows
-// which tokens were issued anyway), so that the AUTH rules are not judged
-// on it and the reason is counted.
+// `plantcheck judge` judges a HAR file's exchanges as the proxy judges live
+// ones. What a recording hides is said, never judged: a body it cut as not
+// judged, an Authorization header it redacted as a Bearer credential (the
+// proxy never knows which tokens were issued anyway), the AUTH rules not
+// judged on it.
 
 // recording judges recorded exchanges, one at a time, in order.
 type recording struct {
 	*judging
-	// host and path are those of --base-url: an exchange is to the
-	// operation when its URL's path is path then /plants (and, when host
-	// is set, to that host).
+	// --base-url's: an exchange is to the operation when its URL's path is
+	// path then /plants (and, when host is set, to that host).
 	host, path   string
 	maxJudge     int64
 	authStripped bool
 	first, last  time.Time
-	// toOp and withAuth count the requests to the operation, and those
-	// with an Authorization header, for the likely cause of a recording
-	// that stripped them.
+	// The requests to the operation, and those with an Authorization
+	// header: a recording may have stripped them.
 	toOp, withAuth int64
 	// faulted counts, by request, the tries the target gave no answer to
-	// that no later try of the very same request was answered after:
-	// `run` sends a request again on a connection fault, and a fault a
-	// retry cured is no more the judge's than the run's.
+	// that no later try was answered after: a fault a retry of `run` cured
+	// is no more the judge's than the run's.
 	faulted map[[sha256.Size]byte]int64
 }
 
@@ -74,13 +67,9 @@ const (
 	whyRedacted     = "the recording redacted a header's value that no rule reads (a cookie, a key): nothing judged on it"
 )
 
-// ErrNothingRecorded: the recording holds no exchange at all.
-var ErrNothingRecorded = errors.New("the recording holds no exchange")
-
-// JudgeFiles is plantcheck judge: it judges the recorded exchanges of
-// cfg.Files as the proxy judges live traffic, writes the verdict to stdout
-// and the reports, and returns the verdict. An error means the recording
-// could not be judged, or the verdict written (exit status 2).
+// JudgeFiles is plantcheck judge: it judges the exchanges of cfg.Files,
+// writes the verdict to stdout and the reports, and returns it. An error
+// means the recording could not be judged, or the verdict written (exit 2).
 func JudgeFiles(cfg config.Judge, stdout io.Writer) (*verdict.Verdict, error) {
 	started := time.Now()
 	j, err := newJudging()
@@ -110,7 +99,7 @@ func JudgeFiles(cfg config.Judge, stdout io.Writer) (*verdict.Verdict, error) {
 		}
 	}
 	if r.tally.Counts().Exchanges == 0 {
-		return nil, fmt.Errorf("%v: nothing to judge", ErrNothingRecorded)
+		return nil, errors.New("the recording holds no exchange: nothing to judge")
 	}
 	if r.first.IsZero() {
 		r.first, r.last = started, time.Now() // no time recorded
@@ -147,8 +136,7 @@ func (r *recording) file(path string, maxFile int64) error {
 	})
 }
 
-// add judges one recorded exchange, or counts it as not to the operation,
-// as the proxy's own answer, or as one the recording holds no answer of.
+// add judges or counts one recorded exchange.
 func (r *recording) add(rec har.Record) {
 	if !rec.Started.IsZero() {
 		if r.first.IsZero() || rec.Started.Before(r.first) {
@@ -162,9 +150,8 @@ func (r *recording) add(rec har.Record) {
 	if err != nil {
 		to = &url.URL{} // har.Entry.Exchange read it as an absolute URL
 	}
-	// An answer HTTP cannot frame, which the recording's client refused
-	// to read (`run --har` says so), is the service's, though no status
-	// was read: judged as run judged it.
+	// An answer HTTP cannot frame is the service's, though no status was
+	// read: judged as run judged it.
 	var unframed error
 	if why, ok := strings.CutPrefix(rec.Comment, har.NoAnswer); ok {
 		if _, broken := judge.BrokenFraming(errors.New(rec.Comment)); broken {
@@ -180,9 +167,8 @@ func (r *recording) add(rec har.Record) {
 		r.tally.Own(rec.RespHeader.Get(MarkerHeader))
 		return
 	case rec.Status < 100 && unframed == nil && targetFault(rec.Comment):
-		// The target refused, reset or closed the connection, or did not
-		// answer in time: not a verdict, never the client going away;
-		// counted at the end, unless a later try of it was answered.
+		// No answer from the target: counted at the end, unless a later
+		// try of it was answered.
 		r.faulted[request(&rec)]++
 		return
 	case rec.Status < 100 && unframed == nil:
@@ -237,9 +223,7 @@ func (r *recording) bound(what string, b []byte, total int64, why string) ([]byt
 }
 
 // targetFault reports whether a recorded exchange's comment says that the
-// target gave no answer (`run --har` writes the client's error after
-// har.NoAnswer): any error but the run's own cancellation, which is the
-// client going away.
+// target gave no answer: any error but the run's own cancellation.
 func targetFault(comment string) bool {
 	why, ok := strings.CutPrefix(comment, har.NoAnswer)
 	return ok && !strings.Contains(why, context.Canceled.Error())

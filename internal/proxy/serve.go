@@ -14,18 +14,13 @@ import (
 	"github.com/plantcheck/plantcheck/internal/evidence"
 )
 
-// Serve serves h on ln, which the caller opened (so that a bad or busy
-// address fails before anything starts), until ctx is done. Then it stops
-// accepting, lets the exchanges in flight end within grace, cuts those
-// that do not, and returns once every exchange is counted. Every interval
-// (0: never) it writes a progress line to progress, when anything changed.
+// Serve serves h on ln until ctx is done, then lets the exchanges in flight
+// end within grace, cuts the others, and returns once every exchange is
+// counted. Every interval (0: never) it writes a progress line to progress.
 func Serve(ctx context.Context, ln net.Listener, h *Handler, grace, interval time.Duration, progress io.Writer) error {
-	// A body may stream for as long as it lasts, so no read or write
-	// timeout bounds an exchange; the time to send a header section, and
-	// the time a connection idles, are bounded.
+	// A body may stream for as long as it lasts: no read or write timeout.
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 1 << 20,
-		// net/http's own complaints (a client's malformed request, a TLS
-		// failure, a panic) are not shown unless Serve is given a writer.
+		// net/http's own complaints are shown only to progress.
 		ErrorLog: log.New(io.Discard, "", 0)}
 	if progress != nil {
 		// They may quote what a client sent: escaped, one line each.
@@ -67,22 +62,19 @@ func Serve(ctx context.Context, ln net.Listener, h *Handler, grace, interval tim
 	defer cancel()
 	err := srv.Shutdown(sctx)
 	if err != nil {
-		// Exchanges still streaming past the grace: cut them. Each then
-		// ends, and is counted, as its client went away.
+		// Cut the exchanges still streaming: each is counted as gone.
 		srv.Close()
 		err = fmt.Errorf("%w: exchanges still in flight after %s were cut", ErrCut, grace)
 	}
 	<-served
-	// Cut exchanges end at once (their connections are closed); wait for
-	// each to be counted, within a bound.
+	// Cut exchanges end at once; wait for each to be counted, in a bound.
 	done := make(chan struct{})
 	go func() { h.inflight.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(grace):
 	}
-	// Every exchange forwarded whole is judged before the verdict: judging
-	// always ends, so this wait has no bound.
+	// Judging always ends, so this wait has no bound.
 	h.queue.wait()
 	h.transport.CloseIdleConnections()
 	return err
