@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -39,7 +40,6 @@ var reportPage = template.Must(template.New("report").Funcs(htmlpage.Funcs()).Fu
 	"counted":     func(v *Verdict, r Rule) int64 { return v.words().count(r) },
 	"rowClass":    rowClass,
 	"prose":       prose,
-	"shown":       (*Verdict).shown,
 	"shownGroups": (*Verdict).shownGroups,
 	"short":       (*Verdict).shortWord,
 	"ruleNotes":   (*Verdict).ruleNotes,
@@ -107,15 +107,7 @@ func (v *Verdict) foundBy() []ruleNote {
 
 // rowClass is an outcome's class in report.html (the stylesheet's).
 func rowClass(o Outcome) string {
-	switch o {
-	case Pass:
-		return "passed"
-	case Fail:
-		return "failed"
-	case Error:
-		return "error"
-	}
-	return "skipped"
+	return cmp.Or(map[Outcome]string{Pass: "passed", Fail: "failed", Error: "error"}[o], "skipped")
 }
 
 // class is the verdict's class in report.html, after its standing.
