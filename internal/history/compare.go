@@ -326,22 +326,21 @@ func (c *Comparison) WriteFiles(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create the folder: %w", err)
 	}
-	var html, md, js bytes.Buffer
 	var errs []error
 	for _, f := range []struct {
 		name  string
-		buf   *bytes.Buffer
 		write func(io.Writer) error
 	}{
-		{CompareHTML, &html, c.WriteHTML},
-		{CompareMD, &md, func(w io.Writer) error { return c.WriteMarkdown(w, verdict.Quoted) }},
-		{CompareJSON, &js, c.WriteJSON},
+		{CompareHTML, c.WriteHTML},
+		{CompareMD, func(w io.Writer) error { return c.WriteMarkdown(w, verdict.Quoted) }},
+		{CompareJSON, c.WriteJSON},
 	} {
-		if err := f.write(f.buf); err != nil {
+		var buf bytes.Buffer
+		if err := f.write(&buf); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", f.name, err))
 			continue
 		}
-		if err := verdict.WriteAtomic(dir, f.name, f.buf.Bytes()); err != nil {
+		if err := verdict.WriteAtomic(dir, f.name, buf.Bytes()); err != nil {
 			errs = append(errs, fmt.Errorf("write %s: %w", f.name, err))
 		}
 	}

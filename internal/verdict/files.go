@@ -218,33 +218,26 @@ func (v *Verdict) WriteFiles(dir string) error {
 	// html/template passes invalid bytes, controls and overrides through.
 	// Plantcheck's own text in them holds none of these, so the pass changes
 	// only what came from the target.
-	type file struct {
-		name string
-		data []byte
-	}
-	files := []file{
-		{SummaryJSON, append(js, '\n')},
-		{SummaryMD, []byte(mdquote.Clean(md.String()))},
-		{SummaryShortMD, []byte(mdquote.Clean(short.String()))},
-		{ReportHTML, []byte(mdquote.Clean(html.String()))},
-		{BadgeSVG, []byte(mdquote.Clean(string(v.Badge())))},
-		{JUnitXML, junit.Bytes()},
+	written := map[string][]byte{
+		SummaryJSON:    append(js, '\n'),
+		SummaryMD:      []byte(mdquote.Clean(md.String())),
+		SummaryShortMD: []byte(mdquote.Clean(short.String())),
+		ReportHTML:     []byte(mdquote.Clean(html.String())),
+		BadgeSVG:       []byte(mdquote.Clean(string(v.Badge()))),
+		JUnitXML:       junit.Bytes(),
 	}
 	// The statement vouches for the bytes written: it is made from them,
-	// and written last, so that a reader who finds it finds its subjects.
-	written := map[string][]byte{}
-	for _, f := range files {
-		written[f.name] = f.data
-	}
+	// and written last (reportFiles ends with it), so that a reader who
+	// finds it finds its subjects.
 	statement, err := v.Statement(written)
 	if err != nil {
 		return fmt.Errorf("%s: %w", StatementJSON, err)
 	}
-	files = append(files, file{StatementJSON, statement})
+	written[StatementJSON] = statement
 	var errs []error
-	for _, f := range files {
-		if err := WriteAtomic(dir, f.name, f.data); err != nil {
-			errs = append(errs, fmt.Errorf("write %s: %w", f.name, err))
+	for _, name := range reportFiles {
+		if err := WriteAtomic(dir, name, written[name]); err != nil {
+			errs = append(errs, fmt.Errorf("write %s: %w", name, err))
 		}
 	}
 	return errors.Join(errs...)
