@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -93,11 +94,7 @@ type Row struct {
 
 // Comparison is one table of rules by implementations.
 type Comparison struct {
-	Spec struct {
-		Title   string `json:"title"`
-		Version string `json:"version"`
-		SHA256  string `json:"sha256"`
-	} `json:"spec"`
+	Spec            verdict.SpecID   `json:"spec"`
 	Notes           []string         `json:"notes"`
 	Implementations []Implementation `json:"implementations"`
 	Rules           []Row            `json:"rules"`
@@ -169,15 +166,8 @@ func CompareAll(in []CompareInput) (*Comparison, error) {
 					cell.Result = CellUnstable
 				}
 			}
-			switch cell.Result {
-			case CellPass:
-				im.Pass++
-			case CellFail:
-				im.Fail++
-			case CellNotJudged:
-				im.NotJudged++
-			case CellUnstable:
-				im.Unstable++
+			if n := map[string]*int{CellPass: &im.Pass, CellFail: &im.Fail, CellNotJudged: &im.NotJudged, CellUnstable: &im.Unstable}[cell.Result]; n != nil {
+				*n++
 			}
 			row.Cells = append(row.Cells, cell)
 		}
@@ -247,19 +237,8 @@ var comparePage = template.Must(template.New("compare").Funcs(htmlpage.Funcs()).
 // cellMark is a cell's result as a mark and a word, readable without
 // colour.
 func cellMark(result string) string {
-	switch result {
-	case CellPass:
-		return "✓ pass"
-	case CellFail:
-		return "✗ FAIL"
-	case CellNotJudged:
-		return "? not judged"
-	case CellNoted:
-		return "• noted"
-	case CellUnstable:
-		return "≈ unstable"
-	}
-	return "– not run"
+	marks := map[string]string{CellPass: "✓ pass", CellFail: "✗ FAIL", CellNotJudged: "? not judged", CellNoted: "• noted", CellUnstable: "≈ unstable"}
+	return cmp.Or(marks[result], "– not run")
 }
 
 // runsOf says a cell's runs in a few words ("2 pass, 1 fail"); "" for a
@@ -347,22 +326,21 @@ func (c *Comparison) WriteFiles(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create the folder: %w", err)
 	}
-	var html, md, js bytes.Buffer
 	var errs []error
 	for _, f := range []struct {
 		name  string
-		buf   *bytes.Buffer
 		write func(io.Writer) error
 	}{
-		{CompareHTML, &html, c.WriteHTML},
-		{CompareMD, &md, func(w io.Writer) error { return c.WriteMarkdown(w, verdict.Quoted) }},
-		{CompareJSON, &js, c.WriteJSON},
+		{CompareHTML, c.WriteHTML},
+		{CompareMD, func(w io.Writer) error { return c.WriteMarkdown(w, verdict.Quoted) }},
+		{CompareJSON, c.WriteJSON},
 	} {
-		if err := f.write(f.buf); err != nil {
+		var buf bytes.Buffer
+		if err := f.write(&buf); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", f.name, err))
 			continue
 		}
-		if err := verdict.WriteAtomic(dir, f.name, f.buf.Bytes()); err != nil {
+		if err := verdict.WriteAtomic(dir, f.name, buf.Bytes()); err != nil {
 			errs = append(errs, fmt.Errorf("write %s: %w", f.name, err))
 		}
 	}

@@ -141,7 +141,8 @@ func Compare(old, new *verdict.Verdict, oldFile, newFile string, strict bool) (*
 			ErrNotComparable, evidence.Text(oldFile), evidence.Text(old.Spec.Title), evidence.Text(old.Spec.Version), evidence.Text(old.Spec.SHA256),
 			evidence.Text(newFile), evidence.Text(new.Spec.Title), evidence.Text(new.Spec.Version), evidence.Text(new.Spec.SHA256))
 	}
-	d := &Diff{Old: side(old, oldFile), New: side(new, newFile), Notes: []string{}, Rules: []Change{}, Scenarios: []Change{}, Counts: map[string]int{}}
+	d := &Diff{Old: side(old, oldFile), New: side(new, newFile), Notes: []string{}, Rules: []Change{}, Scenarios: []Change{},
+		Counts: map[string]int{}, regressed: map[string]int{}}
 	if old.Plantcheck.Version != new.Plantcheck.Version || old.Features.SHA256 != new.Features.SHA256 {
 		d.Notes = append(d.Notes, fmt.Sprintf("different suites: plantcheck %s (features sha256 %.12s…) and %s (%.12s…): scenarios and judgements may differ",
 			d.Old.Plantcheck, d.Old.Features, d.New.Plantcheck, d.New.Features))
@@ -279,9 +280,6 @@ func (d *Diff) add(list *[]Change, c Change) {
 	d.Counts[c.Change]++
 	if c.Regression {
 		d.Regressions++
-		if d.regressed == nil {
-			d.regressed = map[string]int{}
-		}
 		d.regressed[c.Change]++
 	}
 }

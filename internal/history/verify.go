@@ -204,12 +204,7 @@ func ReadBounded(name string, max int64) ([]byte, error) {
 }
 
 // Short is a digest's first 12 hex digits, enough to tell two apart.
-func Short(d string) string {
-	if len(d) > 12 {
-		return d[:12]
-	}
-	return d
-}
+func Short(d string) string { return d[:min(len(d), 12)] }
 
 func jsonText(x any) string {
 	b, _ := json.Marshal(x)

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -39,7 +40,6 @@ var reportPage = template.Must(template.New("report").Funcs(htmlpage.Funcs()).Fu
 	"counted":     func(v *Verdict, r Rule) int64 { return v.words().count(r) },
 	"rowClass":    rowClass,
 	"prose":       prose,
-	"shown":       (*Verdict).shown,
 	"shownGroups": (*Verdict).shownGroups,
 	"short":       (*Verdict).shortWord,
 	"ruleNotes":   (*Verdict).ruleNotes,
@@ -107,15 +107,7 @@ func (v *Verdict) foundBy() []ruleNote {
 
 // rowClass is an outcome's class in report.html (the stylesheet's).
 func rowClass(o Outcome) string {
-	switch o {
-	case Pass:
-		return "passed"
-	case Fail:
-		return "failed"
-	case Error:
-		return "error"
-	}
-	return "skipped"
+	return cmp.Or(map[Outcome]string{Pass: "passed", Fail: "failed", Error: "error"}[o], "skipped")
 }
 
 // class is the verdict's class in report.html, after its standing.
@@ -226,33 +218,26 @@ func (v *Verdict) WriteFiles(dir string) error {
 	// html/template passes invalid bytes, controls and overrides through.
 	// Plantcheck's own text in them holds none of these, so the pass changes
 	// only what came from the target.
-	type file struct {
-		name string
-		data []byte
-	}
-	files := []file{
-		{SummaryJSON, append(js, '\n')},
-		{SummaryMD, []byte(mdquote.Clean(md.String()))},
-		{SummaryShortMD, []byte(mdquote.Clean(short.String()))},
-		{ReportHTML, []byte(mdquote.Clean(html.String()))},
-		{BadgeSVG, []byte(mdquote.Clean(string(v.Badge())))},
-		{JUnitXML, junit.Bytes()},
+	written := map[string][]byte{
+		SummaryJSON:    append(js, '\n'),
+		SummaryMD:      []byte(mdquote.Clean(md.String())),
+		SummaryShortMD: []byte(mdquote.Clean(short.String())),
+		ReportHTML:     []byte(mdquote.Clean(html.String())),
+		BadgeSVG:       []byte(mdquote.Clean(string(v.Badge()))),
+		JUnitXML:       junit.Bytes(),
 	}
 	// The statement vouches for the bytes written: it is made from them,
-	// and written last, so that a reader who finds it finds its subjects.
-	written := map[string][]byte{}
-	for _, f := range files {
-		written[f.name] = f.data
-	}
+	// and written last (reportFiles ends with it), so that a reader who
+	// finds it finds its subjects.
 	statement, err := v.Statement(written)
 	if err != nil {
 		return fmt.Errorf("%s: %w", StatementJSON, err)
 	}
-	files = append(files, file{StatementJSON, statement})
+	written[StatementJSON] = statement
 	var errs []error
-	for _, f := range files {
-		if err := WriteAtomic(dir, f.name, f.data); err != nil {
-			errs = append(errs, fmt.Errorf("write %s: %w", f.name, err))
+	for _, name := range reportFiles {
+		if err := WriteAtomic(dir, name, written[name]); err != nil {
+			errs = append(errs, fmt.Errorf("write %s: %w", name, err))
 		}
 	}
 	return errors.Join(errs...)

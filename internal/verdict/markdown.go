@@ -141,12 +141,8 @@ func (v *Verdict) writeMarkdownFix(b *bytes.Buffer, q Quote) {
 	}
 }
 
-func capital(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
+// capital is a column's word (words.counted, never empty) capitalised.
+func capital(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
 // cutSaid bounds a value of the short summary to n bytes (0: whole), and
 // says how long it was: the summary is read where the whole is not.

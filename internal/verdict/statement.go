@@ -43,11 +43,7 @@ type Predicate struct {
 	Plantcheck struct {
 		Version string `json:"version"`
 	} `json:"plantcheck"`
-	Spec struct {
-		Title   string `json:"title"`
-		Version string `json:"version"`
-		SHA256  string `json:"sha256"`
-	} `json:"spec"`
+	Spec  SpecID         `json:"spec"`
 	Suite PredicateSuite `json:"suite"`
 	// Target is the target as given, its credentials stripped.
 	Target    string `json:"target"`
@@ -74,12 +70,9 @@ type Predicate struct {
 // PredicateSuite names the suite: the features and the rule catalog, and
 // the digest over both (SuiteDigest).
 type PredicateSuite struct {
-	SHA256   string `json:"sha256"`
-	Features struct {
-		SHA256    string `json:"sha256"`
-		Scenarios int    `json:"scenarios"`
-	} `json:"features"`
-	Rules struct {
+	SHA256   string     `json:"sha256"`
+	Features FeaturesID `json:"features"`
+	Rules    struct {
 		SHA256 string `json:"sha256"`
 		Count  int    `json:"count"`
 	} `json:"rules"`

@@ -49,13 +49,11 @@ func (v *Verdict) WriteText(w io.Writer, o TextOptions) error {
 
 func (v *console) writeText(w *strings.Builder) {
 	fmt.Fprintf(w, "\nplantcheck verdict: %s %s\n", v.Spec.Title, v.Spec.Version)
-	target := v.Target
-	switch {
-	case v.words().traffic:
-		fmt.Fprintf(w, "upstream: %s; traffic from %s to %s\n", target, v.Started.Format(time.RFC3339), v.Ended.Format(time.RFC3339))
-	default:
-		fmt.Fprintf(w, "target: %s\n", target)
-		if strings.HasSuffix(target, "/plants/plants") {
+	if v.words().traffic {
+		fmt.Fprintf(w, "upstream: %s; traffic from %s to %s\n", v.Target, v.Started.Format(time.RFC3339), v.Ended.Format(time.RFC3339))
+	} else {
+		fmt.Fprintf(w, "target: %s\n", v.Target)
+		if strings.HasSuffix(v.Target, "/plants/plants") {
 			fmt.Fprintf(w, "        (--base-url ends in /plants, which plantcheck adds itself: is that the service's path?)\n")
 		}
 	}
@@ -560,22 +558,18 @@ func (v *Verdict) ReproNote() string {
 	return note
 }
 
+// levelRank orders levels: MUST, SHOULD, then the rest.
 func levelRank(l rules.Level) int {
-	switch l {
-	case rules.Must:
-		return 0
-	case rules.Should:
-		return 1
+	if i := slices.Index([]rules.Level{rules.Must, rules.Should}, l); i >= 0 {
+		return i
 	}
 	return 2
 }
 
 // CatalogIndex is a rule's place in the catalog (past its end: not in it).
 func CatalogIndex(id rules.RuleID) int {
-	for i, r := range rules.Catalog {
-		if r.ID == id {
-			return i
-		}
+	if i := slices.IndexFunc(rules.Catalog, func(r rules.Rule) bool { return r.ID == id }); i >= 0 {
+		return i
 	}
 	return len(rules.Catalog)
 }
@@ -606,7 +600,7 @@ func (v *console) fit(st *blockStyle, s string, lines int) string {
 		return v.value(st, s)
 	}
 	first, _, _ := strings.Cut(s, "\n")
-	return wrapWords(bound(first, lines*(screenWidth-16), true), 16, screenWidth, strings.Repeat(" ", 16))
+	return wrapAt(bound(first, lines*(screenWidth-16), true), " ", 16, screenWidth, strings.Repeat(" ", 16))
 }
 
 // fit2 is fit for a request or a response, whose body is what tells, cut
@@ -655,7 +649,7 @@ func cutBody(s string, n int) string {
 func (v *console) writeBlock(w io.Writer, n int, b Block, only []int, st *blockStyle) {
 	heading := v.cut(b.Title())
 	if st.compact {
-		heading = wrapWords(heading, len(strconv.Itoa(n))+2, screenWidth, headingIndent)
+		heading = wrapAt(heading, " ", len(strconv.Itoa(n))+2, screenWidth, headingIndent)
 	}
 	fmt.Fprintf(w, "\n%s\n", v.paint(bold, fmt.Sprintf("%d) %s", n, heading)))
 	v.writeFields(w, n, b, walk(b, only, st.form), st)
@@ -829,13 +823,6 @@ func (v *console) writeClients(w io.Writer) {
 
 func indent(s, prefix string) string {
 	return strings.ReplaceAll(s, "\n", "\n"+prefix)
-}
-
-// wrapWords breaks s, which starts at column start, between words into
-// lines of at most width columns where it can, each after the first
-// indented.
-func wrapWords(s string, start, width int, indent string) string {
-	return wrapAt(s, " ", start, width, indent)
 }
 
 // wrapAt breaks s, which starts at column start, at each sep, into lines

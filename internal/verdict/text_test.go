@@ -39,8 +39,8 @@ func TestWrapWords(t *testing.T) {
 		{"one two three four", 3, 12, "one two\n  three four"},
 		{"averyveryverylongword x", 0, 5, "averyveryverylongword\n  x"},
 	} {
-		if got := wrapWords(c.in, c.start, c.width, "  "); got != c.want {
-			t.Errorf("wrapWords(%q, %d, %d) = %q, want %q", c.in, c.start, c.width, got, c.want)
+		if got := wrapAt(c.in, " ", c.start, c.width, "  "); got != c.want {
+			t.Errorf("wrapAt(%q, %d, %d) = %q, want %q", c.in, c.start, c.width, got, c.want)
 		}
 	}
 }

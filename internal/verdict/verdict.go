@@ -59,15 +59,8 @@ type Verdict struct {
 	Plantcheck struct {
 		Version string `json:"version"`
 	} `json:"plantcheck"`
-	Spec struct {
-		Title   string `json:"title"`
-		Version string `json:"version"`
-		SHA256  string `json:"sha256"`
-	} `json:"spec"`
-	Features struct {
-		SHA256    string `json:"sha256"`
-		Scenarios int    `json:"scenarios"`
-	} `json:"features"`
+	Spec     SpecID     `json:"spec"`
+	Features FeaturesID `json:"features"`
 	// Target is where the requests went: the URL of POST /plants for run,
 	// the upstream for proxy.
 	Target    string    `json:"target"`
@@ -131,6 +124,19 @@ type Verdict struct {
 	// Command is the command that judged when the driver does not say it
 	// (judge, merge), for the statement; not part of summary.json.
 	Command string `json:"-"`
+}
+
+// SpecID names the OpenAPI document judged by.
+type SpecID struct {
+	Title   string `json:"title"`
+	Version string `json:"version"`
+	SHA256  string `json:"sha256"`
+}
+
+// FeaturesID names the features judged with: their digest and scenarios.
+type FeaturesID struct {
+	SHA256    string `json:"sha256"`
+	Scenarios int    `json:"scenarios"`
 }
 
 // Config is the configuration the verdict was made with; the token is
@@ -435,24 +441,21 @@ func (v *Verdict) OnReference(url string) {
 }
 
 func (v *Verdict) runStatus() string {
-	switch code := v.ExitCode; {
-	case v.Interrupted && code == 1:
-		return "interrupted: non-conformant"
-	case v.Interrupted:
-		return "interrupted: incomplete"
-	case v.Partial() && code == 0:
-		return "partial: conformant to the rules that ran"
-	case v.Partial() && code == 1:
-		return "partial: non-conformant"
-	case v.Partial():
-		return "partial: incomplete"
-	case code == 0:
-		return "certified conformant"
-	case code == 1:
-		return "non-conformant"
-	default:
-		return "incomplete"
+	word := "incomplete"
+	if v.ExitCode == 1 {
+		word = "non-conformant"
 	}
+	switch {
+	case v.Interrupted:
+		return "interrupted: " + word
+	case v.ExitCode == 0 && v.Partial():
+		return "partial: conformant to the rules that ran"
+	case v.ExitCode == 0:
+		return "certified conformant"
+	case v.Partial():
+		return "partial: " + word
+	}
+	return word
 }
 
 // failed reports whether a rule of the level failed.
@@ -587,22 +590,15 @@ func (v *Verdict) Finish() {
 
 // levelSummary says how the rules of a level fared, in a few words.
 func (v *Verdict) levelSummary(l rules.Level) string {
-	var pass, fail, other int
+	n, all := map[Outcome]int{}, 0
 	for _, r := range v.Rules {
-		if r.Level != l {
-			continue
-		}
-		switch r.Outcome {
-		case Pass:
-			pass++
-		case Fail:
-			fail++
-		default:
-			other++
+		if r.Level == l {
+			n[r.Outcome]++
+			all++
 		}
 	}
-	s := fmt.Sprintf("%d passed, %d failed", pass, fail)
-	if other > 0 {
+	s := fmt.Sprintf("%d passed, %d failed", n[Pass], n[Fail])
+	if other := all - n[Pass] - n[Fail]; other > 0 {
 		s += fmt.Sprintf(", %d not run or not judged", other)
 	}
 	return s
