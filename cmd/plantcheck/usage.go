@@ -23,9 +23,6 @@ func newFlagSet(c cli, name, synopsis, description string) *flag.FlagSet {
 		fmt.Fprintf(fs.Output(), "Usage: plantcheck %s %s\n\n%s\n\nFlags:\n", name, synopsis, description)
 		fs.PrintDefaults()
 	}
-	if c.flagSet != nil {
-		c.flagSet(fs)
-	}
 	return fs
 }
 

@@ -73,10 +73,12 @@ func verifyBundle(c cli, dir string, cfg *config.Verify) int {
 		return err == nil && !fi.IsDir()
 	}
 	bin := c.getenv("PLANTCHECK_VERIFY_BUNDLE")
-	if self, err := os.Executable(); bin == "" && err == nil {
-		if p := filepath.Join(filepath.Dir(self), verifyBundleBin+exeSuffix()); isFile(p) {
-			bin = p
-		}
+	beside := verifyBundleBin
+	if runtime.GOOS == "windows" {
+		beside += ".exe"
+	}
+	if self, err := os.Executable(); bin == "" && err == nil && isFile(filepath.Join(filepath.Dir(self), beside)) {
+		bin = filepath.Join(filepath.Dir(self), beside)
 	}
 	if bin == "" {
 		bin, _ = exec.LookPath(verifyBundleBin)
@@ -98,11 +100,4 @@ func verifyBundle(c cli, dir string, cfg *config.Verify) int {
 	}
 	fmt.Fprintf(c.stderr, "plantcheck verify: %s: %s\n", verifyBundleBin, evidence.Text(err.Error()))
 	return exitCannotRun
-}
-
-func exeSuffix() string {
-	if runtime.GOOS == "windows" {
-		return ".exe"
-	}
-	return ""
 }

@@ -218,14 +218,12 @@ func maskedBy(s steps.Result) string {
 	}
 	var statuses []int
 	for _, x := range s.Exchanges {
-		if !slices.Contains(statuses, x.Status) {
-			statuses = append(statuses, x.Status)
-		}
+		statuses = append(statuses, x.Status)
 	}
 	slices.Sort(statuses)
-	said := make([]string, len(statuses))
-	for i, st := range statuses {
-		said[i] = strconv.Itoa(st)
+	var said []string
+	for _, st := range slices.Compact(statuses) {
+		said = append(said, strconv.Itoa(st))
 	}
 	answers := "every answer was status " + said[0]
 	if len(said) > 1 {
