@@ -292,12 +292,10 @@ func Heading(sc steps.Result) string {
 		return level(sc.Rule) + ": " + sc.Name
 	}
 	parts := make([]string, len(failed))
-	own := false
 	for i, r := range failed {
 		parts[i] = level(r)
-		own = own || r.ID == sc.Rule.ID
 	}
-	if own {
+	if slices.ContainsFunc(failed, func(r rules.Rule) bool { return r.ID == sc.Rule.ID }) {
 		return strings.Join(parts, ", ") + ": " + sc.Name
 	}
 	return strings.Join(parts, ", ") + ", found by the " + level(sc.Rule) + " scenario: " + sc.Name
