@@ -60,8 +60,7 @@ func cmdVerify(_ context.Context, c cli, cfg *config.Verify, dirs []string) int 
 	return exitOK
 }
 
-// verifyBundleBin is the program that checks a signature: sigstore-go
-// stays out of plantcheck, whose every command it would slow at start-up.
+// verifyBundleBin holds sigstore-go, kept out of plantcheck's start-up.
 const verifyBundleBin = "plantcheck-verify-bundle"
 
 // verifyBundle runs plantcheck-verify-bundle (PLANTCHECK_VERIFY_BUNDLE,

@@ -42,7 +42,6 @@ var proxyVars = map[string][]string{
 // curlProxyVars are the variables curl reads a proxy from.
 var curlProxyVars = []string{"http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"}
 
-// firstSet returns the first of names that is set, and its value.
 func firstSet(getenv func(string) string, names []string) (string, string) {
 	for _, n := range names {
 		if v := getenv(n); v != "" {
