@@ -204,7 +204,6 @@ func help(ctx context.Context, c cli, args []string) int {
 	return exitCannotRun
 }
 
-// env is what the configuration reads of c.
 func (c cli) env() config.Env {
 	return config.Env{Getenv: c.getenv, Lookup: c.lookupEnv, IsTerminal: c.isTerminal}
 }

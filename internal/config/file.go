@@ -251,7 +251,6 @@ var (
 	bareName = regexp.MustCompile(`^\$([A-Za-z_][A-Za-z0-9_]*)`)
 )
 
-// configKeys returns the keys a config file may use.
 func configKeys(fs *flag.FlagSet) []string {
 	var keys []string
 	fs.VisitAll(func(f *flag.Flag) { // in order

@@ -109,8 +109,7 @@ func lineOf(sc steps.Result) string {
 	return sc.URI
 }
 
-// exchangeShown is how the evidence shows one exchange: its request line,
-// its reproduction and its response line.
+// exchangeShown is one exchange as the evidence shows it, rendered once.
 type exchangeShown struct{ request, reproduce, response string }
 
 // block is a failed or erred scenario as a failure block: what it broke,

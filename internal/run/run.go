@@ -325,13 +325,11 @@ func NewClient(timeout time.Duration, tlsConf *tls.Config, proxy func(*http.Requ
 	}
 }
 
-// preflight says within seconds whether the target can be reached at all,
-// so that a wrong address fails at once rather than after every scenario.
-// Through a proxy it reaches the proxy (the target's name may be one only
-// the proxy resolves). Over TLS it completes the handshake and reads the
-// server's first word, so that a server that refuses the client for want of
-// a certificate (which TLS 1.3 says after the handshake) is found here: a
-// fault of the setup, never of the service.
+// preflight says within seconds whether the target can be reached, so that
+// a wrong address fails at once. Through a proxy it reaches the proxy (which
+// may alone resolve the target). Over TLS it reads the server's first word
+// after the handshake: TLS 1.3 refuses a missing client certificate only
+// then, a fault of the setup, never of the service.
 func preflight(ctx context.Context, u *url.URL, timeout time.Duration, tlsConf *tls.Config, rt route) error {
 	d := &net.Dialer{Timeout: min(timeout, 5*time.Second)}
 	if rt.via != nil {
@@ -398,11 +396,8 @@ func hostPort(u *url.URL) string {
 }
 
 // speaksTLS reports whether the server at addr, named in an http:// URL,
-// answers a TLS handshake: it completes one (whatever its certificate, which
-// nothing is sent under), or answers with a TLS alert. A plain HTTP server
-// answers the handshake with an HTTP 400 (a record that is not TLS), or
-// closes the connection; either, or no answer within limit, is taken as
-// plain, and the run goes on.
+// completes a TLS handshake or answers it with a TLS alert. A plain HTTP
+// server's 400, a closed connection or no answer within limit is plain.
 func speaksTLS(ctx context.Context, d *net.Dialer, addr, name string, limit time.Duration) bool {
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
