@@ -276,10 +276,16 @@ func Unitless(value flag.Value, v string) string {
 	return ""
 }
 
+// IsBool reports whether v is a boolean flag's value (given without one).
+func IsBool(v flag.Value) bool {
+	b, ok := v.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
 // flagKind names the kind of value f takes, for an error that cannot quote
 // the value given.
 func flagKind(f *flag.Flag) string {
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+	if IsBool(f.Value) {
 		return "bool (true or false)"
 	}
 	kind, _ := flag.UnquoteUsage(f)
