@@ -37,14 +37,12 @@ func commandFlagSets(t *testing.T) map[string]*flag.FlagSet {
 	t.Helper()
 	sets := map[string]*flag.FlagSet{}
 	for _, cmd := range commands {
-		var fs *flag.FlagSet
-		c := cli{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }, flagSet: func(f *flag.FlagSet) { fs = f }}
+		c := cli{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
 		if code := cmd.run(t.Context(), c, []string{"-h"}); code != exitOK {
 			t.Fatalf("plantcheck %s -h: exit %d, want 0", cmd.name, code)
 		}
-		if fs == nil {
-			t.Fatalf("plantcheck %s made no flag set", cmd.name)
-		}
+		fs := newFlagSet(c, cmd.name, cmd.synopsis, cmd.description)
+		cmd.define(cmd.name, fs)
 		sets[cmd.name] = fs
 	}
 	return sets

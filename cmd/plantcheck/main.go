@@ -39,10 +39,7 @@ type cli struct {
 	getenv         func(string) string
 	lookupEnv      func(string) (string, bool) // nil: set when getenv gives a value
 	isTerminal     bool                        // stdout is one
-	// flagSet, when set, is given each command's flag set as it is made:
-	// the test that writes docs/usage.md's table reads the flags there.
-	flagSet func(*flag.FlagSet)
-	fs      *flag.FlagSet // the command's, once parsed
+	fs             *flag.FlagSet               // the command's, once parsed
 }
 
 // command is one subcommand: its name, a line of help, its usage (a
@@ -207,7 +204,6 @@ func help(ctx context.Context, c cli, args []string) int {
 	return exitCannotRun
 }
 
-// env is what the configuration reads of c.
 func (c cli) env() config.Env {
 	return config.Env{Getenv: c.getenv, Lookup: c.lookupEnv, IsTerminal: c.isTerminal}
 }

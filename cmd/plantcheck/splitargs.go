@@ -12,10 +12,6 @@ import (
 // maxArgsLine bounds the line split-args reads: arguments, not a document.
 const maxArgsLine = 64 << 10
 
-// cmdSplitArgs reads a line of arguments on stdin and writes each word,
-// split as a shell splits words and expanded not at all, followed by a NUL
-// byte: how the GitHub Action turns its args input, which is untrusted
-// text, into arguments without eval.
 const splitArgsHelp = "Read a line of arguments on standard input and write each argument followed by a\n" +
 	"NUL byte, split as a POSIX shell splits words: blanks and line breaks separate,\n" +
 	"single and double quotes and backslashes are honoured. Nothing is expanded or\n" +

@@ -23,9 +23,6 @@ func newFlagSet(c cli, name, synopsis, description string) *flag.FlagSet {
 		fmt.Fprintf(fs.Output(), "Usage: plantcheck %s %s\n\n%s\n\nFlags:\n", name, synopsis, description)
 		fs.PrintDefaults()
 	}
-	if c.flagSet != nil {
-		c.flagSet(fs)
-	}
 	return fs
 }
 
@@ -41,7 +38,7 @@ func parseArgs(c cli, fs *flag.FlagSet, args []string) ([]string, int, bool) {
 	var why string
 	own := map[*flag.Flag]flag.Value{}
 	fs.VisitAll(func(f *flag.Flag) {
-		if !isBool(f.Value) {
+		if !config.IsBool(f.Value) {
 			own[f], f.Value = f.Value, guarded{f.Value, f.Name, fs, &why}
 		}
 	})
@@ -146,11 +143,6 @@ func (g guarded) Set(v string) error {
 	return g.Value.Set(v)
 }
 
-func isBool(v flag.Value) bool {
-	b, ok := v.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
-}
-
 // flagArg returns the name of fs's flag (or help) that arg is, "" when it
 // is none: a negative number or a token that begins with a dash is a value.
 func flagArg(fs *flag.FlagSet, arg string) string {
@@ -188,7 +180,7 @@ func takesValue(fs *flag.FlagSet, read []string) bool {
 	}
 	prev := read[len(read)-2]
 	name := flagArg(fs, prev)
-	return name != "" && !strings.Contains(prev, "=") && name != "h" && name != "help" && !isBool(fs.Lookup(name).Value)
+	return name != "" && !strings.Contains(prev, "=") && name != "h" && name != "help" && !config.IsBool(fs.Lookup(name).Value)
 }
 
 // tuneGC sets the collector's target for a command that runs the suite

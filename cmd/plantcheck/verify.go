@@ -60,8 +60,7 @@ func cmdVerify(_ context.Context, c cli, cfg *config.Verify, dirs []string) int 
 	return exitOK
 }
 
-// verifyBundleBin is the program that checks a signature: sigstore-go
-// stays out of plantcheck, whose every command it would slow at start-up.
+// verifyBundleBin holds sigstore-go, kept out of plantcheck's start-up.
 const verifyBundleBin = "plantcheck-verify-bundle"
 
 // verifyBundle runs plantcheck-verify-bundle (PLANTCHECK_VERIFY_BUNDLE,
@@ -73,10 +72,12 @@ func verifyBundle(c cli, dir string, cfg *config.Verify) int {
 		return err == nil && !fi.IsDir()
 	}
 	bin := c.getenv("PLANTCHECK_VERIFY_BUNDLE")
-	if self, err := os.Executable(); bin == "" && err == nil {
-		if p := filepath.Join(filepath.Dir(self), verifyBundleBin+exeSuffix()); isFile(p) {
-			bin = p
-		}
+	beside := verifyBundleBin
+	if runtime.GOOS == "windows" {
+		beside += ".exe"
+	}
+	if self, err := os.Executable(); bin == "" && err == nil && isFile(filepath.Join(filepath.Dir(self), beside)) {
+		bin = filepath.Join(filepath.Dir(self), beside)
 	}
 	if bin == "" {
 		bin, _ = exec.LookPath(verifyBundleBin)
@@ -98,11 +99,4 @@ func verifyBundle(c cli, dir string, cfg *config.Verify) int {
 	}
 	fmt.Fprintf(c.stderr, "plantcheck verify: %s: %s\n", verifyBundleBin, evidence.Text(err.Error()))
 	return exitCannotRun
-}
-
-func exeSuffix() string {
-	if runtime.GOOS == "windows" {
-		return ".exe"
-	}
-	return ""
 }

@@ -10,10 +10,9 @@ package config
 
 import (
 	"cmp"
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -119,10 +118,8 @@ type Run struct {
 	// ConfigFile is the config file the settings came from, if any: the
 	// verdict names it, and a rerun reads it again.
 	ConfigFile string
-	// TokenFrom says, in words, where the token came from ("--token",
-	// "the config file plantcheck.yaml (key token)"; "" unknown): a likely
-	// cause that doubts the token names it, and the reproductions say how
-	// to set PLANTCHECK_TOKEN from it.
+	// TokenFrom says where the token came from ("--token"; "" unknown), for
+	// a likely cause that doubts it and the reproductions.
 	TokenFrom string
 	// BaselineFile is --baseline, which the run reads at start;
 	// BaselineUpdate is --baseline-update.
@@ -144,9 +141,7 @@ func (r *Run) Defaults() {
 
 // NewSeed draws a fresh seed (never 0, which means "draw one").
 func NewSeed() uint64 {
-	var b [8]byte
-	rand.Read(b[:])
-	return binary.BigEndian.Uint64(b[:]) | 1
+	return rand.Uint64() | 1
 }
 
 // Complete fills r's defaults and validates it: for a library caller what

@@ -78,9 +78,10 @@ func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv f
 			return "", fmt.Errorf("config %s: line %d: unknown key %q%s; the keys are the long names of the flags: %s",
 				used, keyNode.Line, name, mean, strings.Join(keys, ", "))
 		}
+		at := fmt.Sprintf("config %s: line %d: key %q", used, valueNode.Line, name)
 		values, err := configValues(f, valueNode)
 		if err != nil {
-			return "", fmt.Errorf("config %s: line %d: key %q: %w", used, valueNode.Line, name, err)
+			return "", fmt.Errorf("%s: %w", at, err)
 		}
 		if set[name] {
 			// The command line wins, and a variable the ignored value names
@@ -88,30 +89,26 @@ func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv f
 			continue
 		}
 		for _, v := range values {
-			if _, hv, ok := strings.Cut(v, ":"); ok && name == "header" {
-				// A header's value begins after "Name:".
-				if bare := bareVar(strings.TrimSpace(hv)); bare != "" {
-					unset = append(unset, fmt.Sprintf("config %s: line %d: key %q: %v", used, valueNode.Line, name, bareVarError(bare)))
-					continue
-				}
+			// A header's value begins after "Name:".
+			if _, hv, ok := strings.Cut(v, ":"); ok && name == "header" && bareVar(strings.TrimSpace(hv)) != "" {
+				err = bareVarError(bareVar(strings.TrimSpace(hv)))
+			} else {
+				v, err = expandVars(v, getenv)
 			}
-			v, err := expandVars(v, getenv)
-			var ve varError
-			if errors.As(err, &ve) {
-				unset = append(unset, fmt.Sprintf("config %s: line %d: key %q: %v", used, valueNode.Line, name, err))
+			if errors.As(err, new(varError)) {
+				unset = append(unset, fmt.Sprintf("%s: %v", at, err))
 				continue
 			}
 			if err != nil {
-				return "", fmt.Errorf("config %s: line %d: key %q: %w", used, valueNode.Line, name, err)
+				return "", fmt.Errorf("%s: %w", at, err)
 			}
 			if why := Unitless(f.Value, v); why != "" {
-				return "", fmt.Errorf("config %s: line %d: key %q: %s", used, valueNode.Line, name, why)
+				return "", fmt.Errorf("%s: %s", at, why)
 			}
 			if err := fs.Set(name, v); err != nil {
 				// The flag's own error may quote the value: describe the
 				// value wanted instead.
-				return "", fmt.Errorf("config %s: line %d: key %q: not a valid %s; the value is not shown, as it may be a secret",
-					used, valueNode.Line, name, flagKind(f))
+				return "", fmt.Errorf("%s: not a valid %s; the value is not shown, as it may be a secret", at, flagKind(f))
 			}
 		}
 	}
@@ -254,7 +251,6 @@ var (
 	bareName = regexp.MustCompile(`^\$([A-Za-z_][A-Za-z0-9_]*)`)
 )
 
-// configKeys returns the keys a config file may use.
 func configKeys(fs *flag.FlagSet) []string {
 	var keys []string
 	fs.VisitAll(func(f *flag.Flag) { // in order
@@ -280,10 +276,16 @@ func Unitless(value flag.Value, v string) string {
 	return ""
 }
 
+// IsBool reports whether v is a boolean flag's value (given without one).
+func IsBool(v flag.Value) bool {
+	b, ok := v.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
 // flagKind names the kind of value f takes, for an error that cannot quote
 // the value given.
 func flagKind(f *flag.Flag) string {
-	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+	if IsBool(f.Value) {
 		return "bool (true or false)"
 	}
 	kind, _ := flag.UnquoteUsage(f)

@@ -83,8 +83,6 @@ func (f *ProxyFlags) Resolve(fs *flag.FlagSet, env Env) (Proxy, error) {
 		return Proxy{}, err
 	}
 	cfg := f.Proxy
-	if err := cfg.Validate(); err != nil {
-		return Proxy{}, err
-	}
-	return cfg, nil
+	err := cfg.Validate()
+	return cfg, err
 }

@@ -13,6 +13,7 @@ package docgen
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
@@ -200,10 +201,7 @@ func Build(fsys fs.FS, examples map[ExampleKey]Example) (*Book, error) {
 			for j, ex := range sc.Examples {
 				s := base
 				s.Table = table(ex)
-				id := ruleOf(ex.Tags)
-				if id == "" {
-					id = ruleOf(sc.Tags)
-				}
+				id := cmp.Or(ruleOf(ex.Tags), ruleOf(sc.Tags))
 				if j == 0 {
 					s.Description = b.split(desc, out, string(id))
 				} else {
@@ -220,10 +218,7 @@ func Build(fsys fs.FS, examples map[ExampleKey]Example) (*Book, error) {
 // exampleFor is the rule's example from this feature file, or else from
 // the first file that has one.
 func exampleFor(examples map[ExampleKey]Example, file string, id rules.RuleID) *Example {
-	if e, ok := examples[ExampleKey{File: file, Rule: id}]; ok {
-		return &e
-	}
-	for _, f := range ReadingOrder {
+	for _, f := range append([]string{file}, ReadingOrder...) {
 		if e, ok := examples[ExampleKey{File: f, Rule: id}]; ok {
 			return &e
 		}
@@ -324,12 +319,9 @@ func (b *Book) readDocument(v *spec.Validator) error {
 
 // fieldOf writes a property as a row of a field table.
 func fieldOf(p generate.Property) Field {
-	f := Field{Name: p.Name, Type: p.Type, Required: "no", Description: p.Description, Constraints: p.Constraints}
+	f := Field{Name: p.Name, Type: p.Type, Required: map[bool]string{false: "no", true: "yes"}[p.Required], Description: p.Description, Constraints: p.Constraints}
 	if p.Format != "" {
 		f.Type += " (" + p.Format + ")"
-	}
-	if p.Required {
-		f.Required = "yes"
 	}
 	bounds := map[string]string{
 		"int32": "from -2147483648 to 2147483647",
@@ -347,10 +339,8 @@ func fieldOf(p generate.Property) Field {
 }
 
 func ruleOf(tags []*messages.Tag) rules.RuleID {
-	for _, t := range tags {
-		if features.IsRuleTag(t.Name) {
-			return rules.RuleID(strings.TrimPrefix(t.Name, "@"))
-		}
+	if i := slices.IndexFunc(tags, func(t *messages.Tag) bool { return features.IsRuleTag(t.Name) }); i >= 0 {
+		return rules.RuleID(strings.TrimPrefix(tags[i].Name, "@"))
 	}
 	return ""
 }

@@ -17,14 +17,12 @@ import (
 // minEvidence is how many answers a likely cause needs: fewer say nothing.
 const minEvidence = 3
 
-// likelyCause names the setup mistake the answers point to, before the
-// failures they cause: a wrong token (every valid request sent with it
-// refused, 400, 401 or 403, and none answered 2xx) or a wrong address (every answer a status the contract does
-// not have, such as 404, or one answer, whatever was sent, as a server
-// that maps an unknown path to a 400 Error record gives). Text of the
-// answers is redacted (redact) and quoted. plantcheck cannot tell such a mistake from a
-// service that refuses everything, so the run is not excused: it is
-// NON-CONFORMANT (exit 1) all the same, and the verdict says both.
+// likelyCause names the setup mistake the answers point to: a wrong token
+// (every valid request sent with it refused, 400, 401 or 403, none 2xx) or
+// a wrong address (every answer a status the contract lacks, such as 404,
+// or one answer whatever was sent). The answers' text is redacted and
+// quoted. Such a mistake cannot be told from a service that refuses
+// everything, so the run is NON-CONFORMANT all the same.
 func likelyCause(r *Report, v *spec.Validator, redact func(string) string) string {
 	statuses := map[int]int{}
 	answered, accepted := 0, 0

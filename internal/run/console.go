@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -139,12 +140,9 @@ func (c *console) Pickle(p *messages.Pickle) {
 		return
 	}
 	sl := &scenarioLines{left: len(p.Steps)}
-	var rule string
-	for _, t := range p.Tags {
-		if features.IsRuleTag(t.Name) {
-			rule = strings.TrimPrefix(t.Name, "@") + ": "
-			break
-		}
+	rule := ""
+	if i := slices.IndexFunc(p.Tags, func(t *messages.PickleTag) bool { return features.IsRuleTag(t.Name) }); i >= 0 {
+		rule = strings.TrimPrefix(p.Tags[i].Name, "@") + ": "
 	}
 	fmt.Fprintf(&sl.b, "\n%s%s  # %s\n", rule, p.Name, p.Uri)
 	c.open[p.Id] = sl

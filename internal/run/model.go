@@ -28,17 +28,13 @@ func (r *Report) Model() *verdict.Verdict {
 	return r.model
 }
 
-// build builds the run's verdict from the report.
 func (r *Report) build() *verdict.Verdict {
 	v := &verdict.Verdict{Driver: verdict.Run, Interrupted: r.Interrupted, LikelyCause: r.LikelyCause}
 	v.Stamp(r.SpecTitle, r.SpecVersion)
 	c := r.Config
 	v.Target, v.Seed = r.Target, c.Seed
 	v.Started, v.Ended, v.Duration = r.Started, r.Ended, verdict.Ms(r.Ended.Sub(r.Started))
-	v.Scope, v.ReportDir = "certified", c.ReportDir
-	if r.Partial() {
-		v.Scope = "partial"
-	}
+	v.Scope, v.ReportDir = map[bool]string{false: "certified", true: "partial"}[r.Partial()], c.ReportDir
 	v.Config = verdict.Config{
 		BaseURL: c.BaseURL, Token: "<redacted>", Timeout: c.Timeout.String(), Tags: c.Tags,
 		Strict: c.Strict, Concurrency: c.Concurrency, Rate: c.Rate, CACert: c.CACert, ConfigFile: c.ConfigFile,
@@ -66,19 +62,15 @@ func (r *Report) build() *verdict.Verdict {
 	// One exchange's evidence shown in several failures (the rules one
 	// answer broke) is rendered once.
 	shown := map[*steps.Sent]exchangeShown{}
+	counts := map[steps.Outcome]*int{
+		steps.Passed: &v.Counts.Passed, steps.Failed: &v.Counts.Failed, steps.Errored: &v.Counts.Errors, steps.Skipped: &v.Counts.NotRun,
+	}
 	for _, sc := range r.Scenarios {
 		tally(t, sc)
 		v.Counts.Scenarios++
 		v.Counts.Exchanges += len(sc.Exchanges)
-		switch sc.Outcome {
-		case steps.Passed:
-			v.Counts.Passed++
-		case steps.Failed:
-			v.Counts.Failed++
-		case steps.Errored:
-			v.Counts.Errors++
-		case steps.Skipped:
-			v.Counts.NotRun++
+		if n := counts[sc.Outcome]; n != nil {
+			(*n)++
 		}
 		where := lineOf(sc)
 		out := verdict.Scenario{
@@ -117,8 +109,7 @@ func lineOf(sc steps.Result) string {
 	return sc.URI
 }
 
-// exchangeShown is how the evidence shows one exchange: its request line,
-// its reproduction and its response line.
+// exchangeShown is one exchange as the evidence shows it, rendered once.
 type exchangeShown struct{ request, reproduce, response string }
 
 // block is a failed or erred scenario as a failure block: what it broke,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"golang.org/x/net/http/httpproxy"
@@ -42,7 +43,6 @@ var proxyVars = map[string][]string{
 // curlProxyVars are the variables curl reads a proxy from.
 var curlProxyVars = []string{"http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"}
 
-// firstSet returns the first of names that is set, and its value.
 func firstSet(getenv func(string) string, names []string) (string, string) {
 	for _, n := range names {
 		if v := getenv(n); v != "" {
@@ -72,11 +72,10 @@ func (cfg *Config) route(base *url.URL, getenv func(string) string) (route, erro
 	env.CGI = getenv("REQUEST_METHOD") != ""
 	forURL := env.ProxyFunc()
 	r := route{proxy: func(req *http.Request) (*url.URL, error) { return forURL(req.URL) }}
-	for _, names := range [][]string{proxyVars["http"], proxyVars["https"], curlProxyVars} {
-		if n, _ := firstSet(getenv, names); n != "" {
-			r.envSet = true
-		}
-	}
+	r.envSet = slices.ContainsFunc([][]string{proxyVars["http"], proxyVars["https"], curlProxyVars}, func(names []string) bool {
+		n, _ := firstSet(getenv, names)
+		return n != ""
+	})
 	name, _ := firstSet(getenv, proxyVars[base.Scheme])
 	via, err := forURL(base)
 	if err != nil {

@@ -218,14 +218,12 @@ func maskedBy(s steps.Result) string {
 	}
 	var statuses []int
 	for _, x := range s.Exchanges {
-		if !slices.Contains(statuses, x.Status) {
-			statuses = append(statuses, x.Status)
-		}
+		statuses = append(statuses, x.Status)
 	}
 	slices.Sort(statuses)
-	said := make([]string, len(statuses))
-	for i, st := range statuses {
-		said[i] = strconv.Itoa(st)
+	var said []string
+	for _, st := range slices.Compact(statuses) {
+		said = append(said, strconv.Itoa(st))
 	}
 	answers := "every answer was status " + said[0]
 	if len(said) > 1 {
@@ -294,12 +292,10 @@ func Heading(sc steps.Result) string {
 		return level(sc.Rule) + ": " + sc.Name
 	}
 	parts := make([]string, len(failed))
-	own := false
 	for i, r := range failed {
 		parts[i] = level(r)
-		own = own || r.ID == sc.Rule.ID
 	}
-	if own {
+	if slices.ContainsFunc(failed, func(r rules.Rule) bool { return r.ID == sc.Rule.ID }) {
 		return strings.Join(parts, ", ") + ": " + sc.Name
 	}
 	return strings.Join(parts, ", ") + ", found by the " + level(sc.Rule) + " scenario: " + sc.Name

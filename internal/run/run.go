@@ -41,14 +41,10 @@ import (
 	"github.com/plantcheck/plantcheck/steps"
 )
 
-// GCPercent is the garbage collector's target (GOGC) for a process that
-// runs the suite many times over (plantcheck selftest: the reference and
-// every mutant, in one process): there it is 16% faster than Go's default
-// (docs/benchmarks.md). A single run (plantcheck run) keeps Go's default: its
-// size probes allocate megabytes at once, and at 200 its peak memory went
-// past the 60 MB budget (62 MB against 52 MB, for the same time within
-// 2%). The CLI sets it for selftest; a library caller decides for its own
-// process.
+// GCPercent is the GOGC of a process that runs the suite many times over
+// (selftest): 16% faster than Go's default (docs/benchmarks.md). A single
+// run keeps Go's default: at 200 its size probes took its peak memory past
+// the 60 MB budget.
 const GCPercent = 200
 
 // MaxResponseHeaderBytes bounds the header section of an answer that is
@@ -65,9 +61,8 @@ var (
 	ErrReport = errors.New("the reports could not be written")
 )
 
-// Config is one run's configuration, as config completes it (Resolve for
-// the command line, Complete for a library caller): its defaults filled and
-// validated. Run fills and checks none of it again.
+// Config is one run's configuration, completed and validated by config
+// (Resolve, or Complete for a library caller); Run checks none of it again.
 type Config config.Run
 
 // Options are what a run is given beside its configuration: the process's
@@ -98,9 +93,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Output == nil {
-		opts.Output = os.Stdout
-	}
+	opts.Output = cmp.Or[io.Writer](opts.Output, os.Stdout)
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
@@ -113,10 +106,8 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Report, error) {
 	return rep, err
 }
 
-// start checks what only the engine can of a configuration (the tags
-// against the features) and reads the baseline it names: errors of the
-// configuration (ErrConfig), as Resolve's are. total is the scenarios the
-// tags select, which progress counts towards (0: unknown).
+// start checks the tags against the features and reads the baseline:
+// ErrConfig errors. total is the scenarios the tags select (0: unknown).
 func start(cfg Config) (baseline *verdict.Baseline, total int, err error) {
 	filter, err := features.ParseTags(cfg.Tags)
 	if err != nil {
@@ -191,22 +182,18 @@ func run(ctx context.Context, cfg *Config, opts Options, baseline *verdict.Basel
 	format := map[string]string{"progress": progressFormat, "pretty": prettyFormat}[cfg.Format]
 	closeCucumber := func() error { return nil }
 	if cfg.ReportDir != "" {
-		if err := os.MkdirAll(cfg.ReportDir, 0o755); err != nil {
-			return nil, fmt.Errorf("%w: report folder: %v", ErrConfig, err)
+		err := os.MkdirAll(cfg.ReportDir, 0o755)
+		var f *os.File
+		if err == nil {
+			f, err = os.Create(filepath.Join(cfg.ReportDir, "cucumber.json"))
 		}
-		f, err := os.Create(filepath.Join(cfg.ReportDir, "cucumber.json"))
 		if err != nil {
 			return nil, fmt.Errorf("%w: report folder: %v", ErrConfig, err)
 		}
 		defer f.Close()
 		bw := bufio.NewWriterSize(f, 64<<10)
 		notes.cucumber = bw
-		closeCucumber = func() error {
-			if err := bw.Flush(); err != nil {
-				return err
-			}
-			return f.Close()
-		}
+		closeCucumber = func() error { return cmp.Or(bw.Flush(), f.Close()) }
 		format += "," + cucumberFormat
 	}
 	gopts := &godog.Options{Format: format, Output: opts.Output, FS: features.FS, Paths: features.Paths(), Tags: cfg.Tags,
@@ -302,7 +289,6 @@ func (cfg *Config) curlFlags(rt route) []string {
 	return append(out, rt.curlFlags()...)
 }
 
-// tlsConfig is the TLS of --ca-cert (beside the system's), --cert and --key.
 func (cfg *Config) tlsConfig() (*tls.Config, error) {
 	conf, err := tlsconf.Client(cfg.CACert, cfg.Cert, cfg.Key)
 	if err != nil {
@@ -339,13 +325,11 @@ func NewClient(timeout time.Duration, tlsConf *tls.Config, proxy func(*http.Requ
 	}
 }
 
-// preflight says within seconds whether the target can be reached at all,
-// so that a wrong address fails at once rather than after every scenario.
-// Through a proxy it reaches the proxy (the target's name may be one only
-// the proxy resolves). Over TLS it completes the handshake and reads the
-// server's first word, so that a server that refuses the client for want of
-// a certificate (which TLS 1.3 says after the handshake) is found here: a
-// fault of the setup, never of the service.
+// preflight says within seconds whether the target can be reached, so that
+// a wrong address fails at once. Through a proxy it reaches the proxy (which
+// may alone resolve the target). Over TLS it reads the server's first word
+// after the handshake: TLS 1.3 refuses a missing client certificate only
+// then, a fault of the setup, never of the service.
 func preflight(ctx context.Context, u *url.URL, timeout time.Duration, tlsConf *tls.Config, rt route) error {
 	d := &net.Dialer{Timeout: min(timeout, 5*time.Second)}
 	if rt.via != nil {
@@ -404,7 +388,6 @@ func preflight(ctx context.Context, u *url.URL, timeout time.Duration, tlsConf *
 	return nil
 }
 
-// hostPort is u's host and port, the scheme's own when u names none.
 func hostPort(u *url.URL) string {
 	if u.Port() != "" {
 		return u.Host
@@ -413,11 +396,8 @@ func hostPort(u *url.URL) string {
 }
 
 // speaksTLS reports whether the server at addr, named in an http:// URL,
-// answers a TLS handshake: it completes one (whatever its certificate, which
-// nothing is sent under), or answers with a TLS alert. A plain HTTP server
-// answers the handshake with an HTTP 400 (a record that is not TLS), or
-// closes the connection; either, or no answer within limit, is taken as
-// plain, and the run goes on.
+// completes a TLS handshake or answers it with a TLS alert. A plain HTTP
+// server's 400, a closed connection or no answer within limit is plain.
 func speaksTLS(ctx context.Context, d *net.Dialer, addr, name string, limit time.Duration) bool {
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {

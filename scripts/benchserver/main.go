@@ -32,11 +32,14 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file, ended by SIGINT or SIGTERM")
 	flag.Parse()
 	if *cpuprofile != "" {
-		stop, err := profile(*cpuprofile)
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
 		if err != nil {
 			log.Fatal(err)
 		}
-		defer stop()
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 
 	var h http.Handler
@@ -67,19 +70,6 @@ func main() {
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		log.Fatal(err)
 	}
-}
-
-// profile starts a CPU profile written to path; stop ends it.
-func profile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // plant is what bare keeps of each plant created.
