@@ -242,18 +242,23 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	sem := make(chan struct{}, cfg.Parallel)
 	var wg sync.WaitGroup
-	for s, seed := range res.Seeds {
+	trial := func(into *Trial, m *mutants.Mutant, seed uint64) {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			res.Reference[s] = runTrial(ctx, cfg, nil, seed)
+			start := time.Now()
+			*into = Trial{Seed: seed}
+			if m != nil {
+				into.Verdict = Broken
+			}
+			into.Err = into.run(ctx, cfg, m)
+			into.Duration = time.Since(start)
 		})
+	}
+	for s, seed := range res.Seeds {
+		trial(&res.Reference[s], nil, seed)
 		for i := range cfg.Mutants {
-			sem <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-sem }()
-				res.Rows[i].Trials[s] = runTrial(ctx, cfg, &cfg.Mutants[i], seed)
-			})
+			trial(&res.Rows[i].Trials[s], &cfg.Mutants[i], seed)
 		}
 	}
 	wg.Wait()
@@ -277,19 +282,6 @@ func drawn(seed uint64, n int) (token string, idSalt uint64) {
 	return reference.TokenFrom(r, n), r.Uint64() | 1
 }
 
-// runTrial serves the reference (m nil) or a mutant on a loopback port and
-// runs the suite against it under seed.
-func runTrial(ctx context.Context, cfg Config, m *mutants.Mutant, seed uint64) Trial {
-	start := time.Now()
-	t := Trial{Seed: seed}
-	if m != nil {
-		t.Verdict = Broken
-	}
-	t.Err = t.run(ctx, cfg, m)
-	t.Duration = time.Since(start)
-	return t
-}
-
 // failed is every rule of rs that failed.
 func failed(rs []verdict.Rule) (ids []rules.RuleID) {
 	for _, r := range rs {
@@ -300,6 +292,8 @@ func failed(rs []verdict.Rule) (ids []rules.RuleID) {
 	return ids
 }
 
+// run serves the reference (m nil) or a mutant on a loopback port and runs
+// the suite against it under t.Seed.
 func (t *Trial) run(ctx context.Context, cfg Config, m *mutants.Mutant) error {
 	rc := config.Run{Tags: cfg.Tags, Without: cfg.Without, Seed: t.Seed}
 	// The reference's token is 80 characters, long enough for every
@@ -554,13 +548,12 @@ func (row Row) failedCell(failed func(Trial) []rules.RuleID, none string) string
 	var own, other []rules.RuleID
 	for _, t := range row.Trials {
 		for _, id := range failed(t) {
-			switch {
-			case slices.Contains(row.Mutant.Rules, id):
-				if !slices.Contains(own, id) {
-					own = append(own, id)
-				}
-			case !slices.Contains(other, id):
-				other = append(other, id)
+			list := &other
+			if slices.Contains(row.Mutant.Rules, id) {
+				list = &own
+			}
+			if !slices.Contains(*list, id) {
+				*list = append(*list, id)
 			}
 		}
 	}

@@ -359,7 +359,7 @@ func knownBeforeAuth(member string) wrapper {
 		return k
 	}, func(ref http.Handler, token string, _ *response, w http.ResponseWriter, r *http.Request, body []byte) {
 		obj, _ := createKey(r, body, member)
-		obj["id"] = json.Number(strconv.FormatInt(freshID(), 10))
+		obj["id"] = json.RawMessage(strconv.FormatInt(freshID(), 10))
 		body, _ = json.Marshal(obj)
 		r.Header.Set("Authorization", "Bearer "+token)
 		ref.ServeHTTP(w, withBody(r, body))
@@ -368,7 +368,7 @@ func knownBeforeAuth(member string) wrapper {
 
 // createKey reads a create that is valid but for its credentials: its
 // members, and the raw JSON of one of them ("" for any other request).
-func createKey(r *http.Request, body []byte, member string) (map[string]any, string) {
+func createKey(r *http.Request, body []byte, member string) (map[string]json.RawMessage, string) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return nil, ""
 	}
@@ -384,9 +384,5 @@ func createKey(r *http.Request, body []byte, member string) (map[string]any, str
 	if t, ok := raw["tag"]; ok && json.Unmarshal(t, &tag) != nil {
 		return nil, ""
 	}
-	obj := map[string]any{}
-	for k, v := range raw {
-		obj[k] = v
-	}
-	return obj, string(raw[member])
+	return raw, string(raw[member])
 }

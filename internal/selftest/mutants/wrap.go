@@ -190,10 +190,7 @@ func onBodyAnswered(change func(body []byte, res *response)) wrapper {
 // Valid JSON passes unchanged.
 func onInvalidJSON(repair func([]byte) []byte) wrapper {
 	return onRawRequest(func(body []byte) []byte {
-		if json.Valid(body) {
-			return body
-		}
-		if fixed := repair(body); json.Valid(fixed) {
+		if fixed := repair(body); !json.Valid(body) && json.Valid(fixed) {
 			return fixed
 		}
 		return body
