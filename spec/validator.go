@@ -394,7 +394,6 @@ func integerFields(sp *base.SchemaProxy, depth int) []integerField {
 	return out
 }
 
-// integerFormats are the integer formats with bounds.
 var integerFormats = map[string][2]int64{"int32": {math.MinInt32, math.MaxInt32}, "int64": {math.MinInt64, math.MaxInt64}}
 
 // checkBody makes the checks the validator cannot: an empty body where the

@@ -15,6 +15,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -126,7 +128,6 @@ type Result struct {
 // went through, if any, failed no rule.
 func (t Trial) passes() bool { return t.Err == nil && t.ExitCode == 0 && len(t.ProxyFailed) == 0 }
 
-// count is how many of s f holds for.
 func count[T any](s []T, f func(T) bool) int {
 	n := 0
 	for _, v := range s {
@@ -137,12 +138,10 @@ func count[T any](s []T, f func(T) bool) int {
 	return n
 }
 
-// breaks reports whether failed holds a rule m breaks.
 func breaks(m mutants.Mutant, failed []rules.RuleID) bool {
 	return slices.ContainsFunc(m.Rules, func(id rules.RuleID) bool { return slices.Contains(failed, id) })
 }
 
-// caught counts the seeds under which the mutant was caught.
 func (row Row) caught() int {
 	return count(row.Trials, func(t Trial) bool { return t.Verdict == Caught })
 }
@@ -203,7 +202,6 @@ func (r *Result) OK() bool {
 	return r.ReferencePasses() && r.Caught() == len(r.Rows) && r.Disagreements() == 0
 }
 
-// withDefaults is cfg with every zero setting given its default.
 func (cfg Config) withDefaults() Config {
 	if cfg.Mutants == nil {
 		cfg.Mutants = mutants.All
@@ -282,7 +280,6 @@ func drawn(seed uint64, n int) (token string, idSalt uint64) {
 	return reference.TokenFrom(r, n), r.Uint64() | 1
 }
 
-// failed is every rule of rs that failed.
 func failed(rs []verdict.Rule) (ids []rules.RuleID) {
 	for _, r := range rs {
 		if r.Outcome == verdict.Fail {
@@ -335,11 +332,13 @@ func (t *Trial) run(ctx context.Context, cfg Config, m *mutants.Mutant) error {
 			return err
 		}
 	} else {
-		var done func()
-		if rc.HAR, done, err = recording(); err != nil {
+		// The run's recording, in a folder of its own.
+		dir, err := os.MkdirTemp("", "plantcheck-selftest-")
+		if err != nil {
 			return err
 		}
-		defer done()
+		defer os.RemoveAll(dir)
+		rc.HAR = filepath.Join(dir, "run.har")
 	}
 	if rc, err = rc.Complete(); err != nil {
 		return err

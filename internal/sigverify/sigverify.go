@@ -314,7 +314,6 @@ func diffJSON(path string, signed, here any, out *[]string) {
 	}
 }
 
-// keys are the keys of a and b, sorted.
 func keys(a, b map[string]any) []string {
 	m := maps.Clone(a)
 	maps.Copy(m, b)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -339,9 +340,7 @@ func beforeAuth(key func(r *http.Request, body []byte) string,
 // keptBeforeAuth answers a request whose key it keeps with the answer kept.
 func keptBeforeAuth(key func(r *http.Request, body []byte) string) wrapper {
 	return beforeAuth(key, func(_ http.Handler, _ string, res *response, w http.ResponseWriter, _ *http.Request, _ []byte) {
-		for name, vs := range res.header {
-			w.Header()[name] = vs
-		}
+		maps.Copy(w.Header(), res.header)
 		w.WriteHeader(res.status)
 		w.Write(res.body)
 	})

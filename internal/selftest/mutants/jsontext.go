@@ -69,7 +69,6 @@ func lex(s string) []token {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// join puts tokens back together.
 func join(toks []token) []byte {
 	var b bytes.Buffer
 	for _, t := range toks {
@@ -161,7 +160,6 @@ func stripComments(body []byte) []byte {
 	return join(toks)
 }
 
-// doubleQuoted rewrites a single-quoted string as a double-quoted one.
 func doubleQuoted(s string) string {
 	if len(s) < 2 || s[len(s)-1] != '\'' {
 		return s // left open: no reader repairs that
