@@ -33,6 +33,7 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/verify"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/history"
 	"github.com/plantcheck/plantcheck/internal/verdict"
@@ -48,18 +49,6 @@ const (
 	// maxDifferences bounds the differences named of one signed predicate.
 	maxDifferences = 20
 )
-
-// Config is what to check a folder's statement against.
-type Config struct {
-	// Bundle and TrustedRoot are files: the Sigstore bundle (one JSON
-	// object, or JSON lines of several) and the trusted root (one, or the
-	// JSON lines of gh attestation trusted-root).
-	Bundle, TrustedRoot string
-	// The signer's identity (the certificate's subject alternative name)
-	// and OIDC issuer, each exact or a regular expression: one of each.
-	Identity, IdentityRegexp string
-	Issuer, IssuerRegexp     string
-}
 
 // Signature is what the bundle check found: who signed, when, and each
 // thing that differs; none: the bundle signs the folder's statement.
@@ -78,9 +67,11 @@ type Signature struct {
 func (s *Signature) Holds() bool { return len(s.Differences) == 0 }
 
 // Check checks the bundle cfg names against the conformance statement in
-// dir. An error (history.ErrCannotCheck) means it could not check: a file
+// dir: the bundle (one JSON object, or JSON lines of several) and the
+// trusted root (one, or the JSON lines of gh attestation trusted-root) are
+// files. An error (history.ErrCannotCheck) means it could not check: a file
 // missing or unreadable, not a bundle, not a trusted root, a bad identity.
-func Check(dir string, cfg Config) (*Signature, error) {
+func Check(dir string, cfg config.Verify) (*Signature, error) {
 	roots, err := readEach(cfg.TrustedRoot, MaxTrustedRoot, "trusted root", root.NewTrustedRootFromJSON)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --trusted-root: %v", history.ErrCannotCheck, err)
