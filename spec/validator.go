@@ -110,17 +110,12 @@ func (v *Validator) readOperations(opts *config.ValidationOptions) error {
 			if op.Responses == nil {
 				continue
 			}
-			if d := op.Responses.Default; d != nil && d.Headers != nil && d.Headers.Len() > 0 {
+			if d := op.Responses.Default; d != nil && orderedmap.Len(d.Headers) > 0 {
 				v.responseHeaders = true
-			}
-			if op.Responses.Codes == nil {
-				continue
 			}
 			for code, resp := range op.Responses.Codes.FromOldest() {
 				v.bodies[key+" "+code] = jsonBodyRules(resp.Content)
-				if resp.Headers != nil && resp.Headers.Len() > 0 {
-					v.responseHeaders = true
-				}
+				v.responseHeaders = v.responseHeaders || orderedmap.Len(resp.Headers) > 0
 			}
 		}
 	}
@@ -349,7 +344,7 @@ func violations(errs []*verrors.ValidationError) []Violation {
 }
 
 func jsonBodyRules(content *orderedmap.Map[string, *v3.MediaType]) bodyRules {
-	if content == nil || content.Len() == 0 {
+	if orderedmap.Len(content) == 0 {
 		return bodyRules{}
 	}
 	r := bodyRules{hasContent: true}
