@@ -9,6 +9,7 @@ package reference
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -57,19 +58,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		tokenDigest: sha256.Sum256([]byte(cfg.Token)),
-		maxBody:     cfg.MaxBodyBytes,
-		log:         cfg.Logger,
-		store:       cfg.Store,
+		maxBody:     cmp.Or(cfg.MaxBodyBytes, defaultMaxBodyBytes),
+		log:         cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
+		store:       cmp.Or[Store](cfg.Store, NewMemoryStore()),
 		mux:         http.NewServeMux(),
-	}
-	if s.maxBody == 0 {
-		s.maxBody = defaultMaxBodyBytes
-	}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
-	}
-	if s.store == nil {
-		s.store = NewMemoryStore()
 	}
 	s.mux.HandleFunc("POST /plants", s.createPlant)
 	// The mux would answer these itself, in plain text; the document's

@@ -43,7 +43,10 @@ func NewMemoryStore() *MemoryStore {
 
 // Add stores p, or returns ErrDuplicateID. It returns no other error.
 func (m *MemoryStore) Add(_ context.Context, p Plant) error {
-	p.Tag = cloneString(p.Tag) // the caller keeps its pointer; the store keeps its own
+	if p.Tag != nil {
+		tag := *p.Tag // the caller keeps its pointer; the store keeps its own
+		p.Tag = &tag
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.plants[p.ID]; ok {
@@ -51,12 +54,4 @@ func (m *MemoryStore) Add(_ context.Context, p Plant) error {
 	}
 	m.plants[p.ID] = p
 	return nil
-}
-
-func cloneString(s *string) *string {
-	if s == nil {
-		return nil
-	}
-	c := *s
-	return &c
 }

@@ -7,7 +7,10 @@ func (m *MemoryStore) Get(id int64) (Plant, bool) {
 	m.mu.Lock()
 	p, ok := m.plants[id]
 	m.mu.Unlock()
-	p.Tag = cloneString(p.Tag)
+	if p.Tag != nil {
+		tag := *p.Tag
+		p.Tag = &tag
+	}
 	return p, ok
 }
 

@@ -55,28 +55,27 @@ func (m *memo) put(k [sha256.Size]byte, r verdict) {
 // their names.
 func key(parts ...any) (k [sha256.Size]byte) {
 	h := sha256.New()
-	var write func(p any)
-	write = func(p any) {
+	write := func(p []byte) {
+		h.Write(binary.BigEndian.AppendUint64(nil, uint64(len(p))))
+		h.Write(p)
+	}
+	for _, p := range parts {
 		switch p := p.(type) {
 		case string:
 			write([]byte(p))
 		case []byte:
-			h.Write(binary.BigEndian.AppendUint64(nil, uint64(len(p))))
-			h.Write(p)
+			write(p)
 		case http.Header:
 			names := slices.Sorted(maps.Keys(p))
-			write(strconv.Itoa(len(names)))
+			write(strconv.AppendInt(nil, int64(len(names)), 10))
 			for _, name := range names {
-				write(name)
-				write(strconv.Itoa(len(p[name])))
+				write([]byte(name))
+				write(strconv.AppendInt(nil, int64(len(p[name])), 10))
 				for _, v := range p[name] {
-					write(v)
+					write([]byte(v))
 				}
 			}
 		}
-	}
-	for _, p := range parts {
-		write(p)
 	}
 	h.Sum(k[:0])
 	return k

@@ -24,6 +24,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/pb33f/libopenapi/orderedmap"
 )
 
 // Validator judges requests and responses against one OpenAPI document. It
@@ -109,17 +110,12 @@ func (v *Validator) readOperations(opts *config.ValidationOptions) error {
 			if op.Responses == nil {
 				continue
 			}
-			if d := op.Responses.Default; d != nil && d.Headers != nil && d.Headers.Len() > 0 {
+			if d := op.Responses.Default; d != nil && orderedmap.Len(d.Headers) > 0 {
 				v.responseHeaders = true
-			}
-			if op.Responses.Codes == nil {
-				continue
 			}
 			for code, resp := range op.Responses.Codes.FromOldest() {
 				v.bodies[key+" "+code] = jsonBodyRules(resp.Content)
-				if resp.Headers != nil && resp.Headers.Len() > 0 {
-					v.responseHeaders = true
-				}
+				v.responseHeaders = v.responseHeaders || orderedmap.Len(resp.Headers) > 0
 			}
 		}
 	}
@@ -161,33 +157,25 @@ func (v *Validator) ReadBody(method, path string, body []byte) (bool, any) {
 	if got, ok := v.memo.get(k); ok {
 		return got.ok, nil
 	}
-	ok, value := v.bodyConforms(method+" "+path, body)
+	// The body is decoded once, for the checks on its raw text and for
+	// the schema.
+	d, op := &decoded{body: body}, method+" "+path
+	ok := len(v.checkBody(op, d)) == 0
+	var value any
+	if c := v.requestSchemas[op]; ok && c != nil && c.CompiledSchema != nil {
+		var err error
+		if value, err = d.get(); err == nil {
+			// It turns each number's text into the float64 the
+			// validator's own decoding gives, and fails where that
+			// decoding fails (a number past float64).
+			value, err = content.Canonicalize(value)
+		}
+		if ok = err == nil && c.CompiledSchema.Validate(value) == nil; !ok {
+			value = nil
+		}
+	}
 	v.memo.put(k, verdict{ok: ok})
 	return ok, value
-}
-
-// bodyConforms decodes the body once, for the checks on its raw text and
-// for the schema.
-func (v *Validator) bodyConforms(key string, body []byte) (bool, any) {
-	d := &decoded{body: body}
-	if len(v.checkBody(key, d)) > 0 {
-		return false, nil
-	}
-	c := v.requestSchemas[key]
-	if c == nil || c.CompiledSchema == nil {
-		return true, nil
-	}
-	value, err := d.get()
-	if err == nil {
-		// It turns each number's text into the float64 the validator's
-		// own decoding gives, and fails where that decoding fails (a
-		// number past float64).
-		value, err = content.Canonicalize(value)
-	}
-	if err != nil || c.CompiledSchema.Validate(value) != nil {
-		return false, nil
-	}
-	return true, value
 }
 
 // decoded is a JSON body, decoded on first need and once, as the
@@ -355,11 +343,8 @@ func violations(errs []*verrors.ValidationError) []Violation {
 	return out
 }
 
-func jsonBodyRules(content interface {
-	Len() int
-	GetOrZero(string) *v3.MediaType
-}) bodyRules {
-	if content == nil || content.Len() == 0 {
+func jsonBodyRules(content *orderedmap.Map[string, *v3.MediaType]) bodyRules {
+	if orderedmap.Len(content) == 0 {
 		return bodyRules{}
 	}
 	r := bodyRules{hasContent: true}
@@ -391,10 +376,11 @@ func integerFields(sp *base.SchemaProxy, depth int) []integerField {
 		if ps == nil || !slices.Contains(ps.Type, "integer") {
 			continue
 		}
-		f, ok := boundedInteger(name, ps.Format)
+		bounds, ok := integerFormats[ps.Format]
 		if !ok {
 			continue
 		}
+		f := integerField{name: name, format: ps.Format, lo: bounds[0], hi: bounds[1]}
 		if n := prop.GetValueNode(); n != nil {
 			f.line = n.Line
 		}
@@ -403,20 +389,7 @@ func integerFields(sp *base.SchemaProxy, depth int) []integerField {
 	return out
 }
 
-// boundedInteger returns the check of a property of an integer format with
-// bounds (int32, int64); false for any other format.
-func boundedInteger(name, format string) (integerField, bool) {
-	f := integerField{name: name, format: format}
-	switch format {
-	case "int32":
-		f.lo, f.hi = math.MinInt32, math.MaxInt32
-	case "int64":
-		f.lo, f.hi = math.MinInt64, math.MaxInt64
-	default:
-		return f, false
-	}
-	return f, true
-}
+var integerFormats = map[string][2]int64{"int32": {math.MinInt32, math.MaxInt32}, "int64": {math.MinInt64, math.MaxInt64}}
 
 // checkBody makes the checks the validator cannot: an empty body where the
 // document gives content, a body that is not UTF-8 (the validator decodes

@@ -154,8 +154,9 @@ func TestCheckResponse(t *testing.T) {
 }
 
 func TestIntegerFieldCheck(t *testing.T) {
-	i64, _ := boundedInteger("id", "int64")
-	i32, _ := boundedInteger("error", "int32")
+	b64, b32 := integerFormats["int64"], integerFormats["int32"]
+	i64 := integerField{name: "id", format: "int64", lo: b64[0], hi: b64[1]}
+	i32 := integerField{name: "error", format: "int32", lo: b32[0], hi: b32[1]}
 	tests := []struct {
 		name   string
 		f      integerField

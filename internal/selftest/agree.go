@@ -6,8 +6,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/config"
@@ -47,15 +45,6 @@ func contradictions(ran, other []verdict.Rule, name string) []string {
 		}
 	}
 	return out
-}
-
-// recording is a file for a run's recording in a folder of its own.
-func recording() (file string, done func(), err error) {
-	dir, err := os.MkdirTemp("", "plantcheck-selftest-")
-	if err != nil {
-		return "", nil, err
-	}
-	return filepath.Join(dir, "run.har"), func() { os.RemoveAll(dir) }, nil
 }
 
 // proxyGrace is how long the exchanges still in flight when a run is over

@@ -15,6 +15,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -126,7 +128,6 @@ type Result struct {
 // went through, if any, failed no rule.
 func (t Trial) passes() bool { return t.Err == nil && t.ExitCode == 0 && len(t.ProxyFailed) == 0 }
 
-// count is how many of s f holds for.
 func count[T any](s []T, f func(T) bool) int {
 	n := 0
 	for _, v := range s {
@@ -137,12 +138,10 @@ func count[T any](s []T, f func(T) bool) int {
 	return n
 }
 
-// breaks reports whether failed holds a rule m breaks.
 func breaks(m mutants.Mutant, failed []rules.RuleID) bool {
 	return slices.ContainsFunc(m.Rules, func(id rules.RuleID) bool { return slices.Contains(failed, id) })
 }
 
-// caught counts the seeds under which the mutant was caught.
 func (row Row) caught() int {
 	return count(row.Trials, func(t Trial) bool { return t.Verdict == Caught })
 }
@@ -203,7 +202,6 @@ func (r *Result) OK() bool {
 	return r.ReferencePasses() && r.Caught() == len(r.Rows) && r.Disagreements() == 0
 }
 
-// withDefaults is cfg with every zero setting given its default.
 func (cfg Config) withDefaults() Config {
 	if cfg.Mutants == nil {
 		cfg.Mutants = mutants.All
@@ -242,18 +240,23 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	sem := make(chan struct{}, cfg.Parallel)
 	var wg sync.WaitGroup
-	for s, seed := range res.Seeds {
+	trial := func(into *Trial, m *mutants.Mutant, seed uint64) {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			res.Reference[s] = runTrial(ctx, cfg, nil, seed)
+			start := time.Now()
+			*into = Trial{Seed: seed}
+			if m != nil {
+				into.Verdict = Broken
+			}
+			into.Err = into.run(ctx, cfg, m)
+			into.Duration = time.Since(start)
 		})
+	}
+	for s, seed := range res.Seeds {
+		trial(&res.Reference[s], nil, seed)
 		for i := range cfg.Mutants {
-			sem <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-sem }()
-				res.Rows[i].Trials[s] = runTrial(ctx, cfg, &cfg.Mutants[i], seed)
-			})
+			trial(&res.Rows[i].Trials[s], &cfg.Mutants[i], seed)
 		}
 	}
 	wg.Wait()
@@ -277,20 +280,6 @@ func drawn(seed uint64, n int) (token string, idSalt uint64) {
 	return reference.TokenFrom(r, n), r.Uint64() | 1
 }
 
-// runTrial serves the reference (m nil) or a mutant on a loopback port and
-// runs the suite against it under seed.
-func runTrial(ctx context.Context, cfg Config, m *mutants.Mutant, seed uint64) Trial {
-	start := time.Now()
-	t := Trial{Seed: seed}
-	if m != nil {
-		t.Verdict = Broken
-	}
-	t.Err = t.run(ctx, cfg, m)
-	t.Duration = time.Since(start)
-	return t
-}
-
-// failed is every rule of rs that failed.
 func failed(rs []verdict.Rule) (ids []rules.RuleID) {
 	for _, r := range rs {
 		if r.Outcome == verdict.Fail {
@@ -300,6 +289,8 @@ func failed(rs []verdict.Rule) (ids []rules.RuleID) {
 	return ids
 }
 
+// run serves the reference (m nil) or a mutant on a loopback port and runs
+// the suite against it under t.Seed.
 func (t *Trial) run(ctx context.Context, cfg Config, m *mutants.Mutant) error {
 	rc := config.Run{Tags: cfg.Tags, Without: cfg.Without, Seed: t.Seed}
 	// The reference's token is 80 characters, long enough for every
@@ -341,11 +332,13 @@ func (t *Trial) run(ctx context.Context, cfg Config, m *mutants.Mutant) error {
 			return err
 		}
 	} else {
-		var done func()
-		if rc.HAR, done, err = recording(); err != nil {
+		// The run's recording, in a folder of its own.
+		dir, err := os.MkdirTemp("", "plantcheck-selftest-")
+		if err != nil {
 			return err
 		}
-		defer done()
+		defer os.RemoveAll(dir)
+		rc.HAR = filepath.Join(dir, "run.har")
 	}
 	if rc, err = rc.Complete(); err != nil {
 		return err
@@ -554,13 +547,12 @@ func (row Row) failedCell(failed func(Trial) []rules.RuleID, none string) string
 	var own, other []rules.RuleID
 	for _, t := range row.Trials {
 		for _, id := range failed(t) {
-			switch {
-			case slices.Contains(row.Mutant.Rules, id):
-				if !slices.Contains(own, id) {
-					own = append(own, id)
-				}
-			case !slices.Contains(other, id):
-				other = append(other, id)
+			list := &other
+			if slices.Contains(row.Mutant.Rules, id) {
+				list = &own
+			}
+			if !slices.Contains(*list, id) {
+				*list = append(*list, id)
 			}
 		}
 	}

@@ -225,9 +225,9 @@ func TestSchemeCaseIsShould(t *testing.T) {
 // fresh seed, and fails the test when the run could not be made.
 func mutantRow(t *testing.T, m mutants.Mutant, cfg Config) Trial {
 	t.Helper()
-	run := runTrial(t.Context(), cfg.withDefaults(), &m, config.NewSeed())
-	if run.Err != nil {
-		t.Fatal(run.Err)
+	run := Trial{Seed: config.NewSeed(), Verdict: Broken}
+	if err := run.run(t.Context(), cfg.withDefaults(), &m); err != nil {
+		t.Fatal(err)
 	}
 	return run
 }

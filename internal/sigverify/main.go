@@ -51,11 +51,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cannotCheck(stderr, err)
 	}
-	sig, err := Check(dir, Config{
-		Bundle: v.Bundle, TrustedRoot: v.TrustedRoot,
-		Identity: v.Identity, IdentityRegexp: v.IdentityRegexp,
-		Issuer: v.Issuer, IssuerRegexp: v.IssuerRegexp,
-	})
+	sig, err := Check(dir, *v)
 	if err != nil {
 		return cannotCheck(stderr, err)
 	}

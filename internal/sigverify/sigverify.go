@@ -16,14 +16,15 @@ package sigverify
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,7 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/verify"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/history"
 	"github.com/plantcheck/plantcheck/internal/verdict"
@@ -47,18 +49,6 @@ const (
 	// maxDifferences bounds the differences named of one signed predicate.
 	maxDifferences = 20
 )
-
-// Config is what to check a folder's statement against.
-type Config struct {
-	// Bundle and TrustedRoot are files: the Sigstore bundle (one JSON
-	// object, or JSON lines of several) and the trusted root (one, or the
-	// JSON lines of gh attestation trusted-root).
-	Bundle, TrustedRoot string
-	// The signer's identity (the certificate's subject alternative name)
-	// and OIDC issuer, each exact or a regular expression: one of each.
-	Identity, IdentityRegexp string
-	Issuer, IssuerRegexp     string
-}
 
 // Signature is what the bundle check found: who signed, when, and each
 // thing that differs; none: the bundle signs the folder's statement.
@@ -77,14 +67,19 @@ type Signature struct {
 func (s *Signature) Holds() bool { return len(s.Differences) == 0 }
 
 // Check checks the bundle cfg names against the conformance statement in
-// dir. An error (history.ErrCannotCheck) means it could not check: a file
+// dir: the bundle (one JSON object, or JSON lines of several) and the
+// trusted root (one, or the JSON lines of gh attestation trusted-root) are
+// files. An error (history.ErrCannotCheck) means it could not check: a file
 // missing or unreadable, not a bundle, not a trusted root, a bad identity.
-func Check(dir string, cfg Config) (*Signature, error) {
-	roots, err := readTrustedRoots(cfg.TrustedRoot)
+func Check(dir string, cfg config.Verify) (*Signature, error) {
+	roots, err := readEach(cfg.TrustedRoot, MaxTrustedRoot, "trusted root", root.NewTrustedRootFromJSON)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --trusted-root: %v", history.ErrCannotCheck, err)
 	}
-	bundles, err := readBundles(cfg.Bundle)
+	bundles, err := readEach(cfg.Bundle, MaxBundle, "bundle", func(raw []byte) (*bundle.Bundle, error) {
+		var b bundle.Bundle
+		return &b, b.UnmarshalJSON(raw)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: --bundle: %v", history.ErrCannotCheck, err)
 	}
@@ -98,26 +93,22 @@ func Check(dir string, cfg Config) (*Signature, error) {
 	}
 	// The first bundle that holds is the one shown; when none does, each
 	// bundle's differences are named.
-	var failed []*Signature
+	res := &Signature{Bundle: cfg.Bundle}
 	for i, b := range bundles {
 		s := checkOne(b, roots, id, local)
 		s.Bundle = cfg.Bundle
 		if s.Holds() {
 			return s, nil
 		}
-		if len(bundles) > 1 {
-			for j, d := range s.Differences {
-				s.Differences[j] = fmt.Sprintf("bundle %d of %d: %s", i+1, len(bundles), d)
+		for _, d := range s.Differences {
+			if len(bundles) > 1 {
+				d = fmt.Sprintf("bundle %d of %d: %s", i+1, len(bundles), d)
 			}
+			res.Differences = append(res.Differences, d)
 		}
-		failed = append(failed, s)
-	}
-	res := &Signature{Bundle: cfg.Bundle}
-	for _, s := range failed {
-		res.Differences = append(res.Differences, s.Differences...)
-	}
-	if len(failed) == 1 {
-		res.Signer, res.Issuer = failed[0].Signer, failed[0].Issuer
+		if len(bundles) == 1 {
+			res.Signer, res.Issuer = s.Signer, s.Issuer
+		}
 	}
 	return res, nil
 }
@@ -138,10 +129,7 @@ func checkOne(b *bundle.Bundle, roots []*root.TrustedRoot, id verify.Certificate
 	cert := res.Signature.Certificate
 	s.Signer, s.Issuer = cert.SubjectAlternativeName, cert.Issuer
 	for _, ts := range res.VerifiedTimestamps {
-		how := map[string]string{"Tlog": "transparency log", "TimestampAuthority": "timestamp authority"}[ts.Type]
-		if how == "" {
-			how = ts.Type
-		}
+		how := cmp.Or(map[string]string{"Tlog": "transparency log", "TimestampAuthority": "timestamp authority"}[ts.Type], ts.Type)
 		s.SignedAt = append(s.SignedAt, ts.Timestamp.UTC().Format(time.RFC3339)+" ("+how+")")
 	}
 	if err := id.Verify(*cert); err != nil {
@@ -226,13 +214,11 @@ func readFolder(dir string) (*folder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", verdict.StatementJSON, evidence.Cut(err.Error(), 1<<9))
 	}
-	var st struct {
-		Predicate any `json:"predicate"`
-	}
-	if err := json.Unmarshal(raw, &st); err != nil {
+	predicate, err := predicateOf(raw)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %v", verdict.StatementJSON, err)
 	}
-	f := &folder{predicate: st.Predicate, subjects: map[string]string{verdict.OpenAPIName: subjects[verdict.OpenAPIName]}}
+	f := &folder{predicate: predicate, subjects: map[string]string{verdict.OpenAPIName: subjects[verdict.OpenAPIName]}}
 	for _, name := range verdict.Subjects {
 		b, err := history.ReadBounded(filepath.Join(dir, name), history.MaxSummary)
 		if err != nil {
@@ -264,22 +250,24 @@ func (f *folder) against(payload []byte) []string {
 			diffs = append(diffs, fmt.Sprintf("%s: its sha256 is %s, the signed statement vouches for %s", name, history.Short(f.subjects[name]), history.Short(got)))
 		}
 	}
-	var st struct {
-		Predicate any `json:"predicate"`
-	}
-	if err := json.Unmarshal(payload, &st); err != nil {
+	predicate, err := predicateOf(payload)
+	if err != nil {
 		return append(diffs, "statement: the signed statement is not JSON: "+err.Error())
 	}
 	var paths []string
-	diffJSON("predicate", st.Predicate, f.predicate, &paths)
-	for i, p := range paths {
-		if i == maxDifferences {
-			diffs = append(diffs, fmt.Sprintf("and %d more differences of the predicate", len(paths)-i))
-			break
-		}
-		diffs = append(diffs, p)
+	diffJSON("predicate", predicate, f.predicate, &paths)
+	if n := len(paths); n > maxDifferences {
+		paths = append(paths[:maxDifferences], fmt.Sprintf("and %d more differences of the predicate", n-maxDifferences))
 	}
-	return diffs
+	return append(diffs, paths...)
+}
+
+func predicateOf(statement []byte) (any, error) {
+	var st struct {
+		Predicate any `json:"predicate"`
+	}
+	err := json.Unmarshal(statement, &st)
+	return st.Predicate, err
 }
 
 // diffJSON appends a line for each place where the signed JSON value and
@@ -287,62 +275,40 @@ func (f *folder) against(payload []byte) []string {
 func diffJSON(path string, signed, here any, out *[]string) {
 	switch s := signed.(type) {
 	case map[string]any:
-		h, ok := here.(map[string]any)
-		if !ok {
-			break
+		if h, ok := here.(map[string]any); ok {
+			for _, k := range keys(s, h) {
+				diffJSON(path+"."+k, s[k], h[k], out)
+			}
+			return
 		}
-		keys := map[string]bool{}
-		for k := range s {
-			keys[k] = true
-		}
-		for k := range h {
-			keys[k] = true
-		}
-		sorted := make([]string, 0, len(keys))
-		for k := range keys {
-			sorted = append(sorted, k)
-		}
-		sort.Strings(sorted)
-		for _, k := range sorted {
-			diffJSON(path+"."+k, s[k], h[k], out)
-		}
-		return
 	case []any:
 		h, ok := here.([]any)
 		if !ok {
 			break
 		}
 		// A list of rules is compared rule by rule, by ID.
-		sIDs, hIDs := byID(s), byID(h)
-		if sIDs != nil && hIDs != nil {
-			ids := map[string]bool{}
-			for id := range sIDs {
-				ids[id] = true
-			}
-			for id := range hIDs {
-				ids[id] = true
-			}
-			sorted := make([]string, 0, len(ids))
-			for id := range ids {
-				sorted = append(sorted, id)
-			}
-			sort.Strings(sorted)
-			for _, id := range sorted {
+		if sIDs, hIDs := byID(s), byID(h); sIDs != nil && hIDs != nil {
+			for _, id := range keys(sIDs, hIDs) {
 				diffJSON(path+"["+id+"]", sIDs[id], hIDs[id], out)
 			}
 			return
 		}
-		if len(h) != len(s) {
-			break
+		if len(h) == len(s) {
+			for i := range s {
+				diffJSON(path+"["+strconv.Itoa(i)+"]", s[i], h[i], out)
+			}
+			return
 		}
-		for i := range s {
-			diffJSON(path+"["+strconv.Itoa(i)+"]", s[i], h[i], out)
-		}
-		return
 	}
 	if !reflect.DeepEqual(signed, here) {
 		*out = append(*out, fmt.Sprintf("%s: the signed statement says %s, %s says %s", path, jsonQuote(signed), verdict.StatementJSON, jsonQuote(here)))
 	}
+}
+
+func keys(a, b map[string]any) []string {
+	m := maps.Clone(a)
+	maps.Copy(m, b)
+	return slices.Sorted(maps.Keys(m))
 }
 
 // byID maps a list of objects to each by its "id", nil when one has none
@@ -363,42 +329,9 @@ func byID(list []any) map[string]any {
 	return m
 }
 
-// readTrustedRoots reads one trusted root, or several as JSON lines.
-func readTrustedRoots(name string) ([]*root.TrustedRoot, error) {
-	raws, err := readJSONValues(name, MaxTrustedRoot, maxBundles)
-	if err != nil {
-		return nil, err
-	}
-	var roots []*root.TrustedRoot
-	for i, raw := range raws {
-		tr, err := root.NewTrustedRootFromJSON(raw)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: not a Sigstore trusted root: %s", name, ordinal(i, len(raws)), evidence.Cut(err.Error(), 1<<9))
-		}
-		roots = append(roots, tr)
-	}
-	return roots, nil
-}
-
-// readBundles reads one bundle, or several as JSON lines.
-func readBundles(name string) ([]*bundle.Bundle, error) {
-	raws, err := readJSONValues(name, MaxBundle, maxBundles)
-	if err != nil {
-		return nil, err
-	}
-	var bundles []*bundle.Bundle
-	for i, raw := range raws {
-		var b bundle.Bundle
-		if err := b.UnmarshalJSON(raw); err != nil {
-			return nil, fmt.Errorf("%s: %s: not a Sigstore bundle: %s", name, ordinal(i, len(raws)), evidence.Cut(err.Error(), 1<<9))
-		}
-		bundles = append(bundles, &b)
-	}
-	return bundles, nil
-}
-
-// readJSONValues reads a file of one JSON value or several (JSON lines).
-func readJSONValues(name string, max int64, most int) ([]json.RawMessage, error) {
+// readEach reads a file of one JSON value or several (JSON lines), each
+// parsed as a Sigstore what.
+func readEach[T any](name string, max int64, what string, parse func([]byte) (T, error)) ([]T, error) {
 	b, err := history.ReadBounded(name, max)
 	if err != nil {
 		return nil, err
@@ -414,22 +347,25 @@ func readJSONValues(name string, max int64, most int) ([]json.RawMessage, error)
 		if err != nil {
 			return nil, fmt.Errorf("%s: not JSON: %v", name, err)
 		}
-		if len(raws) == most {
-			return nil, fmt.Errorf("%s: more than %d JSON values", name, most)
+		if len(raws) == maxBundles {
+			return nil, fmt.Errorf("%s: more than %d JSON values", name, maxBundles)
 		}
 		raws = append(raws, raw)
 	}
 	if len(raws) == 0 {
 		return nil, fmt.Errorf("%s: empty", name)
 	}
-	return raws, nil
-}
-
-func ordinal(i, n int) string {
-	if n == 1 {
-		return "its JSON"
+	out := make([]T, len(raws))
+	for i, raw := range raws {
+		if out[i], err = parse(raw); err != nil {
+			which := "its JSON"
+			if len(raws) > 1 {
+				which = fmt.Sprintf("line %d", i+1)
+			}
+			return nil, fmt.Errorf("%s: %s: not a Sigstore %s: %s", name, which, what, evidence.Cut(err.Error(), 1<<9))
+		}
 	}
-	return fmt.Sprintf("line %d", i+1)
+	return out, nil
 }
 
 func jsonQuote(x any) string {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/history"
 	"github.com/plantcheck/plantcheck/internal/sigverify"
 	"github.com/plantcheck/plantcheck/internal/sigverify/sigtest"
@@ -137,7 +138,7 @@ func TestCheck(t *testing.T) {
 		// bundle returns the bundle's bytes; nil: no bundle file.
 		bundle func(t *testing.T, s setup) []byte
 		root   []byte
-		cfg    func(c *sigverify.Config)
+		cfg    func(c *config.Verify)
 		change func(t *testing.T, dir string)
 		// want: what must be named; cannot: an error, not a verdict.
 		holds  bool
@@ -156,7 +157,7 @@ func TestCheck(t *testing.T) {
 			}},
 		{name: "the identity by a regular expression", holds: true,
 			bundle: func(t *testing.T, s setup) []byte { return byWorkflow(t, []byte(s.statement)) },
-			cfg: func(c *sigverify.Config) {
+			cfg: func(c *config.Verify) {
 				c.Identity, c.IdentityRegexp = "", `^https://github\.com/acme/plant-store/\.github/workflows/.*@refs/heads/main$`
 			}},
 		{name: "trusted roots as JSON lines, the signer's second", holds: true,
@@ -177,7 +178,7 @@ func TestCheck(t *testing.T) {
 			}},
 		{name: "a regular expression the identity does not match", want: []string{"identity: "},
 			bundle: func(t *testing.T, s setup) []byte { return byWorkflow(t, []byte(s.statement)) },
-			cfg:    func(c *sigverify.Config) { c.Identity, c.IdentityRegexp = "", `^https://github\.com/acme/other/` }},
+			cfg:    func(c *config.Verify) { c.Identity, c.IdentityRegexp = "", `^https://github\.com/acme/other/` }},
 		{name: "signed by a Sigstore the trusted root does not name", want: []string{"signature: "},
 			bundle: func(t *testing.T, s setup) []byte {
 				return sign(other, workflow, sigtest.Issuer, sigtest.Options{})(t, []byte(s.statement))
@@ -244,7 +245,7 @@ func TestCheck(t *testing.T) {
 			dir := written(t)
 			s := setup{dir: dir, statement: string(read(t, dir, verdict.StatementJSON))}
 			files := t.TempDir()
-			cfg := sigverify.Config{Bundle: filepath.Join(files, "bundle.json"), Identity: workflow, Issuer: sigtest.Issuer}
+			cfg := config.Verify{Bundle: filepath.Join(files, "bundle.json"), Identity: workflow, Issuer: sigtest.Issuer}
 			if tt.bundle != nil {
 				write(t, cfg.Bundle, tt.bundle(t, s))
 			}

@@ -65,46 +65,35 @@ type Mutant struct {
 // counts toward every rule it breaks.
 func (f *Figures) Tally() {
 	f.Mutants, f.Caught, f.Rules = len(f.Each), 0, nil
-	byRule := map[rules.RuleID]*Rule{}
 	for _, m := range f.Each {
 		if m.Caught {
 			f.Caught++
 		}
 		for _, id := range m.Rules {
-			r := byRule[id]
-			if r == nil {
-				r = &Rule{ID: id}
-				byRule[id] = r
+			i := slices.IndexFunc(f.Rules, func(r Rule) bool { return r.ID == id })
+			if i < 0 {
+				i, f.Rules = len(f.Rules), append(f.Rules, Rule{ID: id})
 			}
-			r.Mutants++
+			f.Rules[i].Mutants++
 			if m.Caught {
-				r.Caught++
+				f.Rules[i].Caught++
 			}
 		}
 	}
-	for _, c := range rules.Catalog {
-		if r := byRule[c.ID]; r != nil {
-			f.Rules = append(f.Rules, *r)
-			delete(byRule, c.ID)
+	// In catalog order; a rule the catalog lacks is kept, last, for the test to name.
+	order := func(r Rule) int {
+		if i := slices.IndexFunc(rules.Catalog, func(c rules.Rule) bool { return c.ID == r.ID }); i >= 0 {
+			return i
 		}
+		return len(rules.Catalog)
 	}
-	// A rule the catalog lacks is kept, last, for the test to name.
-	for _, m := range f.Each {
-		for _, id := range m.Rules {
-			if r := byRule[id]; r != nil {
-				f.Rules = append(f.Rules, *r)
-				delete(byRule, id)
-			}
-		}
-	}
+	slices.SortStableFunc(f.Rules, func(a, b Rule) int { return order(a) - order(b) })
 }
 
 // Rule is the strength of rule id (ok false: no mutant breaks it).
 func (f *Figures) Rule(id rules.RuleID) (Rule, bool) {
-	for _, r := range f.Rules {
-		if r.ID == id {
-			return r, true
-		}
+	if i := slices.IndexFunc(f.Rules, func(r Rule) bool { return r.ID == id }); i >= 0 {
+		return f.Rules[i], true
 	}
 	return Rule{}, false
 }
@@ -115,16 +104,6 @@ func (f *Figures) Line() string {
 	return fmt.Sprintf("%d of %d mutants caught, selftest of %s, plantcheck %s", f.Caught, f.Mutants, f.Measured, f.Plantcheck)
 }
 
-// String is a rule's strength: "AUTH-NEAR-MISS: 20 of 20 mutants caught".
-func (r Rule) String() string {
-	return fmt.Sprintf("%s: %s", r.ID, r.Figure())
-}
-
-// Figure is the rule's figure: "20 of 20 mutants caught".
-func (r Rule) Figure() string {
-	return fmt.Sprintf("%d of %d mutants caught", r.Caught, r.Mutants)
-}
-
 // NoMutant is the figure of a rule no shipped mutant breaks: a gap, for a
 // pass of it is proved by no server that breaks it.
 const NoMutant = "no mutant"
@@ -132,7 +111,7 @@ const NoMutant = "no mutant"
 // Figure is rule id's figure, "20 of 20 mutants caught", or NoMutant.
 func (f *Figures) Figure(id rules.RuleID) string {
 	if r, ok := f.Rule(id); ok {
-		return r.Figure()
+		return fmt.Sprintf("%d of %d mutants caught", r.Caught, r.Mutants)
 	}
 	return NoMutant
 }

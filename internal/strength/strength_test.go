@@ -183,15 +183,12 @@ func TestTally(t *testing.T) {
 	}
 }
 
-// TestLines: the console's line and a rule's line.
+// TestLines: the console's line.
 func TestLines(t *testing.T) {
 	t.Parallel()
 	f := strength.Figures{Measured: "2026-11-26", Plantcheck: "v1.4.0", Mutants: 110, Caught: 109}
 	if got, want := f.Line(), "109 of 110 mutants caught, selftest of 2026-11-26, plantcheck v1.4.0"; got != want {
 		t.Errorf("Line() = %q, want %q", got, want)
-	}
-	if got, want := (strength.Rule{ID: rules.AuthNearMiss, Mutants: 20, Caught: 20}).String(), "AUTH-NEAR-MISS: 20 of 20 mutants caught"; got != want {
-		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
 

@@ -49,10 +49,7 @@ func New(t testing.TB, dir string) *Set {
 		c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
 	})
 	s := &Set{CAFile: filepath.Join(dir, "ca.pem"), CertFile: filepath.Join(dir, "client.pem"), KeyFile: filepath.Join(dir, "client.key")}
-	keyDER, err := x509.MarshalECPrivateKey(clientKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	keyDER := must(x509.MarshalECPrivateKey(clientKey))(t)
 	for file, block := range map[string]*pem.Block{
 		s.CAFile:   {Type: "CERTIFICATE", Bytes: caCert.Raw},
 		s.CertFile: {Type: "CERTIFICATE", Bytes: clientCert.Raw},
@@ -77,10 +74,7 @@ func New(t testing.TB, dir string) *Set {
 // test ends; it returns the base URL.
 func (s *Set) Serve(t testing.TB, h http.Handler) string {
 	t.Helper()
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", s.Server)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := must(tls.Listen("tcp", "127.0.0.1:0", s.Server))(t)
 	srv := &http.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0)}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
@@ -91,30 +85,28 @@ func (s *Set) Serve(t testing.TB, h http.Handler) string {
 // (itself when parent is nil), adjusted by set.
 func make1(t testing.TB, name string, parent *x509.Certificate, parentKey *ecdsa.PrivateKey, set func(*x509.Certificate)) (*ecdsa.PrivateKey, *x509.Certificate) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := must(ecdsa.GenerateKey(elliptic.P256(), rand.Reader))(t)
 	tmpl := &x509.Certificate{
-		SerialNumber: serial, Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		SerialNumber: must(rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62)))(t),
+		Subject:      pkix.Name{CommonName: name},
+		NotBefore:    time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		KeyUsage: x509.KeyUsageDigitalSignature, BasicConstraintsValid: true,
 	}
 	set(tmpl)
 	if parent == nil {
 		parent, parentKey = tmpl, key
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
-	if err != nil {
-		t.Fatal(err)
+	der := must(x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey))(t)
+	return key, must(x509.ParseCertificate(der))(t)
+}
+
+// must is v, or a failure of the test on err: must(f())(t).
+func must[T any](v T, err error) func(testing.TB) T {
+	return func(t testing.TB) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
 	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key, cert
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -339,9 +340,7 @@ func beforeAuth(key func(r *http.Request, body []byte) string,
 // keptBeforeAuth answers a request whose key it keeps with the answer kept.
 func keptBeforeAuth(key func(r *http.Request, body []byte) string) wrapper {
 	return beforeAuth(key, func(_ http.Handler, _ string, res *response, w http.ResponseWriter, _ *http.Request, _ []byte) {
-		for name, vs := range res.header {
-			w.Header()[name] = vs
-		}
+		maps.Copy(w.Header(), res.header)
 		w.WriteHeader(res.status)
 		w.Write(res.body)
 	})
@@ -359,7 +358,7 @@ func knownBeforeAuth(member string) wrapper {
 		return k
 	}, func(ref http.Handler, token string, _ *response, w http.ResponseWriter, r *http.Request, body []byte) {
 		obj, _ := createKey(r, body, member)
-		obj["id"] = json.Number(strconv.FormatInt(freshID(), 10))
+		obj["id"] = json.RawMessage(strconv.FormatInt(freshID(), 10))
 		body, _ = json.Marshal(obj)
 		r.Header.Set("Authorization", "Bearer "+token)
 		ref.ServeHTTP(w, withBody(r, body))
@@ -368,7 +367,7 @@ func knownBeforeAuth(member string) wrapper {
 
 // createKey reads a create that is valid but for its credentials: its
 // members, and the raw JSON of one of them ("" for any other request).
-func createKey(r *http.Request, body []byte, member string) (map[string]any, string) {
+func createKey(r *http.Request, body []byte, member string) (map[string]json.RawMessage, string) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return nil, ""
 	}
@@ -384,9 +383,5 @@ func createKey(r *http.Request, body []byte, member string) (map[string]any, str
 	if t, ok := raw["tag"]; ok && json.Unmarshal(t, &tag) != nil {
 		return nil, ""
 	}
-	obj := map[string]any{}
-	for k, v := range raw {
-		obj[k] = v
-	}
-	return obj, string(raw[member])
+	return raw, string(raw[member])
 }

@@ -66,14 +66,11 @@ var createMutants = []Mutant{
 		}), rules.CreateNoTag, rules.ResponseDocumented),
 	mutant("echo-id", "puts the id in the Plant record",
 		"the stored entity serialised as it is instead of the documented response schema",
-		handle(func(ref http.Handler, token string, w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-			id := object(body)["id"]
-			onJSONResponse(http.StatusOK, func(obj map[string]any) {
-				if id != nil {
-					obj["id"] = id
-				}
-			})(ref, token).ServeHTTP(w, withBody(r, body))
+		onBodyAnswered(func(body []byte, res *response) {
+			if obj, id := object(res.body), object(body)["id"]; res.status == http.StatusOK && obj != nil && id != nil {
+				obj["id"] = id
+				res.body, _ = json.Marshal(obj)
+			}
 		}), rules.CreateNoID),
 
 	// Creating a plant: a valid request refused for how it is presented.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -68,7 +69,6 @@ func lex(s string) []token {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// join puts tokens back together.
 func join(toks []token) []byte {
 	var b bytes.Buffer
 	for _, t := range toks {
@@ -139,7 +139,7 @@ func json5(body []byte) []byte {
 		case t.kind == '\'':
 			b.WriteString(doubleQuoted(t.text))
 		case t.kind == ',' && (next == '}' || next == ']'):
-		case t.kind == 'w' && next == ':' && isIdentifier(t.text):
+		case t.kind == 'w' && next == ':' && identifier.MatchString(t.text):
 			b.WriteString(strconv.Quote(t.text))
 		default:
 			b.WriteString(t.text)
@@ -160,7 +160,6 @@ func stripComments(body []byte) []byte {
 	return join(toks)
 }
 
-// doubleQuoted rewrites a single-quoted string as a double-quoted one.
 func doubleQuoted(s string) string {
 	if len(s) < 2 || s[len(s)-1] != '\'' {
 		return s // left open: no reader repairs that
@@ -185,14 +184,7 @@ func doubleQuoted(s string) string {
 	return b.String()
 }
 
-func isIdentifier(s string) bool {
-	for i, c := range s {
-		if !(c == '_' || c == '$' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
-			return false
-		}
-	}
-	return s != ""
-}
+var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 // pythonFloats reads body as Python's json.loads does, NaN, Infinity and
 // -Infinity being numbers. A member of the outermost object with such a
@@ -240,21 +232,20 @@ func looseID(body []byte) []byte {
 func escapeControls(body []byte) []byte {
 	toks := lex(string(body))
 	for i, t := range toks {
-		if t.kind != '"' {
-			continue
+		if t.kind == '"' {
+			toks[i].text = controlEscapes.Replace(t.text)
 		}
-		var b strings.Builder
-		for _, c := range []byte(t.text) {
-			if c < 0x20 {
-				fmt.Fprintf(&b, `\u%04x`, c)
-			} else {
-				b.WriteByte(c)
-			}
-		}
-		toks[i].text = b.String()
 	}
 	return join(toks)
 }
+
+var controlEscapes = func() *strings.Replacer {
+	var pairs []string
+	for c := range 0x20 {
+		pairs = append(pairs, string(rune(c)), fmt.Sprintf(`\u%04x`, c))
+	}
+	return strings.NewReplacer(pairs...)
+}()
 
 // closeObject adds the closing brace to a body that opens an object and
 // stops.

@@ -48,10 +48,8 @@ func mutant(name, defect, origin string, wrap wrapper, broken ...rules.RuleID) M
 
 // Lookup returns the mutant called name.
 func Lookup(name string) (Mutant, bool) {
-	for _, m := range All {
-		if m.Name == name {
-			return m, true
-		}
+	if i := slices.IndexFunc(All, func(m Mutant) bool { return m.Name == name }); i >= 0 {
+		return All[i], true
 	}
 	return Mutant{}, false
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"time"
@@ -114,20 +113,8 @@ var responseMutants = []Mutant{
 // the body: Go's client refuses such an answer (a transport error), as a
 // client must that cannot tell which length frames it (RFC 9112, section
 // 6.3).
-var contentLengthTwice = handle(func(ref http.Handler, _ string, w http.ResponseWriter, r *http.Request) {
-	rec := httptest.NewRecorder()
-	ref.ServeHTTP(rec, r)
-	for k, v := range rec.Header() {
-		w.Header()[k] = v
-	}
-	body := rec.Body.Bytes()
-	n := strconv.Itoa(len(body))
-	w.Header()["Content-Length"] = []string{n}
-	if rec.Code == http.StatusBadRequest {
-		w.Header()["Content-Length"] = []string{n, strconv.Itoa(len(body) + 1)}
-	}
-	w.WriteHeader(rec.Code)
-	w.Write(body)
+var contentLengthTwice = onStatus(http.StatusBadRequest, func(res *response) {
+	res.header["Content-Length"] = []string{strconv.Itoa(len(res.body)), strconv.Itoa(len(res.body) + 1)}
 })
 
 // bodyParserRefuses says whether express.json() refuses a body with a

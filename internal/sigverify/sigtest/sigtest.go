@@ -73,18 +73,14 @@ func (s *Sigstore) Attest(identity, issuer string, statement []byte, opt Options
 	if err != nil {
 		return nil, err
 	}
-	env := sc.EnvelopeContent().RawEnvelope()
-	payload, err := env.DecodeB64Payload()
+	// The DSSE envelope's JSON is the protobuf's: base64 payload and signatures.
+	env, err := json.Marshal(sc.EnvelopeContent().RawEnvelope())
 	if err != nil {
 		return nil, err
 	}
-	pe := &protodsse.Envelope{Payload: payload, PayloadType: env.PayloadType}
-	for _, sig := range env.Signatures {
-		raw, err := base64.StdEncoding.DecodeString(sig.Sig)
-		if err != nil {
-			return nil, err
-		}
-		pe.Signatures = append(pe.Signatures, &protodsse.Signature{Sig: raw, Keyid: sig.KeyID})
+	pe := &protodsse.Envelope{}
+	if err := protojson.Unmarshal(env, pe); err != nil {
+		return nil, err
 	}
 	tss, err := ent.Timestamps()
 	if err != nil {
