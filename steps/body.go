@@ -18,7 +18,11 @@ import (
 // Ids come from a stream of their own, salted afresh in every run: a rerun
 // with the same seed sends the same cases and strings, but never an id its
 // first run stored (which a service may refuse).
-func (st *state) freshID() int64 { return st.ids.Int64N(1<<62) + 1<<32 }
+func (st *state) freshID() int64 {
+	st.idsMu.Lock()
+	defer st.idsMu.Unlock()
+	return st.ids.Int64N(1<<62) + 1<<32
+}
 
 func (s *Suite) aNewPlantNamed(ctx context.Context, name string) {
 	st := stateOf(ctx)

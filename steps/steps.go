@@ -258,7 +258,10 @@ type state struct {
 	Result
 	rng *rand.Rand
 	ids *rand.Rand // fresh ids: the seed's stream, salted per run
-	req request
+	// idsMu guards ids: a scenario's generated cases go at once, and each
+	// may ask, once per run, what the target refuses (refusesStored).
+	idsMu sync.Mutex
+	req   request
 
 	cases []*generate.Case // generated bodies, and their exchanges
 	caseX []*Sent

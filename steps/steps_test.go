@@ -3,7 +3,9 @@ package steps
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -84,5 +86,33 @@ func TestAnUnknownRuleIsADefect(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFreshIDsFromCasesSentAtOnce: a scenario's generated cases go at
+// once, and each may draw fresh ids (refusesStored, asked by the first
+// refusal): the draws never race (go test -race fails this without the
+// lock).
+func TestFreshIDsFromCasesSentAtOnce(t *testing.T) {
+	t.Parallel()
+	st := &state{ids: rand.New(rand.NewPCG(1, 2))}
+	seen := make([][]int64, 4)
+	var wg sync.WaitGroup
+	for g := range seen {
+		wg.Go(func() {
+			for range 50 {
+				seen[g] = append(seen[g], st.freshID())
+			}
+		})
+	}
+	wg.Wait()
+	all := map[int64]bool{}
+	for _, ids := range seen {
+		for _, id := range ids {
+			all[id] = true
+		}
+	}
+	if len(all) != 200 {
+		t.Errorf("%d distinct ids of 200 drawn", len(all))
 	}
 }

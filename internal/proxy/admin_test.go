@@ -250,7 +250,9 @@ func TestReadinessFollowsTheUpstream(t *testing.T) {
 		}
 		srv := &http.Server{Handler: http.NotFoundHandler()}
 		go srv.Serve(l)
-		return func() { srv.Close() }
+		// Closing l itself: srv.Close does not close a listener that
+		// Serve, not yet scheduled, has not taken up.
+		return func() { srv.Close(); l.Close() }
 	}
 	var down func()
 	for i, step := range []struct {
