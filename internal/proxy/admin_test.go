@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"slices"
@@ -212,26 +210,16 @@ func TestAdminEndpoints(t *testing.T) {
 	}
 }
 
-// idleAddress is a loopback address nothing listens on, its port below
-// Linux's ephemeral range (32768 and up): no other test's listener on
-// port 0, nor any outgoing connection, takes it meanwhile.
-func idleAddress(t *testing.T) string {
-	t.Helper()
-	for port := 20000 + rand.IntN(10000); port < 32768; port++ {
-		if ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-			ln.Close()
-			return ln.Addr().String()
-		}
-	}
-	t.Fatal("no idle loopback port below 32768")
-	return ""
-}
-
 // TestReadinessFollowsTheUpstream: /readyz is 503 with a one-line reason
 // while nothing listens at the upstream's address, 200 once the upstream
 // listens, and 503 again once it is gone; the proxy serves it all along.
 func TestReadinessFollowsTheUpstream(t *testing.T) {
-	addr := idleAddress(t) // down at first: a sidecar often starts before its service
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // down at first: a sidecar often starts before its service
 	p := startProxy(t, "http://"+addr, nil)
 	admin := upstreamOf(t, p.h.Admin())
 	ready := func() (int, string) {

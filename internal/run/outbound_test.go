@@ -5,9 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"html"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -201,19 +199,16 @@ func forwardProxy(t *testing.T, target, user, password string) (string, *atomic.
 	return srv.URL, &seen
 }
 
-// deadAddress is a loopback address nothing listens on, its port below
-// Linux's ephemeral range (32768 and up): no other test's listener on
-// port 0, nor any outgoing connection, takes it meanwhile.
+// deadAddress is a loopback address nothing listens on.
 func deadAddress(t *testing.T) string {
 	t.Helper()
-	for port := 20000 + rand.IntN(10000); port < 32768; port++ {
-		if ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-			ln.Close()
-			return ln.Addr().String()
-		}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no idle loopback port below 32768")
-	return ""
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
 }
 
 // TestProxyInTheVerdict: real runs with the proxy variables set. The
