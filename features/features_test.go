@@ -115,7 +115,7 @@ func TestDocumentIsExercised(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range DocumentGate(v.Model(), scs) {
+	for _, p := range DocumentGate(spec.ModelOf(v), scs) {
 		t.Error(p)
 	}
 
@@ -150,7 +150,7 @@ func TestDocumentIsExercised(t *testing.T) {
 			if err != nil {
 				t.Fatalf("modified document: %v", err)
 			}
-			got := DocumentGate(mv.Model(), tt.scenarios)
+			got := DocumentGate(spec.ModelOf(mv), tt.scenarios)
 			if !slices.ContainsFunc(got, func(p string) bool { return strings.Contains(p, tt.want) }) {
 				t.Errorf("DocumentGate() = %q, want a problem saying %q", got, tt.want)
 			}

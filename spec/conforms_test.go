@@ -63,7 +63,7 @@ func TestBodyConformsAgreesWithCheckRequest(t *testing.T) {
 		}
 	}
 
-	shape, err := generate.FromDocument(v.Model(), http.MethodPost, "/plants")
+	shape, err := generate.FromDocument(spec.ModelOf(v), http.MethodPost, "/plants")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ type Info struct {
 // Info returns the title, version and license of the validator's document.
 func (v *Validator) Info() Info {
 	in := Info{}
-	if info := v.model.Info; info != nil {
+	if info := lib(v).model.Info; info != nil {
 		in.Title, in.Version = info.Title, info.Version
 		if info.License != nil {
 			in.License = info.License.Name
@@ -55,8 +55,9 @@ func (v *Validator) Info() Info {
 	return in
 }
 
-// Model returns the parsed document, for callers that walk its schemas.
-func (v *Validator) Model() *v3.Document { return v.model }
+// ModelOf returns v's parsed document, for callers that walk its schemas.
+// It is not a method (Validator's lib says why).
+func ModelOf(v *Validator) *v3.Document { return lib(v).model }
 
 // ErrInvalidDocument is returned by New when the document cannot be parsed
 // or modelled.

@@ -14,7 +14,7 @@ func TestDocumentIsValidOpenAPI31(t *testing.T) {
 	if got := v.ValidateDocument(); len(got) != 0 {
 		t.Fatalf("document is not valid OpenAPI: %v", got)
 	}
-	m := v.Model()
+	m := ModelOf(v)
 	if got, want := m.Version, "3.1.0"; got != want {
 		t.Errorf("openapi = %q, want %q", got, want)
 	}
@@ -30,7 +30,7 @@ func TestDocumentIsValidOpenAPI31(t *testing.T) {
 }
 
 func TestDocumentServerAndSecurity(t *testing.T) {
-	m := mustDefault(t).Model()
+	m := ModelOf(mustDefault(t))
 	if len(m.Servers) != 1 || m.Servers[0].URL != "{base_url}" {
 		t.Fatalf("servers = %v, want one with url {base_url}", m.Servers)
 	}
@@ -53,7 +53,7 @@ func TestDocumentServerAndSecurity(t *testing.T) {
 }
 
 func TestDocumentHoldsExactlyTheOperation(t *testing.T) {
-	m := mustDefault(t).Model()
+	m := ModelOf(mustDefault(t))
 	var paths []string
 	for p := range m.Paths.PathItems.KeysFromOldest() {
 		paths = append(paths, p)
@@ -125,7 +125,7 @@ type field struct {
 }
 
 func TestDocumentSchemas(t *testing.T) {
-	m := mustDefault(t).Model()
+	m := ModelOf(mustDefault(t))
 	tests := []struct {
 		schema string
 		fields []field
@@ -196,6 +196,6 @@ func flatten(s *base.Schema) map[string]field {
 // ValidateDocument checks the document against the OpenAPI specification's
 // own schema.
 func (v *Validator) ValidateDocument() []Violation {
-	_, errs := v.v.ValidateDocument()
+	_, errs := lib(v).v.ValidateDocument()
 	return violations(errs)
 }

@@ -30,21 +30,34 @@ import (
 // Validator judges requests and responses against one OpenAPI document. It
 // is safe for concurrent use.
 type Validator struct {
-	v     validator.Validator
-	model *v3.Document
+	// lib is the *openapi this Validator judges with. It is an any, and no
+	// method of Validator names a libopenapi type, so that a package using
+	// a Validator never reads those types: each package that does compiles
+	// libopenapi's generic maps again (some 11,000 functions, seconds of
+	// its every build).
+	lib any
 	// bodies maps "METHOD /path" (requests) and "METHOD /path STATUS"
 	// (responses) to what plantcheck checks on the raw JSON text.
 	bodies map[string]bodyRules
-	// requestSchemas maps "METHOD /path" to the schema of the operation's
-	// application/json request body, compiled once by the validator's own
-	// compiler, for BodyConforms.
-	requestSchemas map[string]*schema_validation.CompiledValidationSchema
 	// responseHeaders: the document describes a response header, which
 	// the validator then reads; the memo of responses keys on the
 	// Content-Type alone, so it is off.
 	responseHeaders bool
 	memo            memo
 }
+
+// openapi is the libopenapi side of a Validator.
+type openapi struct {
+	v     validator.Validator
+	model *v3.Document
+	// requestSchemas maps "METHOD /path" to the schema of the operation's
+	// application/json request body, compiled once by the validator's own
+	// compiler, for BodyConforms.
+	requestSchemas map[string]*schema_validation.CompiledValidationSchema
+}
+
+// lib is v's libopenapi side.
+func lib(v *Validator) *openapi { return v.lib.(*openapi) }
 
 // bodyRules are the checks of one JSON body that the validator cannot make.
 type bodyRules struct {
@@ -76,8 +89,8 @@ func New(doc []byte) (*Validator, error) {
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidDocument, errors.Join(errs...))
 	}
-	out := &Validator{v: v, model: model, bodies: map[string]bodyRules{}, requestSchemas: map[string]*schema_validation.CompiledValidationSchema{}}
-	if err := out.readOperations(config.NewValidationOptions(opts...)); err != nil {
+	out := &Validator{lib: &openapi{v: v, model: model, requestSchemas: map[string]*schema_validation.CompiledValidationSchema{}}, bodies: map[string]bodyRules{}}
+	if err := readOperations(out, config.NewValidationOptions(opts...)); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidDocument, err)
 	}
 	return out, nil
@@ -88,8 +101,8 @@ func New(doc []byte) (*Validator, error) {
 // checks to make on the raw text, each application/json request body's
 // schema compiled as the validator compiles it, and whether any response
 // describes a header.
-func (v *Validator) readOperations(opts *config.ValidationOptions) error {
-	m := v.model
+func readOperations(v *Validator, opts *config.ValidationOptions) error {
+	m := lib(v).model
 	if m == nil || m.Paths == nil || m.Paths.PathItems == nil {
 		return nil
 	}
@@ -104,7 +117,7 @@ func (v *Validator) readOperations(opts *config.ValidationOptions) error {
 					if err != nil {
 						return fmt.Errorf("compile the request schema of %s: %w", key, err)
 					}
-					v.requestSchemas[key] = c
+					lib(v).requestSchemas[key] = c
 				}
 			}
 			if op.Responses == nil {
@@ -129,7 +142,7 @@ func (v *Validator) CheckRequest(r Request) []Violation {
 		return got.vs
 	}
 	req := r.httpRequest()
-	_, errs := v.v.ValidateHttpRequestSync(req)
+	_, errs := lib(v).v.ValidateHttpRequestSync(req)
 	out := violations(errs)
 	out = append(out, v.checkBody(r.Method+" "+r.Path, &decoded{body: r.Body})...)
 	v.memo.put(k, verdict{ok: len(out) == 0, vs: out})
@@ -162,7 +175,7 @@ func (v *Validator) ReadBody(method, path string, body []byte) (bool, any) {
 	d, op := &decoded{body: body}, method+" "+path
 	ok := len(v.checkBody(op, d)) == 0
 	var value any
-	if c := v.requestSchemas[op]; ok && c != nil && c.CompiledSchema != nil {
+	if c := lib(v).requestSchemas[op]; ok && c != nil && c.CompiledSchema != nil {
 		var err error
 		if value, err = d.get(); err == nil {
 			// It turns each number's text into the float64 the
@@ -230,7 +243,7 @@ func (v *Validator) CheckResponse(r Request, resp Response) []Violation {
 	k := key("response", r.Method, r.Path, strconv.Itoa(resp.Status), hr.Header.Get("Content-Type"), resp.Body)
 	doc, kept := v.memo.get(k)
 	if !kept || v.responseHeaders {
-		_, errs := v.v.ValidateHttpResponse(req, hr)
+		_, errs := lib(v).v.ValidateHttpResponse(req, hr)
 		doc.vs = violations(errs)
 		if !v.responseHeaders {
 			v.memo.put(k, doc)

@@ -232,7 +232,7 @@ func TestRepeatedSingletonsNeeded(t *testing.T) {
 		h := http.Header{"Content-Type": cts}
 		hr := &http.Response{StatusCode: 200, Header: h, Body: http.NoBody, Request: req.httpRequest()}
 		hr.Body = io.NopCloser(strings.NewReader(`{"name":"Fern"}`))
-		if ok, errs := v.v.ValidateHttpResponse(req.httpRequest(), hr); !ok {
+		if ok, errs := lib(v).v.ValidateHttpResponse(req.httpRequest(), hr); !ok {
 			t.Errorf("%q: the validator alone finds it (%d errors): this check is no longer what catches it", cts, len(errs))
 		}
 		got := v.CheckResponse(req, Response{Status: 200, Header: h, Body: []byte(`{"name":"Fern"}`)})

@@ -212,7 +212,7 @@ func New(cfg Config) (*Suite, error) {
 		Rate: cfg.Rate, InFlight: cfg.InFlight, Throttle: cfg.Throttle, MaxBody: cfg.MaxBody, Notice: cfg.Notice, Redactor: s.red, Clock: cfg.Clock,
 	})
 	s.steps = s.stepDefs()
-	if s.shape, err = generate.FromDocument(v.Model(), http.MethodPost, "/plants"); err != nil {
+	if s.shape, err = generate.Of(v, http.MethodPost, "/plants"); err != nil {
 		return nil, fmt.Errorf("read the request schema: %w", err)
 	}
 	return s, nil

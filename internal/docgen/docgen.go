@@ -260,7 +260,7 @@ func readingPlace(uri string) int {
 // readDocument reads the operations and the records from the OpenAPI
 // document.
 func (b *Book) readDocument(v *spec.Validator) error {
-	m := v.Model()
+	m := spec.ModelOf(v)
 	if m.Info != nil {
 		b.Description = strings.Join(strings.Fields(m.Info.Description), " ")
 	}

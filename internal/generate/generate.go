@@ -19,6 +19,8 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+
+	"github.com/plantcheck/plantcheck/spec"
 )
 
 // Property is one property of the request schema.
@@ -52,6 +54,13 @@ func operation(doc *v3.Document, method, path string) (*v3.Operation, error) {
 		return nil, fmt.Errorf("the document has no operation %s %s", method, path)
 	}
 	return op, nil
+}
+
+// Of reads the shape of the JSON request body of method path in v's
+// document, for callers that name no libopenapi type (spec.ModelOf says
+// why).
+func Of(v *spec.Validator, method, path string) (*Shape, error) {
+	return FromDocument(spec.ModelOf(v), method, path)
 }
 
 // FromDocument reads the shape of the JSON request body of method path
@@ -94,7 +103,7 @@ func ShapeOf(sp *base.SchemaProxy) (*Shape, error) {
 		return nil, fmt.Errorf("no schema")
 	}
 	sh := &Shape{Schema: refName(sp)}
-	if err := sh.collect(sp, map[string]int{}, 0); err != nil {
+	if err := collect(sh, sp, map[string]int{}, 0); err != nil {
 		return nil, err
 	}
 	if len(sh.Properties) == 0 {
@@ -108,7 +117,9 @@ func refName(sp *base.SchemaProxy) string {
 	return ref[strings.LastIndex(ref, "/")+1:]
 }
 
-func (sh *Shape) collect(sp *base.SchemaProxy, seen map[string]int, depth int) error {
+// collect adds sp's properties to sh. It is a function, not a method: a
+// Shape's methods name no libopenapi type (spec.ModelOf says why).
+func collect(sh *Shape, sp *base.SchemaProxy, seen map[string]int, depth int) error {
 	if depth > 16 {
 		return fmt.Errorf("the body schema nests allOf too deeply")
 	}
@@ -117,7 +128,7 @@ func (sh *Shape) collect(sp *base.SchemaProxy, seen map[string]int, depth int) e
 		return fmt.Errorf("schema %s: %v", refName(sp), sp.GetBuildError())
 	}
 	for _, sub := range s.AllOf {
-		if err := sh.collect(sub, seen, depth+1); err != nil {
+		if err := collect(sh, sub, seen, depth+1); err != nil {
 			return err
 		}
 	}

@@ -17,7 +17,7 @@ func shapeOf(t testing.TB, doc []byte) *Shape {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh, err := FromDocument(v.Model(), http.MethodPost, "/plants")
+	sh, err := FromDocument(spec.ModelOf(v), http.MethodPost, "/plants")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,9 +254,9 @@ func TestShapeErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var err error
 			if tt.code == "" {
-				_, err = FromDocument(v.Model(), tt.method, tt.path)
+				_, err = FromDocument(spec.ModelOf(v), tt.method, tt.path)
 			} else {
-				_, err = ResponseShape(v.Model(), tt.method, tt.path, tt.code)
+				_, err = ResponseShape(spec.ModelOf(v), tt.method, tt.path, tt.code)
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error = %v, want one saying %q", err, tt.want)
@@ -266,7 +266,7 @@ func TestShapeErrors(t *testing.T) {
 	if _, err := FromDocument(nil, "POST", "/plants"); err == nil {
 		t.Error("FromDocument(nil) succeeded")
 	}
-	plant, err := ResponseShape(v.Model(), "POST", "/plants", "200")
+	plant, err := ResponseShape(spec.ModelOf(v), "POST", "/plants", "200")
 	if err != nil || plant.Schema != "Plant" || len(plant.Properties) != 2 {
 		t.Errorf("ResponseShape(200) = %+v, %v; want Plant with name and tag", plant, err)
 	}
