@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -269,5 +270,53 @@ func TestShapeErrors(t *testing.T) {
 	plant, err := ResponseShape(spec.ModelOf(v), "POST", "/plants", "200")
 	if err != nil || plant.Schema != "Plant" || len(plant.Properties) != 2 {
 		t.Errorf("ResponseShape(200) = %+v, %v; want Plant with name and tag", plant, err)
+	}
+}
+
+// TestNoLibopenapiTypeInTheUsedTypes: nothing a Validator or a Shape holds,
+// and no method of theirs, names a type of libopenapi (pb33f): a package
+// that reads such a type compiles libopenapi's generic maps again, some
+// 11,000 functions and 6 to 12 s of its every build (spec.Validator's lib
+// says so). Reflection sees the fields and the exported methods.
+func TestNoLibopenapiTypeInTheUsedTypes(t *testing.T) {
+	t.Parallel()
+	for _, typ := range []reflect.Type{reflect.TypeFor[*spec.Validator](), reflect.TypeFor[*Shape]()} {
+		seen := map[reflect.Type]bool{}
+		var walk func(reflect.Type, string)
+		walk = func(tp reflect.Type, path string) {
+			if seen[tp] {
+				return
+			}
+			seen[tp] = true
+			named := tp
+			for named.Kind() == reflect.Pointer {
+				named = named.Elem()
+			}
+			if strings.HasPrefix(named.PkgPath(), "github.com/pb33f/") {
+				t.Errorf("%s names %s", path, tp)
+				return
+			}
+			switch tp.Kind() {
+			case reflect.Pointer, reflect.Slice, reflect.Array:
+				walk(tp.Elem(), path)
+			case reflect.Map:
+				walk(tp.Key(), path)
+				walk(tp.Elem(), path)
+			case reflect.Struct:
+				for i := range tp.NumField() {
+					walk(tp.Field(i).Type, path+"."+tp.Field(i).Name)
+				}
+			}
+			for i := range tp.NumMethod() {
+				m := tp.Method(i)
+				for j := range m.Type.NumIn() {
+					walk(m.Type.In(j), path+"."+m.Name)
+				}
+				for j := range m.Type.NumOut() {
+					walk(m.Type.Out(j), path+"."+m.Name)
+				}
+			}
+		}
+		walk(typ, typ.String())
 	}
 }
