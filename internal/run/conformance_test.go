@@ -53,7 +53,7 @@ func TestReferenceConforms(t *testing.T) {
 // plant's name, a word of an error message) breaks no rule.
 func TestTokensThatOccurInHonestAnswers(t *testing.T) {
 	t.Parallel()
-	for _, token := range sampled([]string{"e", "a", "tag", "Monstera", "json", "id"}) {
+	for _, token := range []string{"e", "a", "tag", "Monstera", "json", "id"} {
 		t.Run(token, func(t *testing.T) {
 			t.Parallel()
 			ref, err := reference.New(reference.Config{Token: token})

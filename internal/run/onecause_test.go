@@ -71,7 +71,7 @@ func TestOneCauseIsNamedOnce(t *testing.T) {
 		{"every error an HTML page", everyError(http.StatusBadRequest, "text/html; charset=utf-8"), 1, "came back with status 400 Bad Request (text/html)"},
 		{"reference", nil, 0, ""},
 	}
-	for _, tt := range sampled(tests) {
+	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			url, token := startTarget(t, tt.wrap)

@@ -33,22 +33,6 @@ func runWith(ctx context.Context, cfg Config, opts Options) (*Report, error) {
 	return Run(ctx, Config(c), opts)
 }
 
-// sampled is rows, or under the race detector every other one of them,
-// the first kept. Each row of the tables that use it is a whole run of a
-// target of its own: the race detector needs a run's paths, which every
-// row takes, not every target, and go test without -race (CI runs both)
-// holds every row.
-func sampled[T any](rows []T) []T {
-	if !raceEnabled {
-		return rows
-	}
-	var s []T
-	for i := 0; i < len(rows); i += 2 {
-		s = append(s, rows[i])
-	}
-	return s
-}
-
 // atOnce runs f for each case as a subtest of t, all of them at once,
 // without waiting for a slot of -parallel (GOMAXPROCS by default, 2 on a
 // two-core machine), and returns when every one has ended. It is for

@@ -76,7 +76,7 @@ func TestJUnitSameCases(t *testing.T) {
 	if dup := slices.Compact(slices.Clone(want)); len(dup) != len(want) {
 		t.Errorf("the reference run has %d cases of %d names: a name is not unique", len(want), len(dup))
 	}
-	for _, name := range sampled([]string{"status-201", "drop-tag", "html-escape"}) {
+	for _, name := range []string{"status-201", "drop-tag", "html-escape"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			m, ok := mutants.Lookup(name)
