@@ -69,7 +69,7 @@ func TestNearMisses(t *testing.T) {
 	}
 	// The variants a long token gives, each a secret of the evidence.
 	tok := strings.Repeat("aB3x", 20)
-	s, err := New(Config{BaseURL: "http://127.0.0.1:1", Token: tok, Client: &http.Client{}})
+	s, err := New(Config{BaseURL: "http://127.0.0.1:1", Token: tok, Client: &http.Client{}, Validator: validator()})
 	if err != nil {
 		t.Fatal(err)
 	}

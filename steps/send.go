@@ -89,7 +89,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	}
 	if err == nil {
 		x.Status, x.RespHeader = resp.StatusCode, resp.Header
-		x.RespBody, err = readBounded(resp.Body, resp.ContentLength, s.cfg.MaxBody)
+		x.RespBody, err = readBounded(resp.Body, resp.ContentLength, DefaultMaxBody)
 		resp.Body.Close()
 	}
 	x.Duration = time.Since(start)
@@ -115,7 +115,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	// suite knows of the request: its bounds, and its intent, read from the
 	// scenario's rule and how the request was built.
 	st := stateOf(ctx)
-	in := judge.Sender{Timeout: s.cfg.Client.Timeout, MaxBody: s.cfg.MaxBody}
+	in := judge.Sender{Timeout: s.cfg.Client.Timeout, MaxBody: DefaultMaxBody}
 	in.Intent = judge.Intent{Issued: cred.issued, MayRefuse: cmp.Or(r.probeRefusal, st.mayRefuse), Case: r.caseOf}
 	if !r.setup && (judge.AcceptedUnder(st.Rule.ID) || st.Rule.Level == rules.Open) {
 		in.Accept = st.Rule.ID
@@ -126,11 +126,11 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	if !cred.issued && rules.Expects(st.Rule.ID) == http.StatusBadRequest {
 		in.Refuse = st.Rule.ID
 	}
-	x.judged = judge.Judge(s.validator, &x.Exchange, in, s.Redact)
+	x.judged = judge.Judge(s.cfg.Validator, &x.Exchange, in, s.Redact)
 	if why := s.mayBeStored(ctx, r, x); why != "" {
 		// What the target refuses is now known: judged again knowing it.
 		in.Unsure = why
-		x.judged = judge.Judge(s.validator, &x.Exchange, in, s.Redact)
+		x.judged = judge.Judge(s.cfg.Validator, &x.Exchange, in, s.Redact)
 	}
 	x.Violations = x.judged.ResponseViolations
 	s.scrub(x)

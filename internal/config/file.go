@@ -209,24 +209,22 @@ func expandVars(s string, getenv func(string) string) (string, error) {
 	}
 	var b strings.Builder
 	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
+		before, after, found := strings.Cut(s, "${")
+		b.WriteString(before)
+		if !found {
 			return b.String(), nil
 		}
-		b.WriteString(s[:i])
-		end := strings.IndexByte(s[i+2:], '}')
-		if end < 0 || !varName.MatchString(s[i+2:i+2+end]) {
+		name, rest, closed := strings.Cut(after, "}")
+		if !closed || !varName.MatchString(name) {
 			// The text after "${" is not shown: it may be part of a secret.
 			return "", errors.New("a ${ that does not start a ${NAME} reference (NAME: letters, digits and _)")
 		}
-		name := s[i+2 : i+2+end]
 		v := getenv(name)
 		if v == "" {
 			return "", varError(fmt.Sprintf("environment variable %s is unset or empty", name))
 		}
 		b.WriteString(v)
-		s = s[i+2+end+1:]
+		s = rest
 	}
 }
 
