@@ -238,14 +238,12 @@ var nearMisses = []nearMiss{
 	{"after the Bearer scheme again", around("Bearer ", "")},
 }
 
-// around is the variant of the token with pre before it and post after it.
 func around(pre, post string) func(string) (string, string, string) {
 	return func(t string) (string, string, string) {
 		return pre + t + post, pre + shell.TokenVar + shellTabs(post), ""
 	}
 }
 
-// twice is the token, sep, and the token again.
 func twice(sep string) func(string) (string, string, string) {
 	return func(t string) (string, string, string) {
 		return t + sep + t, shell.TokenVar + sep + shell.TokenVar, ""

@@ -77,7 +77,6 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 	return first
 }
 
-// caseRequest is r carrying a generated case.
 func caseRequest(r request, c *generate.Case) request {
 	r.setRaw(c.Body())
 	r.label = "generated case: " + c.Class

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -189,7 +190,6 @@ func (s *Suite) refusesStored(ctx context.Context, sameID bool) int {
 	return c.refuses
 }
 
-// why says the document's findings on one line, redacted.
 func (s *Suite) why(vs []spec.Violation) string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
@@ -198,7 +198,6 @@ func (s *Suite) why(vs []spec.Violation) string {
 	return s.Redact(strings.Join(out, "; "))
 }
 
-// judged records a failure of rule when the judgement is one.
 func (s *Suite) judged(st *state, rule rules.RuleID, x *Sent, j judge.Judgement, details ...string) error {
 	if j.OK() {
 		return nil
@@ -231,9 +230,7 @@ func (s *Suite) theAnswerIsNoted(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st.Note = map[int]string{http.StatusOK: "accepted (200)", http.StatusBadRequest: "refused (400)", http.StatusNotAcceptable: "not acceptable (406)"}[x.Status]
-	if st.Note == "" {
-		st.Note = fmt.Sprintf("answered %d", x.Status)
-	}
+	st.Note = cmp.Or(map[int]string{http.StatusOK: "accepted (200)", http.StatusBadRequest: "refused (400)", http.StatusNotAcceptable: "not acceptable (406)"}[x.Status],
+		fmt.Sprintf("answered %d", x.Status))
 	return nil
 }

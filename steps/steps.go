@@ -253,7 +253,6 @@ type state struct {
 
 type stateKey struct{}
 
-// last is the scenario's last exchange, nil before any.
 func (st *state) last() *Sent {
 	if len(st.Exchanges) == 0 {
 		return nil

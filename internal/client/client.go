@@ -183,17 +183,15 @@ func (c *Client) bodyOf(req *http.Request) string {
 // again is a copy of req to send again (nil: its body cannot be read anew).
 func again(req *http.Request) *http.Request {
 	r := req.Clone(req.Context())
-	if req.Body == nil || req.Body == http.NoBody {
-		return r
+	if req.Body != nil && req.Body != http.NoBody {
+		var err error
+		if req.GetBody == nil {
+			return nil
+		}
+		if r.Body, err = req.GetBody(); err != nil {
+			return nil
+		}
 	}
-	if req.GetBody == nil {
-		return nil
-	}
-	b, err := req.GetBody()
-	if err != nil {
-		return nil
-	}
-	r.Body = b
 	return r
 }
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -34,10 +35,7 @@ func (h *headerFlag) Set(v string) error { *h = append(*h, v); return nil }
 // Values may be secrets (tokens, header values), so no error names one:
 // errors name the file, the key, its line and the variable.
 func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv func(string) string) (used string, err error) {
-	used = path
-	if used == "" {
-		used = "plantcheck.yaml"
-	}
+	used = cmp.Or(path, "plantcheck.yaml")
 	data, err := os.ReadFile(used)
 	if err != nil {
 		if path == "" && errors.Is(err, os.ErrNotExist) {
@@ -193,7 +191,6 @@ func configValues(f *flag.Flag, n *yaml.Node) ([]string, error) {
 	}
 }
 
-// resolveAlias returns the node an alias (*name) stands for.
 func resolveAlias(n *yaml.Node) *yaml.Node {
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
