@@ -166,11 +166,10 @@ func (s *Suite) theBodyIsWrittenWith(ctx context.Context, name string) error {
 
 func (s *Suite) theFieldIsSentUnderTheKey(ctx context.Context, name, key string) error {
 	r := &stateOf(ctx).req
-	for i := range r.Members {
-		if r.Members[i].Name == name {
-			r.Members[i].Name = key
-			return nil
-		}
+	i := slices.IndexFunc(r.Members, func(m generate.Member) bool { return m.Name == name })
+	if i < 0 {
+		return &HarnessError{fmt.Errorf("%w: the body has no field %q to rename", ErrSuiteDefect, name)}
 	}
-	return &HarnessError{fmt.Errorf("%w: the body has no field %q to rename", ErrSuiteDefect, name)}
+	r.Members[i].Name = key
+	return nil
 }
