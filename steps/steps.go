@@ -169,6 +169,12 @@ func New(cfg Config) (*Suite, error) {
 	if err != nil {
 		return nil, fmt.Errorf("base URL: %w", err)
 	}
+	switch {
+	case cfg.Client == nil:
+		return nil, errors.New("an HTTP client is required")
+	case cfg.Validator == nil:
+		return nil, errors.New("a validator is required (spec.Default)")
+	}
 	cfg.Examples = cmp.Or(cfg.Examples, config.DefaultExamples)
 	cfg.IDSalt = cmp.Or(cfg.IDSalt, rand.Uint64()|1)
 	u.Path, u.RawPath = strings.TrimSuffix(u.Path, "/")+"/plants", ""
