@@ -94,7 +94,7 @@ type Config struct {
 	Validator *spec.Validator
 	Seed      uint64 // makes fresh ids and foreign tokens reproducible
 	// IDSalt keeps this run's fresh ids apart from another run's with the
-	// same seed; 0 draws one.
+	// same seed; 0 draws one (docgen's examples fix it).
 	IDSalt   uint64
 	Examples int // valid bodies per generated scenario; 0: config.DefaultExamples
 	// Headers are sent on every request (a gateway's key): secrets, never
@@ -134,7 +134,8 @@ type Result struct {
 	// counts.
 	Judgements []judge.Result
 	// Judged: the scenario passed or failed, and one of its exchanges has
-	// a judgement by its own rule.
+	// a judgement by its own rule (not so when another rule's failure, or
+	// an answer that did not come, stopped it).
 	Judged bool
 	// SetupFailed: the create the scenario needs first was not accepted,
 	// so its own rule was not judged.
