@@ -95,15 +95,12 @@ type nearMiss struct {
 	name string
 	// make returns the variant and its shell form, or why it cannot be.
 	make func(tok string) (variant, shell, impossible string)
-	// normalised: a check that normalises the token reads the variant as
-	// the token itself, on purpose: the contract's token is its text.
-	normalised bool
 }
 
 // nearMisses is every variant the features may name, in their order.
 var nearMisses = []nearMiss{
-	{"with one character appended", around("", "x"), false},
-	{"with one character put before it", around("x", ""), false},
+	{"with one character appended", around("", "x")},
+	{"with one character put before it", around("x", "")},
 	{"with its last character dropped", func(t string) (string, string, string) {
 		// The base64 padding at its end is kept: a lenient decoder reads
 		// "abc" as "abc=", the same bytes.
@@ -114,12 +111,12 @@ var nearMisses = []nearMiss{
 		}
 		_, n := utf8.DecodeLastRuneInString(body)
 		return body[:len(body)-n] + pad, "${PLANTCHECK_TOKEN%?" + pad + "}" + pad, ""
-	}, false},
+	}},
 	{"with its last character changed", func(t string) (string, string, string) {
 		_, n := utf8.DecodeLastRuneInString(t)
 		c := changed(t[len(t)-1])
 		return t[:len(t)-n] + c, "${PLANTCHECK_TOKEN%?}" + c, ""
-	}, false},
+	}},
 	{"with the case of its letters changed", func(t string) (string, string, string) {
 		v := strings.Map(func(r rune) rune {
 			if unicode.IsUpper(r) {
@@ -131,8 +128,8 @@ var nearMisses = []nearMiss{
 			return "", "", "the issued token has no letters whose case can change"
 		}
 		return v, tokenCmd(`tr 'a-zA-Z' 'A-Za-z'`), ""
-	}, false},
-	{"written twice", twice(""), false},
+	}},
+	{"written twice", twice("")},
 	{"cut to its first half", func(t string) (string, string, string) {
 		half := len(strings.TrimRight(t, "=")) / 2 // of what the padding pads
 		for half > 0 && !utf8.RuneStart(t[half]) {
@@ -142,7 +139,7 @@ var nearMisses = []nearMiss{
 			return "", "", "the issued token is too short to halve"
 		}
 		return t[:half], tokenCmd(fmt.Sprintf("cut -c1-%d", half)), ""
-	}, false},
+	}},
 	{"changed after its 72nd byte", func(t string) (string, string, string) {
 		const limit = 72 // bcrypt reads no more of its input
 		switch {
@@ -155,7 +152,7 @@ var nearMisses = []nearMiss{
 		}
 		c := changed(t[limit])
 		return t[:limit] + c + t[limit+1:], tokenCmd("cut -c1-72") + c + tokenCmd("cut -c74-"), ""
-	}, false},
+	}},
 
 	// The token as checks that normalise before they compare would take it
 	// (issue 27): each form reads as the issued token to such a check, and
@@ -171,7 +168,7 @@ var nearMisses = []nearMiss{
 			return body, "${PLANTCHECK_TOKEN%" + pad + "}", ""
 		}
 		return t + "=", shell.TokenVar + "=", ""
-	}, true},
+	}},
 	{"in base64's other alphabet", func(t string) (string, string, string) {
 		// A check that decodes both base64 alphabets (RFC 4648's standard
 		// +/ and URL-safe -_) reads either spelling as the same bytes.
@@ -180,7 +177,7 @@ var nearMisses = []nearMiss{
 		}
 		swap := strings.NewReplacer("+", "-", "/", "_", "-", "+", "_", "/")
 		return swap.Replace(t), tokenCmd(`tr '\053\057\055\137' '\055\137\053\057'`), ""
-	}, true},
+	}},
 	{"with its first character percent-encoded", func(t string) (string, string, string) {
 		// A check that percent-decodes the credential (as a URL's query
 		// parameter would be) reads "%41BC" as "ABC".
@@ -188,7 +185,7 @@ var nearMisses = []nearMiss{
 			return "", "", "the issued token begins with a character past ASCII"
 		}
 		return fmt.Sprintf("%%%02x", t[0]) + t[1:], "%" + tokenCmd(`od -An -tx1 -N1 | tr -d ' \n'`) + "${PLANTCHECK_TOKEN#?}", ""
-	}, true},
+	}},
 	{"with a space inside it", func(t string) (string, string, string) {
 		// A check that strips or collapses white space inside a value
 		// reads "ab cd" as "abcd".
@@ -200,7 +197,7 @@ var nearMisses = []nearMiss{
 			return "", "", "the issued token is too short to put a space inside"
 		}
 		return t[:half] + " " + t[half:], tokenCmd(fmt.Sprintf("cut -c1-%d", half)) + " " + tokenCmd(fmt.Sprintf("cut -c%d-", half+1)), ""
-	}, true},
+	}},
 	{"with its first character in its full-width form", func(t string) (string, string, string) {
 		// A check that folds width, or applies Unicode's compatibility
 		// normalisation (NFKC, NFKD), reads "Ａbc" as "Abc": U+FF01 to
@@ -215,7 +212,7 @@ var nearMisses = []nearMiss{
 			`if [ "$c" -lt 96 ]; then printf "\\357\\274\\$(printf '%o' $((c+96)))"; ` +
 			`else printf "\\357\\275\\$(printf '%o' $((c+32)))"; fi)`
 		return string(rune(c)+0xFEE0) + t[1:], first + "${PLANTCHECK_TOKEN#?}", ""
-	}, true},
+	}},
 
 	// The token with more after or before it, past a separator (issue
 	// 33): a check that takes the credential up to the first delimiter
@@ -225,30 +222,28 @@ var nearMisses = []nearMiss{
 	// field after "Bearer" and its spaces (RFC 6750, section 2.1). The
 	// field never ends in white space, which a parser rightly trims (RFC
 	// 9110, section 5.5).
-	{"followed by a space and more", around("", " x"), false},
-	{"followed by a tab and more", around("", "\tx"), false},
-	{"followed by a comma and more", around("", ",x"), false},
-	{"followed by a semicolon and more", around("", ";x"), false},
+	{"followed by a space and more", around("", " x")},
+	{"followed by a tab and more", around("", "\tx")},
+	{"followed by a comma and more", around("", ",x")},
+	{"followed by a semicolon and more", around("", ";x")},
 	// Two Authorization fields joined into one, as a list's fields are
 	// (RFC 9110, section 5.3; Authorization is not one): a check that
 	// splits at the comma and takes the first, the last, or any credential
 	// it finds takes the issued token.
-	{"followed by a comma and the Bearer scheme with it again", twice(", Bearer "), false},
+	{"followed by a comma and the Bearer scheme with it again", twice(", Bearer ")},
 	// Python's header.split()[-1], JavaScript's split(' ').pop().
-	{"after a word and a space", around("x ", ""), false},
+	{"after a word and a space", around("x ", "")},
 	// Python's header.replace("Bearer ", ""), which takes out every
 	// "Bearer ", not only the scheme's.
-	{"after the Bearer scheme again", around("Bearer ", ""), false},
+	{"after the Bearer scheme again", around("Bearer ", "")},
 }
 
-// around is the variant of the token with pre before it and post after it.
 func around(pre, post string) func(string) (string, string, string) {
 	return func(t string) (string, string, string) {
 		return pre + t + post, pre + shell.TokenVar + shellTabs(post), ""
 	}
 }
 
-// twice is the token, sep, and the token again.
 func twice(sep string) func(string) (string, string, string) {
 	return func(t string) (string, string, string) {
 		return t + sep + t, shell.TokenVar + sep + shell.TokenVar, ""

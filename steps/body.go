@@ -31,7 +31,6 @@ func (s *Suite) aNewPlantNamed(ctx context.Context, name string) {
 	st.req.Set("name", jsonString(name))
 }
 
-// setID sets the id to a fresh one written between pre and post.
 func (s *Suite) setID(ctx context.Context, pre, post string) {
 	st := stateOf(ctx)
 	st.req.Set("id", json.RawMessage(pre+strconv.FormatInt(st.freshID(), 10)+post))

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/exchange"
@@ -27,12 +28,11 @@ type Sent struct {
 // JudgedBy is the one judge's judgement of the exchange by a rule, and
 // whether it judged the exchange by that rule at all.
 func (x *Sent) JudgedBy(rule rules.RuleID) (judge.Judgement, bool) {
-	for _, r := range x.judged.Results {
-		if r.Rule == rule {
-			return r.Judgement, true
-		}
+	i := slices.IndexFunc(x.judged.Results, func(r judge.Result) bool { return r.Rule == rule })
+	if i < 0 {
+		return judge.Judgement{}, false
 	}
-	return judge.Judgement{}, false
+	return x.judged.Results[i].Judgement, true
 }
 
 // Issued reports whether the request carried the user's token in the

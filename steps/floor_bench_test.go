@@ -19,13 +19,13 @@ import (
 // lower: godog stores every step's result in its own in-memory database
 // and calls every step by reflection.
 func BenchmarkGodogFloor(b *testing.B) {
-	s, err := New(Config{BaseURL: "http://127.0.0.1:1", Token: "t", Client: &http.Client{}})
+	s, err := New(Config{BaseURL: "http://127.0.0.1:1", Token: "t", Client: &http.Client{}, Validator: validator()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctxType := reflect.TypeFor[context.Context]()
 	var noop []stepDef
-	for _, d := range s.steps {
+	for _, d := range s.stepDefs() {
 		t := reflect.TypeOf(d.fn)
 		fn := reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
 			out := make([]reflect.Value, t.NumOut())
@@ -38,7 +38,7 @@ func BenchmarkGodogFloor(b *testing.B) {
 			}
 			return out
 		})
-		noop = append(noop, stepDef{d.re, fn.Interface()})
+		noop = append(noop, stepDef{d.pattern, fn.Interface()})
 	}
 	var steps, scenarios int
 	b.ReportAllocs()
@@ -56,7 +56,7 @@ func BenchmarkGodogFloor(b *testing.B) {
 					return ctx, err
 				})
 				for _, d := range noop {
-					sc.Step(d.re, d.fn)
+					sc.Step(d.pattern, d.fn)
 				}
 			},
 			Options: &godog.Options{Format: "progress", Output: io.Discard, FS: features.FS, Paths: []string{"."}, Strict: true, Concurrency: 1, NoColors: true},

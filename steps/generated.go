@@ -77,7 +77,6 @@ func (s *Suite) eachIsPosted(ctx context.Context) error {
 	return first
 }
 
-// caseRequest is r carrying a generated case.
 func caseRequest(r request, c *generate.Case) request {
 	r.setRaw(c.Body())
 	r.label = "generated case: " + c.Class
@@ -89,11 +88,11 @@ func caseRequest(r request, c *generate.Case) request {
 // by the one judge's verdict on the request.
 func (s *Suite) checkCase(c *generate.Case) error {
 	h := http.Header{"Authorization": {"Bearer " + s.cfg.Token}, "Content-Type": {"application/json"}}
-	if judge.Conforms(s.validator, h, c.Body()) == (c.Kind != generate.Invalid) {
+	if judge.Conforms(s.cfg.Validator, h, c.Body()) == (c.Kind != generate.Invalid) {
 		return nil
 	}
 	// Not what it claims: the whole check says why.
-	valid, vs := judge.Accepts(s.validator, h, c.Body())
+	valid, vs := judge.Accepts(s.cfg.Validator, h, c.Body())
 	return &HarnessError{fmt.Errorf("%w: a generated case (%s) is not what it claims: the document finds it valid=%v %s",
 		ErrSuiteDefect, c.Class, valid, s.why(vs))}
 }

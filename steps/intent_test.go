@@ -19,7 +19,7 @@ import (
 // application/json, the whole request otherwise).
 func TestTheSuiteChecksItsOwnRequests(t *testing.T) {
 	const token = "intent-token"
-	s, err := New(Config{BaseURL: "http://127.0.0.1:1", Token: token, Client: &http.Client{}})
+	s, err := New(Config{BaseURL: "http://127.0.0.1:1", Token: token, Client: &http.Client{}, Validator: validator()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestTheSuiteChecksItsOwnRequests(t *testing.T) {
 				} else {
 					x.Err = io.ErrUnexpectedEOF
 				}
-				x.judged = judge.Judge(s.validator, &x.Exchange, judge.Sender{Timeout: s.cfg.Client.Timeout, MaxBody: s.cfg.MaxBody}, s.Redact)
+				x.judged = judge.Judge(s.cfg.Validator, &x.Exchange, judge.Sender{Timeout: s.cfg.Client.Timeout, MaxBody: DefaultMaxBody}, s.Redact)
 				x.Violations = x.judged.ResponseViolations
 				s.scrub(x)
 				err := s.checkIntent(&state{}, x, c.want)

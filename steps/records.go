@@ -2,6 +2,7 @@ package steps
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,10 +17,9 @@ import (
 )
 
 // statusIs reads the one judge's first broken judgement of the status of
-// the scenario's last answer. A refusal left unjudged because the target
-// refuses what it stored is settled here: for a fixed id, inconclusive; for
-// a name, judged on the request sent again under a fresh one. setup: a
-// create the scenario needs first, whose refusal leaves its rule unjudged.
+// the last answer. A refusal for what the target stored is settled here:
+// for a fixed id, inconclusive; for a name, judged on the request sent again
+// under a fresh one. setup: a create the scenario needs first.
 func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
 	st := stateOf(ctx)
 	x, err := s.response(st)
@@ -64,8 +64,8 @@ func (s *Suite) statusIs(ctx context.Context, want int, setup bool) error {
 	return s.judged(st, r.Rule, x, r.Judgement, details...)
 }
 
-// unsure is why the one judge left the status of a refused valid create
-// unjudged, for what the target stored ("": it did not).
+// unsure is why the judge left a refused valid create unjudged for what
+// the target stored ("": it did not).
 func (x *Sent) unsure() string {
 	for _, u := range x.judged.Unjudged {
 		if u == UnsureReusedID || u == NoteNameReused {
@@ -80,9 +80,8 @@ func (x *Sent) unsure() string {
 const NoteNameReused = "the target refuses a name it has stored (uniqueness of name: not shown)"
 
 // resendUnderAFreshName sends a valid request refused for a name the
-// target stored (the spec leaves uniqueness "not shown") again, under a
-// name no request has used, the rest as sent, as the scenario's last
-// exchange; nil when its body has no name that is a string.
+// target stored (uniqueness is "not shown") again under a fresh name, as
+// the scenario's last exchange; nil when its body has no string name.
 func (s *Suite) resendUnderAFreshName(ctx context.Context, st *state, x *Sent, label string) (*Sent, error) {
 	body, ok := withNameSuffix(x.Body, " #"+strconv.FormatInt(st.freshID(), 36))
 	if !ok {
@@ -132,7 +131,7 @@ func withNameSuffix(body []byte, suffix string) ([]byte, bool) {
 
 // checkIntent is the suite checking itself: a scenario that expects 200 must
 // have sent a request the document accepts, one that expects 400 one that
-// it (or, for a token it did not issue, the service alone) refuses.
+// it (or the service alone, for a token it did not issue) refuses.
 func (s *Suite) checkIntent(st *state, x *Sent, want int) error {
 	if want != http.StatusOK && want != http.StatusBadRequest {
 		return nil
@@ -140,8 +139,6 @@ func (s *Suite) checkIntent(st *state, x *Sent, want int) error {
 	if (x.issued && x.judged.Valid) == (want == http.StatusOK) {
 		return nil
 	}
-	// Not what the scenario claims: the one judge's findings on the
-	// request say why, bounded and made safe.
 	if want == http.StatusOK {
 		return &HarnessError{fmt.Errorf("%w: the scenario expects 200 for a request the document refuses: %s",
 			ErrSuiteDefect, s.why(s.boundViolations(slices.Clone(x.judged.Violations))))}
@@ -150,10 +147,8 @@ func (s *Suite) checkIntent(st *state, x *Sent, want int) error {
 }
 
 // refusesStored asks the target, once per run, whether it refuses a second
-// plant with an id (sameID) or a name it has stored: it sends two fresh
-// valid plants that share only their id or only their name, and reports
-// the 4xx with which it refused the second after it accepted the first;
-// 0 when it did not.
+// plant with an id (sameID) or a name it has stored: the 4xx it refused the
+// second of two fresh plants sharing only that with; 0 when it did not.
 func (s *Suite) refusesStored(ctx context.Context, sameID bool) int {
 	c := &s.storedNames
 	if sameID {
@@ -189,7 +184,6 @@ func (s *Suite) refusesStored(ctx context.Context, sameID bool) int {
 	return c.refuses
 }
 
-// why says the document's findings on one line, redacted.
 func (s *Suite) why(vs []spec.Violation) string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
@@ -198,7 +192,6 @@ func (s *Suite) why(vs []spec.Violation) string {
 	return s.Redact(strings.Join(out, "; "))
 }
 
-// judged records a failure of rule when the judgement is one.
 func (s *Suite) judged(st *state, rule rules.RuleID, x *Sent, j judge.Judgement, details ...string) error {
 	if j.OK() {
 		return nil
@@ -206,9 +199,9 @@ func (s *Suite) judged(st *state, rule rules.RuleID, x *Sent, j judge.Judgement,
 	return s.fail(st, rule, x, j.Expected, j.Actual, append(slices.Clone(j.Details), details...)...)
 }
 
-// asks is the step that reads the one judge's judgement of the last answer
-// by the first of ids it judged it by (none: the answer showed another
-// rule's aspect, which the status step and the after-hook read).
+// asks is the step that reads the judgement of the last answer by the first
+// of ids it was judged by (none: the status step and the after-hook read
+// the answer).
 func (s *Suite) asks(ids ...rules.RuleID) func(context.Context) error {
 	return func(ctx context.Context) error {
 		st := stateOf(ctx)
@@ -231,9 +224,7 @@ func (s *Suite) theAnswerIsNoted(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st.Note = map[int]string{http.StatusOK: "accepted (200)", http.StatusBadRequest: "refused (400)", http.StatusNotAcceptable: "not acceptable (406)"}[x.Status]
-	if st.Note == "" {
-		st.Note = fmt.Sprintf("answered %d", x.Status)
-	}
+	st.Note = cmp.Or(map[int]string{http.StatusOK: "accepted (200)", http.StatusBadRequest: "refused (400)", http.StatusNotAcceptable: "not acceptable (406)"}[x.Status],
+		fmt.Sprintf("answered %d", x.Status))
 	return nil
 }

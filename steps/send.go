@@ -89,7 +89,7 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	}
 	if err == nil {
 		x.Status, x.RespHeader = resp.StatusCode, resp.Header
-		x.RespBody, err = readBounded(resp.Body, resp.ContentLength, s.cfg.MaxBody)
+		x.RespBody, err = readBounded(resp.Body, resp.ContentLength, DefaultMaxBody)
 		resp.Body.Close()
 	}
 	x.Duration = time.Since(start)
@@ -112,10 +112,9 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 		}
 	}
 	// The one judge judges every exchange, as the proxy does, with what the
-	// suite knows of the request: its bounds, and its intent, read from the
-	// scenario's rule and how the request was built.
+	// suite knows of the request: its bounds and intent.
 	st := stateOf(ctx)
-	in := judge.Sender{Timeout: s.cfg.Client.Timeout, MaxBody: s.cfg.MaxBody}
+	in := judge.Sender{Timeout: s.cfg.Client.Timeout, MaxBody: DefaultMaxBody}
 	in.Intent = judge.Intent{Issued: cred.issued, MayRefuse: cmp.Or(r.probeRefusal, st.mayRefuse), Case: r.caseOf}
 	if !r.setup && (judge.AcceptedUnder(st.Rule.ID) || st.Rule.Level == rules.Open) {
 		in.Accept = st.Rule.ID
@@ -126,22 +125,21 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 	if !cred.issued && rules.Expects(st.Rule.ID) == http.StatusBadRequest {
 		in.Refuse = st.Rule.ID
 	}
-	x.judged = judge.Judge(s.validator, &x.Exchange, in, s.Redact)
+	x.judged = judge.Judge(s.cfg.Validator, &x.Exchange, in, s.Redact)
 	if why := s.mayBeStored(ctx, r, x); why != "" {
 		// What the target refuses is now known: judged again knowing it.
 		in.Unsure = why
-		x.judged = judge.Judge(s.validator, &x.Exchange, in, s.Redact)
+		x.judged = judge.Judge(s.cfg.Validator, &x.Exchange, in, s.Redact)
 	}
 	x.Violations = x.judged.ResponseViolations
 	s.scrub(x)
 	return x, nil
 }
 
-// header is a request's header: the scenario's own first (auth, "" for
-// none, and r.header), so that neither --header nor a default replaces what
-// a scenario sets or leaves out on purpose; then each --header the scenario
-// did not set, its cookies before the scenario's in one Cookie header; then
-// the suite's defaults. A name set to no value sends none.
+// header is a request's header: the scenario's own first, so that neither
+// --header nor a default replaces what a scenario sets or leaves out on
+// purpose; then each --header (its cookies joined before the scenario's);
+// then the suite's defaults. A name set to no value sends none.
 func (s *Suite) header(r *request, auth string) http.Header {
 	h := http.Header{}
 	if auth != "" {
@@ -166,7 +164,6 @@ func (s *Suite) header(r *request, auth string) http.Header {
 	return h
 }
 
-// setHeader sets a header of the request (no value: none is sent).
 func (r *request) setHeader(name string, vs ...string) {
 	if r.header == nil {
 		r.header = http.Header{}
@@ -175,8 +172,7 @@ func (r *request) setHeader(name string, vs ...string) {
 }
 
 // mayBeStored says why the refusal of a valid create with the issued token
-// may be due to what was sent before ("" when not): a stored id the request
-// fixed, or a stored name. It asks the target (once per run) only then.
+// may be due to a stored id the request fixed, or a stored name ("": not).
 func (s *Suite) mayBeStored(ctx context.Context, r *request, x *Sent) string {
 	switch {
 	case r.probe || x.Status/100 != 4 || !x.issued || !x.judged.Valid ||
@@ -195,8 +191,7 @@ func (s *Suite) mayBeStored(ctx context.Context, r *request, x *Sent) string {
 const UnsureReusedID = "inconclusive: this scenario's id is fixed, the target refuses an id it has stored, " +
 	"and an earlier run may have stored this one"
 
-// Bounds of the evidence kept of one response: the steps judge the
-// response as sent, then only this outlives the scenario.
+// Bounds of the evidence kept of one response, judged as sent.
 const (
 	evidenceBytes      = 4 << 10 // of the body
 	evidenceHeaders    = 32      // header fields
@@ -232,10 +227,8 @@ func (s *Suite) scrub(x *Sent) {
 	}
 
 	x.Violations = s.boundViolations(x.Violations)
-	// The judge's outcome is bounded evidence too: its copy of the answer's
-	// findings goes, each judgement's details are cut (s.fail makes each
-	// safe). Its findings on the request stay for checkIntent until the
-	// after-hook.
+	// The judge's outcome is bounded evidence too (s.fail makes each detail
+	// safe); its findings on the request stay for checkIntent.
 	x.judged.ResponseViolations = nil
 	for i := range x.judged.Results {
 		j := &x.judged.Results[i].Judgement
@@ -251,8 +244,8 @@ func bounded[T any](xs []T, more func(string) T) []T {
 	return xs
 }
 
-// boundViolations cuts the validator's messages to their bound and makes
-// each safe to keep (they quote the target's headers).
+// boundViolations bounds the validator's messages and makes each safe
+// (they quote the target's headers).
 func (s *Suite) boundViolations(vs []spec.Violation) []spec.Violation {
 	vs = bounded(vs, func(more string) spec.Violation { return spec.Violation{Message: more} })
 	for i := range vs {
@@ -263,7 +256,7 @@ func (s *Suite) boundViolations(vs []spec.Violation) []spec.Violation {
 }
 
 // readBounded reads a body up to limit bytes; more is an error. The length
-// declared (-1: none) sizes the buffer, up to the bound, and no more.
+// declared sizes the buffer, up to the bound.
 func readBounded(r io.Reader, length, limit int64) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, min(max(length, 0), limit)+bytes.MinRead))
 	_, err := buf.ReadFrom(io.LimitReader(r, limit+1))
@@ -287,8 +280,7 @@ func (s *Suite) response(st *state) (*Sent, error) {
 	if x.Err == nil {
 		return x, nil
 	}
-	// The one judge's judgement of an exchange with no whole answer is its
-	// only one (judge.Answered).
+	// An exchange with no whole answer has one judgement (judge.Answered).
 	r := x.judged.Results[0]
 	return nil, s.fail(st, r.Rule, x, r.Expected, r.Actual)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/plantcheck/plantcheck/internal/judge"
+	"github.com/plantcheck/plantcheck/spec"
 )
 
 // TestReadBounded: a body is read whole up to the bound whatever length the
@@ -92,4 +93,13 @@ func TestRequestHeader(t *testing.T) {
 			}
 		})
 	}
+}
+
+// validator is the document's, which every suite of the tests checks by.
+func validator() *spec.Validator {
+	v, err := spec.Default()
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -81,7 +81,6 @@ func nameEndsWith(suffix string) func(r *request) []byte {
 	return func(r *request) []byte { b, _ := withNameSuffix(r.Body(), suffix); return b }
 }
 
-// withID writes the body with the id spelled by f.
 func withID(f func(id int64) string) func(r *request) []byte {
 	return func(r *request) []byte {
 		raw, _ := r.Get("id")
@@ -92,7 +91,6 @@ func withID(f func(id int64) string) func(r *request) []byte {
 	}
 }
 
-// withMember writes the body with one more member, written raw.
 func withMember(name, raw string) func(r *request) []byte {
 	return func(r *request) []byte {
 		return (&generate.Case{Members: append(slices.Clone(r.Members), generate.Member{Name: name, Raw: json.RawMessage(raw)})}).Body()
@@ -168,11 +166,10 @@ func (s *Suite) theBodyIsWrittenWith(ctx context.Context, name string) error {
 
 func (s *Suite) theFieldIsSentUnderTheKey(ctx context.Context, name, key string) error {
 	r := &stateOf(ctx).req
-	for i := range r.Members {
-		if r.Members[i].Name == name {
-			r.Members[i].Name = key
-			return nil
-		}
+	i := slices.IndexFunc(r.Members, func(m generate.Member) bool { return m.Name == name })
+	if i < 0 {
+		return &HarnessError{fmt.Errorf("%w: the body has no field %q to rename", ErrSuiteDefect, name)}
 	}
-	return &HarnessError{fmt.Errorf("%w: the body has no field %q to rename", ErrSuiteDefect, name)}
+	r.Members[i].Name = key
+	return nil
 }

@@ -71,16 +71,15 @@ func (s *Suite) Throttling() client.Throttling { return s.client.Throttling() }
 // Faults reports the connection faults the run met.
 func (s *Suite) Faults() client.Faults { return s.client.Faults() }
 
-// Throttle and Clock are package client's, which internal/config reads.
+// Throttle and Clock are package client's.
 type (
 	Throttle = client.Throttle
 	Clock    = client.Clock
 )
 
-// breakerThreshold is how many answers in a row may fail to arrive (or to
-// end within the read bound) before the remaining scenarios are not run: a
-// target that never answers ends the run in a few time limits, not one per
-// scenario.
+// breakerThreshold is how many answers in a row may fail to arrive before
+// the remaining scenarios are not run: a target that never answers ends
+// the run in a few time limits, not one per scenario.
 const breakerThreshold = 3
 
 // Config is what the steps need to drive one target.
@@ -92,25 +91,19 @@ type Config struct {
 	// Client sends every request; its Timeout is the time limit of one
 	// exchange. It must not follow redirects.
 	Client    *http.Client
-	Validator *spec.Validator // nil: spec.Default()
-	MaxBody   int64           // the bound of a response body read; 0: DefaultMaxBody
-	Seed      uint64          // makes fresh ids and foreign tokens reproducible
+	Validator *spec.Validator
+	Seed      uint64 // makes fresh ids and foreign tokens reproducible
 	// IDSalt keeps this run's fresh ids apart from another run's with the
-	// same seed; 0 draws one. Only a run whose every byte must come again
-	// (the living documentation's examples) fixes it.
+	// same seed; 0 draws one (docgen's examples fix it).
 	IDSalt   uint64
 	Examples int // valid bodies per generated scenario; 0: config.DefaultExamples
 	// Headers are sent on every request (a gateway's key): secrets, never
 	// printed, that never replace a header a scenario sets or leaves out.
 	Headers http.Header
-	// AllStrings sends every string of the hostile-string catalog, not the
-	// fixed ones and one drawn from each category.
+	// AllStrings sends every string of the hostile-string catalog.
 	AllStrings bool
-	// Without names checks to leave out (config.Removable), to prove that
-	// each is needed; a run for a verdict leaves none out.
-	Without []string
-	// Rate, InFlight (0 means 1), Throttle, Notice and Clock pace and
-	// bound the run's requests, as client.Config says.
+	Without    []string // checks to leave out (config.Removable)
+	// Rate, InFlight, Throttle, Notice and Clock are client.Config's.
 	Rate     float64
 	InFlight int
 	Throttle Throttle
@@ -133,20 +126,19 @@ type Result struct {
 	Err      error
 	Note     string
 	// Skip and Noted are the kinds, for errors.Is, of a skip (ErrSilent
-	// and the rest; nil for godog's) and of a judged scenario's note
-	// (ErrNameReused; nil for none).
+	// and the rest) and of a judged scenario's note (ErrNameReused).
 	Skip, Noted error
 	Duration    time.Duration
 	Exchanges   []*Sent
-	// Judgements are the one judge's judgements of every exchange of the
-	// scenario, one per rule each shows: what the verdict counts.
+	// Judgements are the one judge's of every exchange: what the verdict
+	// counts.
 	Judgements []judge.Result
 	// Judged: the scenario passed or failed, and one of its exchanges has
 	// a judgement by its own rule (not so when another rule's failure, or
 	// an answer that did not come, stopped it).
 	Judged bool
-	// SetupFailed: the create the scenario needs first was not accepted;
-	// the failure is the setup's rule's, and its own rule was not judged.
+	// SetupFailed: the create the scenario needs first was not accepted,
+	// so its own rule was not judged.
 	SetupFailed bool
 }
 
@@ -154,18 +146,16 @@ type Result struct {
 type Suite struct {
 	cfg       Config
 	plantsURL string
-	validator *spec.Validator
 	shape     *generate.Shape // what the document asks of a request body
-	steps     []stepDef
-	// red hides the token, and every credential near it that the suite
-	// sends, in whatever form a target echoes them.
+	// red hides the token and every credential near it that the suite
+	// sends.
 	red *evidence.Redactor
 	// silent counts answers in a row that did not arrive; at
 	// breakerThreshold the remaining scenarios are skipped (tripped).
 	silent  atomic.Int32
 	tripped atomic.Bool
 	// storedIDs and storedNames: whether the target refuses a reused id,
-	// and a reused name, probed at most once (refusesStored).
+	// and a reused name (refusesStored).
 	storedIDs, storedNames struct {
 		once    sync.Once
 		refuses int // the status of the refusal (a 4xx); 0: none
@@ -173,29 +163,23 @@ type Suite struct {
 	client *client.Client
 }
 
-// New prepares a suite. Its configuration comes validated (config.Run.Validate
-// holds every setting's range and rules): New does not check it again.
+// New prepares a suite. Its configuration comes validated
+// (config.Run.Validate).
 func New(cfg Config) (*Suite, error) {
 	u, err := url.Parse(cfg.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("base URL: %w", err)
 	}
-	if cfg.Client == nil {
+	switch {
+	case cfg.Client == nil:
 		return nil, errors.New("an HTTP client is required")
-	}
-	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = DefaultMaxBody
-	}
-	v := cfg.Validator
-	if v == nil {
-		if v, err = spec.Default(); err != nil {
-			return nil, err
-		}
+	case cfg.Validator == nil:
+		return nil, errors.New("a validator is required (spec.Default)")
 	}
 	cfg.Examples = cmp.Or(cfg.Examples, config.DefaultExamples)
 	cfg.IDSalt = cmp.Or(cfg.IDSalt, rand.Uint64()|1)
 	u.Path, u.RawPath = strings.TrimSuffix(u.Path, "/")+"/plants", ""
-	s := &Suite{cfg: cfg, plantsURL: u.String(), validator: v}
+	s := &Suite{cfg: cfg, plantsURL: u.String()}
 	secrets := []string{cfg.Token}
 	// A variant that holds the token whole is hidden by the token's own
 	// windows; as a secret of its own it would hide the text beside it too.
@@ -209,10 +193,9 @@ func New(cfg Config) (*Suite, error) {
 	}
 	s.red = evidence.New(secrets...)
 	s.client = client.New(cfg.Client, client.Config{
-		Rate: cfg.Rate, InFlight: cfg.InFlight, Throttle: cfg.Throttle, MaxBody: cfg.MaxBody, Notice: cfg.Notice, Redactor: s.red, Clock: cfg.Clock,
+		Rate: cfg.Rate, InFlight: cfg.InFlight, Throttle: cfg.Throttle, MaxBody: DefaultMaxBody, Notice: cfg.Notice, Redactor: s.red, Clock: cfg.Clock,
 	})
-	s.steps = s.stepDefs()
-	if s.shape, err = generate.Of(v, http.MethodPost, "/plants"); err != nil {
+	if s.shape, err = generate.Of(cfg.Validator, http.MethodPost, "/plants"); err != nil {
 		return nil, fmt.Errorf("read the request schema: %w", err)
 	}
 	return s, nil
@@ -226,11 +209,10 @@ func (s *Suite) PlantsURL() string { return s.plantsURL }
 type request struct {
 	generate.Case      // the body: its members, or Raw when set
 	fixedID       bool // id set by the scenario, not drawn fresh: may be reused
-	// setup: a create the scenario needs before the one it is about, or a
-	// probe's (its refusal is CREATE-200's); probe: one whose refusal is
-	// never for what the target stored (a probe's, or one sent again under
-	// a fresh name); probeRefusal: why the probe may be refused; caseOf:
-	// the generated rule it is a case of ("": none).
+	// setup: a create the scenario needs first, or a probe's (its refusal
+	// is CREATE-200's); probe: one whose refusal is never for what the
+	// target stored; probeRefusal: why the probe may be refused; caseOf:
+	// the generated rule it is a case of.
 	setup        bool
 	probe        bool
 	probeRefusal string
@@ -238,42 +220,37 @@ type request struct {
 
 	cred    *credential // nil: the user's bearer token
 	chunked bool        // the body without a Content-Length
-	// header is every header the scenario sets (but Authorization: cred),
-	// by its canonical name; nil values send none. They come before the
-	// user's --header and the suite's defaults (send.go).
+	// header is every header the scenario sets (but Authorization), by its
+	// canonical name; nil values send none.
 	header http.Header
 	// tokenIn says where the token goes instead of the Authorization
-	// header ("": nowhere else), and tokenName under what name.
+	// header, and tokenName under what name.
 	tokenIn   tokenPlace
 	tokenName string
-	// label says what the request is, for the evidence, where the
-	// scenario's name does not (a generated case, a presentation).
-	label string
+	label     string // what the request is, for the evidence
 }
 
 // state is one scenario's, kept in its context.
 type state struct {
-	// Result as the steps make it (exchanges in the order sent: the steps
-	// read the last); the after-hook completes it.
+	// Result as the steps make it; the after-hook completes it.
 	Result
 	rng *rand.Rand
 	ids *rand.Rand // fresh ids: the seed's stream, salted per run
-	// idsMu guards ids: a scenario's generated cases go at once, and each
-	// may ask, once per run, what the target refuses (refusesStored).
+	// idsMu guards ids: a scenario's generated cases go at once.
 	idsMu sync.Mutex
 	req   request
 
 	cases []*generate.Case // generated bodies, and their exchanges
 	caseX []*Sent
 
-	// defects are the suite's own faults met in the scenario (a rule the
-	// catalog lacks): the scenario is then an error, whatever else it saw.
+	// defects are the suite's own faults met in the scenario: the scenario
+	// is then an error, whatever else it saw.
 	defects []string
 	skipped string // a skip's note and kind (skipFor)
 	skip    error
 	started time.Time
 	// mayRefuse: why a refusal of the scenario's valid requests is the
-	// service's right ("": none), as its tags say.
+	// service's right, as its tags say.
 	mayRefuse string
 	// probes are the exchanges sent to learn what the target refuses
 	// while this scenario asked: judged with the scenario's.
@@ -283,7 +260,6 @@ type state struct {
 
 type stateKey struct{}
 
-// last is the scenario's last exchange, nil before any.
 func (st *state) last() *Sent {
 	if len(st.Exchanges) == 0 {
 		return nil
@@ -299,11 +275,10 @@ func stateOf(ctx context.Context) *state {
 	return st
 }
 
-// stepDef is one step: its pattern, compiled once per process, and its
-// function.
+// stepDef is one step: its pattern and its function.
 type stepDef struct {
-	re *regexp.Regexp
-	fn any
+	pattern string
+	fn      any
 }
 
 // stepDefs lists every step of the features, area by area: the functions
@@ -311,10 +286,7 @@ type stepDef struct {
 // or asks the judge about named rules, is written here, in its row.
 func (s *Suite) stepDefs() []stepDef {
 	req := func(ctx context.Context) *request { return &stateOf(ctx).req }
-	table := []struct {
-		pattern string
-		fn      any
-	}{
+	return []stepDef{
 		// body.go
 		{`^a new plant with a fresh id and the name "([^"]*)"$`, s.aNewPlantNamed},
 		// A name drawn afresh, as an id is: no plant another scenario, or
@@ -430,11 +402,6 @@ func (s *Suite) stepDefs() []stepDef {
 		{`^the plant's tag is the tag sent$`, func(ctx context.Context) error { return s.echoStep(ctx, rules.CreateTag) }},
 		{`^the plant has no tag$`, func(ctx context.Context) error { return s.echoStep(ctx, rules.CreateNoTag) }},
 	}
-	out := make([]stepDef, len(table))
-	for i, p := range table {
-		out[i] = stepDef{compiled(p.pattern), p.fn}
-	}
-	return out
 }
 
 // patterns holds every step pattern compiled, once per process: a process
@@ -457,8 +424,8 @@ func (s *Suite) InitializeSuite(ctx *godog.TestSuiteContext) {
 	sc := ctx.ScenarioContext()
 	sc.Before(s.before)
 	sc.After(s.after)
-	for _, d := range s.steps {
-		sc.Step(d.re, d.fn)
+	for _, d := range s.stepDefs() {
+		sc.Step(compiled(d.pattern), d.fn)
 	}
 }
 

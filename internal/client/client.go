@@ -30,7 +30,7 @@ type Config struct {
 	InFlight int      // the bound on requests in flight at once; 0 means 1
 	Throttle Throttle // the bounds of the waits for a throttling target; one left zero is DefaultThrottle's
 	// MaxBody bounds the body of a throttling answer read before the
-	// request goes again (0 means 1 MiB); a longer one goes to the caller.
+	// request goes again; a longer one goes to the caller.
 	MaxBody int64
 	// Notice receives a console line, safe to print, when the run pauses
 	// or lowers its bound (at most one each 10 s); nil: none.
@@ -52,9 +52,6 @@ type Client struct {
 // New returns a Client that sends through hc.
 func New(hc *http.Client, cfg Config) *Client {
 	c := &Client{hc: hc, maxBody: cfg.MaxBody, red: cmp.Or(cfg.Redactor, evidence.New())}
-	if c.maxBody <= 0 {
-		c.maxBody = 1 << 20
-	}
 	c.gate = newGate(cfg.Rate, cfg.Throttle, cfg.Notice)
 	c.gate.inFlight = cfg.InFlight
 	c.flight = newFlight(cfg.InFlight, cfg.Notice)
@@ -186,17 +183,15 @@ func (c *Client) bodyOf(req *http.Request) string {
 // again is a copy of req to send again (nil: its body cannot be read anew).
 func again(req *http.Request) *http.Request {
 	r := req.Clone(req.Context())
-	if req.Body == nil || req.Body == http.NoBody {
-		return r
+	if req.Body != nil && req.Body != http.NoBody {
+		var err error
+		if req.GetBody == nil {
+			return nil
+		}
+		if r.Body, err = req.GetBody(); err != nil {
+			return nil
+		}
 	}
-	if req.GetBody == nil {
-		return nil
-	}
-	b, err := req.GetBody()
-	if err != nil {
-		return nil
-	}
-	r.Body = b
 	return r
 }
 

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -170,7 +171,6 @@ func (f *flight) answered(p *pass) {
 	f.cond.Broadcast()
 }
 
-// heard records that an answer began to come.
 func (f *flight) heard() {
 	f.mu.Lock()
 	f.quiet = quiet{}
@@ -196,9 +196,7 @@ func (f *flight) faulted(p *pass, kind Fault, last bool, body func() string) {
 		// and the first refusals in is the race's.
 		f.quiet.closed, f.quiet.body = map[Fault]string{Reset: "reset", Closed: "closed"}[kind], body()
 	}
-	if f.seen.At == 0 {
-		f.seen.At = f.limit
-	}
+	f.seen.At = cmp.Or(f.seen.At, f.limit)
 	if f.seen.Kinds == nil {
 		f.seen.Kinds = map[string]int{}
 	}

@@ -32,7 +32,6 @@ type Throttle struct {
 // down to 2 requests a second (a run of 300 exchanges in 2.5 minutes).
 var DefaultThrottle = Throttle{MaxWait: 30 * time.Second, MaxRetries: 20, MaxPaused: 2 * time.Minute, MinPace: 2}
 
-// orDefault fills each zero bound from DefaultThrottle.
 func (t Throttle) orDefault() Throttle {
 	d := DefaultThrottle
 	return Throttle{cmp.Or(t.MaxWait, d.MaxWait), cmp.Or(t.MaxRetries, d.MaxRetries), cmp.Or(t.MaxPaused, d.MaxPaused), cmp.Or(t.MinPace, d.MinPace)}

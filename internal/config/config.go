@@ -134,9 +134,7 @@ func (r *Run) Defaults() {
 	r.Concurrency = cmp.Or(r.Concurrency, DefaultConcurrency)
 	r.Examples = cmp.Or(r.Examples, DefaultExamples)
 	r.Format = cmp.Or(r.Format, "progress")
-	if r.Seed == 0 {
-		r.Seed = NewSeed()
-	}
+	r.Seed = cmp.Or(r.Seed, NewSeed())
 }
 
 // NewSeed draws a fresh seed (never 0, which means "draw one").

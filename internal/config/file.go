@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -34,10 +35,7 @@ func (h *headerFlag) Set(v string) error { *h = append(*h, v); return nil }
 // Values may be secrets (tokens, header values), so no error names one:
 // errors name the file, the key, its line and the variable.
 func loadConfigFile(fs *flag.FlagSet, path string, set map[string]bool, getenv func(string) string) (used string, err error) {
-	used = path
-	if used == "" {
-		used = "plantcheck.yaml"
-	}
+	used = cmp.Or(path, "plantcheck.yaml")
 	data, err := os.ReadFile(used)
 	if err != nil {
 		if path == "" && errors.Is(err, os.ErrNotExist) {
@@ -193,7 +191,6 @@ func configValues(f *flag.Flag, n *yaml.Node) ([]string, error) {
 	}
 }
 
-// resolveAlias returns the node an alias (*name) stands for.
 func resolveAlias(n *yaml.Node) *yaml.Node {
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
@@ -209,24 +206,22 @@ func expandVars(s string, getenv func(string) string) (string, error) {
 	}
 	var b strings.Builder
 	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
+		before, after, found := strings.Cut(s, "${")
+		b.WriteString(before)
+		if !found {
 			return b.String(), nil
 		}
-		b.WriteString(s[:i])
-		end := strings.IndexByte(s[i+2:], '}')
-		if end < 0 || !varName.MatchString(s[i+2:i+2+end]) {
+		name, rest, closed := strings.Cut(after, "}")
+		if !closed || !varName.MatchString(name) {
 			// The text after "${" is not shown: it may be part of a secret.
 			return "", errors.New("a ${ that does not start a ${NAME} reference (NAME: letters, digits and _)")
 		}
-		name := s[i+2 : i+2+end]
 		v := getenv(name)
 		if v == "" {
 			return "", varError(fmt.Sprintf("environment variable %s is unset or empty", name))
 		}
 		b.WriteString(v)
-		s = s[i+2+end+1:]
+		s = rest
 	}
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -81,12 +82,10 @@ func (f *RunFlags) Resolve(fs *flag.FlagSet, env Env) (Run, []string, error) {
 	default:
 		return Run{}, nil, Errorf("--color %q: it is auto, always or never", f.ColorMode)
 	}
-	if cfg.Format == "" {
-		// progress on a terminal too: pretty prints every scenario, a few
-		// hundred lines before the verdict, and a console is read from
-		// its top, which leads with what to fix.
-		cfg.Format = "progress"
-	}
+	// progress on a terminal too: pretty prints every scenario, a few
+	// hundred lines before the verdict, and a console is read from its
+	// top, which leads with what to fix.
+	cfg.Format = cmp.Or(cfg.Format, "progress")
 	cfg.Reference = strings.TrimSpace(cfg.BaseURL) == ""
 	if cfg.Reference {
 		cfg.BaseURL = ""
@@ -207,7 +206,6 @@ func readTokenFile(path string) (string, error) {
 	return token, nil
 }
 
-// visited is the set of names of the flags fs was given.
 func visited(fs *flag.FlagSet) map[string]bool {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

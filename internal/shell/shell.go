@@ -270,7 +270,6 @@ func Split(line string) ([]string, error) {
 	return words, nil
 }
 
-// excerpt is the start of s, quoted for a message.
 func excerpt(s string) string {
 	const n = 24
 	if len(s) > n {
