@@ -16,36 +16,43 @@ import (
 
 // TestConformantCredentialReaders: servers that read the credential, or keep
 // state keyed by the request, in ways the contract allows must pass every
-// rule, SHOULD rules included, twice in a row (issue 33). The suite sends a
-// near miss with more after the token, and replays accepted creates without
-// the token: these servers refuse every such request, but each reads the
-// header, or answers a request it has seen, otherwise than the reference.
+// rule, SHOULD rules included, twice in a row when they keep answers of
+// their own (issue 33). The suite sends a near miss with more after the
+// token, and replays accepted creates without the token: these servers
+// refuse every such request, but each reads the header, or answers a
+// request it has seen, otherwise than the reference.
 func TestConformantCredentialReaders(t *testing.T) {
 	t.Parallel()
 	const token = "variant-token-0123456789abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJKLMNOPQRSTUVWXYZ-0123"
 	variants := []struct {
 		name string
 		wrap func(ref http.Handler, token string) http.Handler
+		// again: the variant keeps answers of its own, which a second run
+		// meets otherwise than the first (passesTwice); one that only
+		// reads the header otherwise keeps the reference's store, which
+		// the reference's own second run holds the suite to
+		// (TestUnusualButConformantTargets): one run shows it.
+		again bool
 	}{
 		// RFC 6750, section 2.1: "Bearer" 1*SP b64token, matched whole,
 		// the scheme in any letter case (RFC 9110, section 11.1).
 		{"reads the credential with RFC 6750's grammar, any number of spaces after Bearer", asToken(func(value, token string) bool {
 			m := rfc6750.FindStringSubmatch(value)
 			return m != nil && m[1] == token
-		})},
+		}), false},
 		// Python's header.split(None, 1)[1].strip(): the whole rest of the
 		// field after the scheme and its white space.
 		{"takes the whole rest of the field after Bearer and its white space", asToken(func(value, token string) bool {
 			scheme, rest, ok := strings.Cut(value, " ")
 			return ok && strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(rest) == token
-		})},
+		}), false},
 		{"caches its answers by the body's hash after the auth check", keptAfterAuth(func(_ *http.Request, body []byte) string {
 			sum := sha256.Sum256(body)
 			return string(sum[:])
-		})},
+		}), true},
 		{"honours an Idempotency-Key after the auth check", keptAfterAuth(func(r *http.Request, _ []byte) string {
 			return r.Header.Get("Idempotency-Key")
-		})},
+		}), true},
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
@@ -54,7 +61,11 @@ func TestConformantCredentialReaders(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			passesTwice(t, v.wrap(ref, token), "", token)
+			if v.again {
+				passesTwice(t, v.wrap(ref, token), "", token)
+			} else {
+				passes(t, v.wrap(ref, token), "", token, 1)
+			}
 		})
 	}
 }

@@ -177,10 +177,7 @@ func TestPartialRunByTags(t *testing.T) {
 // TestEveryRuleHasAScenario keeps the catalog and the features in step.
 func TestEveryRuleHasAScenario(t *testing.T) {
 	t.Parallel()
-	rep, err := runWith(context.Background(), withReference(t, Config{}), Options{Output: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, _, _ := shared(t, sharedReference)
 	seen := map[rules.RuleID]bool{}
 	for _, s := range rep.Scenarios {
 		if s.Rule.ID == "UNTAGGED" {

@@ -17,7 +17,6 @@ import (
 	"testing"
 
 	"github.com/plantcheck/plantcheck/features"
-	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
 	"github.com/plantcheck/plantcheck/reference"
 	"github.com/plantcheck/plantcheck/spec/rules"
 )
@@ -57,40 +56,45 @@ func TestReportFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drop, _ := mutants.Lookup("drop-tag")
-	brokenURL, brokenToken := startTarget(t, drop.Wrap)
 	tests := []struct {
 		name       string
+		shared     string // the shared run read (shared), or "" for a run of cfg
 		cfg        Config
 		wantStatus string
 		wantBadge  string
 		wantJUnit  []string // regular expressions
 	}{
-		{"certified", Config{}, "certified conformant", "conformant",
+		{"certified", sharedReference, Config{}, "certified conformant", "conformant",
 			[]string{`tests="` + strconv.Itoa(len(scs)) + `" failures="0" errors="0"`, `classname="AUTH-MISSING"`}},
-		{"non-conformant", Config{BaseURL: brokenURL, Token: brokenToken}, "non-conformant", "non-conformant",
+		{"non-conformant", "drop-tag", Config{}, "non-conformant", "non-conformant",
 			[]string{`<testsuite name="CREATE-TAG \(MUST\)" tests="\d+" failures="[1-9]\d*" errors="0"`,
 				`<testcase name="CREATE-TAG: The Plant record carries the tag that was sent" classname="CREATE-TAG"[^>]*>\s*<failure message="failure \d+\) CREATE-TAG: expected tag`,
 				// A MUST breach that another rule's scenario met fails that
 				// scenario's case, never a case of its own.
 				`<testcase name="CREATE-200: [^"]*" classname="CREATE-200"[^>]*>\s*<failure message="failure \d+\) CREATE-TAG: expected tag[^"]*" type="must">[^<]*found broken by this scenario: CREATE-TAG \(MUST\)`,
 				`reproduce: +curl`}},
-		{"partial", Config{Tags: "@area-auth"}, "partial: conformant to the rules that ran", "partial",
+		{"partial", "", Config{Tags: "@area-auth"}, "partial: conformant to the rules that ran", "partial",
 			[]string{`tests="` + strconv.Itoa(len(auth.Select(scs))) + `" failures="0"`, `\(partial: conformant to the rules that ran\)`}},
-		{"harness errors", Config{BaseURL: dyingTarget(t, "t0ken-dying"), Token: "t0ken-dying", Concurrency: 1}, "incomplete", "incomplete",
+		{"harness errors", "", Config{BaseURL: dyingTarget(t, "t0ken-dying"), Token: "t0ken-dying", Concurrency: 1}, "incomplete", "incomplete",
 			[]string{`<error message="failure \d+\) plantcheck could not judge this scenario: the target cannot be reached`, `type="harness"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			dir := filepath.Join(t.TempDir(), "reports", "nested")
-			tt.cfg.ReportDir = dir
-			if tt.cfg.BaseURL == "" {
-				tt.cfg = withReference(t, tt.cfg)
-			}
-			rep, err := runWith(context.Background(), tt.cfg, Options{Output: io.Discard})
-			if err != nil {
-				t.Fatalf("Run: %v", err)
+			var rep *Report
+			var dir string
+			if tt.shared != "" {
+				rep, _, dir = shared(t, tt.shared)
+			} else {
+				dir = filepath.Join(t.TempDir(), "reports", "nested")
+				tt.cfg.ReportDir = dir
+				if tt.cfg.BaseURL == "" {
+					tt.cfg = withReference(t, tt.cfg)
+				}
+				var err error
+				if rep, err = runWith(context.Background(), tt.cfg, Options{Output: io.Discard}); err != nil {
+					t.Fatalf("Run: %v", err)
+				}
 			}
 			if got := rep.Status(); got != tt.wantStatus {
 				t.Errorf("Status() = %q, want %q", got, tt.wantStatus)

@@ -43,5 +43,7 @@ func TestMain(m *testing.M) {
 	if !parallelSet {
 		flag.Set("test.parallel", "4")
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeShared()
+	os.Exit(code)
 }

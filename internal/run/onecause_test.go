@@ -62,32 +62,38 @@ func TestOneCauseIsNamedOnce(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name  string
-		wrap  func(http.Handler, string) http.Handler
+		wrap  func(http.Handler, string) http.Handler // nil: the shared run of the target named
 		exit  int
 		cause string // "" for none
 	}{
-		{"status-422", mutantWrap("status-422"), 1, "came back with status 422 Unprocessable Entity (application/json), a status the document does not have, where 400 was expected"},
+		{"status-422", nil, 1, "came back with status 422 Unprocessable Entity (application/json), a status the document does not have, where 400 was expected"},
 		{"every error 500", everyError(http.StatusInternalServerError, ""), 1, "came back with status 500 Internal Server Error (application/json), a status the document does not have, where 400 was expected"},
 		{"every error an HTML page", everyError(http.StatusBadRequest, "text/html; charset=utf-8"), 1, "came back with status 400 Bad Request (text/html)"},
-		{"reference", nil, 0, ""},
+		{sharedReference, nil, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			url, token := startTarget(t, tt.wrap)
-			dir := t.TempDir()
-			var out bytes.Buffer
-			rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Timeout: time.Minute, ReportDir: dir}, Options{Output: &out})
-			if err != nil {
-				t.Fatal(err)
+			var rep *Report
+			var console, dir string
+			if tt.wrap == nil {
+				rep, console, dir = shared(t, tt.name)
+			} else {
+				url, token := startTarget(t, tt.wrap)
+				dir = t.TempDir()
+				var out bytes.Buffer
+				var err error
+				if rep, err = runWith(context.Background(), Config{BaseURL: url, Token: token, Timeout: time.Minute, ReportDir: dir}, Options{Output: &out}); err != nil {
+					t.Fatal(err)
+				}
+				out.Reset() // the progress dots
+				rep.WriteVerdict(&out)
+				console = out.String()
 			}
-			out.Reset() // the progress dots
-			rep.WriteVerdict(&out)
-			console := out.String()
 			if got := rep.ExitCode(); got != tt.exit {
 				t.Fatalf("exit %d, want %d\n%s", got, tt.exit, console)
 			}
-			if got, max := out.Len(), 30<<10; got > max {
+			if got, max := len(console), 30<<10; got > max {
 				t.Errorf("console %d bytes, want at most %d", got, max)
 			}
 			causeAt := strings.Index(console, "COMMON CAUSE: ")

@@ -1,8 +1,6 @@
 package run
 
 import (
-	"bytes"
-	"context"
 	"encoding/xml"
 	"html"
 	"os"
@@ -12,28 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/plantcheck/plantcheck/internal/selftest/mutants"
 )
-
-// runReports runs the suite against cfg's target into a fresh report
-// folder, and returns the console and the folder.
-func runReports(t *testing.T, cfg Config) (console, dir string) {
-	t.Helper()
-	var out bytes.Buffer
-	dir = t.TempDir()
-	cfg.ReportDir = dir
-	if cfg.BaseURL == "" {
-		cfg = withReference(t, cfg)
-	}
-	rep, err := runWith(context.Background(), cfg, Options{Output: &out})
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	out.Reset()
-	rep.WriteVerdict(&out) // as the command prints it
-	return out.String(), dir
-}
 
 // junitCases reads the names of junit.xml's test cases, sorted.
 func junitCases(t *testing.T, dir string) []string {
@@ -68,7 +45,7 @@ func junitCases(t *testing.T, dir string) []string {
 // of its own (CI test history would see tests appear and vanish).
 func TestJUnitSameCases(t *testing.T) {
 	t.Parallel()
-	_, refDir := runReports(t, Config{Concurrency: 4})
+	_, _, refDir := shared(t, sharedReference)
 	want := junitCases(t, refDir)
 	if len(want) == 0 || slices.ContainsFunc(want, func(s string) bool { return strings.Contains(s, "found by") }) {
 		t.Fatalf("the reference run's cases: %q", want)
@@ -79,12 +56,7 @@ func TestJUnitSameCases(t *testing.T) {
 	for _, name := range []string{"status-201", "drop-tag", "html-escape"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			m, ok := mutants.Lookup(name)
-			if !ok {
-				t.Fatalf("no mutant %s", name)
-			}
-			url, token := startTarget(t, m.Wrap)
-			_, dir := runReports(t, Config{BaseURL: url, Token: token, Concurrency: 4})
+			_, _, dir := shared(t, name)
 			got := junitCases(t, dir)
 			if !slices.Equal(got, want) {
 				for _, g := range got {
@@ -110,9 +82,7 @@ func TestOneNumbering(t *testing.T) {
 	for _, name := range []string{"status-201", "drop-tag"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			m, _ := mutants.Lookup(name)
-			url, token := startTarget(t, m.Wrap)
-			out, dir := runReports(t, Config{BaseURL: url, Token: token, Concurrency: 4})
+			_, out, dir := shared(t, name)
 			read := func(f string) string {
 				b, err := os.ReadFile(filepath.Join(dir, f))
 				if err != nil {
@@ -183,9 +153,7 @@ func TestOneNumbering(t *testing.T) {
 // read summary.md in the job summary, not the console.
 func TestReportsLeadWithWhatToFix(t *testing.T) {
 	t.Parallel()
-	m, _ := mutants.Lookup("status-201")
-	url, token := startTarget(t, m.Wrap)
-	console, dir := runReports(t, Config{BaseURL: url, Token: token})
+	_, console, dir := shared(t, "status-201")
 	for _, want := range []string{"COMMON CAUSE: ", "came back with status 201 Created", "To fix: ", "expected status 200 with a Plant record; got status 201"} {
 		if !strings.Contains(console, want) {
 			t.Fatalf("the console lacks %q:\n%s", want, console)
