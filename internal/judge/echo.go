@@ -187,15 +187,15 @@ func hasLoneSurrogate(raw []byte) bool {
 
 // EchoFailure is one way a Plant record departs from the plant sent.
 type EchoFailure struct {
-	Rule     rules.RuleID // CREATE-NAME, CREATE-TAG, CREATE-NO-TAG or CREATE-NO-ID
+	Rule     rules.RuleID // CREATE-NAME, CREATE-TAG or CREATE-NO-TAG
 	Expected string
 	Actual   string
 }
 
 // echoIn judges the Plant record of a 200 answer, obj (an object when ok),
 // against what was sent: the very name and tag sent, code point by code
-// point, no tag when none was sent, and no id ("The Plant record has no id
-// field"). redact hides secrets in what it quotes.
+// point, and no tag when none was sent (the id is noID's). redact hides
+// secrets in what it quotes.
 func echoIn(sent Sent, obj map[string]json.RawMessage, ok bool, redact func(string) string) []EchoFailure {
 	if sent.Unjudged != "" || !sent.HasName {
 		return nil
@@ -218,9 +218,6 @@ func echoIn(sent Sent, obj map[string]json.RawMessage, ok bool, redact func(stri
 		}
 	case present:
 		out = append(out, EchoFailure{rules.CreateNoTag, "no tag property (none was sent)", "tag is " + jsonValue(raw, redact)})
-	}
-	if raw, present := obj["id"]; present {
-		out = append(out, EchoFailure{rules.CreateNoID, "no id property (\"The Plant record has no id field\")", "id is " + jsonValue(raw, redact)})
 	}
 	return out
 }
