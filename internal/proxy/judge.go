@@ -131,41 +131,35 @@ func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 		}
 		return f
 	}
-	server := func(rule rules.RuleID, detail bool) verdict.Evidence {
+	server := func(rule rules.RuleID) verdict.Evidence {
 		f := o.Results[slices.IndexFunc(o.Results, func(r judge.Result) bool { return r.Rule == rule && !r.OK() })]
-		var ds []string
-		if detail {
-			ds = f.Details // the document's messages, for RESPONSE-DOCUMENTED
-		}
-		return failure(rule, "server", f.Expected, f.Actual, ds)
+		return failure(rule, "server", f.Expected, f.Actual, f.Details)
 	}
 	// For a client's request, Rule is the rule whose refusal it calls for
 	// ("" for none in particular), which the reports do not cite.
-	client := func(g judge.Defect, detail bool) verdict.Evidence {
+	client := func(g judge.Defect) verdict.Evidence {
 		var ds []string
-		if detail {
-			for _, v := range o.Violations {
-				ds = append(ds, v.String())
-			}
+		for _, v := range o.Violations {
+			ds = append(ds, v.String())
 		}
 		return failure(g.Rule, "client", "a request the document accepts", g.What, ds)
 	}
 	if j.events != nil {
 		for _, rule := range c.Failed {
-			j.events.write(eventOf(server(rule, false), "server", e.Status))
+			j.events.write(eventOf(server(rule), "server", e.Status))
 		}
 		for _, g := range groups {
-			j.events.write(eventOf(client(g, false), "client", e.Status))
+			j.events.write(eventOf(client(g), "client", e.Status))
 		}
 	}
 	for _, s := range keep {
 		if s.Side == "server" {
-			j.tally.Keep(s, server(s.Rule, true))
+			j.tally.Keep(s, server(s.Rule))
 			continue
 		}
 		for _, g := range groups {
 			if g.Rule == s.Rule {
-				j.tally.Keep(s, client(g, true))
+				j.tally.Keep(s, client(g))
 			}
 		}
 	}
