@@ -132,34 +132,28 @@ func collect(sh *Shape, sp *base.SchemaProxy, seen map[string]int, depth int) er
 			return err
 		}
 	}
+	// A property named again (by a later allOf member) is described anew.
+	at := func(name string) *Property {
+		if _, ok := seen[name]; !ok {
+			seen[name] = len(sh.Properties)
+			sh.Properties = append(sh.Properties, Property{Name: name})
+		}
+		return &sh.Properties[seen[name]]
+	}
 	if s.Properties != nil {
 		for name, p := range s.Properties.FromOldest() {
-			ps := p.Schema()
-			prop := Property{Name: name}
-			if ps != nil {
+			q := at(name)
+			q.Type, q.Format, q.Description, q.Constraints = "", "", "", ""
+			if ps := p.Schema(); ps != nil {
 				if len(ps.Type) > 0 {
-					prop.Type = ps.Type[0]
+					q.Type = ps.Type[0]
 				}
-				prop.Format = ps.Format
-				prop.Description = ps.Description
-				prop.Constraints = strings.Join(constraints(ps), ", ")
+				q.Format, q.Description, q.Constraints = ps.Format, ps.Description, strings.Join(constraints(ps), ", ")
 			}
-			if i, ok := seen[name]; ok {
-				q := &sh.Properties[i]
-				q.Type, q.Format, q.Description, q.Constraints = prop.Type, prop.Format, prop.Description, prop.Constraints
-				continue
-			}
-			seen[name] = len(sh.Properties)
-			sh.Properties = append(sh.Properties, prop)
 		}
 	}
 	for _, name := range s.Required {
-		if i, ok := seen[name]; ok {
-			sh.Properties[i].Required = true
-		} else {
-			seen[name] = len(sh.Properties)
-			sh.Properties = append(sh.Properties, Property{Name: name, Required: true})
-		}
+		at(name).Required = true
 	}
 	return nil
 }

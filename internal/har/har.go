@@ -48,12 +48,6 @@ const NoAnswer = "no answer: "
 // CutComment begins the comment of a body written cut.
 const CutComment = "plantcheck: body cut"
 
-// Creator names the program that wrote the file.
-type Creator struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
-
 // Entry is one exchange.
 type Entry struct {
 	StartedDateTime string   `json:"startedDateTime"`
@@ -263,7 +257,7 @@ func Create(path, creator, version string) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{f: f, w: bufio.NewWriterSize(f, 64<<10)}
-	head, _ := json.Marshal(Creator{Name: creator, Version: version})
+	head, _ := json.Marshal(map[string]string{"name": creator, "version": version})
 	fmt.Fprintf(w.w, "{\"log\":{\"version\":%q,\"creator\":%s,\"entries\":[", Version, head)
 	return w, nil
 }

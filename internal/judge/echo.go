@@ -230,10 +230,8 @@ func jsonValue(raw json.RawMessage, redact func(string) string) string {
 		return "the string " + Quote(redact(s))
 	}
 	text := redact(string(raw))
-	for _, c := range []byte(text) {
-		if c <= ' ' || c >= 0x7f || c == '"' || c == '\\' || len(text) > quoteBytes {
-			return "the JSON value " + Quote(text)
-		}
+	if len(text) > quoteBytes || strings.ContainsFunc(text, func(r rune) bool { return r <= ' ' || r >= 0x7f || r == '"' || r == '\\' }) {
+		return "the JSON value " + Quote(text)
 	}
 	return "the JSON value " + text
 }
