@@ -161,16 +161,14 @@ func Build(fsys fs.FS, examples map[ExampleKey]Example) (*Book, error) {
 		file := path.Base(d.URI)
 		out := Feature{Name: f.Name, File: file, Anchor: "feature-" + strings.TrimSuffix(file, ".feature")}
 		out.Description = b.split(paragraphs(f.Description), out, "")
-		groups := map[rules.RuleID]int{}
 		add := func(id rules.RuleID, sc Scenario) {
-			i, ok := groups[id]
-			if !ok {
+			i := slices.IndexFunc(out.Groups, func(g Group) bool { return g.Rule.ID == id })
+			if i < 0 {
 				r, found := rules.Lookup(id)
 				if !found {
 					r = rules.Rule{ID: id}
 				}
 				i = len(out.Groups)
-				groups[id] = i
 				g := Group{Rule: r, First: !seen[id]}
 				seen[id] = true
 				if g.First {
