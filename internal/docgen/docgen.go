@@ -201,10 +201,10 @@ func Build(fsys fs.FS, examples map[ExampleKey]Example) (*Book, error) {
 				s.Table = table(ex)
 				id := cmp.Or(ruleOf(ex.Tags), ruleOf(sc.Tags))
 				if j == 0 {
-					s.Description = b.split(desc, out, string(id))
-				} else {
-					s.Description = keep(desc)
+					// Filed once, under the outline's first rule.
+					base.Description = b.split(desc, out, string(id))
 				}
+				s.Description = base.Description
 				add(id, s)
 			}
 		}
@@ -240,12 +240,6 @@ func (b *Book) split(paras []string, f Feature, rule string) []string {
 		out = append(out, p)
 	}
 	return out
-}
-
-// keep is split without filing: a description rendered again (an
-// outline's under each of its rules) whose workings are filed once.
-func keep(paras []string) []string {
-	return slices.DeleteFunc(slices.Clone(paras), func(p string) bool { return strings.HasPrefix(p, WorkingsMark) })
 }
 
 func readingPlace(uri string) int {
