@@ -135,8 +135,8 @@ func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 		f := o.Results[slices.IndexFunc(o.Results, func(r judge.Result) bool { return r.Rule == rule && !r.OK() })]
 		return failure(rule, "server", f.Expected, f.Actual, f.Details)
 	}
-	// For a client's request, Rule is the rule whose refusal it calls for
-	// ("" for none in particular), which the reports do not cite.
+	// For a client's request, Rule is the rule whose refusal it calls for,
+	// which the reports do not cite.
 	client := func(g judge.Defect) verdict.Evidence {
 		var ds []string
 		for _, v := range o.Violations {
@@ -166,25 +166,19 @@ func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 }
 
 // clientGroups are the ways a request breaks the document (the judge's
-// refusal), one for each group, the first of it: the rule whose refusal it
-// calls for, OPEN-JSON-READER for a departure RFC 8259 leaves open, ""
-// (OTHER) for none in particular.
+// refusal, which names at least one), one for each group, the first of it:
+// the rule whose refusal it calls for, OPEN-JSON-READER for a departure RFC
+// 8259 leaves open.
 func clientGroups(o *judge.Outcome) []judge.Defect {
 	ds := o.Refusal.Defects
 	if o.Refusal.Open != "" {
-		ds = append(slices.Clip(ds), judge.Defect{What: o.Refusal.Open})
+		ds = append(slices.Clip(ds), judge.Defect{Rule: rules.OpenJSONReader, What: o.Refusal.Open})
 	}
 	var out []judge.Defect
 	for _, d := range ds {
-		if d.Rule == "" {
-			d.Rule = rules.OpenJSONReader
-		}
 		if !slices.ContainsFunc(out, func(g judge.Defect) bool { return g.Rule == d.Rule }) {
 			out = append(out, d)
 		}
-	}
-	if len(out) == 0 {
-		out = []judge.Defect{{What: "the request breaks the document"}}
 	}
 	return out
 }
