@@ -115,7 +115,8 @@ func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 	// Evidence, and events, made as every report's: redacted, cut, escaped.
 	red = redactor()
 	j.secrets.Add(secrets...)
-	shown := verdict.Evidence{Request: e.RequestLine(red), Response: e.ResponseLine(red), Reproduce: e.Curl(red), At: time.Now().UTC().Format(time.RFC3339Nano)}
+	at := time.Now().UTC()
+	shown := verdict.Evidence{Request: e.RequestLine(red), Response: e.ResponseLine(red), Reproduce: e.Curl(red), At: at.Format(time.RFC3339Nano)}
 	shown.AnswerOf(e)
 	failure := func(rule rules.RuleID, side, expected, actual string, details []string) verdict.Evidence {
 		f := shown
@@ -146,10 +147,10 @@ func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 	}
 	if j.events != nil {
 		for _, rule := range c.Failed {
-			j.events.write(eventOf(server(rule), "server", e.Status))
+			j.events.write(eventOf(server(rule), "server", e.Status, at))
 		}
 		for _, g := range groups {
-			j.events.write(eventOf(client(g), "client", e.Status))
+			j.events.write(eventOf(client(g), "client", e.Status, at))
 		}
 	}
 	for _, s := range keep {
