@@ -161,16 +161,14 @@ func Build(fsys fs.FS, examples map[ExampleKey]Example) (*Book, error) {
 		file := path.Base(d.URI)
 		out := Feature{Name: f.Name, File: file, Anchor: "feature-" + strings.TrimSuffix(file, ".feature")}
 		out.Description = b.split(paragraphs(f.Description), out, "")
-		groups := map[rules.RuleID]int{}
 		add := func(id rules.RuleID, sc Scenario) {
-			i, ok := groups[id]
-			if !ok {
+			i := slices.IndexFunc(out.Groups, func(g Group) bool { return g.Rule.ID == id })
+			if i < 0 {
 				r, found := rules.Lookup(id)
 				if !found {
 					r = rules.Rule{ID: id}
 				}
 				i = len(out.Groups)
-				groups[id] = i
 				g := Group{Rule: r, First: !seen[id]}
 				seen[id] = true
 				if g.First {
@@ -203,10 +201,10 @@ func Build(fsys fs.FS, examples map[ExampleKey]Example) (*Book, error) {
 				s.Table = table(ex)
 				id := cmp.Or(ruleOf(ex.Tags), ruleOf(sc.Tags))
 				if j == 0 {
-					s.Description = b.split(desc, out, string(id))
-				} else {
-					s.Description = keep(desc)
+					// Filed once, under the outline's first rule.
+					base.Description = b.split(desc, out, string(id))
 				}
+				s.Description = base.Description
 				add(id, s)
 			}
 		}
@@ -242,12 +240,6 @@ func (b *Book) split(paras []string, f Feature, rule string) []string {
 		out = append(out, p)
 	}
 	return out
-}
-
-// keep is split without filing: a description rendered again (an
-// outline's under each of its rules) whose workings are filed once.
-func keep(paras []string) []string {
-	return slices.DeleteFunc(slices.Clone(paras), func(p string) bool { return strings.HasPrefix(p, WorkingsMark) })
 }
 
 func readingPlace(uri string) int {

@@ -145,18 +145,6 @@ func (r *Redactor) String(s string) string {
 	return b.String()
 }
 
-// Bytes returns b with every secret hidden; b itself when none is there.
-func (r *Redactor) Bytes(b []byte) []byte {
-	if r.Empty() || len(b) == 0 {
-		return b
-	}
-	s := string(b)
-	if out := r.String(s); out != s {
-		return []byte(out)
-	}
-	return b
-}
-
 // find returns the byte spans of s to hide, in order and merged.
 func (r *Redactor) find(s string) [][2]int {
 	spans := indexAll(s, r.encoded, nil)

@@ -103,9 +103,12 @@ func (c *Capture) Take(what string) (kept []byte, total int64, why string) {
 	return c.buf.Bytes(), c.total, why
 }
 
-// Release gives a taken capture's memory back. Only one whose body ended
-// goes back to the pool: another may still be written to.
+// Release gives a taken capture's memory back (none: nothing). Only one
+// whose body ended goes back to the pool: another may still be written to.
 func (c *Capture) Release() {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	c.done = true
 	if c.budget != nil {

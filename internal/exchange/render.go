@@ -236,7 +236,7 @@ func (x *Exchange) Curl(red *evidence.Redactor) string {
 	pre, post, inBody := x.cutToken(string(x.Body))
 	var runs []string
 	if len(x.Body) >= RunsFrom && !inBody {
-		runs, _ = shell.Runs(red.Bytes(x.Body), ReproduceBytes)
+		runs, _ = shell.Runs([]byte(red.String(string(x.Body))), ReproduceBytes)
 	}
 	switch {
 	case len(x.Body) > ReproduceBytes && runs == nil:
@@ -250,7 +250,7 @@ func (x *Exchange) Curl(red *evidence.Redactor) string {
 		data = "--data-binary " + shell.Quote(red.String(pre)) + `"` + shell.TokenVar + `"` + shell.Quote(red.String(post))
 	case len(x.Body) == 0:
 	default:
-		body := red.Bytes(x.Body)
+		body := []byte(red.String(string(x.Body)))
 		if shell.Printable(body) {
 			data = "--data-binary " + shell.Quote(string(body))
 		} else {

@@ -132,34 +132,28 @@ func collect(sh *Shape, sp *base.SchemaProxy, seen map[string]int, depth int) er
 			return err
 		}
 	}
+	// A property named again (by a later allOf member) is described anew.
+	at := func(name string) *Property {
+		if _, ok := seen[name]; !ok {
+			seen[name] = len(sh.Properties)
+			sh.Properties = append(sh.Properties, Property{Name: name})
+		}
+		return &sh.Properties[seen[name]]
+	}
 	if s.Properties != nil {
 		for name, p := range s.Properties.FromOldest() {
-			ps := p.Schema()
-			prop := Property{Name: name}
-			if ps != nil {
+			q := at(name)
+			q.Type, q.Format, q.Description, q.Constraints = "", "", "", ""
+			if ps := p.Schema(); ps != nil {
 				if len(ps.Type) > 0 {
-					prop.Type = ps.Type[0]
+					q.Type = ps.Type[0]
 				}
-				prop.Format = ps.Format
-				prop.Description = ps.Description
-				prop.Constraints = strings.Join(constraints(ps), ", ")
+				q.Format, q.Description, q.Constraints = ps.Format, ps.Description, strings.Join(constraints(ps), ", ")
 			}
-			if i, ok := seen[name]; ok {
-				q := &sh.Properties[i]
-				q.Type, q.Format, q.Description, q.Constraints = prop.Type, prop.Format, prop.Description, prop.Constraints
-				continue
-			}
-			seen[name] = len(sh.Properties)
-			sh.Properties = append(sh.Properties, prop)
 		}
 	}
 	for _, name := range s.Required {
-		if i, ok := seen[name]; ok {
-			sh.Properties[i].Required = true
-		} else {
-			seen[name] = len(sh.Properties)
-			sh.Properties = append(sh.Properties, Property{Name: name, Required: true})
-		}
+		at(name).Required = true
 	}
 	return nil
 }
@@ -195,17 +189,6 @@ func constraints(s *base.Schema) []string {
 	return out
 }
 
-// Breaks is how an invalid case breaks the schema.
-type Breaks string
-
-const (
-	BreaksRequired Breaks = "required" // a required property left out
-	BreaksType     Breaks = "type"     // a property of another JSON type
-	BreaksFraction Breaks = "fraction" // an integer with a fraction
-	BreaksRange    Breaks = "range"    // an integer past a bound of its format
-	BreaksObject   Breaks = "object"   // a body that is not an object
-)
-
 // Kind says what a case claims to be.
 type Kind int
 
@@ -231,7 +214,9 @@ type Case struct {
 	Kind     Kind
 	Class    string // what the case is, such as `"tag" is a boolean`
 	Property string // the property the case turns on, "" for the whole body
-	Breaks   Breaks // for an invalid case, how it breaks the schema
+	// PastBound: an invalid integer one past a bound of its format, which
+	// no shrink makes smaller.
+	PastBound bool
 	// Members is the body, an object; unless Raw is set, which is then the
 	// body (a body that is not an object).
 	Members []Member
@@ -466,7 +451,7 @@ func (g *Generator) Invalid() []*Case {
 	for _, p := range g.Shape.Properties {
 		if p.Required {
 			ms := slices.DeleteFunc(valid(), func(m Member) bool { return m.Name == p.Name })
-			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q is missing", p.Name), Property: p.Name, Breaks: BreaksRequired, Members: ms})
+			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q is missing", p.Name), Property: p.Name, Members: ms})
 		}
 		for _, w := range wrongTypes {
 			if w.jsonType == p.Type || w.jsonType == "integer" && p.Type == "number" || p.Type == "" {
@@ -476,14 +461,14 @@ func (g *Generator) Invalid() []*Case {
 			if w.jsonType == "string" || w.jsonType == "array" || w.jsonType == "integer" {
 				raw = fresh(raw)
 			}
-			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q is %s", p.Name, w.class), Property: p.Name, Breaks: BreaksType, Members: with(p.Name, json.RawMessage(raw))})
+			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q is %s", p.Name, w.class), Property: p.Name, Members: with(p.Name, json.RawMessage(raw))})
 		}
 		if p.Type == "integer" {
 			frac := fmt.Sprintf("%d.5", 1+g.Rand.IntN(1000))
 			if p.Name == g.IDProperty {
 				frac = fresh(frac)
 			}
-			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q has a fraction", p.Name), Property: p.Name, Breaks: BreaksFraction, Members: with(p.Name, json.RawMessage(frac))})
+			out = append(out, &Case{Kind: Invalid, Class: fmt.Sprintf("%q has a fraction", p.Name), Property: p.Name, Members: with(p.Name, json.RawMessage(frac))})
 			// One past each bound: 2^63 and 2^63+1 fit a uint64.
 			above, below := uint64(math.MaxInt64)+1, uint64(math.MaxInt64)+2
 			if p.Format == "int32" {
@@ -491,8 +476,8 @@ func (g *Generator) Invalid() []*Case {
 			}
 			if p.Format == "int32" || p.Format == "int64" {
 				out = append(out,
-					&Case{Kind: Invalid, Class: fmt.Sprintf("%q is one above the %s maximum", p.Name, p.Format), Property: p.Name, Breaks: BreaksRange, Members: with(p.Name, json.RawMessage(strconv.FormatUint(above, 10)))},
-					&Case{Kind: Invalid, Class: fmt.Sprintf("%q is one below the %s minimum", p.Name, p.Format), Property: p.Name, Breaks: BreaksRange, Members: with(p.Name, json.RawMessage("-"+strconv.FormatUint(below, 10)))})
+					&Case{Kind: Invalid, Class: fmt.Sprintf("%q is one above the %s maximum", p.Name, p.Format), Property: p.Name, PastBound: true, Members: with(p.Name, json.RawMessage(strconv.FormatUint(above, 10)))},
+					&Case{Kind: Invalid, Class: fmt.Sprintf("%q is one below the %s minimum", p.Name, p.Format), Property: p.Name, PastBound: true, Members: with(p.Name, json.RawMessage("-"+strconv.FormatUint(below, 10)))})
 			}
 		}
 	}
@@ -504,7 +489,7 @@ func (g *Generator) Invalid() []*Case {
 		{"JSON null", "null"},
 		{"JSON true", "true"},
 	} {
-		out = append(out, &Case{Kind: Invalid, Class: "the body is " + nb.class, Breaks: BreaksObject, Raw: []byte(nb.raw)})
+		out = append(out, &Case{Kind: Invalid, Class: "the body is " + nb.class, Raw: []byte(nb.raw)})
 	}
 	return out
 }

@@ -53,8 +53,8 @@ func candidates(c *Case, sh *Shape, keep string) []*Case {
 			// outcome would then turn on which of the two came first.
 			continue
 		}
-		if m.Name == c.Property && c.Breaks == BreaksRange {
-			continue // one past a bound is as small as it gets
+		if m.Name == c.Property && c.PastBound {
+			continue
 		}
 		for _, smaller := range smallerValues(m.Raw) {
 			ms := slices.Clone(c.Members)

@@ -48,12 +48,6 @@ const NoAnswer = "no answer: "
 // CutComment begins the comment of a body written cut.
 const CutComment = "plantcheck: body cut"
 
-// Creator names the program that wrote the file.
-type Creator struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
-
 // Entry is one exchange.
 type Entry struct {
 	StartedDateTime string   `json:"startedDateTime"`
@@ -152,9 +146,7 @@ func NewEntry(x Record, h *Hider, max int64) Entry {
 	}
 	if !x.NotKept && (len(x.Body) > 0 || x.BodyTotal > 0 || x.BodyIncomplete != "") {
 		p := &PostData{MimeType: h.String(x.Header.Get("Content-Type"))}
-		var text string
-		e.Request.BodySize, text, p.Encoding, p.Comment = body(h, x.Body, x.BodyTotal, max, x.BodyIncomplete)
-		p.Text = &text
+		e.Request.BodySize, p.Text, p.Encoding, p.Comment = body(h, x.Body, x.BodyTotal, max, x.BodyIncomplete)
 		e.Request.PostData = p
 	} else if x.NotKept {
 		e.Request.Comment = "plantcheck: request body not kept"
@@ -170,9 +162,8 @@ func NewEntry(x Record, h *Hider, max int64) Entry {
 	case x.NotKept:
 		c.Comment = "plantcheck: response body not kept"
 	case x.Status != 0:
-		var text string
-		c.Size, text, c.Encoding, c.Comment = body(h, x.RespBody, x.RespTotal, max, x.RespIncomplete)
-		e.Response.BodySize, c.Text = c.Size, &text
+		c.Size, c.Text, c.Encoding, c.Comment = body(h, x.RespBody, x.RespTotal, max, x.RespIncomplete)
+		e.Response.BodySize = c.Size
 	}
 	return e
 }
@@ -181,12 +172,12 @@ func NewEntry(x Record, h *Hider, max int64) Entry {
 // (those across the cut too): UTF-8 as text, else base64, with a comment
 // when it is cut or incomplete; size is its length as sent, changed by as
 // much as the hiding changed it.
-func body(h *Hider, b []byte, total, max int64, incomplete string) (size int64, text, encoding, comment string) {
+func body(h *Hider, b []byte, total, max int64, incomplete string) (size int64, text *string, encoding, comment string) {
 	total = bodySize(b, total, false)
 	if limit := max + int64(h.margin()); int64(len(b)) > limit {
 		b = b[:limit]
 	}
-	hb := h.Bytes(b)
+	hb := []byte(h.String(string(b)))
 	size = total + int64(len(hb)-len(b))
 	if int64(len(hb)) > max {
 		hb = hb[:max]
@@ -197,10 +188,11 @@ func body(h *Hider, b []byte, total, max int64, incomplete string) (size int64, 
 	case incomplete != "":
 		comment = CutComment + ": not read to its end"
 	}
-	if utf8.Valid(hb) {
-		return size, string(hb), "", comment
+	if t := string(hb); utf8.Valid(hb) {
+		return size, &t, "", comment
 	}
-	return size, base64.StdEncoding.EncodeToString(hb), "base64", comment
+	t := base64.StdEncoding.EncodeToString(hb)
+	return size, &t, "base64", comment
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -265,7 +257,7 @@ func Create(path, creator, version string) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{f: f, w: bufio.NewWriterSize(f, 64<<10)}
-	head, _ := json.Marshal(Creator{Name: creator, Version: version})
+	head, _ := json.Marshal(map[string]string{"name": creator, "version": version})
 	fmt.Fprintf(w.w, "{\"log\":{\"version\":%q,\"creator\":%s,\"entries\":[", Version, head)
 	return w, nil
 }

@@ -30,17 +30,6 @@ func (h *Hider) String(s string) string {
 	return h.red.String(s)
 }
 
-// Bytes returns b with every secret hidden.
-func (h *Hider) Bytes(b []byte) []byte {
-	if h == nil || len(b) == 0 {
-		return b
-	}
-	if h.token != "" && strings.Contains(string(b), h.token) {
-		b = []byte(strings.ReplaceAll(string(b), h.token, evidence.TokenMark))
-	}
-	return h.red.Bytes(b)
-}
-
 // header hides a header's value. A credential header's is written by its
 // shape, never by another secret's windows: an Authorization value keeps
 // a known scheme, its credential <token> or <redacted> (a blank one kept);

@@ -83,19 +83,6 @@ func plantRecordOf(obj map[string]json.RawMessage, ok bool, redact func(string) 
 	return j
 }
 
-// noIDOf judges a Plant record, read already, for the id it must not carry
-// ("The Plant record has no id field").
-func noIDOf(obj map[string]json.RawMessage, ok bool, redact func(string) string) Judgement {
-	j := Judgement{Expected: "no id property"}
-	switch {
-	case !ok:
-		j.Actual = NotAnObject
-	case obj["id"] != nil:
-		j.Actual = "id is " + describe(obj, "id", redact)
-	}
-	return j
-}
-
 // ErrorRecord judges a body as an Error record: an object with error, an
 // int32 integer, and message, a string ("an error response carries both
 // error and message").

@@ -24,8 +24,7 @@ type Rule struct {
 
 // AcceptedUnder reports whether rule's Accepts is set.
 func AcceptedUnder(rule rules.RuleID) bool {
-	i := slices.IndexFunc(Rules, func(r Rule) bool { return r.ID == rule })
-	return i >= 0 && Rules[i].Accepts
+	return slices.ContainsFunc(Rules, func(r Rule) bool { return r.ID == rule && r.Accepts })
 }
 
 // The reasons a rule cannot be judged from traffic.

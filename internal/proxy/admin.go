@@ -90,11 +90,7 @@ func newMetrics(h *Handler) *metrics {
 // tallyCollector shows the tally's counts when scraped.
 type tallyCollector struct{ t *verdict.Tally }
 
-func (c tallyCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descExchanges, descJudged, descViolations, descOwn, descGone} {
-		ch <- d
-	}
-}
+func (c tallyCollector) Describe(ch chan<- *prometheus.Desc) { prometheus.DescribeByCollect(c, ch) }
 
 func (c tallyCollector) Collect(ch chan<- prometheus.Metric) {
 	n := c.t.Counts()

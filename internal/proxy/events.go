@@ -29,13 +29,12 @@ type Event struct {
 // eventSummary bounds an event's summary.
 const eventSummary = 1 << 10
 
-// eventOf makes the event of one failure's evidence, seen on side.
-func eventOf(f verdict.Evidence, side string, status int) Event {
+// eventOf makes the event of one failure's evidence, seen on side at at.
+func eventOf(f verdict.Evidence, side string, status int, at time.Time) Event {
 	s := f.Request + " -> " + f.Response + ": expected " + f.Expected
 	if f.Actual != "" {
 		s += "; got " + f.Actual
 	}
-	at, _ := time.Parse(time.RFC3339Nano, f.At) // count wrote it
 	return Event{Time: at, Rule: verdict.ClientGroup{Rule: f.Rule}.Label(), Level: verdict.Upper(f.Level),
 		Side: side, Status: status, Summary: evidence.Cut(s, eventSummary)}
 }

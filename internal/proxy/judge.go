@@ -115,7 +115,8 @@ func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 	// Evidence, and events, made as every report's: redacted, cut, escaped.
 	red = redactor()
 	j.secrets.Add(secrets...)
-	shown := verdict.Evidence{Request: e.RequestLine(red), Response: e.ResponseLine(red), Reproduce: e.Curl(red), At: time.Now().UTC().Format(time.RFC3339Nano)}
+	at := time.Now().UTC()
+	shown := verdict.Evidence{Request: e.RequestLine(red), Response: e.ResponseLine(red), Reproduce: e.Curl(red), At: at.Format(time.RFC3339Nano)}
 	shown.AnswerOf(e)
 	failure := func(rule rules.RuleID, side, expected, actual string, details []string) verdict.Evidence {
 		f := shown
@@ -131,66 +132,54 @@ func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 		}
 		return f
 	}
-	server := func(rule rules.RuleID, detail bool) verdict.Evidence {
+	server := func(rule rules.RuleID) verdict.Evidence {
 		f := o.Results[slices.IndexFunc(o.Results, func(r judge.Result) bool { return r.Rule == rule && !r.OK() })]
-		var ds []string
-		if detail {
-			ds = f.Details // the document's messages, for RESPONSE-DOCUMENTED
-		}
-		return failure(rule, "server", f.Expected, f.Actual, ds)
+		return failure(rule, "server", f.Expected, f.Actual, f.Details)
 	}
-	// For a client's request, Rule is the rule whose refusal it calls for
-	// ("" for none in particular), which the reports do not cite.
-	client := func(g judge.Defect, detail bool) verdict.Evidence {
+	// For a client's request, Rule is the rule whose refusal it calls for,
+	// which the reports do not cite.
+	client := func(g judge.Defect) verdict.Evidence {
 		var ds []string
-		if detail {
-			for _, v := range o.Violations {
-				ds = append(ds, v.String())
-			}
+		for _, v := range o.Violations {
+			ds = append(ds, v.String())
 		}
 		return failure(g.Rule, "client", "a request the document accepts", g.What, ds)
 	}
 	if j.events != nil {
 		for _, rule := range c.Failed {
-			j.events.write(eventOf(server(rule, false), "server", e.Status))
+			j.events.write(eventOf(server(rule), "server", e.Status, at))
 		}
 		for _, g := range groups {
-			j.events.write(eventOf(client(g, false), "client", e.Status))
+			j.events.write(eventOf(client(g), "client", e.Status, at))
 		}
 	}
 	for _, s := range keep {
 		if s.Side == "server" {
-			j.tally.Keep(s, server(s.Rule, true))
+			j.tally.Keep(s, server(s.Rule))
 			continue
 		}
 		for _, g := range groups {
 			if g.Rule == s.Rule {
-				j.tally.Keep(s, client(g, true))
+				j.tally.Keep(s, client(g))
 			}
 		}
 	}
 }
 
 // clientGroups are the ways a request breaks the document (the judge's
-// refusal), one for each group, the first of it: the rule whose refusal it
-// calls for, OPEN-JSON-READER for a departure RFC 8259 leaves open, ""
-// (OTHER) for none in particular.
+// refusal, which names at least one), one for each group, the first of it:
+// the rule whose refusal it calls for, OPEN-JSON-READER for a departure RFC
+// 8259 leaves open.
 func clientGroups(o *judge.Outcome) []judge.Defect {
 	ds := o.Refusal.Defects
 	if o.Refusal.Open != "" {
-		ds = append(slices.Clip(ds), judge.Defect{What: o.Refusal.Open})
+		ds = append(slices.Clip(ds), judge.Defect{Rule: rules.OpenJSONReader, What: o.Refusal.Open})
 	}
 	var out []judge.Defect
 	for _, d := range ds {
-		if d.Rule == "" {
-			d.Rule = rules.OpenJSONReader
-		}
 		if !slices.ContainsFunc(out, func(g judge.Defect) bool { return g.Rule == d.Rule }) {
 			out = append(out, d)
 		}
-	}
-	if len(out) == 0 {
-		out = []judge.Defect{{What: "the request breaks the document"}}
 	}
 	return out
 }

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
-	"sync"
 	"time"
 
 	"github.com/plantcheck/plantcheck/internal/buildinfo"
@@ -195,7 +194,8 @@ func rewriteReports(stderr io.Writer, h *Handler, opts Options, dir string, ever
 	if every <= 0 {
 		return func() {}
 	}
-	quit, done := make(chan struct{}), make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		t := time.NewTicker(every)
@@ -204,11 +204,10 @@ func rewriteReports(stderr io.Writer, h *Handler, opts Options, dir string, ever
 			select {
 			case <-t.C:
 				write()
-			case <-quit:
+			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	var once sync.Once
-	return func() { once.Do(func() { close(quit); <-done }) }
+	return func() { cancel(); <-done }
 }

@@ -173,12 +173,8 @@ func (copyBufs) Put(b []byte) { copyBufPool.Put(&b) }
 
 // release gives back what an exchange held for judging.
 func (h *Handler) release(x *flight) {
-	if x.reqCap != nil {
-		x.reqCap.Release()
-	}
-	if x.respCap != nil {
-		x.respCap.Release()
-	}
+	x.reqCap.Release()
+	x.respCap.Release()
 	if x.whole != nil {
 		h.budget.Give(int64(len(x.whole)))
 	}
