@@ -17,23 +17,23 @@ import (
 // scenarios; a proxy's, one per rule over the traffic, and a suite of
 // what client requests broke.
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	junitCounts
+	Suites []junitSuite `xml:"testsuite"`
+}
+
+// junitCounts are the attributes a suite and the suites share.
+type junitCounts struct {
+	Name     string `xml:"name,attr"`
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Time     string `xml:"time,attr"`
 }
 
 type junitSuite struct {
-	Name       string           `xml:"name,attr"`
-	Tests      int              `xml:"tests,attr"`
-	Failures   int              `xml:"failures,attr"`
-	Errors     int              `xml:"errors,attr"`
-	Skipped    int              `xml:"skipped,attr"`
-	Time       string           `xml:"time,attr"`
+	junitCounts
 	Properties *junitProperties `xml:"properties,omitempty"`
 	Cases      []junitCase      `xml:"testcase"`
 	SystemOut  string           `xml:"system-out,omitempty"`
@@ -91,7 +91,7 @@ func (s *junitSuite) add(c junitCase, ms float64) {
 }
 
 func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
-	top := junitSuites{Name: fmt.Sprintf("plantcheck: %s %s (%s)", v.Spec.Title, v.Spec.Version, v.Status), Time: secs(v.Duration)}
+	top := junitSuites{junitCounts: junitCounts{Name: fmt.Sprintf("plantcheck: %s %s (%s)", v.Spec.Title, v.Spec.Version, v.Status), Time: secs(v.Duration)}}
 	if v.Reference {
 		top.Name = fmt.Sprintf("plantcheck: %s %s on %s (%s)", v.Spec.Title, v.Spec.Version, ReferenceTarget, v.Status)
 	}
@@ -104,7 +104,7 @@ func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 	idx := map[rules.RuleID]int{}
 	for _, r := range v.Rules {
 		idx[r.ID] = len(top.Suites)
-		top.Suites = append(top.Suites, junitSuite{Name: fmt.Sprintf("%s (%s)", r.ID, Upper(r.Level))})
+		top.Suites = append(top.Suites, junitSuite{junitCounts: junitCounts{Name: fmt.Sprintf("%s (%s)", r.ID, Upper(r.Level))}})
 	}
 	if v.words().traffic {
 		v.junitRules(top.Suites)
@@ -113,7 +113,7 @@ func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 		v.junitScenarios(top.Suites, idx)
 	}
 	if v.Error != "" {
-		s := junitSuite{Name: "plantcheck"}
+		s := junitSuite{junitCounts: junitCounts{Name: "plantcheck"}}
 		s.add(junitCase{Name: "plantcheck could not run", Classname: "plantcheck", Time: "0.000",
 			Error: &junitProblem{Message: v.Error, Type: "could not run", Text: v.Error}}, 0)
 		top.Suites = append(top.Suites, s)
@@ -130,7 +130,7 @@ func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 	// What to fix and the common cause, as the console and every report
 	// give them, first: a suite of no case, which counts nothing.
 	if a := Analyze(v); len(a.Fix) > 0 || a.Cause != "" {
-		s := junitSuite{Name: "plantcheck: what to fix", Time: "0.000", Properties: &junitProperties{}}
+		s := junitSuite{junitCounts: junitCounts{Name: "plantcheck: what to fix", Time: "0.000"}, Properties: &junitProperties{}}
 		var text strings.Builder
 		if a.Cause != "" {
 			s.Properties.Property = append(s.Properties.Property, junitProperty{"common-cause", mdquote.Clean(a.Cause)})
@@ -304,7 +304,7 @@ func (v *Verdict) junitRules(suites []junitSuite) {
 // junitClients is the suite of what client requests broke (proxy): a
 // failure only under --strict-clients.
 func (v *Verdict) junitClients() junitSuite {
-	s := junitSuite{Name: "client requests"}
+	s := junitSuite{junitCounts: junitCounts{Name: "client requests"}}
 	for _, b := range v.Failures {
 		if b.Side != "client" {
 			continue

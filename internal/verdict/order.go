@@ -233,45 +233,37 @@ func (g ShownGroup) More() int64 { return int64(len(g.Folded)) }
 // rule's blocks together).
 func (v *Verdict) shownGroups() []ShownGroup {
 	var out []ShownGroup
-	var seen map[kind]bool
-	var folded map[kind]int
-	var order []kind
-	flush := func() {
-		if len(out) == 0 {
-			return
+	kindOf := func(s Shown) (k kind) {
+		if a, ok := blockAnswer(s.Block); ok {
+			k = kind{a.status, a.media}
 		}
-		g := &out[len(out)-1]
-		var parts []string
-		for _, k := range order {
-			if folded[k] > 0 {
-				parts = append(parts, fmt.Sprintf("%s ×%d", k, folded[k]))
-			}
-		}
-		g.FoldedKinds = strings.Join(parts, ", ")
+		return k
 	}
 	for _, s := range v.shown() {
 		client := s.Side == "client"
 		if len(out) == 0 || out[len(out)-1].Rule != s.Rule || out[len(out)-1].Client != client {
-			flush()
 			out = append(out, ShownGroup{Rule: s.Rule, Level: s.Level, Client: client})
-			seen, folded, order = map[kind]bool{}, map[kind]int{}, nil
 		}
 		g := &out[len(out)-1]
-		var k kind
-		if a, ok := blockAnswer(s.Block); ok {
-			k = kind{a.status, a.media}
-		}
-		if seen[k] {
+		if slices.ContainsFunc(g.Blocks, func(o Shown) bool { return kindOf(o) == kindOf(s) }) {
 			g.Folded = append(g.Folded, s)
-			if folded[k] == 0 {
-				order = append(order, k)
-			}
-			folded[k]++
-			continue
+		} else {
+			g.Blocks = append(g.Blocks, s)
 		}
-		seen[k] = true
-		g.Blocks = append(g.Blocks, s)
 	}
-	flush()
+	for i := range out {
+		var kinds []kind
+		n := map[kind]int{}
+		for _, s := range out[i].Folded {
+			if n[kindOf(s)]++; n[kindOf(s)] == 1 {
+				kinds = append(kinds, kindOf(s))
+			}
+		}
+		parts := make([]string, len(kinds))
+		for j, k := range kinds {
+			parts[j] = fmt.Sprintf("%s ×%d", k, n[k])
+		}
+		out[i].FoldedKinds = strings.Join(parts, ", ")
+	}
 	return out
 }
