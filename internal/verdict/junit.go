@@ -223,18 +223,24 @@ func (v *Verdict) junitFailure(b *Block, own rules.RuleID, label string) *junitP
 	}
 	es := slices.Clone(b.Evidence)
 	slices.SortStableFunc(es, func(x, y Evidence) int { return rank(x.Rule) - rank(y.Rule) })
-	found := []rules.RuleID{}
-	var msgs, others []string
+	var found []rules.RuleID
+	var msg string
 	for i, e := range es {
-		if i == 0 || e.Rule != es[i-1].Rule {
-			found = append(found, e.Rule)
-			msgs = append(msgs, string(e.Rule)+": expected "+e.Expected+", got "+e.Actual)
+		if i > 0 && e.Rule == es[i-1].Rule {
+			continue
 		}
+		if found = append(found, e.Rule); len(found) == 1 {
+			msg = string(e.Rule) + ": expected " + e.Expected + ", got " + e.Actual
+		}
+	}
+	if len(found) > 1 {
+		msg += fmt.Sprintf(" (and %s more)", Plural(int64(len(found)-1), "rule"))
 	}
 	if len(found) == 0 {
 		found = []rules.RuleID{own}
 	}
 	level := rules.Level("")
+	var others []string
 	for _, id := range found {
 		r, ok := rules.Lookup(id)
 		if ok && (level == "" || levelRank(r.Level) < levelRank(level)) {
@@ -247,13 +253,6 @@ func (v *Verdict) junitFailure(b *Block, own rules.RuleID, label string) *junitP
 			}
 			others = append(others, string(id)+lv)
 		}
-	}
-	msg := ""
-	if len(msgs) > 0 {
-		msg = msgs[0]
-	}
-	if len(msgs) > 1 {
-		msg += fmt.Sprintf(" (and %s more)", Plural(int64(len(msgs)-1), "rule"))
 	}
 	var text []string
 	if label != "" {

@@ -255,9 +255,8 @@ func (v *Verdict) shownGroups() []ShownGroup {
 		var kinds []kind
 		n := map[kind]int{}
 		for _, s := range out[i].Folded {
-			if n[kindOf(s)]++; n[kindOf(s)] == 1 {
-				kinds = append(kinds, kindOf(s))
-			}
+			kinds = appendOnce(kinds, kindOf(s))
+			n[kindOf(s)]++
 		}
 		parts := make([]string, len(kinds))
 		for j, k := range kinds {

@@ -426,9 +426,9 @@ func (t *Tally) Traffic(v *Verdict, red func(string) string) {
 	}
 }
 
-func appendOnce(list []string, s string) []string {
-	if slices.Contains(list, s) {
+func appendOnce[T comparable](list []T, x T) []T {
+	if slices.Contains(list, x) {
 		return list
 	}
-	return append(list, s)
+	return append(list, x)
 }

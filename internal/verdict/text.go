@@ -92,9 +92,7 @@ func (v *console) writeText(w *strings.Builder) {
 	byWhy := map[string][]string{}
 	for _, r := range v.Rules {
 		if v.unjudgedWhy(r) {
-			if _, ok := byWhy[r.NotJudgedBecause]; !ok {
-				whys = append(whys, r.NotJudgedBecause)
-			}
+			whys = appendOnce(whys, r.NotJudgedBecause)
 			name := fmt.Sprintf("%s (%s)", r.ID, Upper(r.Level))
 			if r.Outcome == Pass {
 				name = fmt.Sprintf("%s (%s, judged by %d of %d scenarios)", r.ID, Upper(r.Level), r.Judged, r.Scenarios)
@@ -254,13 +252,9 @@ func (v *Verdict) notRunReasons() []string {
 		if r, ok := v.rule(s.Rule); ok && v.unjudgedWhy(r) && strings.Contains(r.NotJudgedBecause, why) {
 			continue // said with the rules not judged, once
 		}
-		if n[why] == 0 {
-			whys = append(whys, why)
-		}
+		whys = appendOnce(whys, why)
 		n[why]++
-		if !slices.Contains(ids[why], s.Rule) {
-			ids[why] = append(ids[why], s.Rule)
-		}
+		ids[why] = appendOnce(ids[why], s.Rule)
 	}
 	out := make([]string, len(whys))
 	for i, why := range whys {
@@ -524,21 +518,15 @@ func (v *Verdict) ReproNote() string {
 		for _, e := range b.Evidence {
 			commands = append(commands, e.Reproduce)
 		}
-		for _, c := range commands {
-			for _, m := range reproVar.FindAllStringSubmatch(c, -1) {
-				if !slices.Contains(vars, m[1]) {
-					vars = append(vars, m[1])
-				}
-			}
+		for _, m := range reproVar.FindAllStringSubmatch(strings.Join(commands, "\n"), -1) {
+			vars = append(vars, "$"+m[1])
 		}
 	}
 	if len(vars) == 0 {
 		return ""
 	}
 	slices.Sort(vars)
-	for i := range vars {
-		vars[i] = "$" + vars[i]
-	}
+	vars = slices.Compact(vars)
 	note := "The curl commands and reruns read " + strings.Join(vars, ", ") + "; plantcheck never prints their values."
 	if slices.Contains(vars, "$PLANTCHECK_TOKEN") && v.TokenFrom != "" && v.TokenFrom != "PLANTCHECK_TOKEN" {
 		note += " The token came from " + v.TokenFrom + ": set PLANTCHECK_TOKEN to it first"
