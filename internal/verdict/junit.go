@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"slices"
@@ -191,10 +192,7 @@ func (v *Verdict) junitScenarios(suites []junitSuite, idx map[rules.RuleID]int) 
 			}
 			c.Failure = &junitProblem{Message: msg, Type: string(sc.Level), Text: text}
 		case Error:
-			msg := "plantcheck could not judge this scenario"
-			if sc.Error != "" {
-				msg = sc.Error
-			}
+			msg := cmp.Or(sc.Error, "plantcheck could not judge this scenario")
 			text := msg
 			if label != "" {
 				msg = "failure " + label + " " + msg

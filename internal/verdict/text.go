@@ -179,19 +179,19 @@ func (v *console) writeTable(w *strings.Builder, brief bool) {
 	fmt.Fprintf(tw, "RULE\tLEVEL\tRESULT\t%s\tREQUIREMENT\n", strings.ToUpper(v.words().counted))
 	var rows []Rule
 	var passed []string
-	inPart := 0 // passed, judged in part: said with the rules not judged
+	inPart := 0
 	for _, r := range v.Rules {
-		if brief && r.Outcome == Pass && r.Level == rules.Open {
+		switch {
+		case !brief:
+		case r.Outcome == Pass && r.Level == rules.Open:
 			continue // noted, never failed: said under its notes
-		}
-		if brief && r.Outcome == Pass && v.partlyJudged(r) {
-			inPart++
-		}
-		if brief && r.Outcome == Pass && !v.partlyJudged(r) {
+		case r.Outcome == Pass && v.partlyJudged(r):
+			inPart++ // said with the rules not judged
+			continue
+		case r.Outcome == Pass:
 			passed = append(passed, string(r.ID))
 			continue
-		}
-		if brief && (r.Outcome == Fail && r.Level != rules.Open || v.unjudgedWhy(r)) {
+		case r.Outcome == Fail && r.Level != rules.Open || v.unjudgedWhy(r):
 			continue // said apart: under To fix, or with its reason below
 		}
 		rows = append(rows, r)
@@ -216,16 +216,13 @@ func (v *console) writeTable(w *strings.Builder, brief bool) {
 		}
 		fmt.Fprintln(w, l)
 	}
-	switch {
-	case brief && len(passed) > 0:
+	if len(passed) > 0 { // only the brief table lists them apart
 		// As many as the MUST and SHOULD counts below say passed.
 		n := Plural(int64(len(passed)+inPart), "rule")
 		if inPart > 0 {
 			n += fmt.Sprintf(", %d of them judged in part", inPart)
 		}
 		fmt.Fprintf(w, "Passed: %s (the reports, or --verbose, name them)\n", n)
-	case len(passed) > 0:
-		fmt.Fprintf(w, "%s\n", wrapAt("Passed ("+strconv.Itoa(len(passed))+"): "+strings.Join(passed, ", "), ", ", 0, 100, "  "))
 	}
 }
 
