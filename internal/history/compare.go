@@ -161,10 +161,8 @@ func CompareAll(in []CompareInput) (*Comparison, error) {
 				}
 			}
 			cell.Result = cell.Runs[0]
-			for _, w := range cell.Runs[1:] {
-				if w != cell.Result {
-					cell.Result = CellUnstable
-				}
+			if slices.ContainsFunc(cell.Runs, func(w string) bool { return w != cell.Runs[0] }) {
+				cell.Result = CellUnstable
 			}
 			if n := map[string]*int{CellPass: &im.Pass, CellFail: &im.Fail, CellNotJudged: &im.NotJudged, CellUnstable: &im.Unstable}[cell.Result]; n != nil {
 				*n++
