@@ -102,16 +102,14 @@ func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 	// reader which control it was, and escapes the C1 controls and bidi
 	// overrides XML would let through.
 	top.Name = mdquote.Clean(top.Name)
-	idx := map[rules.RuleID]int{}
 	for _, r := range v.Rules {
-		idx[r.ID] = len(top.Suites)
 		top.Suites = append(top.Suites, junitSuite{junitCounts: junitCounts{Name: fmt.Sprintf("%s (%s)", r.ID, Upper(r.Level))}})
 	}
 	if v.words().traffic {
 		v.junitRules(top.Suites)
 		top.Suites = append(top.Suites, v.junitClients())
 	} else {
-		v.junitScenarios(top.Suites, idx)
+		v.junitScenarios(top.Suites)
 	}
 	if v.Error != "" {
 		s := junitSuite{junitCounts: junitCounts{Name: "plantcheck"}}
@@ -164,14 +162,14 @@ func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 // SHOULD scenario) is in that scenario's failure, never a case of its own:
 // the rule table and summary.json (foundBy) say which rules were found
 // broken where.
-func (v *Verdict) junitScenarios(suites []junitSuite, idx map[rules.RuleID]int) {
+func (v *Verdict) junitScenarios(suites []junitSuite) {
 	labels := map[int]string{}
 	for _, s := range v.shown() {
 		labels[s.Index] = s.Label
 	}
 	for _, sc := range v.Scenarios {
-		i, ok := idx[sc.Rule]
-		if !ok {
+		i := slices.IndexFunc(v.Rules, func(r Rule) bool { return r.ID == sc.Rule }) // suites[i] is its rule's
+		if i < 0 {
 			continue
 		}
 		var block *Block

@@ -164,18 +164,13 @@ func (v *Verdict) FailureOrder() (server, client []int) {
 func (v *Verdict) shown() []Shown {
 	server, client := v.FailureOrder()
 	out := make([]Shown, 0, len(v.Failures))
-	for n, i := range server {
-		out = append(out, v.shownBlock(i, n+1, fmt.Sprintf("%d)", n+1)))
-	}
-	for n, i := range client {
-		out = append(out, v.shownBlock(i, n+1, fmt.Sprintf("client %d)", n+1)))
+	for side, blocks := range [][]int{server, client} {
+		for n, i := range blocks {
+			label := fmt.Sprintf("%s%d)", []string{"", "client "}[side], n+1)
+			out = append(out, Shown{N: n + 1, Label: label, Index: i, Block: v.Failures[i], Fields: walk(v.Failures[i], nil, form{})})
+		}
 	}
 	return out
-}
-
-func (v *Verdict) shownBlock(i, n int, label string) Shown {
-	b := v.Failures[i]
-	return Shown{N: n, Label: label, Index: i, Block: b, Fields: walk(b, nil, form{})}
 }
 
 // OrderFailures puts the failure blocks in the one order (FailureOrder)
@@ -221,13 +216,9 @@ type ShownGroup struct {
 	// FoldedKinds counts the folded blocks by kind ("201 application/json
 	// ×20").
 	FoldedKinds string
+	// Total is the group's number of blocks, More of those folded.
+	Total, More int64
 }
-
-// Total is the group's number of blocks.
-func (g ShownGroup) Total() int64 { return int64(len(g.Blocks) + len(g.Folded)) }
-
-// More is the number of blocks folded.
-func (g ShownGroup) More() int64 { return int64(len(g.Folded)) }
 
 // shownGroups is shown, cut into one group per rule (the one order keeps a
 // rule's blocks together).
@@ -252,6 +243,7 @@ func (v *Verdict) shownGroups() []ShownGroup {
 		}
 	}
 	for i := range out {
+		out[i].Total, out[i].More = int64(len(out[i].Blocks)+len(out[i].Folded)), int64(len(out[i].Folded))
 		var kinds []kind
 		n := map[kind]int{}
 		for _, s := range out[i].Folded {
