@@ -302,14 +302,11 @@ func (c *Comparison) WriteMarkdown(w io.Writer, q verdict.Quote) error {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\nColumns: ")
+	columns := make([]string, len(c.Implementations))
 	for i, im := range c.Implementations {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		fmt.Fprintf(&b, "%d = %s", i+1, q.Span(im.Name))
+		columns[i] = fmt.Sprintf("%d = %s", i+1, q.Span(im.Name))
 	}
-	b.WriteString(". A failure's number is its block in that implementation's report.\n")
+	fmt.Fprintf(&b, "\nColumns: %s. A failure's number is its block in that implementation's report.\n", strings.Join(columns, "; "))
 	_, err := io.WriteString(w, mdquote.Clean(b.String()))
 	return err
 }
