@@ -161,10 +161,8 @@ func CompareAll(in []CompareInput) (*Comparison, error) {
 				}
 			}
 			cell.Result = cell.Runs[0]
-			for _, w := range cell.Runs[1:] {
-				if w != cell.Result {
-					cell.Result = CellUnstable
-				}
+			if slices.ContainsFunc(cell.Runs, func(w string) bool { return w != cell.Runs[0] }) {
+				cell.Result = CellUnstable
 			}
 			if n := map[string]*int{CellPass: &im.Pass, CellFail: &im.Fail, CellNotJudged: &im.NotJudged, CellUnstable: &im.Unstable}[cell.Result]; n != nil {
 				*n++
@@ -304,14 +302,11 @@ func (c *Comparison) WriteMarkdown(w io.Writer, q verdict.Quote) error {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\nColumns: ")
+	columns := make([]string, len(c.Implementations))
 	for i, im := range c.Implementations {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		fmt.Fprintf(&b, "%d = %s", i+1, q.Span(im.Name))
+		columns[i] = fmt.Sprintf("%d = %s", i+1, q.Span(im.Name))
 	}
-	b.WriteString(". A failure's number is its block in that implementation's report.\n")
+	fmt.Fprintf(&b, "\nColumns: %s. A failure's number is its block in that implementation's report.\n", strings.Join(columns, "; "))
 	_, err := io.WriteString(w, mdquote.Clean(b.String()))
 	return err
 }

@@ -198,42 +198,36 @@ func (v *Verdict) fixList(server []Block, f firsts) []string {
 		return first[a.ID].number - first[b.ID].number
 	})
 	// A rule broken with several kinds of answer is as many mistakes:
-	// each kind is named, with its count and its first block.
-	// Rules of one level whose first failures read the same are one line:
-	// one mistake, met by several rules' scenarios.
+	// each kind is named, with its count and its first block. Rules of one
+	// level whose first failures read the same are one line, where the
+	// first of them stands: one mistake, met by several rules' scenarios.
 	type group struct {
+		r      Rule
 		ids    []string
-		level  rules.Level
 		n      int64
 		blocks []string
 	}
+	var groups []*group
 	byEssence := map[string]*group{}
-	var out []string
 	for _, r := range failed {
 		fd, ok := first[r.ID]
-		if len(f.kinds[r.ID]) > 1 || !ok {
+		key, alone := string(r.Level)+"\x00"+fd.essence, !ok || len(f.kinds[r.ID]) > 1
+		if g := byEssence[key]; g != nil && !alone {
+			g.ids, g.n, g.blocks = append(g.ids, string(r.ID)), g.n+r.Failures, append(g.blocks, strconv.Itoa(fd.number))
 			continue
 		}
-		key := string(r.Level) + "\x00" + fd.essence
-		g := byEssence[key]
-		if g == nil {
-			g = &group{level: r.Level}
+		g := &group{r, []string{string(r.ID)}, r.Failures, []string{strconv.Itoa(fd.number)}}
+		if !alone {
 			byEssence[key] = g
 		}
-		g.ids = append(g.ids, string(r.ID))
-		g.n += r.Failures
-		g.blocks = append(g.blocks, strconv.Itoa(fd.number))
+		groups = append(groups, g)
 	}
-	for _, r := range failed {
-		if fd, ok := first[r.ID]; ok && len(f.kinds[r.ID]) <= 1 {
-			g := byEssence[string(r.Level)+"\x00"+fd.essence]
-			if g.ids[0] != string(r.ID) {
-				continue // said on its group's line
-			}
-			if len(g.ids) > 1 {
-				out = append(out, fmt.Sprintf("%s (%s), %s: %s (blocks %s)", strings.Join(g.ids, ", "), Upper(g.level), Plural(g.n, "failure"), fd.essence, strings.Join(g.blocks, ", ")))
-				continue
-			}
+	var out []string
+	for _, g := range groups {
+		r := g.r
+		if len(g.ids) > 1 {
+			out = append(out, fmt.Sprintf("%s (%s), %s: %s (blocks %s)", strings.Join(g.ids, ", "), Upper(r.Level), Plural(g.n, "failure"), first[r.ID].essence, strings.Join(g.blocks, ", ")))
+			continue
 		}
 		line := fmt.Sprintf("%s (%s), %s", r.ID, Upper(r.Level), Plural(r.Failures, "failure"))
 		if ks := f.kinds[r.ID]; len(ks) > 1 {
@@ -327,17 +321,14 @@ func blockAnswer(b Block) (answer, bool) {
 // returns the status too (0 with "").
 func CommonCause(blocks []Block) (string, int) {
 	count := map[answer]int{}
-	shapes := map[answer]map[string]bool{} // the shapes said of each answer's bodies
+	shapes := map[answer][]string{} // the shapes said of each answer's bodies
 	for _, b := range blocks {
 		if a, ok := blockAnswer(b); ok && a.faulty() {
 			shape := a.shape
 			a.shape = "" // blocks share an answer whatever their checks said of it
 			count[a]++
 			if shape != "" {
-				if shapes[a] == nil {
-					shapes[a] = map[string]bool{}
-				}
-				shapes[a][shape] = true
+				shapes[a] = appendOnce(shapes[a], shape)
 			}
 		}
 	}
@@ -349,9 +340,7 @@ func CommonCause(blocks []Block) (string, int) {
 	}
 	n := count[top]
 	if len(shapes[top]) == 1 {
-		for shape := range shapes[top] {
-			top.shape = shape // one shape, said wherever one was
-		}
+		top.shape = shapes[top][0] // one shape, said wherever one was
 	}
 	if n < minCommon || 3*n < 2*len(blocks) {
 		return "", 0

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"slices"
@@ -17,23 +18,23 @@ import (
 // scenarios; a proxy's, one per rule over the traffic, and a suite of
 // what client requests broke.
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	junitCounts
+	Suites []junitSuite `xml:"testsuite"`
+}
+
+// junitCounts are the attributes a suite and the suites share.
+type junitCounts struct {
+	Name     string `xml:"name,attr"`
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Time     string `xml:"time,attr"`
 }
 
 type junitSuite struct {
-	Name       string           `xml:"name,attr"`
-	Tests      int              `xml:"tests,attr"`
-	Failures   int              `xml:"failures,attr"`
-	Errors     int              `xml:"errors,attr"`
-	Skipped    int              `xml:"skipped,attr"`
-	Time       string           `xml:"time,attr"`
+	junitCounts
 	Properties *junitProperties `xml:"properties,omitempty"`
 	Cases      []junitCase      `xml:"testcase"`
 	SystemOut  string           `xml:"system-out,omitempty"`
@@ -91,7 +92,7 @@ func (s *junitSuite) add(c junitCase, ms float64) {
 }
 
 func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
-	top := junitSuites{Name: fmt.Sprintf("plantcheck: %s %s (%s)", v.Spec.Title, v.Spec.Version, v.Status), Time: secs(v.Duration)}
+	top := junitSuites{junitCounts: junitCounts{Name: fmt.Sprintf("plantcheck: %s %s (%s)", v.Spec.Title, v.Spec.Version, v.Status), Time: secs(v.Duration)}}
 	if v.Reference {
 		top.Name = fmt.Sprintf("plantcheck: %s %s on %s (%s)", v.Spec.Title, v.Spec.Version, ReferenceTarget, v.Status)
 	}
@@ -101,19 +102,17 @@ func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 	// reader which control it was, and escapes the C1 controls and bidi
 	// overrides XML would let through.
 	top.Name = mdquote.Clean(top.Name)
-	idx := map[rules.RuleID]int{}
 	for _, r := range v.Rules {
-		idx[r.ID] = len(top.Suites)
-		top.Suites = append(top.Suites, junitSuite{Name: fmt.Sprintf("%s (%s)", r.ID, Upper(r.Level))})
+		top.Suites = append(top.Suites, junitSuite{junitCounts: junitCounts{Name: fmt.Sprintf("%s (%s)", r.ID, Upper(r.Level))}})
 	}
 	if v.words().traffic {
 		v.junitRules(top.Suites)
 		top.Suites = append(top.Suites, v.junitClients())
 	} else {
-		v.junitScenarios(top.Suites, idx)
+		v.junitScenarios(top.Suites)
 	}
 	if v.Error != "" {
-		s := junitSuite{Name: "plantcheck"}
+		s := junitSuite{junitCounts: junitCounts{Name: "plantcheck"}}
 		s.add(junitCase{Name: "plantcheck could not run", Classname: "plantcheck", Time: "0.000",
 			Error: &junitProblem{Message: v.Error, Type: "could not run", Text: v.Error}}, 0)
 		top.Suites = append(top.Suites, s)
@@ -130,7 +129,7 @@ func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 	// What to fix and the common cause, as the console and every report
 	// give them, first: a suite of no case, which counts nothing.
 	if a := Analyze(v); len(a.Fix) > 0 || a.Cause != "" {
-		s := junitSuite{Name: "plantcheck: what to fix", Time: "0.000", Properties: &junitProperties{}}
+		s := junitSuite{junitCounts: junitCounts{Name: "plantcheck: what to fix", Time: "0.000"}, Properties: &junitProperties{}}
 		var text strings.Builder
 		if a.Cause != "" {
 			s.Properties.Property = append(s.Properties.Property, junitProperty{"common-cause", mdquote.Clean(a.Cause)})
@@ -163,14 +162,14 @@ func (v *Verdict) writeJUnit(b *bytes.Buffer) error {
 // SHOULD scenario) is in that scenario's failure, never a case of its own:
 // the rule table and summary.json (foundBy) say which rules were found
 // broken where.
-func (v *Verdict) junitScenarios(suites []junitSuite, idx map[rules.RuleID]int) {
+func (v *Verdict) junitScenarios(suites []junitSuite) {
 	labels := map[int]string{}
 	for _, s := range v.shown() {
 		labels[s.Index] = s.Label
 	}
 	for _, sc := range v.Scenarios {
-		i, ok := idx[sc.Rule]
-		if !ok {
+		i := slices.IndexFunc(v.Rules, func(r Rule) bool { return r.ID == sc.Rule }) // suites[i] is its rule's
+		if i < 0 {
 			continue
 		}
 		var block *Block
@@ -191,10 +190,7 @@ func (v *Verdict) junitScenarios(suites []junitSuite, idx map[rules.RuleID]int) 
 			}
 			c.Failure = &junitProblem{Message: msg, Type: string(sc.Level), Text: text}
 		case Error:
-			msg := "plantcheck could not judge this scenario"
-			if sc.Error != "" {
-				msg = sc.Error
-			}
+			msg := cmp.Or(sc.Error, "plantcheck could not judge this scenario")
 			text := msg
 			if label != "" {
 				msg = "failure " + label + " " + msg
@@ -223,18 +219,24 @@ func (v *Verdict) junitFailure(b *Block, own rules.RuleID, label string) *junitP
 	}
 	es := slices.Clone(b.Evidence)
 	slices.SortStableFunc(es, func(x, y Evidence) int { return rank(x.Rule) - rank(y.Rule) })
-	found := []rules.RuleID{}
-	var msgs, others []string
+	var found []rules.RuleID
+	var msg string
 	for i, e := range es {
-		if i == 0 || e.Rule != es[i-1].Rule {
-			found = append(found, e.Rule)
-			msgs = append(msgs, string(e.Rule)+": expected "+e.Expected+", got "+e.Actual)
+		if i > 0 && e.Rule == es[i-1].Rule {
+			continue
 		}
+		if found = append(found, e.Rule); len(found) == 1 {
+			msg = string(e.Rule) + ": expected " + e.Expected + ", got " + e.Actual
+		}
+	}
+	if len(found) > 1 {
+		msg += fmt.Sprintf(" (and %s more)", Plural(int64(len(found)-1), "rule"))
 	}
 	if len(found) == 0 {
 		found = []rules.RuleID{own}
 	}
 	level := rules.Level("")
+	var others []string
 	for _, id := range found {
 		r, ok := rules.Lookup(id)
 		if ok && (level == "" || levelRank(r.Level) < levelRank(level)) {
@@ -247,13 +249,6 @@ func (v *Verdict) junitFailure(b *Block, own rules.RuleID, label string) *junitP
 			}
 			others = append(others, string(id)+lv)
 		}
-	}
-	msg := ""
-	if len(msgs) > 0 {
-		msg = msgs[0]
-	}
-	if len(msgs) > 1 {
-		msg += fmt.Sprintf(" (and %s more)", Plural(int64(len(msgs)-1), "rule"))
 	}
 	var text []string
 	if label != "" {
@@ -304,7 +299,7 @@ func (v *Verdict) junitRules(suites []junitSuite) {
 // junitClients is the suite of what client requests broke (proxy): a
 // failure only under --strict-clients.
 func (v *Verdict) junitClients() junitSuite {
-	s := junitSuite{Name: "client requests"}
+	s := junitSuite{junitCounts: junitCounts{Name: "client requests"}}
 	for _, b := range v.Failures {
 		if b.Side != "client" {
 			continue

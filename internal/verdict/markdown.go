@@ -68,13 +68,9 @@ var mdTable = strings.NewReplacer("|", `\|`, "*", `\*`).Replace
 // (the spec's title, the rules, the scenarios' names, its reasons) is
 // written as it is.
 func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
-	v.writeMarkdownHead(b, q, 0)
-	v.writeMarkdownFacts(b, q, 0)
-	v.writeMarkdownBaseline(b, q)
-	if v.Error != "" {
+	if !v.writeMarkdownTop(b, q, 0) {
 		return
 	}
-	v.writeMarkdownFix(b, q)
 	c := v.Counts
 	for _, n := range v.NotJudgedInPart {
 		q.item(b, "-", fmt.Sprintf("Not judged in %s:", Plural(n.N, "exchange")), n.Reason)
@@ -126,9 +122,17 @@ func (v *Verdict) WriteMarkdown(b *bytes.Buffer, q Quote) {
 	}
 }
 
-// writeMarkdownFix writes what the console leads with: the common cause
-// and what to fix, whose lines quote the answers.
-func (v *Verdict) writeMarkdownFix(b *bytes.Buffer, q Quote) {
+// writeMarkdownTop writes what summary.md and the short summary begin
+// with (values cut to n bytes, 0: whole), and, of a run that could be
+// made, the common cause and what to fix, whose lines quote the answers;
+// it reports whether the run could be made.
+func (v *Verdict) writeMarkdownTop(b *bytes.Buffer, q Quote, n int) bool {
+	v.writeMarkdownHead(b, q, n)
+	v.writeMarkdownFacts(b, q, n)
+	v.writeMarkdownBaseline(b, q)
+	if v.Error != "" {
+		return false
+	}
 	if v.CommonCause != "" {
 		fmt.Fprintf(b, "**Common cause:** %s\n\n", q.Span(v.CommonCause))
 	}
@@ -139,6 +143,7 @@ func (v *Verdict) writeMarkdownFix(b *bytes.Buffer, q Quote) {
 		}
 		b.WriteString("\n")
 	}
+	return true
 }
 
 // capital is a column's word (words.counted, never empty) capitalised.

@@ -164,18 +164,13 @@ func (v *Verdict) FailureOrder() (server, client []int) {
 func (v *Verdict) shown() []Shown {
 	server, client := v.FailureOrder()
 	out := make([]Shown, 0, len(v.Failures))
-	for n, i := range server {
-		out = append(out, v.shownBlock(i, n+1, fmt.Sprintf("%d)", n+1)))
-	}
-	for n, i := range client {
-		out = append(out, v.shownBlock(i, n+1, fmt.Sprintf("client %d)", n+1)))
+	for side, blocks := range [][]int{server, client} {
+		for n, i := range blocks {
+			label := fmt.Sprintf("%s%d)", []string{"", "client "}[side], n+1)
+			out = append(out, Shown{N: n + 1, Label: label, Index: i, Block: v.Failures[i], Fields: walk(v.Failures[i], nil, form{})})
+		}
 	}
 	return out
-}
-
-func (v *Verdict) shownBlock(i, n int, label string) Shown {
-	b := v.Failures[i]
-	return Shown{N: n, Label: label, Index: i, Block: b, Fields: walk(b, nil, form{})}
 }
 
 // OrderFailures puts the failure blocks in the one order (FailureOrder)
@@ -221,57 +216,45 @@ type ShownGroup struct {
 	// FoldedKinds counts the folded blocks by kind ("201 application/json
 	// ×20").
 	FoldedKinds string
+	// Total is the group's number of blocks, More of those folded.
+	Total, More int64
 }
-
-// Total is the group's number of blocks.
-func (g ShownGroup) Total() int64 { return int64(len(g.Blocks) + len(g.Folded)) }
-
-// More is the number of blocks folded.
-func (g ShownGroup) More() int64 { return int64(len(g.Folded)) }
 
 // shownGroups is shown, cut into one group per rule (the one order keeps a
 // rule's blocks together).
 func (v *Verdict) shownGroups() []ShownGroup {
 	var out []ShownGroup
-	var seen map[kind]bool
-	var folded map[kind]int
-	var order []kind
-	flush := func() {
-		if len(out) == 0 {
-			return
+	kindOf := func(s Shown) (k kind) {
+		if a, ok := blockAnswer(s.Block); ok {
+			k = kind{a.status, a.media}
 		}
-		g := &out[len(out)-1]
-		var parts []string
-		for _, k := range order {
-			if folded[k] > 0 {
-				parts = append(parts, fmt.Sprintf("%s ×%d", k, folded[k]))
-			}
-		}
-		g.FoldedKinds = strings.Join(parts, ", ")
+		return k
 	}
 	for _, s := range v.shown() {
 		client := s.Side == "client"
 		if len(out) == 0 || out[len(out)-1].Rule != s.Rule || out[len(out)-1].Client != client {
-			flush()
 			out = append(out, ShownGroup{Rule: s.Rule, Level: s.Level, Client: client})
-			seen, folded, order = map[kind]bool{}, map[kind]int{}, nil
 		}
 		g := &out[len(out)-1]
-		var k kind
-		if a, ok := blockAnswer(s.Block); ok {
-			k = kind{a.status, a.media}
-		}
-		if seen[k] {
+		if slices.ContainsFunc(g.Blocks, func(o Shown) bool { return kindOf(o) == kindOf(s) }) {
 			g.Folded = append(g.Folded, s)
-			if folded[k] == 0 {
-				order = append(order, k)
-			}
-			folded[k]++
-			continue
+		} else {
+			g.Blocks = append(g.Blocks, s)
 		}
-		seen[k] = true
-		g.Blocks = append(g.Blocks, s)
 	}
-	flush()
+	for i := range out {
+		out[i].Total, out[i].More = int64(len(out[i].Blocks)+len(out[i].Folded)), int64(len(out[i].Folded))
+		var kinds []kind
+		n := map[kind]int{}
+		for _, s := range out[i].Folded {
+			kinds = appendOnce(kinds, kindOf(s))
+			n[kindOf(s)]++
+		}
+		parts := make([]string, len(kinds))
+		for j, k := range kinds {
+			parts[j] = fmt.Sprintf("%s ×%d", k, n[k])
+		}
+		out[i].FoldedKinds = strings.Join(parts, ", ")
+	}
 	return out
 }

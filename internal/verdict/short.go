@@ -38,13 +38,9 @@ const shortBlocks = MaxShortSummary - 6_000
 // value a target sent cut short. It is never longer than MaxShortSummary
 // bytes; what it leaves out it names, and says where it is.
 func (v *Verdict) WriteShortMarkdown(b *bytes.Buffer, q Quote) {
-	v.writeMarkdownHead(b, q, shortValue)
-	v.writeMarkdownFacts(b, q, shortValue)
-	v.writeMarkdownBaseline(b, q)
-	if v.Error != "" {
+	if !v.writeMarkdownTop(b, q, shortValue) {
 		return
 	}
-	v.writeMarkdownFix(b, q)
 	var failed, unjudged []Rule
 	for _, r := range v.Rules {
 		switch r.Outcome {

@@ -393,18 +393,16 @@ func (t *Tally) Traffic(v *Verdict, red func(string) string) {
 	v.Client = t.groups()
 	evidence := func(s Slot) []Evidence {
 		var out []Evidence
-		if k := t.kept[s]; k != nil {
-			for _, e := range k.evidence {
-				e.Expected, e.Actual, e.Details = red(e.Expected), red(e.Actual), slices.Clone(e.Details)
-				e.Request, e.Response, e.Reproduce = red(e.Request), red(e.Response), red(e.Reproduce)
-				for i := range e.Details {
-					e.Details[i] = red(e.Details[i])
-				}
-				if s.Side != "server" {
-					e.Rule, e.Level, e.Requirement = "", "", ""
-				}
-				out = append(out, e)
+		for _, e := range t.slot(s).evidence {
+			e.Expected, e.Actual, e.Details = red(e.Expected), red(e.Actual), slices.Clone(e.Details)
+			e.Request, e.Response, e.Reproduce = red(e.Request), red(e.Response), red(e.Reproduce)
+			for i := range e.Details {
+				e.Details[i] = red(e.Details[i])
 			}
+			if s.Side != "server" {
+				e.Rule, e.Level, e.Requirement = "", "", ""
+			}
+			out = append(out, e)
 		}
 		return out
 	}
@@ -426,9 +424,9 @@ func (t *Tally) Traffic(v *Verdict, red func(string) string) {
 	}
 }
 
-func appendOnce(list []string, s string) []string {
-	if slices.Contains(list, s) {
+func appendOnce[T comparable](list []T, x T) []T {
+	if slices.Contains(list, x) {
 		return list
 	}
-	return append(list, s)
+	return append(list, x)
 }

@@ -92,9 +92,7 @@ func (v *console) writeText(w *strings.Builder) {
 	byWhy := map[string][]string{}
 	for _, r := range v.Rules {
 		if v.unjudgedWhy(r) {
-			if _, ok := byWhy[r.NotJudgedBecause]; !ok {
-				whys = append(whys, r.NotJudgedBecause)
-			}
+			whys = appendOnce(whys, r.NotJudgedBecause)
 			name := fmt.Sprintf("%s (%s)", r.ID, Upper(r.Level))
 			if r.Outcome == Pass {
 				name = fmt.Sprintf("%s (%s, judged by %d of %d scenarios)", r.ID, Upper(r.Level), r.Judged, r.Scenarios)
@@ -181,19 +179,19 @@ func (v *console) writeTable(w *strings.Builder, brief bool) {
 	fmt.Fprintf(tw, "RULE\tLEVEL\tRESULT\t%s\tREQUIREMENT\n", strings.ToUpper(v.words().counted))
 	var rows []Rule
 	var passed []string
-	inPart := 0 // passed, judged in part: said with the rules not judged
+	inPart := 0
 	for _, r := range v.Rules {
-		if brief && r.Outcome == Pass && r.Level == rules.Open {
+		switch {
+		case !brief:
+		case r.Outcome == Pass && r.Level == rules.Open:
 			continue // noted, never failed: said under its notes
-		}
-		if brief && r.Outcome == Pass && v.partlyJudged(r) {
-			inPart++
-		}
-		if brief && r.Outcome == Pass && !v.partlyJudged(r) {
+		case r.Outcome == Pass && v.partlyJudged(r):
+			inPart++ // said with the rules not judged
+			continue
+		case r.Outcome == Pass:
 			passed = append(passed, string(r.ID))
 			continue
-		}
-		if brief && (r.Outcome == Fail && r.Level != rules.Open || v.unjudgedWhy(r)) {
+		case r.Outcome == Fail && r.Level != rules.Open || v.unjudgedWhy(r):
 			continue // said apart: under To fix, or with its reason below
 		}
 		rows = append(rows, r)
@@ -218,16 +216,13 @@ func (v *console) writeTable(w *strings.Builder, brief bool) {
 		}
 		fmt.Fprintln(w, l)
 	}
-	switch {
-	case brief && len(passed) > 0:
+	if len(passed) > 0 { // only the brief table lists them apart
 		// As many as the MUST and SHOULD counts below say passed.
 		n := Plural(int64(len(passed)+inPart), "rule")
 		if inPart > 0 {
 			n += fmt.Sprintf(", %d of them judged in part", inPart)
 		}
 		fmt.Fprintf(w, "Passed: %s (the reports, or --verbose, name them)\n", n)
-	case len(passed) > 0:
-		fmt.Fprintf(w, "%s\n", wrapAt("Passed ("+strconv.Itoa(len(passed))+"): "+strings.Join(passed, ", "), ", ", 0, 100, "  "))
 	}
 }
 
@@ -254,13 +249,9 @@ func (v *Verdict) notRunReasons() []string {
 		if r, ok := v.rule(s.Rule); ok && v.unjudgedWhy(r) && strings.Contains(r.NotJudgedBecause, why) {
 			continue // said with the rules not judged, once
 		}
-		if n[why] == 0 {
-			whys = append(whys, why)
-		}
+		whys = appendOnce(whys, why)
 		n[why]++
-		if !slices.Contains(ids[why], s.Rule) {
-			ids[why] = append(ids[why], s.Rule)
-		}
+		ids[why] = appendOnce(ids[why], s.Rule)
 	}
 	out := make([]string, len(whys))
 	for i, why := range whys {
@@ -288,10 +279,8 @@ func (v *Verdict) shortWord(r Rule) string {
 		return fmt.Sprintf("%s (%d/%d)", w, r.Judged, r.Scenarios)
 	case r.Outcome == NotJudged:
 		return "not judged"
-	case r.Outcome == Fail && r.Level == rules.Open:
-		return "noted"
 	}
-	return r.Result
+	return r.Result // an open rule's failure: "noted"
 }
 
 // partlyJudged: some of a run's rule's scenarios could not judge it.
@@ -526,21 +515,15 @@ func (v *Verdict) ReproNote() string {
 		for _, e := range b.Evidence {
 			commands = append(commands, e.Reproduce)
 		}
-		for _, c := range commands {
-			for _, m := range reproVar.FindAllStringSubmatch(c, -1) {
-				if !slices.Contains(vars, m[1]) {
-					vars = append(vars, m[1])
-				}
-			}
+		for _, m := range reproVar.FindAllStringSubmatch(strings.Join(commands, "\n"), -1) {
+			vars = append(vars, "$"+m[1])
 		}
 	}
 	if len(vars) == 0 {
 		return ""
 	}
 	slices.Sort(vars)
-	for i := range vars {
-		vars[i] = "$" + vars[i]
-	}
+	vars = slices.Compact(vars)
 	note := "The curl commands and reruns read " + strings.Join(vars, ", ") + "; plantcheck never prints their values."
 	if slices.Contains(vars, "$PLANTCHECK_TOKEN") && v.TokenFrom != "" && v.TokenFrom != "PLANTCHECK_TOKEN" {
 		note += " The token came from " + v.TokenFrom + ": set PLANTCHECK_TOKEN to it first"
