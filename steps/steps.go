@@ -71,12 +71,6 @@ func (s *Suite) Throttling() client.Throttling { return s.client.Throttling() }
 // Faults reports the connection faults the run met.
 func (s *Suite) Faults() client.Faults { return s.client.Faults() }
 
-// Throttle and Clock are package client's.
-type (
-	Throttle = client.Throttle
-	Clock    = client.Clock
-)
-
 // breakerThreshold is how many answers in a row may fail to arrive before
 // the remaining scenarios are not run: a target that never answers ends
 // the run in a few time limits, not one per scenario.
@@ -106,9 +100,9 @@ type Config struct {
 	// Rate, InFlight, Throttle, Notice and Clock are client.Config's.
 	Rate     float64
 	InFlight int
-	Throttle Throttle
+	Throttle client.Throttle
 	Notice   func(line string)
-	Clock    Clock
+	Clock    client.Clock
 	// CurlFlags are the connection's settings a curl reproduction needs
 	// (--cacert FILE, --cert FILE --key FILE, --proxy URL), shell-quoted.
 	CurlFlags  []string

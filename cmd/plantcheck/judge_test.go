@@ -72,7 +72,7 @@ func TestJudgeReachesTheProxysVerdict(t *testing.T) {
 				t.Fatal(err)
 			}
 			u, _ := url.Parse(up)
-			h, err := proxy.New(proxy.Config{Upstream: u, MaxJudge: proxy.DefaultMaxJudge, Timeout: time.Minute, HAR: w})
+			h, err := proxy.New(proxy.Config{Upstream: u, MaxJudge: config.DefaultMaxJudge, Timeout: time.Minute, HAR: w})
 			if err != nil {
 				t.Fatal(err)
 			}

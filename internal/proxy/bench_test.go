@@ -1,8 +1,6 @@
 package proxy
 
 import (
-	"github.com/plantcheck/plantcheck/internal/exchange"
-	"github.com/plantcheck/plantcheck/internal/har"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -13,6 +11,10 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/plantcheck/plantcheck/internal/config"
+	"github.com/plantcheck/plantcheck/internal/exchange"
+	"github.com/plantcheck/plantcheck/internal/har"
 )
 
 // BenchmarkProxyExchange measures what the proxy adds to an exchange: one
@@ -74,7 +76,7 @@ func BenchmarkProxyExchange(b *testing.B) {
 // cost beyond forwarding: a valid create answered 200, and a create
 // without credentials answered 400.
 func BenchmarkJudge(b *testing.B) {
-	h, err := New(Config{Upstream: mustURL("http://127.0.0.1:1"), MaxJudge: DefaultMaxJudge, Timeout: DefaultTimeout})
+	h, err := New(Config{Upstream: mustURL("http://127.0.0.1:1"), MaxJudge: config.DefaultMaxJudge, Timeout: DefaultTimeout})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -111,7 +113,7 @@ func BenchmarkWriteHAR(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer w.Close()
-	h, err := New(Config{Upstream: mustURL("http://127.0.0.1:1"), MaxJudge: DefaultMaxJudge, Timeout: DefaultTimeout, HAR: w})
+	h, err := New(Config{Upstream: mustURL("http://127.0.0.1:1"), MaxJudge: config.DefaultMaxJudge, Timeout: DefaultTimeout, HAR: w})
 	if err != nil {
 		b.Fatal(err)
 	}

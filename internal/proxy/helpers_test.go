@@ -37,7 +37,7 @@ func startProxy(t testing.TB, upstream string, mod func(*Config)) *running {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Upstream: u, MaxJudge: DefaultMaxJudge, Timeout: DefaultTimeout}
+	cfg := Config{Upstream: u, MaxJudge: config.DefaultMaxJudge, Timeout: DefaultTimeout}
 	if mod != nil {
 		mod(&cfg)
 	}

@@ -43,15 +43,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/har"
 	"github.com/plantcheck/plantcheck/internal/judge"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 )
-
-// DefaultMaxJudge bounds the bytes of each body kept for judging.
-const DefaultMaxJudge = config.DefaultMaxJudge
 
 // maxJudgeTotal bounds the bytes kept of all the bodies in flight at once,
 // so that a thousand connections streaming megabytes cost no more.

@@ -59,7 +59,7 @@ func judgeEntries(t *testing.T, cfg config.Judge, es ...har.Entry) *verdict.Verd
 	if err := os.WriteFile(file, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Files, cfg.MaxJudge, cfg.MaxFile = []string{file}, DefaultMaxJudge, config.MaxFile
+	cfg.Files, cfg.MaxJudge, cfg.MaxFile = []string{file}, config.DefaultMaxJudge, config.MaxFile
 	v, err := JudgeFiles(cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)

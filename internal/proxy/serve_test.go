@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/plantcheck/plantcheck/internal/config"
 )
 
 // syncBuffer is a buffer Serve writes its progress into while the test
@@ -44,7 +46,7 @@ func TestServe(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}))
-	h, err := New(Config{Upstream: mustURL(base), MaxJudge: DefaultMaxJudge, Timeout: DefaultTimeout})
+	h, err := New(Config{Upstream: mustURL(base), MaxJudge: config.DefaultMaxJudge, Timeout: DefaultTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestServe(t *testing.T) {
 
 	// An exchange that never ends, through a second proxy of the same
 	// Handler's kind: its upstream streams for ever.
-	h2, _ := New(Config{Upstream: mustURL(endless), MaxJudge: DefaultMaxJudge, Timeout: DefaultTimeout})
+	h2, _ := New(Config{Upstream: mustURL(endless), MaxJudge: config.DefaultMaxJudge, Timeout: DefaultTimeout})
 	ln2, _ := net.Listen("tcp", "127.0.0.1:0")
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	done2 := make(chan error, 1)

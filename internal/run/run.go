@@ -30,6 +30,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/features"
 	"github.com/plantcheck/plantcheck/internal/buildinfo"
+	"github.com/plantcheck/plantcheck/internal/client"
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/har"
@@ -73,10 +74,10 @@ type Options struct {
 	// Godog, when set, adjusts godog's options before the run (a test sets
 	// TestingT there, to run each scenario as a subtest).
 	Godog    func(*godog.Options)
-	Throttle steps.Throttle // the bounds of the waits for a throttling target; one left zero is the default's
+	Throttle client.Throttle // the bounds of the waits for a throttling target; one left zero is the default's
 	// Clock is the time the run paces and waits out throttling by; nil:
 	// the wall clock (a test's fake clock measures a pause exactly).
-	Clock steps.Clock
+	Clock client.Clock
 	// IDSalt is steps.Config's: 0 (every run's) draws one, so that two runs
 	// with one seed send different ids.
 	IDSalt uint64

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plantcheck/plantcheck/internal/client"
 	"github.com/plantcheck/plantcheck/internal/verdict"
-	"github.com/plantcheck/plantcheck/steps"
 )
 
 // throttling answers some requests itself, before the service sees them,
@@ -158,7 +158,7 @@ func TestRateLimitedGatewayIsCertified(t *testing.T) {
 	})
 }
 
-// fakeClock is a steps.Clock that moves only when slept, to the end of the
+// fakeClock is a client.Clock that moves only when slept, to the end of the
 // sleep, at once (internal/client's tests keep a copy): a run on it waits
 // out every pause at once, and measures it exactly. Sleeps add up, so that
 // it keeps a run's time exact at --concurrency 1, where one request at a
@@ -219,7 +219,7 @@ func TestThrottlingIsWaitedOut(t *testing.T) {
 	// answers asking for none) are a millisecond at most: the time paused
 	// is then the Retry-Afters' (1s, and 1s three times), and at most a
 	// millisecond for each of the others.
-	bound := steps.Throttle{MinPace: 1000}
+	bound := client.Throttle{MinPace: 1000}
 	rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, ReportDir: dir, Concurrency: 1, Tags: "@area-auth"}, Options{Output: &out, Throttle: bound, Clock: newFakeClock()})
 	if err != nil {
 		t.Fatal(err)
@@ -294,7 +294,7 @@ func TestThrottlingOneAtATime(t *testing.T) {
 			}
 			return http.StatusTooManyRequests, after
 		}))
-		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Concurrency: 1, Tags: "@area-auth"}, Options{Output: io.Discard, Throttle: steps.Throttle{MaxPaused: 3 * time.Second}, Clock: newFakeClock()})
+		rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Concurrency: 1, Tags: "@area-auth"}, Options{Output: io.Discard, Throttle: client.Throttle{MaxPaused: 3 * time.Second}, Clock: newFakeClock()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,20 +326,20 @@ func TestThrottlingPastTheBound(t *testing.T) {
 	type bound struct {
 		name     string
 		throttle func(int64) (int, string)
-		bound    steps.Throttle
+		bound    client.Throttle
 		want     string
 	}
 	tests := []bound{
-		{"a wait longer than the bound", func(int64) (int, string) { return http.StatusTooManyRequests, "3600" }, steps.Throttle{}, "more than 30s"},
+		{"a wait longer than the bound", func(int64) (int, string) { return http.StatusTooManyRequests, "3600" }, client.Throttle{}, "more than 30s"},
 		{"a date too far", func(int64) (int, string) {
 			return http.StatusTooManyRequests, time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)
-		}, steps.Throttle{}, "more than 30s"},
+		}, client.Throttle{}, "more than 30s"},
 		{"a request resent past MaxRetries", func(n int64) (int, string) {
 			if n > 3 {
 				return http.StatusTooManyRequests, "0"
 			}
 			return 0, ""
-		}, steps.Throttle{MaxRetries: 3, MinPace: 1000}, "throttled 4 times in a row"},
+		}, client.Throttle{MaxRetries: 3, MinPace: 1000}, "throttled 4 times in a row"},
 	}
 	// Each waits out its own target's pauses on a fake clock.
 	atOnce(t, tests, func(b bound) string { return b.name }, func(t *testing.T, tt bound) {

@@ -53,7 +53,7 @@ func startUpstream(t *testing.T, mutant string) (string, string) {
 func throughProxy(t *testing.T, upstream, token, runDir, proxyDir string) {
 	t.Helper()
 	u, _ := url.Parse(upstream)
-	h, err := proxy.New(proxy.Config{Upstream: u, MaxJudge: proxy.DefaultMaxJudge, Timeout: 5 * time.Second})
+	h, err := proxy.New(proxy.Config{Upstream: u, MaxJudge: config.DefaultMaxJudge, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func deadUpstream(t *testing.T, dir string) {
 	}
 	stop()
 	u, _ := url.Parse(closed)
-	h, err := proxy.New(proxy.Config{Upstream: u, MaxJudge: proxy.DefaultMaxJudge, Timeout: 2 * time.Second})
+	h, err := proxy.New(proxy.Config{Upstream: u, MaxJudge: config.DefaultMaxJudge, Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
