@@ -30,7 +30,7 @@ func TestDisagreements(t *testing.T) {
 		Method: http.MethodPost, URL: "http://127.0.0.1:9/plants",
 		Header: http.Header{"Authorization": {"Bearer t"}, "Content-Type": {"application/json"}}, Body: []byte(`{"name":"Fern"}`),
 		Status: http.StatusBadRequest, RespHeader: http.Header{"Content-Type": {"text/plain"}}, RespBody: []byte("Bad Request\n"),
-	}}, nil, 1<<20))
+	}}, har.NewHider("", nil), 1<<20))
 	if _, err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
