@@ -146,11 +146,7 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 		resp.Body.Close()
 		c.flight.leave(p)
 		c.flight.answered(p)
-		asked := ""
-		if v := resp.Header.Get("Retry-After"); v != "" {
-			asked = c.red.Safe(v, 64)
-		}
-		if err := c.gate.throttled(sent, resp.StatusCode, wait, attempt, asked); err != nil {
+		if err := c.gate.throttled(sent, resp.StatusCode, wait, attempt, c.red.Safe(resp.Header.Get("Retry-After"), 64)); err != nil {
 			return nil, err
 		}
 	}

@@ -155,8 +155,7 @@ func (r *Run) Validate() error {
 	if err := checkRanges("run", r); err != nil {
 		return err
 	}
-	switch {
-	case r.Format != "pretty" && r.Format != "progress":
+	if r.Format != "pretty" && r.Format != "progress" {
 		return Errorf("--format: unknown format %q (pretty or progress)", r.Format)
 	}
 	for _, w := range r.Without {
