@@ -20,11 +20,7 @@ import (
 var bodyMutants = []Mutant{
 	mutant("accept-missing-id", "accepts a body without an id",
 		"an id the server makes up when none is sent (an auto-increment key)",
-		onJSONRequest(func(obj map[string]any) {
-			if _, ok := obj["id"]; !ok {
-				obj["id"] = freshID()
-			}
-		}), rules.BodyIDRequired),
+		onJSONRequest(ifMissing("id", func() any { return freshID() })), rules.BodyIDRequired),
 	mutant("accept-string-id", "accepts an id written as a JSON string",
 		"lenient scalar coercion (Jackson's coercion of scalars, Pydantic's lax mode, Go's `,string` option)",
 		onJSONRequest(func(obj map[string]any) {
@@ -54,11 +50,7 @@ var bodyMutants = []Mutant{
 		}), rules.BodyIDInt64),
 	mutant("accept-missing-name", "accepts a body without a name",
 		"a default value for a missing field (a struct or column default)",
-		onJSONRequest(func(obj map[string]any) {
-			if _, ok := obj["name"]; !ok {
-				obj["name"] = "unnamed"
-			}
-		}), rules.BodyNameRequired),
+		onJSONRequest(ifMissing("name", func() any { return "unnamed" })), rules.BodyNameRequired),
 	mutant("stringify-name", "accepts a name of any JSON type, turned into text",
 		"any value coerced to text (fmt.Sprint, String(x), Pydantic's lax str)",
 		onJSONRequest(func(obj map[string]any) {
@@ -182,6 +174,15 @@ var bodyMutants = []Mutant{
 			_, ok := obj["tag"]
 			return !ok
 		}), rules.GenValid, rules.CreateNoTag, rules.Create200),
+}
+
+// ifMissing sets the member key, when the object lacks it, to value().
+func ifMissing(key string, value func() any) func(map[string]any) {
+	return func(obj map[string]any) {
+		if _, ok := obj[key]; !ok {
+			obj[key] = value()
+		}
+	}
 }
 
 // lenient is a mutant that reads a body that is not JSON as a lenient

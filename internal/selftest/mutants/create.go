@@ -52,18 +52,10 @@ var createMutants = []Mutant{
 		onJSONResponse(http.StatusOK, func(obj map[string]any) { delete(obj, "tag") }), rules.CreateTag),
 	mutant("invent-tag", "answers a plant sent without a tag with a default tag",
 		"a column DEFAULT or a model default answered as if the client had sent it",
-		onJSONResponse(http.StatusOK, func(obj map[string]any) {
-			if _, ok := obj["tag"]; !ok {
-				obj["tag"] = "untagged"
-			}
-		}), rules.CreateNoTag),
+		onJSONResponse(http.StatusOK, ifMissing("tag", func() any { return "untagged" })), rules.CreateNoTag),
 	mutant("null-tag", "answers a plant sent without a tag with \"tag\": null",
 		"a nullable field serialised without omitempty (Go's *string without omitempty, Jackson's default inclusion, Python's None)",
-		onJSONResponse(http.StatusOK, func(obj map[string]any) {
-			if _, ok := obj["tag"]; !ok {
-				obj["tag"] = nil
-			}
-		}), rules.CreateNoTag, rules.ResponseDocumented),
+		onJSONResponse(http.StatusOK, ifMissing("tag", func() any { return nil })), rules.CreateNoTag, rules.ResponseDocumented),
 	mutant("echo-id", "puts the id in the Plant record",
 		"the stored entity serialised as it is instead of the documented response schema",
 		onBodyAnswered(func(body []byte, res *response) {
