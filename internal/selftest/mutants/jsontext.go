@@ -151,10 +151,15 @@ func json5(body []byte) []byte {
 // stripComments reads body as strip-json-comments does: each comment,
 // outside strings, becomes white space; nothing else changes.
 func stripComments(body []byte) []byte {
+	return retext(body, '/', func(string) string { return " " })
+}
+
+// retext is body with the text of each token of kind rewritten by f.
+func retext(body []byte, kind byte, f func(string) string) []byte {
 	toks := lex(string(body))
 	for i, t := range toks {
-		if t.kind == '/' {
-			toks[i].text = " "
+		if t.kind == kind {
+			toks[i].text = f(t.text)
 		}
 	}
 	return join(toks)
@@ -229,15 +234,7 @@ func looseID(body []byte) []byte {
 
 // escapeControls escapes the raw control characters (U+0000 to U+001F) of
 // strings, which JSON forbids there.
-func escapeControls(body []byte) []byte {
-	toks := lex(string(body))
-	for i, t := range toks {
-		if t.kind == '"' {
-			toks[i].text = controlEscapes.Replace(t.text)
-		}
-	}
-	return join(toks)
-}
+func escapeControls(body []byte) []byte { return retext(body, '"', controlEscapes.Replace) }
 
 var controlEscapes = func() *strings.Replacer {
 	var pairs []string
