@@ -96,52 +96,52 @@ var authMutants = []Mutant{
 	// Authentication: credentials near the issued token.
 	mutant("token-prefix", "accepts a bearer credential that begins with the issued token (the token with more after it)",
 		"a comparison of only as many bytes as the token has (strncmp(cred, token, strlen(token)), strings.HasPrefix)",
-		acceptAuthorization(bearer(strings.HasPrefix)), rules.AuthNearMiss),
+		acceptAuthorization(inScheme("Bearer", strings.HasPrefix)), rules.AuthNearMiss),
 	mutant("token-truncated", "accepts a non-empty bearer credential that the issued token begins with (a cut token)",
 		"a comparison of only as many bytes as the credential has (strncmp with the credential's length, token.startsWith(cred))",
-		acceptAuthorization(bearer(func(cred, token string) bool {
+		acceptAuthorization(inScheme("Bearer", func(cred, token string) bool {
 			return cred != "" && strings.HasPrefix(token, cred)
 		})), rules.AuthNearMiss),
 	mutant("token-fold-case", "compares the bearer token without regard to case",
 		"a case-insensitive compare (strings.EqualFold, strcasecmp, equalsIgnoreCase) used for the token as for the scheme",
-		acceptAuthorization(bearer(strings.EqualFold)), rules.AuthNearMiss),
+		acceptAuthorization(inScheme("Bearer", strings.EqualFold)), rules.AuthNearMiss),
 	{
 		Name: "token-bcrypt-72", Defect: "compares only the first 72 bytes of the bearer token",
 		Rules: []rules.RuleID{rules.AuthNearMiss}, LongToken: true,
 		Origin: "bcrypt reads only the first 72 bytes of its input, so tokens checked against a bcrypt hash match on that prefix",
-		Wrap:   acceptAuthorization(bearer(firstBytes(72))),
+		Wrap:   acceptAuthorization(inScheme("Bearer", firstBytes(72))),
 	},
 	{
 		Name: "token-first-32", Defect: "compares only the first 32 bytes of the bearer token",
 		Rules: []rules.RuleID{rules.AuthNearMiss}, LongToken: true,
 		Origin: "a fixed-size buffer or column (char(32), a 32-byte key) that the token is cut to before it is compared",
-		Wrap:   acceptAuthorization(bearer(firstBytes(32))),
+		Wrap:   acceptAuthorization(inScheme("Bearer", firstBytes(32))),
 	},
 	mutant("token-base64-padding", "compares the bearer token with its base64 padding read away, so the token with = added or removed is accepted",
 		"a token decoded leniently as base64 before it is compared (Go's base64 with padding trimmed, Python's b64decode with padding appended, JWT libraries' base64url)",
-		acceptAuthorization(bearer(func(cred, token string) bool {
+		acceptAuthorization(inScheme("Bearer", func(cred, token string) bool {
 			return strings.TrimRight(cred, "=") == strings.TrimRight(token, "=")
 		})), rules.AuthNearMiss),
 	mutant("token-base64-alphabet", "reads the bearer token in either base64 alphabet (+/ or -_), so the token spelt in the other is accepted",
 		"a decoder that accepts both RFC 4648 alphabets (Node's Buffer.from(s, 'base64'), many JWT libraries), the decoded bytes then compared",
-		acceptAuthorization(bearer(func(cred, token string) bool {
+		acceptAuthorization(inScheme("Bearer", func(cred, token string) bool {
 			std := strings.NewReplacer("-", "+", "_", "/")
 			return std.Replace(cred) == std.Replace(token)
 		})), rules.AuthNearMiss),
 	mutant("token-percent-decoded", "percent-decodes the bearer token before it compares it, so %41 is taken for A",
 		"a credential passed through URL decoding on its way (a framework that decodes header values as it does query parameters, a token round-tripped through a URL)",
-		acceptAuthorization(bearer(func(cred, token string) bool {
+		acceptAuthorization(inScheme("Bearer", func(cred, token string) bool {
 			u, err := url.PathUnescape(cred)
 			return err == nil && u == token
 		})), rules.AuthNearMiss),
 	mutant("token-width-folded", "folds full-width characters to ASCII in the bearer token before it compares it, so Ａ is taken for A",
 		"a credential passed through Unicode compatibility normalisation (NFKC, as identifier and user-name handling applies it) or width folding before the comparison",
-		acceptAuthorization(bearer(func(cred, token string) bool {
+		acceptAuthorization(inScheme("Bearer", func(cred, token string) bool {
 			return runes(0xFF01, 0xFF5E, func(r rune) rune { return r - 0xFEE0 })(cred) == token
 		})), rules.AuthNearMiss),
 	mutant("token-strip-space", "removes white space inside the bearer token before it compares it",
 		"a credential 'cleaned' of white space (strings.Fields joined, a regular expression replacing \\s+), as copied keys often are",
-		acceptAuthorization(bearer(func(cred, token string) bool {
+		acceptAuthorization(inScheme("Bearer", func(cred, token string) bool {
 			return strings.Join(strings.Fields(cred), "") == token
 		})), rules.AuthNearMiss),
 	// Authentication: a credential read up to a delimiter, or from the
@@ -195,10 +195,10 @@ var authMutants = []Mutant{
 	// real code gives it, each caught by a fixed scenario.
 	mutant("token-scheme-alias", "accepts the issued token under the scheme Token as well as Bearer",
 		"an API that takes its token under the scheme Token beside Bearer, as GitHub's API does and Django REST framework's TokenAuthentication asks (keyword Token)",
-		acceptAuthorization(inScheme("Token")), rules.AuthScheme),
+		acceptAuthorization(inScheme("Token", func(cred, token string) bool { return cred == token })), rules.AuthScheme),
 	mutant("jwt-scheme", "accepts the issued token under the scheme JWT as well as Bearer",
 		"passport-jwt's ExtractJwt.fromAuthHeaderWithScheme('JWT'), or djangorestframework-jwt's header prefix JWT (simplejwt's AUTH_HEADER_TYPES = ('Bearer', 'JWT')), beside Bearer",
-		acceptAuthorization(inScheme("JWT")), rules.AuthScheme),
+		acceptAuthorization(inScheme("JWT", func(cred, token string) bool { return cred == token })), rules.AuthScheme),
 	mutant("bearer-prefix-slice-7", "checks that the field begins with Bearer, without its space, and takes the credential from its eighth byte on, so Bearer, a tab and the token pass",
 		`if (!header.startsWith("Bearer")) ... token = header.substring(7) in a Java or Node filter: the prefix checked without the space it then skips`,
 		acceptAuthorization(func(value, token string) bool {
@@ -224,21 +224,12 @@ var authMutants = []Mutant{
 		}, "The request must carry Authorization: Bearer <token>."), rules.AuthSchemeCase),
 }
 
-// inScheme takes a field whose scheme is scheme (in any letter case), a
-// space and the issued token.
-func inScheme(scheme string) func(value, token string) bool {
+// inScheme takes a field whose scheme is scheme (in any letter case, as
+// the reference takes Bearer), a space and a credential that accept takes.
+func inScheme(scheme string, accept func(cred, token string) bool) func(value, token string) bool {
 	return func(value, token string) bool {
 		s, cred, ok := strings.Cut(value, " ")
-		return ok && strings.EqualFold(s, scheme) && cred == token
-	}
-}
-
-// bearer takes a field of the scheme Bearer (in any case, as the reference
-// takes it), a space and a credential that accept takes.
-func bearer(accept func(cred, token string) bool) func(value, token string) bool {
-	return func(value, token string) bool {
-		scheme, cred, ok := strings.Cut(value, " ")
-		return ok && strings.EqualFold(scheme, "Bearer") && accept(cred, token)
+		return ok && strings.EqualFold(s, scheme) && accept(cred, token)
 	}
 }
 
