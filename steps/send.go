@@ -46,9 +46,13 @@ func (s *Suite) sendRequest(ctx context.Context, r *request) (*Sent, error) {
 		cred = *r.cred
 	}
 	target, shown := s.plantsURL, s.plantsURL
-	if r.tokenIn == tokenInQuery { // the base URL has no query (config.Run.Validate)
-		target += "?" + url.QueryEscape(r.tokenName) + "=" + s.cfg.Token // a token a query need not escape
-		shown += "?" + url.QueryEscape(r.tokenName) + "=" + evidence.TokenMark
+	if r.tokenIn == tokenInQuery {
+		sep := "?"
+		if strings.Contains(target, "?") {
+			sep = "&"
+		}
+		target += sep + url.QueryEscape(r.tokenName) + "=" + s.cfg.Token // a token a query need not escape
+		shown += sep + url.QueryEscape(r.tokenName) + "=" + evidence.TokenMark
 	}
 	// The exchange is timed from its last try: the run's pauses are not
 	// the target's.
