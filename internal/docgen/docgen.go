@@ -295,10 +295,12 @@ func (b *Book) readDocument(v *spec.Validator) error {
 							resp.Media = media
 							break
 						}
-					}
-					if sh, err := generate.ResponseShape(m, method, p, code); err == nil {
-						resp.Schema = sh.Schema
-						record(sh, "the body of the answer "+code+" ("+r.Description+")")
+						if mt := r.Content.GetOrZero("application/json"); mt != nil {
+							if sh, err := generate.ShapeOf(mt.Schema); err == nil {
+								resp.Schema = sh.Schema
+								record(sh, "the body of the answer "+code+" ("+r.Description+")")
+							}
+						}
 					}
 					o.Responses = append(o.Responses, resp)
 				}

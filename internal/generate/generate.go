@@ -41,7 +41,16 @@ type Shape struct {
 	Properties []Property
 }
 
-func operation(doc *v3.Document, method, path string) (*v3.Operation, error) {
+// Of reads the shape of the JSON request body of method path in v's
+// document, for callers that name no libopenapi type (spec.ModelOf says
+// why).
+func Of(v *spec.Validator, method, path string) (*Shape, error) {
+	return FromDocument(spec.ModelOf(v), method, path)
+}
+
+// FromDocument reads the shape of the JSON request body of method path
+// (through allOf).
+func FromDocument(doc *v3.Document, method, path string) (*Shape, error) {
 	if doc == nil || doc.Paths == nil || doc.Paths.PathItems == nil {
 		return nil, fmt.Errorf("the document has no paths")
 	}
@@ -53,23 +62,6 @@ func operation(doc *v3.Document, method, path string) (*v3.Operation, error) {
 	if op == nil {
 		return nil, fmt.Errorf("the document has no operation %s %s", method, path)
 	}
-	return op, nil
-}
-
-// Of reads the shape of the JSON request body of method path in v's
-// document, for callers that name no libopenapi type (spec.ModelOf says
-// why).
-func Of(v *spec.Validator, method, path string) (*Shape, error) {
-	return FromDocument(spec.ModelOf(v), method, path)
-}
-
-// FromDocument reads the shape of the JSON request body of method path
-// (through allOf).
-func FromDocument(doc *v3.Document, method, path string) (*Shape, error) {
-	op, err := operation(doc, method, path)
-	if err != nil {
-		return nil, err
-	}
 	if op.RequestBody == nil || op.RequestBody.Content == nil || op.RequestBody.Content.GetOrZero("application/json") == nil {
 		return nil, fmt.Errorf("%s %s has no application/json request body", method, path)
 	}
@@ -78,23 +70,6 @@ func FromDocument(doc *v3.Document, method, path string) (*Shape, error) {
 		return nil, fmt.Errorf("the body schema of %s %s: %w", method, path, err)
 	}
 	return sh, nil
-}
-
-// ResponseShape reads the shape of the JSON body of one response of method
-// path.
-func ResponseShape(doc *v3.Document, method, path, code string) (*Shape, error) {
-	op, err := operation(doc, method, path)
-	if err != nil {
-		return nil, err
-	}
-	if op.Responses == nil || op.Responses.Codes == nil {
-		return nil, fmt.Errorf("%s %s has no responses", method, path)
-	}
-	r := op.Responses.Codes.GetOrZero(code)
-	if r == nil || r.Content == nil || r.Content.GetOrZero("application/json") == nil {
-		return nil, fmt.Errorf("%s %s has no JSON response %s", method, path, code)
-	}
-	return ShapeOf(r.Content.GetOrZero("application/json").Schema)
 }
 
 // ShapeOf reads the properties of an object schema, through allOf.
