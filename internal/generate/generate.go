@@ -334,21 +334,15 @@ func (g *Generator) value(p Property, boundary bool) json.RawMessage {
 // unknown extra property. The members come in an order drawn at random: the
 // schema names no order, and a server must not need one.
 func (g *Generator) Valid(kind Kind) *Case {
-	c := g.valid(kind)
-	g.Rand.Shuffle(len(c.Members), func(i, j int) { c.Members[i], c.Members[j] = c.Members[j], c.Members[i] })
-	return c
-}
-
-func (g *Generator) valid(kind Kind) *Case {
 	c := &Case{Kind: kind, Class: "valid, " + kind.String() + " values"}
-	var edge []int // members that may take an edge value
+	var edge []Property // those that may take an edge value
 	for _, p := range g.Shape.Properties {
 		if !p.Required && g.Rand.IntN(2) == 0 {
 			continue
 		}
 		c.Members = append(c.Members, Member{p.Name, g.value(p, false)})
 		if p.Type == "integer" || p.Type == "string" {
-			edge = append(edge, len(c.Members)-1)
+			edge = append(edge, p)
 		}
 	}
 	if kind == Boundary {
@@ -357,20 +351,13 @@ func (g *Generator) valid(kind Kind) *Case {
 			c.Members = append(c.Members, Member{name, quote(g.text(1, 8))})
 			c.Class, c.Property = "valid, with a property the schema does not name", name
 		} else {
-			i := edge[g.Rand.IntN(len(edge))]
-			p := g.prop(c.Members[i].Name)
-			c.Members[i].Raw = g.value(p, true)
+			p := edge[g.Rand.IntN(len(edge))]
+			c.Set(p.Name, g.value(p, true))
 			c.Class, c.Property = fmt.Sprintf("valid, %q at an edge of its type", p.Name), p.Name
 		}
 	}
+	g.Rand.Shuffle(len(c.Members), func(i, j int) { c.Members[i], c.Members[j] = c.Members[j], c.Members[i] })
 	return c
-}
-
-func (g *Generator) prop(name string) Property {
-	if i := slices.IndexFunc(g.Shape.Properties, func(p Property) bool { return p.Name == name }); i >= 0 {
-		return g.Shape.Properties[i]
-	}
-	return Property{Name: name}
 }
 
 // wrong values of each JSON type, for a property whose type is another.
