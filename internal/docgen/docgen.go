@@ -295,10 +295,12 @@ func (b *Book) readDocument(v *spec.Validator) error {
 							resp.Media = media
 							break
 						}
-					}
-					if sh, err := generate.ResponseShape(m, method, p, code); err == nil {
-						resp.Schema = sh.Schema
-						record(sh, "the body of the answer "+code+" ("+r.Description+")")
+						if mt := r.Content.GetOrZero("application/json"); mt != nil {
+							if sh, err := generate.ShapeOf(mt.Schema); err == nil {
+								resp.Schema = sh.Schema
+								record(sh, "the body of the answer "+code+" ("+r.Description+")")
+							}
+						}
 					}
 					o.Responses = append(o.Responses, resp)
 				}
@@ -319,14 +321,8 @@ func fieldOf(p generate.Property) Field {
 		"int32": "from -2147483648 to 2147483647",
 		"int64": "from -9223372036854775808 to 9223372036854775807",
 	}[p.Format]
-	switch {
-	case bounds != "" && f.Constraints != "":
-		f.Constraints = bounds + ", " + f.Constraints
-	case bounds != "":
-		f.Constraints = bounds
-	case f.Constraints == "":
-		f.Constraints = "none shown"
-	}
+	parts := slices.DeleteFunc([]string{bounds, f.Constraints}, func(s string) bool { return s == "" })
+	f.Constraints = cmp.Or(strings.Join(parts, ", "), "none shown")
 	return f
 }
 
@@ -349,16 +345,13 @@ func table(ex *messages.Examples) [][]string {
 	if ex.TableHeader == nil {
 		return nil
 	}
-	row := func(r *messages.TableRow) []string {
-		out := make([]string, len(r.Cells))
+	var rows [][]string
+	for _, r := range append([]*messages.TableRow{ex.TableHeader}, ex.TableBody...) {
+		row := make([]string, len(r.Cells))
 		for i, c := range r.Cells {
-			out[i] = c.Value
+			row[i] = c.Value
 		}
-		return out
-	}
-	rows := [][]string{row(ex.TableHeader)}
-	for _, r := range ex.TableBody {
-		rows = append(rows, row(r))
+		rows = append(rows, row)
 	}
 	return rows
 }

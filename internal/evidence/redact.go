@@ -252,13 +252,9 @@ func outsideMarkers(s string, spans [][2]int) [][2]int {
 	if len(in) == 0 {
 		return spans
 	}
-	out := spans[:0]
-	for _, sp := range spans {
-		if !slices.ContainsFunc(in, func(m [2]int) bool { return m[0] <= sp[0] && sp[1] <= m[1] }) {
-			out = append(out, sp)
-		}
-	}
-	return out
+	return slices.DeleteFunc(spans, func(sp [2]int) bool {
+		return slices.ContainsFunc(in, func(m [2]int) bool { return m[0] <= sp[0] && sp[1] <= m[1] })
+	})
 }
 
 // indexAll appends to spans every occurrence of each of subs in s.

@@ -10,6 +10,7 @@
 package exchange
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net/http"
@@ -130,11 +131,7 @@ func (x *Exchange) RequestLine(red *evidence.Redactor) string {
 
 // requestTarget is the method and target (Target, else URL).
 func (x *Exchange) requestTarget(red *evidence.Redactor) string {
-	target := x.Target
-	if target == "" {
-		target = x.URL
-	}
-	return evidence.Text(x.Method) + " " + red.Safe(x.hideToken(target), ExcerptBytes)
+	return evidence.Text(x.Method) + " " + red.Safe(x.hideToken(cmp.Or(x.Target, x.URL)), ExcerptBytes)
 }
 
 // ResponseLine summarises the answer on one line.

@@ -41,7 +41,16 @@ type Shape struct {
 	Properties []Property
 }
 
-func operation(doc *v3.Document, method, path string) (*v3.Operation, error) {
+// Of reads the shape of the JSON request body of method path in v's
+// document, for callers that name no libopenapi type (spec.ModelOf says
+// why).
+func Of(v *spec.Validator, method, path string) (*Shape, error) {
+	return FromDocument(spec.ModelOf(v), method, path)
+}
+
+// FromDocument reads the shape of the JSON request body of method path
+// (through allOf).
+func FromDocument(doc *v3.Document, method, path string) (*Shape, error) {
 	if doc == nil || doc.Paths == nil || doc.Paths.PathItems == nil {
 		return nil, fmt.Errorf("the document has no paths")
 	}
@@ -53,23 +62,6 @@ func operation(doc *v3.Document, method, path string) (*v3.Operation, error) {
 	if op == nil {
 		return nil, fmt.Errorf("the document has no operation %s %s", method, path)
 	}
-	return op, nil
-}
-
-// Of reads the shape of the JSON request body of method path in v's
-// document, for callers that name no libopenapi type (spec.ModelOf says
-// why).
-func Of(v *spec.Validator, method, path string) (*Shape, error) {
-	return FromDocument(spec.ModelOf(v), method, path)
-}
-
-// FromDocument reads the shape of the JSON request body of method path
-// (through allOf).
-func FromDocument(doc *v3.Document, method, path string) (*Shape, error) {
-	op, err := operation(doc, method, path)
-	if err != nil {
-		return nil, err
-	}
 	if op.RequestBody == nil || op.RequestBody.Content == nil || op.RequestBody.Content.GetOrZero("application/json") == nil {
 		return nil, fmt.Errorf("%s %s has no application/json request body", method, path)
 	}
@@ -78,23 +70,6 @@ func FromDocument(doc *v3.Document, method, path string) (*Shape, error) {
 		return nil, fmt.Errorf("the body schema of %s %s: %w", method, path, err)
 	}
 	return sh, nil
-}
-
-// ResponseShape reads the shape of the JSON body of one response of method
-// path.
-func ResponseShape(doc *v3.Document, method, path, code string) (*Shape, error) {
-	op, err := operation(doc, method, path)
-	if err != nil {
-		return nil, err
-	}
-	if op.Responses == nil || op.Responses.Codes == nil {
-		return nil, fmt.Errorf("%s %s has no responses", method, path)
-	}
-	r := op.Responses.Codes.GetOrZero(code)
-	if r == nil || r.Content == nil || r.Content.GetOrZero("application/json") == nil {
-		return nil, fmt.Errorf("%s %s has no JSON response %s", method, path, code)
-	}
-	return ShapeOf(r.Content.GetOrZero("application/json").Schema)
 }
 
 // ShapeOf reads the properties of an object schema, through allOf.
@@ -359,21 +334,15 @@ func (g *Generator) value(p Property, boundary bool) json.RawMessage {
 // unknown extra property. The members come in an order drawn at random: the
 // schema names no order, and a server must not need one.
 func (g *Generator) Valid(kind Kind) *Case {
-	c := g.valid(kind)
-	g.Rand.Shuffle(len(c.Members), func(i, j int) { c.Members[i], c.Members[j] = c.Members[j], c.Members[i] })
-	return c
-}
-
-func (g *Generator) valid(kind Kind) *Case {
 	c := &Case{Kind: kind, Class: "valid, " + kind.String() + " values"}
-	var edge []int // members that may take an edge value
+	var edge []Property // those that may take an edge value
 	for _, p := range g.Shape.Properties {
 		if !p.Required && g.Rand.IntN(2) == 0 {
 			continue
 		}
 		c.Members = append(c.Members, Member{p.Name, g.value(p, false)})
 		if p.Type == "integer" || p.Type == "string" {
-			edge = append(edge, len(c.Members)-1)
+			edge = append(edge, p)
 		}
 	}
 	if kind == Boundary {
@@ -382,20 +351,13 @@ func (g *Generator) valid(kind Kind) *Case {
 			c.Members = append(c.Members, Member{name, quote(g.text(1, 8))})
 			c.Class, c.Property = "valid, with a property the schema does not name", name
 		} else {
-			i := edge[g.Rand.IntN(len(edge))]
-			p := g.prop(c.Members[i].Name)
-			c.Members[i].Raw = g.value(p, true)
+			p := edge[g.Rand.IntN(len(edge))]
+			c.Set(p.Name, g.value(p, true))
 			c.Class, c.Property = fmt.Sprintf("valid, %q at an edge of its type", p.Name), p.Name
 		}
 	}
+	g.Rand.Shuffle(len(c.Members), func(i, j int) { c.Members[i], c.Members[j] = c.Members[j], c.Members[i] })
 	return c
-}
-
-func (g *Generator) prop(name string) Property {
-	if i := slices.IndexFunc(g.Shape.Properties, func(p Property) bool { return p.Name == name }); i >= 0 {
-		return g.Shape.Properties[i]
-	}
-	return Property{Name: name}
 }
 
 // wrong values of each JSON type, for a property whose type is another.

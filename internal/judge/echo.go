@@ -193,13 +193,10 @@ type EchoFailure struct {
 }
 
 // echoIn judges the Plant record of a 200 answer, obj (an object when ok),
-// against what was sent: the very name and tag sent, code point by code
-// point, and no tag when none was sent (the id is noID's). redact hides
-// secrets in what it quotes.
+// against what was sent (a name at least: readEcho): the very name and tag
+// sent, code point by code point, and no tag when none was sent (the id is
+// noID's). redact hides secrets in what it quotes.
 func echoIn(sent Sent, obj map[string]json.RawMessage, ok bool, redact func(string) string) []EchoFailure {
-	if sent.Unjudged != "" || !sent.HasName {
-		return nil
-	}
 	if !ok {
 		out := []EchoFailure{{rules.CreateName, "name " + Quote(sent.Name), NotAnObject}}
 		if sent.HasTag {

@@ -186,8 +186,12 @@ func FuzzReadSent(f *testing.F) {
 	})
 }
 
-// Echo is echoIn of an answer's bytes, as the judge reads them.
+// Echo is echoIn of an answer's bytes, as the judge reads them (readEcho
+// judges no echo of a request unjudged or with no name).
 func Echo(sent Sent, answer []byte, redact func(string) string) []EchoFailure {
+	if sent.Unjudged != "" || !sent.HasName {
+		return nil
+	}
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -203,7 +204,7 @@ func (e *exam) judgeAcceptance(in Intent) {
 	if !e.respWhole {
 		return
 	}
-	rule := in.Accept
+	rule := cmp.Or(in.Accept, rules.Create200)
 	if r, ok := rules.Lookup(rule); ok && r.Level == rules.Open {
 		// What the spec leaves open is noted, never failed.
 		e.out.Results = append(e.out.Results, Result{rule, Judgement{Expected: "an answer, noted (the spec leaves it open)"}})
@@ -211,9 +212,6 @@ func (e *exam) judgeAcceptance(in Intent) {
 	}
 	if !in.Issued || !e.known || !e.valid || LongHeader(e.Header) != "" || e.unacceptable {
 		return
-	}
-	if rule == "" {
-		rule = rules.Create200
 	}
 	j := Judgement{Expected: "status 200 with a Plant record", Status: http.StatusOK}
 	if e.Status == http.StatusOK {

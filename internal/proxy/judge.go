@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -53,11 +54,7 @@ func newJudging() (*judging, error) {
 	}
 	t := verdict.NewTrafficTally(maxFailures)
 	for _, r := range rules.Catalog {
-		why, no := judge.NotFromTraffic[r.ID]
-		if !no {
-			why = whyNone
-		}
-		t.NoVerdict(r.ID, why)
+		t.NoVerdict(r.ID, cmp.Or(judge.NotFromTraffic[r.ID], whyNone))
 	}
 	return &judging{validator: v, tally: t}, nil
 }

@@ -43,6 +43,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/har"
 	"github.com/plantcheck/plantcheck/internal/judge"
@@ -234,12 +236,7 @@ func forwarded(h http.Header) http.Header {
 			}
 		}
 	}
-	trailers := false
-	for _, v := range h["Te"] {
-		for _, t := range strings.Split(v, ",") {
-			trailers = trailers || strings.EqualFold(textproto.TrimString(t), "trailers")
-		}
-	}
+	trailers := httpguts.HeaderValuesContainsToken(h["Te"], "trailers")
 	for _, k := range hopHeaders {
 		delete(h, k)
 	}
@@ -561,9 +558,5 @@ func UpstreamAddr(u *url.URL) string {
 	if u.Port() != "" {
 		return u.Host
 	}
-	port := "80"
-	if u.Scheme == "https" {
-		port = "443"
-	}
-	return net.JoinHostPort(u.Hostname(), port)
+	return net.JoinHostPort(u.Hostname(), map[bool]string{false: "80", true: "443"}[u.Scheme == "https"])
 }

@@ -142,7 +142,7 @@ func Differ(carried, measured *Figures) []string {
 		case !slices.Equal(c.Rules, m.Rules):
 			out = append(out, fmt.Sprintf("mutant %s: breaks %s, the carried figures say %s", m.Name, rules.JoinIDs(m.Rules, " "), rules.JoinIDs(c.Rules, " ")))
 		case c.Caught != m.Caught:
-			out = append(out, fmt.Sprintf("mutant %s: %s now, %s in the carried figures", m.Name, caught(m.Caught), caught(c.Caught)))
+			out = append(out, fmt.Sprintf("mutant %s: %s now, %s in the carried figures", m.Name, caught[m.Caught], caught[c.Caught]))
 		}
 	}
 	for _, m := range carried.Each {
@@ -153,12 +153,7 @@ func Differ(carried, measured *Figures) []string {
 	return out
 }
 
-func caught(b bool) string {
-	if b {
-		return "caught"
-	}
-	return "not caught"
-}
+var caught = map[bool]string{true: "caught", false: "not caught"}
 
 //go:embed strength.json
 var figures []byte
