@@ -47,12 +47,11 @@ func Analyze(v *Verdict) Analysis {
 		return !ok || !decides || v.decides(r)
 	}
 	a.firsts = chooseFirsts(a.Server, show)
-	for _, r := range v.Rules {
-		if r.Outcome == Fail && r.Level != rules.Open {
-			a.Broken++
-			if !show(r.ID) {
-				a.firsts.also = append(a.firsts.also, string(r.ID))
-			}
+	broken := v.broken()
+	a.Broken = len(broken)
+	for _, r := range broken {
+		if !show(r.ID) {
+			a.firsts.also++
 		}
 	}
 	a.Cause, _ = CommonCause(a.Server)
@@ -111,9 +110,9 @@ type firsts struct {
 	// (its number) of each rule-kind.
 	kinds map[rules.RuleID][]kind
 	first map[ruleKind]int
-	// also are the rules broken whose failures are not shown (SHOULD
+	// also counts the rules broken whose failures are not shown (SHOULD
 	// rules, when a MUST rule failed): they are under To fix.
-	also []string
+	also int
 }
 
 // chooseFirsts reads the blocks (in the one order) for the first failure of
@@ -184,13 +183,8 @@ func (v *Verdict) fixList(server []Block, f firsts) []string {
 			first[b.Rule] = found{"error: " + bound(b.Error, 123, true), blockNumber(b, i)}
 		}
 	}
-	var failed []Rule
-	for _, r := range v.Rules {
-		if r.Outcome == Fail && r.Level != rules.Open {
-			failed = append(failed, r)
-		}
-	}
 	// MUST rules first (the one order), each level by its first block.
+	failed := v.broken()
 	slices.SortStableFunc(failed, func(a, b Rule) int {
 		if c := levelRank(a.Level) - levelRank(b.Level); c != 0 {
 			return c

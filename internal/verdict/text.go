@@ -363,19 +363,12 @@ const consoleLine = 300
 // counted (two lines of a 100-column screen); the reports keep it whole.
 const consoleRequirement = 193
 
-// WriteFailures prints the service's failure blocks, in the one order of
-// the failures (OrderFailures), each under its number. When most failures
-// share one faulty answer it says so first. With Verbose it prints every
-// block whole; else, so that a server with a handful of mistakes gets a
-// screen or two, the first failure of each rule that decides the verdict
-// (and of each further kind of answer that rule was broken with), with
-// its requirement, expected and actual, the exchange and the rerun, and a
-// count of the rest, which the reports keep whole (it points at them only
-// when they were written). A failure shown once is not shown again.
-func (v *Verdict) WriteFailures(w io.Writer, o TextOptions) {
-	(&console{v, o, Analyze(v)}).writeFailures(w)
-}
-
+// writeFailures prints the service's failure blocks, in the one order of
+// the failures, each under its number, a common cause first. With Verbose
+// it prints every block whole; else, so that a server with a handful of
+// mistakes gets a screen or two, the first failure of each rule that
+// decides the verdict (writeFirsts) and a count of the rest, which the
+// reports keep whole.
 func (v *console) writeFailures(w io.Writer) {
 	server := v.a.Server
 	if len(server) == 0 {
@@ -466,8 +459,8 @@ func (v *console) writeFirsts(w io.Writer, server []Block) bool {
 	}
 	if hidden := len(server) - shown; hidden > 0 || !curl {
 		what := fmt.Sprintf("\nShown: the first failure of each rule broken (%d of %s)", shown, Plural(int64(len(server)), "block"))
-		if len(f.also) > 0 {
-			what = fmt.Sprintf("\nShown: the first failure of each MUST rule broken (%d of %s; the %s: under To fix)", shown, Plural(int64(len(server)), "block"), Plural(int64(len(f.also)), "SHOULD rule"))
+		if f.also > 0 {
+			what = fmt.Sprintf("\nShown: the first failure of each MUST rule broken (%d of %s; the %s: under To fix)", shown, Plural(int64(len(server)), "block"), Plural(int64(f.also), "SHOULD rule"))
 		}
 		fmt.Fprintf(w, "%s. %s\n", what, v.whereAll(!curl))
 	}
