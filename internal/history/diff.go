@@ -266,13 +266,11 @@ func Compare(old, new *verdict.Verdict, oldFile, newFile string, strict bool) (*
 // anyDecides reports whether a kind ("RULE: shape") cites a rule that
 // decides the verdict.
 func anyDecides(ks []string, decides func(rules.Level) bool) bool {
-	for _, k := range ks {
+	return slices.ContainsFunc(ks, func(k string) bool {
 		id, _, _ := strings.Cut(k, ": ")
-		if r, ok := rules.Lookup(rules.RuleID(id)); ok && decides(r.Level) {
-			return true
-		}
-	}
-	return false
+		r, ok := rules.Lookup(rules.RuleID(id))
+		return ok && decides(r.Level)
+	})
 }
 
 func (d *Diff) add(list *[]Change, c Change) {

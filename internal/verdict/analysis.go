@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -139,10 +140,7 @@ func chooseFirsts(blocks []Block, show func(rules.RuleID) bool) firsts {
 			continue
 		}
 		for j, e := range b.Evidence {
-			id := e.Rule
-			if id == "" {
-				id = b.Rule
-			}
+			id := cmp.Or(e.Rule, b.Rule)
 			meet(i, j, ruleKind{id, kind{e.Status, e.MediaType}})
 		}
 	}
@@ -152,10 +150,7 @@ func chooseFirsts(blocks []Block, show func(rules.RuleID) bool) firsts {
 // blockNumber is a block's number in the one order (its place, from 1,
 // for a verdict whose blocks were never numbered).
 func blockNumber(b Block, i int) int {
-	if b.Number > 0 {
-		return b.Number
-	}
-	return i + 1
+	return cmp.Or(b.Number, i+1)
 }
 
 // fixList is the list of what to fix: each rule that decides the
@@ -171,10 +166,7 @@ func (v *Verdict) fixList(server []Block, f firsts) []string {
 	first := map[rules.RuleID]found{}
 	for i, b := range server {
 		for _, e := range b.Evidence {
-			id := e.Rule
-			if id == "" {
-				id = b.Rule
-			}
+			id := cmp.Or(e.Rule, b.Rule)
 			if _, ok := first[id]; !ok {
 				first[id] = found{"expected " + bound(e.Expected, 63, true) + "; got " + bound(e.Actual, 63, true), blockNumber(b, i)}
 			}
@@ -339,10 +331,7 @@ func CommonCause(blocks []Block) (string, int) {
 	if n < minCommon || 3*n < 2*len(blocks) {
 		return "", 0
 	}
-	media := top.media
-	if media == "" {
-		media = "no media type"
-	}
+	media := cmp.Or(top.media, "no media type")
 	s := fmt.Sprintf("%d of %d failures came back with status %d %s (%s)", n, len(blocks), top.status, http.StatusText(top.status), media)
 	var why []string
 	if top.badStatus {

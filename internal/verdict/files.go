@@ -276,9 +276,7 @@ func WriteAtomic(dir, name string, data []byte) error {
 // is empty, never null, so that both drivers' documents have the same
 // members of the same types.
 func (v *Verdict) normalise() {
-	if v.Schema == "" {
-		v.Schema = SchemaID
-	}
+	v.Schema = cmp.Or(v.Schema, SchemaID)
 	if v.Throttling.Answers == nil {
 		v.Throttling.Answers = map[int]int{}
 	}

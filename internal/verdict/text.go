@@ -198,23 +198,22 @@ func (v *console) writeTable(w *strings.Builder, brief bool) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, Upper(r.Level), v.shortWord(r), v.words().count(r), bound(r.Requirement, 70, false))
 	}
 	tw.Flush()
-	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
+	lines := strings.Split(tb.String(), "\n")
 	if len(rows) > 0 || len(passed) > 0 {
 		fmt.Fprintln(w)
 	}
-	for i, l := range lines {
-		if len(rows) == 0 {
-			break
+	if len(rows) > 0 {
+		fmt.Fprintln(w, lines[0])
+	}
+	for i, r := range rows {
+		switch l := lines[i+1]; {
+		case r.Outcome == Fail && r.Level != rules.Open:
+			fmt.Fprintln(w, v.paint(red, l))
+		case r.Outcome == NotJudged || r.Outcome == Error:
+			fmt.Fprintln(w, v.paint(yellow, l))
+		default:
+			fmt.Fprintln(w, l)
 		}
-		if i > 0 {
-			switch r := rows[i-1]; {
-			case r.Outcome == Fail && r.Level != rules.Open:
-				l = v.paint(red, l)
-			case r.Outcome == NotJudged || r.Outcome == Error:
-				l = v.paint(yellow, l)
-			}
-		}
-		fmt.Fprintln(w, l)
 	}
 	if len(passed) > 0 { // only the brief table lists them apart
 		// As many as the MUST and SHOULD counts below say passed.
@@ -483,12 +482,11 @@ func (v *Verdict) whereAll(curl bool) string {
 
 // rule finds a rule of the verdict.
 func (v *Verdict) rule(id rules.RuleID) (Rule, bool) {
-	for _, r := range v.Rules {
-		if r.ID == id {
-			return r, true
-		}
+	i := slices.IndexFunc(v.Rules, func(r Rule) bool { return r.ID == id })
+	if i < 0 {
+		return Rule{}, false
 	}
-	return Rule{}, false
+	return v.Rules[i], true
 }
 
 // reproVar finds the variables a reproduction reads.

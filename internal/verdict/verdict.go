@@ -12,6 +12,7 @@
 package verdict
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -343,12 +344,7 @@ type ClientGroup struct {
 // Label names a client group's rule, or OTHER.
 func (g ClientGroup) Label() string { return label(g.Rule) }
 
-func label(id rules.RuleID) string {
-	if id == "" {
-		return "OTHER"
-	}
-	return string(id)
-}
+func label(id rules.RuleID) string { return cmp.Or(string(id), "OTHER") }
 
 // Ms is a duration in milliseconds, as summary.json writes it.
 func Ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
