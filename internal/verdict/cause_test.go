@@ -123,7 +123,7 @@ func TestFailureOrder(t *testing.T) {
 				t.Errorf("the scenario points at block %d, %q", got, v.Failures[got-1].Heading)
 			}
 			var out strings.Builder
-			writeFailures(v, &out, TextOptions{})
+			v.WriteFailures(&out, TextOptions{})
 			got := out.String()
 			if i, j, k := strings.Index(got, "1) json"), strings.Index(got, "2) auth"), strings.Index(got, "7) should"); !(i >= 0 && i < j && j < k) {
 				t.Errorf("blocks out of order (1 BODY-JSON, 2 AUTH-MISSING, then 7 the SHOULD rule):\n%s", got)
@@ -143,7 +143,7 @@ func TestFailureOrder(t *testing.T) {
 			}
 			v.Failures = v.Failures[:1]
 			out.Reset()
-			writeFailures(v, &out, TextOptions{})
+			v.WriteFailures(&out, TextOptions{})
 			if got := out.String(); !strings.Contains(got, "Failures (1 scenario):") || strings.Contains(got, "Shown:") {
 				t.Errorf("one block:\n%s", got)
 			}
@@ -170,7 +170,7 @@ func TestConsoleCutsLongValues(t *testing.T) {
 			v := &Verdict{Driver: Run, Reference: true, ReportDir: tt.dir, Failures: []Block{b}}
 			v.Finish()
 			var out strings.Builder
-			writeFailures(v, &out, TextOptions{})
+			v.WriteFailures(&out, TextOptions{})
 			for _, l := range strings.Split(out.String(), "\n") {
 				if len(l) > consoleLine+200 {
 					t.Errorf("a console line of %d bytes", len(l))

@@ -212,7 +212,7 @@ func TestOneOrder(t *testing.T) {
 		v.Failures = append(v.Failures, b)
 	}
 	var console strings.Builder
-	writeFailures(v, &console, TextOptions{Verbose: true}) // every block (the brief console shows a rule's first)
+	v.WriteFailures(&console, TextOptions{Verbose: true}) // every block (the brief console shows a rule's first)
 	want := regexp.MustCompile(`(?m)^\d+\) (?:block-\d)$`).FindAllString(console.String(), -1)
 	if len(want) != 5 {
 		t.Fatalf("console: %q", want)

@@ -362,6 +362,12 @@ const consoleLine = 300
 // counted (two lines of a 100-column screen); the reports keep it whole.
 const consoleRequirement = 193
 
+// WriteFailures prints the service's failure blocks as the console does
+// (writeFailures). Only tests call it (package run's too).
+func (v *Verdict) WriteFailures(w io.Writer, o TextOptions) {
+	(&console{v, o, Analyze(v)}).writeFailures(w)
+}
+
 // writeFailures prints the service's failure blocks, in the one order of
 // the failures, each under its number, a common cause first. With Verbose
 // it prints every block whole; else, so that a server with a handful of

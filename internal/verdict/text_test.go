@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"io"
 	"testing"
 )
 
@@ -69,9 +68,4 @@ func TestCutBody(t *testing.T) {
 			t.Errorf("cutBody(%q, %d)\n = %q\nwant %q", c.in, c.n, got, c.want)
 		}
 	}
-}
-
-// writeFailures prints v's failure blocks as the console does.
-func writeFailures(v *Verdict, w io.Writer, o TextOptions) {
-	(&console{v, o, Analyze(v)}).writeFailures(w)
 }
