@@ -223,12 +223,19 @@ func Compare(old, new *verdict.Verdict, oldFile, newFile string, strict bool) (*
 		}
 		om, oorder := index(old)
 		nm, norder := index(new)
-		for _, name := range norder {
-			n := nm[name]
+		gone := slices.DeleteFunc(oorder, func(name string) bool { _, ok := nm[name]; return ok })
+		for _, name := range slices.Concat(norder, gone) {
+			n, has := nm[name]
 			o, had := om[name]
-			c := Change{Rule: n.s.Rule, Level: n.s.Level, Scenario: name, Where: evidence.Text(n.s.Where), Old: judgedOutcome(o.s.Outcome), New: judgedOutcome(n.s.Outcome), Failure: n.s.Failure}
+			s := n.s
+			if !has {
+				s = o.s
+			}
+			c := Change{Rule: s.Rule, Level: s.Level, Scenario: name, Where: evidence.Text(s.Where), Old: judgedOutcome(o.s.Outcome), New: judgedOutcome(n.s.Outcome), Failure: n.s.Failure}
 			c.Added, c.Gone = setDiff(n.k, o.k), setDiff(o.k, n.k)
 			switch {
+			case !has:
+				c.New, c.Change = verdict.Skip, Disappeared
 			case !had && c.New == verdict.Fail:
 				c.Old, c.Change = verdict.Skip, NewlyFailing
 			case !had:
@@ -245,15 +252,6 @@ func Compare(old, new *verdict.Verdict, oldFile, newFile string, strict bool) (*
 			c.Regression = c.Change == NewlyFailing && (decides(c.Level) || anyDecides(c.Added, decides)) ||
 				c.Change == ChangedEvidence && anyDecides(c.Added, decides) ||
 				c.Change == NewlyNotJudged && decides(c.Level)
-			d.add(&d.Scenarios, c)
-		}
-		for _, name := range oorder {
-			if _, ok := nm[name]; ok {
-				continue
-			}
-			o := om[name]
-			c := Change{Rule: o.s.Rule, Level: o.s.Level, Scenario: name, Where: evidence.Text(o.s.Where), Old: judgedOutcome(o.s.Outcome), New: verdict.Skip,
-				Change: Disappeared, Added: []string{}, Gone: setDiff(o.k, nil)}
 			d.add(&d.Scenarios, c)
 		}
 	}
