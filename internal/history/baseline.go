@@ -50,14 +50,12 @@ func Entries(v *verdict.Verdict, byScenario bool) []verdict.BaselineEntry {
 		if byScenario {
 			en.Scenario = b.Scenario
 		}
-		if !slices.Contains(out, en) {
-			out = append(out, en)
-		}
+		out = append(out, en)
 	})
 	slices.SortFunc(out, func(a, b verdict.BaselineEntry) int {
 		return cmp.Or(cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Scenario, b.Scenario), cmp.Compare(a.Kind, b.Kind))
 	})
-	return out
+	return slices.Compact(out)
 }
 
 // WriteBaseline writes the baseline v passes with into the file name
