@@ -50,14 +50,12 @@ func Entries(v *verdict.Verdict, byScenario bool) []verdict.BaselineEntry {
 		if byScenario {
 			en.Scenario = b.Scenario
 		}
-		if !slices.Contains(out, en) {
-			out = append(out, en)
-		}
+		out = append(out, en)
 	})
 	slices.SortFunc(out, func(a, b verdict.BaselineEntry) int {
 		return cmp.Or(cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Scenario, b.Scenario), cmp.Compare(a.Kind, b.Kind))
 	})
-	return out
+	return slices.Compact(out)
 }
 
 // WriteBaseline writes the baseline v passes with into the file name
@@ -113,14 +111,13 @@ func LoadBaseline(name string, driver verdict.Driver) (*verdict.Baseline, error)
 	if f.Driver != driver {
 		return refuse(fmt.Errorf("a baseline of 'plantcheck %s', not of 'plantcheck %s'", f.Driver, driver))
 	}
-	bl := &verdict.Baseline{File: evidence.Text(name), Plantcheck: evidence.Text(f.Plantcheck), NotJudged: f.NotJudged,
-		Compared: "a baseline file: its entries name rules of this plantcheck's catalog", Entries: f.Entries}
 	for _, en := range f.Entries {
 		if _, ok := rules.Lookup(en.Rule); !ok {
 			return refuse(fmt.Errorf("an entry names rule %s, which this plantcheck's catalog lacks: remove it, or name the rule as 'plantcheck rules' lists it", evidence.Text(string(en.Rule))))
 		}
 	}
-	return bl, nil
+	return &verdict.Baseline{File: evidence.Text(name), Plantcheck: evidence.Text(f.Plantcheck), NotJudged: f.NotJudged,
+		Compared: "a baseline file: its entries name rules of this plantcheck's catalog", Entries: f.Entries}, nil
 }
 
 // develVersion reports whether a plantcheck version names no release

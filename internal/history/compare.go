@@ -209,10 +209,7 @@ func badgeFile(name string, taken map[string]bool) string {
 			b.WriteByte('-')
 		}
 	}
-	slug := strings.Trim(evidence.Cut(b.String(), 40), "-")
-	if slug == "" {
-		slug = "implementation"
-	}
+	slug := cmp.Or(strings.Trim(evidence.Cut(b.String(), 40), "-"), "implementation")
 	file := "badge-" + slug + ".svg"
 	for i := 2; taken[file]; i++ {
 		file = fmt.Sprintf("badge-%s-%d.svg", slug, i)

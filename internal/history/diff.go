@@ -223,12 +223,19 @@ func Compare(old, new *verdict.Verdict, oldFile, newFile string, strict bool) (*
 		}
 		om, oorder := index(old)
 		nm, norder := index(new)
-		for _, name := range norder {
-			n := nm[name]
+		gone := slices.DeleteFunc(oorder, func(name string) bool { _, ok := nm[name]; return ok })
+		for _, name := range slices.Concat(norder, gone) {
+			n, has := nm[name]
 			o, had := om[name]
-			c := Change{Rule: n.s.Rule, Level: n.s.Level, Scenario: name, Where: evidence.Text(n.s.Where), Old: judgedOutcome(o.s.Outcome), New: judgedOutcome(n.s.Outcome), Failure: n.s.Failure}
+			s := n.s
+			if !has {
+				s = o.s
+			}
+			c := Change{Rule: s.Rule, Level: s.Level, Scenario: name, Where: evidence.Text(s.Where), Old: judgedOutcome(o.s.Outcome), New: judgedOutcome(n.s.Outcome), Failure: n.s.Failure}
 			c.Added, c.Gone = setDiff(n.k, o.k), setDiff(o.k, n.k)
 			switch {
+			case !has:
+				c.New, c.Change = verdict.Skip, Disappeared
 			case !had && c.New == verdict.Fail:
 				c.Old, c.Change = verdict.Skip, NewlyFailing
 			case !had:
@@ -247,15 +254,6 @@ func Compare(old, new *verdict.Verdict, oldFile, newFile string, strict bool) (*
 				c.Change == NewlyNotJudged && decides(c.Level)
 			d.add(&d.Scenarios, c)
 		}
-		for _, name := range oorder {
-			if _, ok := nm[name]; ok {
-				continue
-			}
-			o := om[name]
-			c := Change{Rule: o.s.Rule, Level: o.s.Level, Scenario: name, Where: evidence.Text(o.s.Where), Old: judgedOutcome(o.s.Outcome), New: verdict.Skip,
-				Change: Disappeared, Added: []string{}, Gone: setDiff(o.k, nil)}
-			d.add(&d.Scenarios, c)
-		}
 	}
 	if d.Regressions > 0 {
 		d.ExitCode = 1
@@ -266,13 +264,11 @@ func Compare(old, new *verdict.Verdict, oldFile, newFile string, strict bool) (*
 // anyDecides reports whether a kind ("RULE: shape") cites a rule that
 // decides the verdict.
 func anyDecides(ks []string, decides func(rules.Level) bool) bool {
-	for _, k := range ks {
+	return slices.ContainsFunc(ks, func(k string) bool {
 		id, _, _ := strings.Cut(k, ": ")
-		if r, ok := rules.Lookup(rules.RuleID(id)); ok && decides(r.Level) {
-			return true
-		}
-	}
-	return false
+		r, ok := rules.Lookup(rules.RuleID(id))
+		return ok && decides(r.Level)
+	})
 }
 
 func (d *Diff) add(list *[]Change, c Change) {

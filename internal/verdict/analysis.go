@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -47,12 +48,11 @@ func Analyze(v *Verdict) Analysis {
 		return !ok || !decides || v.decides(r)
 	}
 	a.firsts = chooseFirsts(a.Server, show)
-	for _, r := range v.Rules {
-		if r.Outcome == Fail && r.Level != rules.Open {
-			a.Broken++
-			if !show(r.ID) {
-				a.firsts.also = append(a.firsts.also, string(r.ID))
-			}
+	broken := v.broken()
+	a.Broken = len(broken)
+	for _, r := range broken {
+		if !show(r.ID) {
+			a.firsts.also++
 		}
 	}
 	a.Cause, _ = CommonCause(a.Server)
@@ -111,9 +111,9 @@ type firsts struct {
 	// (its number) of each rule-kind.
 	kinds map[rules.RuleID][]kind
 	first map[ruleKind]int
-	// also are the rules broken whose failures are not shown (SHOULD
+	// also counts the rules broken whose failures are not shown (SHOULD
 	// rules, when a MUST rule failed): they are under To fix.
-	also []string
+	also int
 }
 
 // chooseFirsts reads the blocks (in the one order) for the first failure of
@@ -140,10 +140,7 @@ func chooseFirsts(blocks []Block, show func(rules.RuleID) bool) firsts {
 			continue
 		}
 		for j, e := range b.Evidence {
-			id := e.Rule
-			if id == "" {
-				id = b.Rule
-			}
+			id := cmp.Or(e.Rule, b.Rule)
 			meet(i, j, ruleKind{id, kind{e.Status, e.MediaType}})
 		}
 	}
@@ -153,10 +150,7 @@ func chooseFirsts(blocks []Block, show func(rules.RuleID) bool) firsts {
 // blockNumber is a block's number in the one order (its place, from 1,
 // for a verdict whose blocks were never numbered).
 func blockNumber(b Block, i int) int {
-	if b.Number > 0 {
-		return b.Number
-	}
-	return i + 1
+	return cmp.Or(b.Number, i+1)
 }
 
 // fixList is the list of what to fix: each rule that decides the
@@ -172,10 +166,7 @@ func (v *Verdict) fixList(server []Block, f firsts) []string {
 	first := map[rules.RuleID]found{}
 	for i, b := range server {
 		for _, e := range b.Evidence {
-			id := e.Rule
-			if id == "" {
-				id = b.Rule
-			}
+			id := cmp.Or(e.Rule, b.Rule)
 			if _, ok := first[id]; !ok {
 				first[id] = found{"expected " + bound(e.Expected, 63, true) + "; got " + bound(e.Actual, 63, true), blockNumber(b, i)}
 			}
@@ -184,13 +175,8 @@ func (v *Verdict) fixList(server []Block, f firsts) []string {
 			first[b.Rule] = found{"error: " + bound(b.Error, 123, true), blockNumber(b, i)}
 		}
 	}
-	var failed []Rule
-	for _, r := range v.Rules {
-		if r.Outcome == Fail && r.Level != rules.Open {
-			failed = append(failed, r)
-		}
-	}
 	// MUST rules first (the one order), each level by its first block.
+	failed := v.broken()
 	slices.SortStableFunc(failed, func(a, b Rule) int {
 		if c := levelRank(a.Level) - levelRank(b.Level); c != 0 {
 			return c
@@ -345,10 +331,7 @@ func CommonCause(blocks []Block) (string, int) {
 	if n < minCommon || 3*n < 2*len(blocks) {
 		return "", 0
 	}
-	media := top.media
-	if media == "" {
-		media = "no media type"
-	}
+	media := cmp.Or(top.media, "no media type")
 	s := fmt.Sprintf("%d of %d failures came back with status %d %s (%s)", n, len(blocks), top.status, http.StatusText(top.status), media)
 	var why []string
 	if top.badStatus {

@@ -178,8 +178,8 @@ func (v *Verdict) againstBaseline(deciding, unjudged []rules.RuleID) (res *Basel
 // it holds one, or its rule or scenario was not judged now: not judged is
 // not passing).
 func (v *Verdict) stale(en BaselineEntry, failures []BaselineEntry) string {
-	i := slices.IndexFunc(v.Rules, func(r Rule) bool { return r.ID == en.Rule })
-	if i < 0 || v.Rules[i].Outcome != Pass && v.Rules[i].Outcome != Fail {
+	r, ok := v.rule(en.Rule)
+	if !ok || r.Outcome != Pass && r.Outcome != Fail {
 		return ""
 	}
 	if en.Scenario != "" && v.Driver == Run {
@@ -206,7 +206,7 @@ func (v *Verdict) stale(en BaselineEntry, failures []BaselineEntry) string {
 	switch {
 	case held:
 		return ""
-	case v.Rules[i].Outcome == Pass:
+	case r.Outcome == Pass:
 		return fmt.Sprintf("stale entry: rule %s passes now; remove%s from the baseline", en.Rule, cmp.Or(entry, " it"))
 	case len(now) > 0:
 		return fmt.Sprintf("stale entry: rule %s%s no longer fails so: it fails now with %s, a new kind of failure; remove the entry, or name the new kind", en.Rule, which, strings.Join(now, ", "))

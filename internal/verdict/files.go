@@ -110,23 +110,34 @@ func rowClass(o Outcome) string {
 	return cmp.Or(map[Outcome]string{Pass: "passed", Fail: "failed", Error: "error"}[o], "skipped")
 }
 
-// class is the verdict's class in report.html, after its standing.
+// class is the verdict's class in report.html: its badge's standing
+// (a partial run that could not run is partial).
 func (v *Verdict) class() string {
-	switch {
-	case v.Partial() || v.nothingJudged():
-		return "partial"
-	case v.truth() == 0:
-		return "ok"
-	case v.truth() == 1 && v.Status != "clients failed":
-		return "bad"
+	if word, _ := v.standing(); !v.Partial() {
+		return cmp.Or(map[string]string{"nothing judged": "partial", "no violation seen": "ok", "conformant": "ok", "non-conformant": "bad"}[word], "incomplete")
 	}
-	return "incomplete"
+	return "partial"
 }
 
-// nothingJudged: traffic was counted, broke nothing, and none of it was
-// judged.
-func (v *Verdict) nothingJudged() bool {
-	return v.words().traffic && v.truth() == 0 && v.Counts.Judged == 0
+// standing is the verdict's standing as its badge words and colours it.
+func (v *Verdict) standing() (word, colour string) {
+	switch {
+	case v.Error != "":
+		return "could not run", htmlpage.Warn
+	case v.Partial():
+		return "partial", htmlpage.Neutral
+	case v.words().traffic && v.truth() == 0 && v.Counts.Judged == 0:
+		return "nothing judged", htmlpage.Neutral // traffic counted, none of it judged
+	case v.words().traffic && v.truth() == 0:
+		return "no violation seen", htmlpage.Pass
+	case v.truth() == 0:
+		return "conformant", htmlpage.Pass
+	case v.truth() == 1 && v.Status == "clients failed":
+		return "clients failed", htmlpage.Warn
+	case v.truth() == 2:
+		return "incomplete", htmlpage.Warn
+	}
+	return "non-conformant", htmlpage.Fail
 }
 
 // prose writes plantcheck's own text for a page: what it quotes between
@@ -150,23 +161,7 @@ func prose(s string) template.HTML {
 // verdict's standing.
 func (v *Verdict) Badge() []byte {
 	left := v.Spec.Title + " " + v.Spec.Version + " (plantcheck " + v.suiteVersion() + ")" + v.words().badge
-	word, colour := "non-conformant", htmlpage.Fail
-	switch {
-	case v.Error != "":
-		word, colour = "could not run", htmlpage.Warn
-	case v.Partial():
-		word, colour = "partial", htmlpage.Neutral
-	case v.nothingJudged():
-		word, colour = "nothing judged", htmlpage.Neutral
-	case v.words().traffic && v.truth() == 0:
-		word, colour = "no violation seen", htmlpage.Pass
-	case v.truth() == 0:
-		word, colour = "conformant", htmlpage.Pass
-	case v.truth() == 1 && v.Status == "clients failed":
-		word, colour = "clients failed", htmlpage.Warn
-	case v.truth() == 2:
-		word, colour = "incomplete", htmlpage.Warn
-	}
+	word, colour := v.standing()
 	if v.Reference {
 		// A badge of the bundled reference is grey whatever it says: it
 		// certifies plantcheck's own server, never the reader's service.
@@ -276,9 +271,7 @@ func WriteAtomic(dir, name string, data []byte) error {
 // is empty, never null, so that both drivers' documents have the same
 // members of the same types.
 func (v *Verdict) normalise() {
-	if v.Schema == "" {
-		v.Schema = SchemaID
-	}
+	v.Schema = cmp.Or(v.Schema, SchemaID)
 	if v.Throttling.Answers == nil {
 		v.Throttling.Answers = map[int]int{}
 	}

@@ -305,11 +305,9 @@ func (v *Verdict) junitClients() junitSuite {
 			continue
 		}
 		c := junitCase{Name: "client: " + label(b.Rule), Classname: "client." + label(b.Rule), Time: "0.000"}
-		var n int64
-		for _, g := range v.Client {
-			if g.Rule == b.Rule {
-				n = g.Requests
-			}
+		var n int64 // the groups are by rule, each once
+		if i := slices.IndexFunc(v.Client, func(g ClientGroup) bool { return g.Rule == b.Rule }); i >= 0 {
+			n = v.Client[i].Requests
 		}
 		msg := fmt.Sprintf("%d client requests broke the document", n)
 		if v.Config.StrictClients {

@@ -262,10 +262,8 @@ func (v *Verdict) writeMarkdownBlock(b *bytes.Buffer, q Quote, f Shown, n int) {
 			fmt.Fprintf(b, "\nAnd %s of %s, counted, not kept.\n", Plural(fd.More, "more failure"), fd.Text)
 		case "rerun":
 			fmt.Fprintf(b, "\nRerun the rule:\n\n%s", q.Block(cutSaid(fd.Text, 4*n), "sh", ""))
-		case "expected", "actual":
-			q.item(b, "-", names[fd.Key], cutSaid(fd.Text, n))
-		default:
-			if l := names[fd.Key]; l != "" && fd.Text != "" {
+		default: // expected and actual even when empty
+			if l := names[fd.Key]; l != "" && (fd.Text != "" || fd.Key == "expected" || fd.Key == "actual") {
 				q.item(b, "-", l, cutSaid(fd.Text, n))
 			}
 		}

@@ -142,12 +142,9 @@ func walk(b Block, only []int, fm form) []field {
 }
 
 // FailureOrder gives the indices into v.Failures in the one order of every
-// output (OrderFailures has put them so already; a verdict it has not been
-// called on is read in the same order): the service's blocks first, the rules that decide the verdict
-// first (MUST, then SHOULD, then the rest), each level in catalog order,
-// the blocks of one rule in the order they were found; then the clients'
-// blocks in the order they were found. Analysis.Server, which the console
-// reads, is the service's blocks in this order.
+// output: the service's blocks (failureOrder), then the clients' as found.
+// OrderFailures puts the blocks so; a verdict it was not called on is read
+// in the same order.
 func (v *Verdict) FailureOrder() (server, client []int) {
 	for i, b := range v.Failures {
 		if b.Side == "client" {

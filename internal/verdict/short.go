@@ -41,20 +41,10 @@ func (v *Verdict) WriteShortMarkdown(b *bytes.Buffer, q Quote) {
 	if !v.writeMarkdownTop(b, q, shortValue) {
 		return
 	}
-	var failed, unjudged []Rule
-	for _, r := range v.Rules {
-		switch r.Outcome {
-		case Fail:
-			if r.Level != "open" { // an open rule never fails
-				failed = append(failed, r)
-			}
-		case NotJudged, Error:
-			if v.decides(r) {
-				unjudged = append(unjudged, r)
-			}
-		}
-	}
-	slices.SortStableFunc(failed, func(a, b Rule) int { return levelRank(a.Level) - levelRank(b.Level) })
+	failed := v.broken()
+	unjudged := slices.DeleteFunc(slices.Clone(v.Rules), func(r Rule) bool {
+		return r.Outcome != NotJudged && r.Outcome != Error || !v.decides(r)
+	})
 	if len(failed) > 0 {
 		fmt.Fprintf(b, "**Rules that failed** (%d):\n\n", len(failed))
 		for _, r := range failed {
@@ -74,25 +64,16 @@ func (v *Verdict) WriteShortMarkdown(b *bytes.Buffer, q Quote) {
 	}
 
 	// One block of each rule, the first of it in the one order.
-	shown := v.shown()
-	var firsts []Shown
-	seen := map[string]bool{}
-	for _, s := range shown {
-		key := s.Side + " " + string(s.Rule)
-		if !seen[key] {
-			seen[key] = true
-			firsts = append(firsts, s)
-		}
-	}
-	if len(firsts) > 0 {
+	groups := v.shownGroups()
+	if len(groups) > 0 {
 		fmt.Fprintf(b, "## The first failure of each rule\n")
 	}
 	left := 0
-	for i, s := range firsts {
+	for i, g := range groups {
 		var one bytes.Buffer
-		v.writeMarkdownBlock(&one, q, s, shortValue)
+		v.writeMarkdownBlock(&one, q, g.Blocks[0], shortValue)
 		if b.Len()+one.Len() > shortBlocks {
-			left = len(firsts) - i
+			left = len(groups) - i
 			break
 		}
 		b.Write(one.Bytes())
@@ -104,12 +85,12 @@ func (v *Verdict) WriteShortMarkdown(b *bytes.Buffer, q Quote) {
 		}
 		fmt.Fprintf(b, "\n(%d %s not shown here, for length.)\n", left, noun)
 	}
-	if len(shown) > 0 {
+	if len(v.Failures) > 0 {
 		where := ""
 		if v.ReportDir != "" {
 			where = " in " + q.Span(cutSaid(v.ReportDir, shortValue))
 		}
-		fmt.Fprintf(b, "\nEvery failure block (%d in all), each whole, is in %s and %s%s.\n", len(shown), SummaryMD, ReportHTML, where)
+		fmt.Fprintf(b, "\nEvery failure block (%d in all), each whole, is in %s and %s%s.\n", len(v.Failures), SummaryMD, ReportHTML, where)
 	}
 	if note := v.ReproNote(); note != "" {
 		fmt.Fprintf(b, "\n**Variables:** %s\n", q.Span(cutSaid(note, 4*shortValue)))

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -100,10 +101,7 @@ func (v *Verdict) Predicate() Predicate {
 	p.Suite.Rules.SHA256, p.Suite.Rules.Count = CatalogDigest(), len(rules.Catalog)
 	p.Suite.SHA256 = SuiteDigestOf(p.Suite.Features.SHA256, p.Suite.Rules.SHA256)
 	p.Target, p.Reference = StripCredentials(v.Target), v.Reference
-	p.Driver = string(v.Driver)
-	if v.Command != "" {
-		p.Driver = v.Command
-	}
+	p.Driver = cmp.Or(v.Command, string(v.Driver))
 	p.Scope = PredicateScope{Kind: v.Scope, Tags: v.Config.Tags}
 	p.Seed = strconv.FormatUint(v.Seed, 10)
 	p.Started, p.Ended = v.Started.UTC().Format(time.RFC3339Nano), v.Ended.UTC().Format(time.RFC3339Nano)

@@ -391,36 +391,29 @@ func (t *Tally) Traffic(v *Verdict, red func(string) string) {
 	}
 	v.Rules = t.outcomes()
 	v.Client = t.groups()
-	evidence := func(s Slot) []Evidence {
-		var out []Evidence
-		for _, e := range t.slot(s).evidence {
+	// add adds block b of n failures, with the evidence its slot kept.
+	add := func(b Block, n int64) {
+		for _, e := range t.slot(Slot{b.Side, b.Rule}).evidence {
 			e.Expected, e.Actual, e.Details = red(e.Expected), red(e.Actual), slices.Clone(e.Details)
 			e.Request, e.Response, e.Reproduce = red(e.Request), red(e.Response), red(e.Reproduce)
 			for i := range e.Details {
 				e.Details[i] = red(e.Details[i])
 			}
-			if s.Side != "server" {
+			if b.Side != "server" {
 				e.Rule, e.Level, e.Requirement = "", "", ""
 			}
-			out = append(out, e)
+			b.Evidence = append(b.Evidence, e)
 		}
-		return out
+		b.Outcome, b.More = Fail, n-int64(len(b.Evidence))
+		v.Failures = append(v.Failures, b)
 	}
 	for _, r := range v.Rules {
 		if r.Failures > 0 {
-			es := evidence(Slot{"server", r.ID})
-			v.Failures = append(v.Failures, Block{
-				Heading: string(r.ID) + " (" + Upper(r.Level) + ")", Rule: r.ID, Level: r.Level, Side: "server",
-				Outcome: Fail, Evidence: es, More: r.Failures - int64(len(es)),
-			})
+			add(Block{Heading: string(r.ID) + " (" + Upper(r.Level) + ")", Rule: r.ID, Level: r.Level, Side: "server"}, r.Failures)
 		}
 	}
 	for _, g := range v.Client {
-		es := evidence(Slot{"client", g.Rule})
-		v.Failures = append(v.Failures, Block{
-			Heading: "client request, " + g.Label(), Rule: g.Rule, Side: "client", Outcome: Fail,
-			Evidence: es, More: g.Requests - int64(len(es)),
-		})
+		add(Block{Heading: "client request, " + g.Label(), Rule: g.Rule, Side: "client"}, g.Requests)
 	}
 }
 

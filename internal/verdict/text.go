@@ -198,23 +198,22 @@ func (v *console) writeTable(w *strings.Builder, brief bool) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", r.ID, Upper(r.Level), v.shortWord(r), v.words().count(r), bound(r.Requirement, 70, false))
 	}
 	tw.Flush()
-	lines := strings.Split(strings.TrimSuffix(tb.String(), "\n"), "\n")
+	lines := strings.Split(tb.String(), "\n")
 	if len(rows) > 0 || len(passed) > 0 {
 		fmt.Fprintln(w)
 	}
-	for i, l := range lines {
-		if len(rows) == 0 {
-			break
+	if len(rows) > 0 {
+		fmt.Fprintln(w, lines[0])
+	}
+	for i, r := range rows {
+		switch l := lines[i+1]; {
+		case r.Outcome == Fail && r.Level != rules.Open:
+			fmt.Fprintln(w, v.paint(red, l))
+		case r.Outcome == NotJudged || r.Outcome == Error:
+			fmt.Fprintln(w, v.paint(yellow, l))
+		default:
+			fmt.Fprintln(w, l)
 		}
-		if i > 0 {
-			switch r := rows[i-1]; {
-			case r.Outcome == Fail && r.Level != rules.Open:
-				l = v.paint(red, l)
-			case r.Outcome == NotJudged || r.Outcome == Error:
-				l = v.paint(yellow, l)
-			}
-		}
-		fmt.Fprintln(w, l)
 	}
 	if len(passed) > 0 { // only the brief table lists them apart
 		// As many as the MUST and SHOULD counts below say passed.
@@ -363,19 +362,18 @@ const consoleLine = 300
 // counted (two lines of a 100-column screen); the reports keep it whole.
 const consoleRequirement = 193
 
-// WriteFailures prints the service's failure blocks, in the one order of
-// the failures (OrderFailures), each under its number. When most failures
-// share one faulty answer it says so first. With Verbose it prints every
-// block whole; else, so that a server with a handful of mistakes gets a
-// screen or two, the first failure of each rule that decides the verdict
-// (and of each further kind of answer that rule was broken with), with
-// its requirement, expected and actual, the exchange and the rerun, and a
-// count of the rest, which the reports keep whole (it points at them only
-// when they were written). A failure shown once is not shown again.
+// WriteFailures prints the service's failure blocks as the console does
+// (writeFailures). Only tests call it (package run's too).
 func (v *Verdict) WriteFailures(w io.Writer, o TextOptions) {
 	(&console{v, o, Analyze(v)}).writeFailures(w)
 }
 
+// writeFailures prints the service's failure blocks, in the one order of
+// the failures, each under its number, a common cause first. With Verbose
+// it prints every block whole; else, so that a server with a handful of
+// mistakes gets a screen or two, the first failure of each rule that
+// decides the verdict (writeFirsts) and a count of the rest, which the
+// reports keep whole.
 func (v *console) writeFailures(w io.Writer) {
 	server := v.a.Server
 	if len(server) == 0 {
@@ -466,8 +464,8 @@ func (v *console) writeFirsts(w io.Writer, server []Block) bool {
 	}
 	if hidden := len(server) - shown; hidden > 0 || !curl {
 		what := fmt.Sprintf("\nShown: the first failure of each rule broken (%d of %s)", shown, Plural(int64(len(server)), "block"))
-		if len(f.also) > 0 {
-			what = fmt.Sprintf("\nShown: the first failure of each MUST rule broken (%d of %s; the %s: under To fix)", shown, Plural(int64(len(server)), "block"), Plural(int64(len(f.also)), "SHOULD rule"))
+		if f.also > 0 {
+			what = fmt.Sprintf("\nShown: the first failure of each MUST rule broken (%d of %s; the %s: under To fix)", shown, Plural(int64(len(server)), "block"), Plural(int64(f.also), "SHOULD rule"))
 		}
 		fmt.Fprintf(w, "%s. %s\n", what, v.whereAll(!curl))
 	}
@@ -490,12 +488,11 @@ func (v *Verdict) whereAll(curl bool) string {
 
 // rule finds a rule of the verdict.
 func (v *Verdict) rule(id rules.RuleID) (Rule, bool) {
-	for _, r := range v.Rules {
-		if r.ID == id {
-			return r, true
-		}
+	i := slices.IndexFunc(v.Rules, func(r Rule) bool { return r.ID == id })
+	if i < 0 {
+		return Rule{}, false
 	}
-	return Rule{}, false
+	return v.Rules[i], true
 }
 
 // reproVar finds the variables a reproduction reads.

@@ -12,6 +12,7 @@
 package verdict
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -343,12 +344,7 @@ type ClientGroup struct {
 // Label names a client group's rule, or OTHER.
 func (g ClientGroup) Label() string { return label(g.Rule) }
 
-func label(id rules.RuleID) string {
-	if id == "" {
-		return "OTHER"
-	}
-	return string(id)
-}
+func label(id rules.RuleID) string { return cmp.Or(string(id), "OTHER") }
 
 // Ms is a duration in milliseconds, as summary.json writes it.
 func Ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -412,16 +408,12 @@ func (v *Verdict) Decide() {
 
 // exitCode is the exit status for the rules deciding it that failed;
 // failing is another reason for 1 (clients that broke the document, a
-// stale baseline entry).
+// stale baseline entry), but not of an interrupted run.
 func (v *Verdict) exitCode(deciding []rules.RuleID, failing bool, unjudged []rules.RuleID, nothing bool) int {
 	switch {
-	case v.Interrupted && len(deciding) > 0:
+	case len(deciding) > 0 || failing && !v.Interrupted:
 		return 1
-	case v.Interrupted:
-		return 2
-	case len(deciding) > 0 || failing:
-		return 1
-	case v.Counts.Errors > 0 || len(unjudged) > 0 || nothing:
+	case v.Interrupted || v.Counts.Errors > 0 || len(unjudged) > 0 || nothing:
 		return 2
 	}
 	return 0
@@ -586,6 +578,14 @@ func (v *Verdict) Finish() {
 			v.Rules[i].Result += " known"
 		}
 	}
+}
+
+// broken are the rules that failed (an open rule is noted, never failed),
+// MUST rules first, then SHOULD, each level in catalog order.
+func (v *Verdict) broken() []Rule {
+	out := slices.DeleteFunc(slices.Clone(v.Rules), func(r Rule) bool { return r.Outcome != Fail || r.Level == rules.Open })
+	slices.SortStableFunc(out, func(a, b Rule) int { return levelRank(a.Level) - levelRank(b.Level) })
+	return out
 }
 
 // levelSummary says how the rules of a level fared, in a few words.
