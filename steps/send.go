@@ -193,10 +193,9 @@ const UnsureReusedID = "inconclusive: this scenario's id is fixed, the target re
 
 // Bounds of the evidence kept of one response, judged as sent.
 const (
-	evidenceBytes      = 4 << 10 // of the body
-	evidenceHeaders    = 32      // header fields
-	evidenceValue      = 256     // of each header value
-	evidenceViolations = 16      // the validator's messages, a judgement's details
+	evidenceBytes   = 4 << 10 // of the body
+	evidenceHeaders = 32      // header fields
+	evidenceValue   = 256     // of each header value
 )
 
 // scrub makes the evidence of an exchange's response: every secret hidden
@@ -236,10 +235,10 @@ func (s *Suite) scrub(x *Sent) {
 	}
 }
 
-// bounded cuts xs to evidenceViolations, the last saying how many more.
+// bounded cuts xs to evidence.MaxDetails, the last saying how many more.
 func bounded[T any](xs []T, more func(string) T) []T {
-	if n := len(xs) - evidenceViolations; n > 0 {
-		return append(xs[:evidenceViolations:evidenceViolations], more(fmt.Sprintf("and %d more violations", n)))
+	if n := len(xs) - evidence.MaxDetails; n > 0 {
+		return append(xs[:evidence.MaxDetails:evidence.MaxDetails], more(fmt.Sprintf("and %d more violations", n)))
 	}
 	return xs
 }

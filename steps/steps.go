@@ -605,13 +605,9 @@ func (s *Suite) fail(st *state, rule rules.RuleID, x *Sent, expected, actual str
 // that may quote the target.
 func (s *Suite) Redact(text string) string { return s.red.String(text) }
 
-// evidenceText bounds how much of one piece of evidence (an expected or
-// actual value, a detail, a message) is kept.
-const evidenceText = 2 << 10
-
 // safe is a string that may hold what the target sent, made fit to keep
 // and print: redacted, then cut, then escaped (package evidence).
-func (s *Suite) safe(text string) string { return s.red.Safe(text, evidenceText) }
+func (s *Suite) safe(text string) string { return s.red.Safe(text, evidence.MaxText) }
 
 // setRaw makes b the body sent, whatever the members say.
 func (r *request) setRaw(b []byte) {

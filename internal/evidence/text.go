@@ -74,6 +74,14 @@ func Cut(s string, n int) string {
 	return fmt.Sprintf("%s… (%d bytes in all)", s[:runeStart(s, n)], len(s))
 }
 
+// The bounds of one failure's evidence, in every driver: an expected or
+// actual value, a detail or a message is cut at MaxText bytes, and past
+// MaxDetails details the rest are counted.
+const (
+	MaxText    = 2 << 10
+	MaxDetails = 16
+)
+
 // Safe is what every string from a target goes through before it is kept:
 // redacted, then cut to n bytes, then escaped.
 func (r *Redactor) Safe(s string, n int) string {

@@ -18,12 +18,9 @@ import (
 // whyNone is the reason of a judged rule that no exchange could show.
 const whyNone = "no exchange that could show it passed through"
 
-// Bounds of the evidence (what is past them is counted).
-const (
-	maxFailures  = 5       // failures kept of each rule
-	evidenceText = 2 << 10 // an expected or actual value, a detail
-	maxDetails   = 16      // details of one failure
-)
+// maxFailures is how many failures of each rule are kept (the rest are
+// counted); evidence.MaxText and MaxDetails bound each one.
+const maxFailures = 5
 
 // Options are the choices that turn the tally into an exit status.
 type Options struct {
@@ -117,15 +114,15 @@ func (j *judging) count(e *exchange.Exchange, unjudged []string, own string) {
 	shown.AnswerOf(e)
 	failure := func(rule rules.RuleID, side, expected, actual string, details []string) verdict.Evidence {
 		f := shown
-		f.Rule, f.Expected, f.Actual = rule, red.Safe(expected, evidenceText), red.Safe(actual, evidenceText)
+		f.Rule, f.Expected, f.Actual = rule, red.Safe(expected, evidence.MaxText), red.Safe(actual, evidence.MaxText)
 		if r, ok := rules.Lookup(rule); ok && side == "server" {
 			f.Level, f.Requirement = r.Level, r.Requirement
 		}
-		if len(details) > maxDetails {
-			details = append(details[:maxDetails:maxDetails], fmt.Sprintf("and %d more", len(details)-maxDetails))
+		if len(details) > evidence.MaxDetails {
+			details = append(details[:evidence.MaxDetails:evidence.MaxDetails], fmt.Sprintf("and %d more", len(details)-evidence.MaxDetails))
 		}
 		for _, d := range details {
-			f.Details = append(f.Details, red.Safe(d, evidenceText))
+			f.Details = append(f.Details, red.Safe(d, evidence.MaxText))
 		}
 		return f
 	}
