@@ -10,6 +10,7 @@ import (
 	"github.com/plantcheck/plantcheck/internal/evidence"
 	"github.com/plantcheck/plantcheck/internal/exchange"
 	"github.com/plantcheck/plantcheck/internal/judge"
+	"github.com/plantcheck/plantcheck/internal/tlsconf"
 	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -35,7 +36,7 @@ func (h *Handler) Admin() http.Handler {
 		plain(w, http.StatusOK, "ok")
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		addr := UpstreamAddr(h.upstream)
+		addr := tlsconf.Addr(h.upstream)
 		d := net.Dialer{Timeout: min(h.timeout, readyDial)}
 		conn, err := d.DialContext(r.Context(), "tcp", addr)
 		if err != nil {

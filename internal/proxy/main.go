@@ -108,7 +108,7 @@ func Run(ctx context.Context, cfg config.Proxy, s Streams) (*verdict.Verdict, er
 		say("admin on http://%s: /healthz, /readyz, /metrics", admin.Addr())
 		defer serveAdmin(admin, h)()
 	}
-	if conn, err := net.DialTimeout("tcp", UpstreamAddr(u), cfg.Timeout); err != nil {
+	if conn, err := net.DialTimeout("tcp", tlsconf.Addr(u), cfg.Timeout); err != nil {
 		say("warning: the upstream does not accept connections yet (%v); until it does, clients get 502s marked %s", err, MarkerHeader)
 	} else {
 		conn.Close()

@@ -551,12 +551,3 @@ func writeOwn(w http.ResponseWriter, kind string) {
 	w.WriteHeader(http.StatusBadGateway)
 	fmt.Fprintf(w, "{\"error\":%d,\"message\":%q}\n", http.StatusBadGateway, msg) // msg: plain ASCII, quoted alike in Go and JSON
 }
-
-// UpstreamAddr is the address (host:port) of an upstream URL's host, its
-// scheme's port by default.
-func UpstreamAddr(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
-	}
-	return net.JoinHostPort(u.Hostname(), map[bool]string{false: "80", true: "443"}[u.Scheme == "https"])
-}

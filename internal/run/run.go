@@ -334,7 +334,7 @@ func NewClient(timeout time.Duration, tlsConf *tls.Config, proxy func(*http.Requ
 func preflight(ctx context.Context, u *url.URL, timeout time.Duration, tlsConf *tls.Config, rt route) error {
 	d := &net.Dialer{Timeout: min(timeout, 5*time.Second)}
 	if rt.via != nil {
-		host := hostPort(rt.via)
+		host := tlsconf.Addr(rt.via)
 		conn, err := d.DialContext(ctx, "tcp", host)
 		if err != nil {
 			return fmt.Errorf("%w: the proxy %s (from %s): %v", ErrUnreachable, host, rt.from, err)
@@ -342,7 +342,7 @@ func preflight(ctx context.Context, u *url.URL, timeout time.Duration, tlsConf *
 		conn.Close()
 		return nil
 	}
-	host := hostPort(u)
+	host := tlsconf.Addr(u)
 	conn, err := d.DialContext(ctx, "tcp", host)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrUnreachable, host, err)
@@ -387,13 +387,6 @@ func preflight(ctx context.Context, u *url.URL, timeout time.Duration, tlsConf *
 		}
 	}
 	return nil
-}
-
-func hostPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
-	}
-	return net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443", "socks5": "1080"}[u.Scheme])
 }
 
 // speaksTLS reports whether the server at addr, named in an http:// URL,

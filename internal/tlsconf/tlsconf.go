@@ -2,7 +2,8 @@
 // reaches an https service, from the files its flags name: certificate
 // authorities to trust beside the system's (--ca-cert), and a client
 // certificate with its key for a service that asks for one (--cert,
-// --key). `plantcheck run` and `plantcheck proxy` share it.
+// --key); and the address a URL names. `plantcheck run` and `plantcheck
+// proxy` share it.
 package tlsconf
 
 import (
@@ -10,6 +11,8 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 )
 
@@ -44,4 +47,13 @@ func Client(caCert, cert, key string) (*tls.Config, error) {
 		return nil, errors.New("--cert and --key go together")
 	}
 	return conf, nil
+}
+
+// Addr is the address (host:port) a URL names: its port, or its scheme's
+// (http, https, socks5) when it has none.
+func Addr(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	return net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443", "socks5": "1080"}[u.Scheme])
 }
