@@ -1,7 +1,6 @@
 package run
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -49,38 +48,49 @@ func BenchmarkDistantServer(b *testing.B) {
 	}
 }
 
-// TestVerdictDoesNotDependOnConcurrency runs one seed at several
-// concurrencies against the reference and mutants of several kinds: each
-// rule's outcome, and its failures, are the same at every one. (How many
-// scenarios judged a rule may differ where two scenarios send one fixed id
-// to a service that refuses a stored id: a failing generated case shrunk,
-// its id towards 0, and BODY-ID-RANGE's id of 0; the second is
+// TestVerdictDoesNotDependOnConcurrency runs one seed at the two ends of
+// concurrency, one scenario at a time and the default (every interleaving
+// a concurrency between them can meet, 16 at once can meet too), against
+// the reference and mutants of several kinds: each rule's outcome, and its
+// failures, are the same at both. The run at the default is the shared run
+// of its target (several tests read it), whose seed, drawn as the CLI
+// draws one, the run at 1 takes, against a fresh target of the same kind.
+// (How many scenarios judged a rule may differ where two scenarios send one
+// fixed id to a service that refuses a stored id: a failing generated case
+// shrunk, its id towards 0, and BODY-ID-RANGE's id of 0; the second is
 // inconclusive, whichever it is.)
 func TestVerdictDoesNotDependOnConcurrency(t *testing.T) {
 	t.Parallel()
-	targets := []string{"", "drop-tag", "html-escape", "any-scheme", "token-bcrypt-72", "lenient-json", "crash-500"}
+	targets := []string{sharedReference, "drop-tag", "html-escape", "any-scheme", "token-bcrypt-72", "lenient-json", "crash-500"}
 	for _, name := range targets {
-		t.Run(cmp.Or(name, "reference"), func(t *testing.T) {
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var want map[rules.RuleID]string
-			for _, conc := range []int{1, 4, 16} {
-				url, token := startTarget(t, mutantWrap(name))
-				rep, err := runWith(context.Background(), Config{BaseURL: url, Token: token, Concurrency: conc, Seed: 4242}, Options{Output: io.Discard})
-				if err != nil {
-					t.Fatal(err)
-				}
+			outcomes := func(rep *Report) map[rules.RuleID]string {
 				got := map[rules.RuleID]string{}
 				for _, v := range rep.Model().Rules {
 					got[v.ID] = fmt.Sprintf("%s, %d failures", v.Outcome, v.Failures)
 				}
-				if want == nil {
-					want = got
-					continue
-				}
-				for id, w := range want {
-					if got[id] != w {
-						t.Errorf("concurrency %d: %s is %q, at concurrency 1 %q", conc, id, got[id], w)
-					}
+				return got
+			}
+			atDefault, _, _ := shared(t, name)
+			if c := atDefault.Config.Concurrency; c != DefaultConcurrency {
+				t.Fatalf("the shared run went at concurrency %d, want the default %d", c, DefaultConcurrency)
+			}
+			cfg, stop, err := sharedTarget(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stop()
+			seed := atDefault.Config.Seed
+			cfg.Concurrency, cfg.Seed = 1, seed
+			atOne, err := runWith(context.Background(), cfg, Options{Output: io.Discard})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, got := outcomes(atOne), outcomes(atDefault)
+			for id, w := range want {
+				if got[id] != w {
+					t.Errorf("seed %d: at concurrency %d %s is %q, at concurrency 1 %q", seed, DefaultConcurrency, id, got[id], w)
 				}
 			}
 		})

@@ -66,31 +66,12 @@ func shared(t *testing.T, name string) (rep *Report, console, dir string) {
 }
 
 func (s *sharedRun) make(root, name string) {
-	cfg := Config{}
-	if name == sharedReference {
-		url, token, stop, err := reference.StartLoopback()
-		if err != nil {
-			s.err = err
-			return
-		}
-		defer stop()
-		cfg.BaseURL, cfg.Token, cfg.Reference = url, token, true
-	} else {
-		m, ok := mutants.Lookup(name)
-		if !ok {
-			s.err = fmt.Errorf("no mutant %s", name)
-			return
-		}
-		token := "t0ken-shared-" + name
-		ref, err := reference.New(reference.Config{Token: token})
-		if err != nil {
-			s.err = err
-			return
-		}
-		srv := httptest.NewServer(http.Handler(m.Wrap(ref, token)))
-		defer srv.Close()
-		cfg.BaseURL, cfg.Token = srv.URL, token
+	cfg, stop, err := sharedTarget(name)
+	if err != nil {
+		s.err = err
+		return
 	}
+	defer stop()
 	// A folder the run makes, two levels deep (TestReportFiles).
 	s.dir = filepath.Join(root, name, "reports", "nested")
 	cfg.ReportDir = s.dir
@@ -101,6 +82,31 @@ func (s *sharedRun) make(root, name string) {
 	out.Reset() // the progress dots
 	s.rep.WriteVerdict(&out)
 	s.console = out.String() // the model built: the readers after only read it
+}
+
+// sharedTarget starts a fresh target of the kind the shared run of that
+// name meets: the reference as the CLI starts it (sharedReference), or the
+// mutant of that name around a reference of its own, with the token of the
+// shared run. cfg holds what a run needs to reach it; stop stops it.
+func sharedTarget(name string) (cfg Config, stop func(), err error) {
+	if name == sharedReference {
+		url, token, stop, err := reference.StartLoopback()
+		if err != nil {
+			return Config{}, nil, err
+		}
+		return Config{BaseURL: url, Token: token, Reference: true}, stop, nil
+	}
+	m, ok := mutants.Lookup(name)
+	if !ok {
+		return Config{}, nil, fmt.Errorf("no mutant %s", name)
+	}
+	token := "t0ken-shared-" + name
+	ref, err := reference.New(reference.Config{Token: token})
+	if err != nil {
+		return Config{}, nil, err
+	}
+	srv := httptest.NewServer(http.Handler(m.Wrap(ref, token)))
+	return Config{BaseURL: srv.URL, Token: token}, srv.Close, nil
 }
 
 // removeShared removes the shared runs' report folders.
