@@ -64,17 +64,23 @@ func startProxyCmd(t *testing.T, env map[string]string, args ...string) (base st
 // passes the reference (the proxy is transparent) and the proxy's own
 // verdict on the traffic agrees; against the mutant both fail it. The
 // token never shows in any output or report.
+//
+// Against the mutant it drives --har through the command line of proxy and
+// run as well: each writes its HAR, and judge reaches the proxy's exit
+// status and failing rule from each; neither file holds the token (one
+// run through the proxy serves both proofs).
 func TestProxyCertifiesTheSuitesTraffic(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		mutant   string
 		wantCode int
 		want     []string // in the proxy's verdict
+		har      string   // when set, both write a HAR, judged again to this verdict line
 	}{
 		{"", 0, []string{`(?m)^VERDICT: NO VIOLATION SEEN`, `(?m)^CREATE-NAME +MUST +pass +[1-9]\d* +`, `(?m)^AUTH-MISSING +MUST +pass +[1-9]\d* +`,
-			`AUTH-UNKNOWN \(MUST\)(, [A-Z-]+ \((MUST|SHOULD)\))*: the proxy does not know which tokens the service issued`, `Client-side: \d+ requests broke the document`}},
+			`AUTH-UNKNOWN \(MUST\)(, [A-Z-]+ \((MUST|SHOULD)\))*: the proxy does not know which tokens the service issued`, `Client-side: \d+ requests broke the document`}, ""},
 		{"upper-case-name", 1, []string{`(?m)^VERDICT: NON-CONFORMANT: the service broke CREATE-NAME`, `(?m)^  CREATE-NAME \(MUST\), [1-9]\d* failures?: `,
-			`reproduce: +curl -sS -i -X POST`}},
+			`reproduce: +curl -sS -i -X POST`}, "VERDICT: NON-CONFORMANT: the service broke CREATE-NAME"},
 	}
 	for _, tc := range cases {
 		name := tc.mutant
@@ -85,8 +91,16 @@ func TestProxyCertifiesTheSuitesTraffic(t *testing.T) {
 			t.Parallel()
 			upstream := target(t, tc.mutant)
 			reports := t.TempDir()
-			base, stop := startProxyCmd(t, nil, "--addr", "127.0.0.1:0", "--upstream", upstream, "--report-dir", reports)
-			runCode, runOut, runErr := invoke(t, map[string]string{config.EnvToken: canary}, "run", "--base-url", base)
+			proxyArgs := []string{"--addr", "127.0.0.1:0", "--upstream", upstream, "--report-dir", reports}
+			runArgs := []string{"run"}
+			hars := t.TempDir()
+			proxyHAR, runHAR := filepath.Join(hars, "proxy.har"), filepath.Join(hars, "run.har")
+			if tc.har != "" {
+				proxyArgs = append(proxyArgs, "--har", proxyHAR)
+				runArgs = append(runArgs, "--har", runHAR)
+			}
+			base, stop := startProxyCmd(t, nil, proxyArgs...)
+			runCode, runOut, runErr := invoke(t, map[string]string{config.EnvToken: canary}, append(runArgs, "--base-url", base)...)
 			code, out, errOut := stop()
 			if runCode != tc.wantCode {
 				t.Errorf("run through the proxy: exit %d, want %d\n%s\n%s", runCode, tc.wantCode, runOut, runErr)
@@ -113,6 +127,22 @@ func TestProxyCertifiesTheSuitesTraffic(t *testing.T) {
 			}
 			if strings.Contains(everything, canary) {
 				t.Errorf("the token shows in an output or a report")
+			}
+			if tc.har == "" {
+				return
+			}
+			for _, c := range []struct{ file, base string }{{proxyHAR, upstream}, {runHAR, base}} {
+				b, err := os.ReadFile(c.file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(string(b), canary) {
+					t.Errorf("%s holds the token", filepath.Base(c.file))
+				}
+				code, out, errOut := invoke(t, nil, "judge", "--base-url", c.base, c.file)
+				if code != tc.wantCode || !strings.Contains(out, tc.har) {
+					t.Errorf("judge %s: exit %d, want %d and %q\n%s%s", filepath.Base(c.file), code, tc.wantCode, tc.har, out, errOut)
+				}
 			}
 		})
 	}
