@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/plantcheck/plantcheck/internal/config"
 	"github.com/plantcheck/plantcheck/internal/testcert"
+	"github.com/plantcheck/plantcheck/internal/verdict"
 	"github.com/plantcheck/plantcheck/reference"
 )
 
@@ -64,17 +66,25 @@ func startProxyCmd(t *testing.T, env map[string]string, args ...string) (base st
 // passes the reference (the proxy is transparent) and the proxy's own
 // verdict on the traffic agrees; against the mutant both fail it. The
 // token never shows in any output or report.
+//
+// It drives --har through the command line of proxy and run as well: each
+// writes its HAR, and judge reaches the live proxy's verdict (its exit
+// status, its failing rules, its verdict line) from either file, having
+// judged some exchanges; no file, report or output of judge holds the
+// token (one run through the proxy serves both proofs; the reference's
+// case of TestJudgeReachesTheProxysVerdict is this one).
 func TestProxyCertifiesTheSuitesTraffic(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		mutant   string
 		wantCode int
 		want     []string // in the proxy's verdict
+		har      string   // the verdict line judge prints from either HAR
 	}{
 		{"", 0, []string{`(?m)^VERDICT: NO VIOLATION SEEN`, `(?m)^CREATE-NAME +MUST +pass +[1-9]\d* +`, `(?m)^AUTH-MISSING +MUST +pass +[1-9]\d* +`,
-			`AUTH-UNKNOWN \(MUST\)(, [A-Z-]+ \((MUST|SHOULD)\))*: the proxy does not know which tokens the service issued`, `Client-side: \d+ requests broke the document`}},
+			`AUTH-UNKNOWN \(MUST\)(, [A-Z-]+ \((MUST|SHOULD)\))*: the proxy does not know which tokens the service issued`, `Client-side: \d+ requests broke the document`}, "VERDICT: NO VIOLATION SEEN"},
 		{"upper-case-name", 1, []string{`(?m)^VERDICT: NON-CONFORMANT: the service broke CREATE-NAME`, `(?m)^  CREATE-NAME \(MUST\), [1-9]\d* failures?: `,
-			`reproduce: +curl -sS -i -X POST`}},
+			`reproduce: +curl -sS -i -X POST`}, "VERDICT: NON-CONFORMANT: the service broke CREATE-NAME"},
 	}
 	for _, tc := range cases {
 		name := tc.mutant
@@ -85,8 +95,10 @@ func TestProxyCertifiesTheSuitesTraffic(t *testing.T) {
 			t.Parallel()
 			upstream := target(t, tc.mutant)
 			reports := t.TempDir()
-			base, stop := startProxyCmd(t, nil, "--addr", "127.0.0.1:0", "--upstream", upstream, "--report-dir", reports)
-			runCode, runOut, runErr := invoke(t, map[string]string{config.EnvToken: canary}, "run", "--base-url", base)
+			hars := t.TempDir()
+			proxyHAR, runHAR := filepath.Join(hars, "proxy.har"), filepath.Join(hars, "run.har")
+			base, stop := startProxyCmd(t, nil, "--addr", "127.0.0.1:0", "--upstream", upstream, "--report-dir", reports, "--har", proxyHAR)
+			runCode, runOut, runErr := invoke(t, map[string]string{config.EnvToken: canary}, "run", "--har", runHAR, "--base-url", base)
 			code, out, errOut := stop()
 			if runCode != tc.wantCode {
 				t.Errorf("run through the proxy: exit %d, want %d\n%s\n%s", runCode, tc.wantCode, runOut, runErr)
@@ -113,6 +125,45 @@ func TestProxyCertifiesTheSuitesTraffic(t *testing.T) {
 			}
 			if strings.Contains(everything, canary) {
 				t.Errorf("the token shows in an output or a report")
+			}
+			live, _, err := readSummary(reports)
+			if err != nil {
+				t.Fatalf("the proxy's summary: %v", err)
+			}
+			for _, c := range []struct {
+				file, base string
+				fileFirst  bool // the flags after the file, as users type them too
+			}{{proxyHAR, upstream, false}, {runHAR, base, true}} {
+				name, judged := filepath.Base(c.file), filepath.Join(hars, "judged-"+filepath.Base(c.file))
+				args := []string{"judge", "--base-url", c.base, "--report-dir", judged, c.file}
+				if c.fileFirst {
+					args = []string{"judge", c.file, "--base-url", c.base, "--report-dir", judged}
+				}
+				jcode, jout, jerr := invoke(t, nil, args...)
+				if jcode != code || !strings.Contains(jout, tc.har) {
+					t.Errorf("judge %s: exit %d, the live proxy's %d; want %q\n%s%s", name, jcode, code, tc.har, jout, jerr)
+				}
+				got, _, err := readSummary(judged)
+				if err != nil {
+					t.Fatalf("judge %s: %v", name, err)
+				}
+				if !slices.Equal(failing(got), failing(live)) {
+					t.Errorf("judge %s fails %v, the live proxy %v", name, failing(got), failing(live))
+				}
+				if got.Counts.Judged == 0 {
+					t.Errorf("judge %s judged nothing", name)
+				}
+				written := jout + jerr
+				for _, f := range []string{c.file, filepath.Join(judged, verdict.SummaryJSON), filepath.Join(judged, verdict.ReportHTML)} {
+					b, err := os.ReadFile(f)
+					if err != nil {
+						t.Error(err)
+					}
+					written += string(b)
+				}
+				if strings.Contains(written, canary) {
+					t.Errorf("judge %s: the HAR, judge's reports or its output hold the token", name)
+				}
 			}
 		})
 	}

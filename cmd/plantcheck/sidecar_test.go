@@ -31,7 +31,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asVerifyBundle) == "1" {
 		os.Exit(sigverify.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	for _, dir := range fixtures {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
 }
 
 // boomUpstream is the reference, but for a create whose name holds "boom",

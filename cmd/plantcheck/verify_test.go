@@ -1,14 +1,60 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/plantcheck/plantcheck/internal/verdict"
+	"github.com/plantcheck/plantcheck/reference"
 )
+
+// referenceRun is one run against the reference (seed 7, the canary
+// token), its reports in a folder and its traffic in a HAR file, made once
+// for the tests that only read them: TestVerify and TestVerifyBundle copy
+// the folder before they change anything in it. TestMain removes it.
+var referenceRun = sync.OnceValues(func() (reports string, err error) {
+	root, err := os.MkdirTemp("", "plantcheck-test-reference-run-")
+	if err != nil {
+		return "", err
+	}
+	fixtures = append(fixtures, root)
+	ref, err := reference.New(reference.Config{Token: canary})
+	if err != nil {
+		return "", err
+	}
+	srv := httptest.NewServer(ref)
+	defer srv.Close()
+	reports = filepath.Join(root, "reports")
+	var errOut bytes.Buffer
+	c := cli{stdout: &bytes.Buffer{}, stderr: &errOut, getenv: func(string) string { return "" },
+		lookupEnv: func(string) (string, bool) { return "", false }}
+	args := []string{"run", "--base-url", srv.URL, "--token", canary, "--report-dir", reports, "--seed", "7", "--har", filepath.Join(root, "run.har")}
+	if code := dispatch(context.Background(), c, args); code != 0 {
+		return "", fmt.Errorf("run against the reference: exit %d, want 0: %s", code, errOut.String())
+	}
+	return reports, nil
+})
+
+// fixtures are the folders of the runs the tests share.
+var fixtures []string
+
+// referenceReports is referenceRun's report folder and HAR file.
+func referenceReports(t *testing.T) (reports, har string) {
+	t.Helper()
+	reports, err := referenceRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reports, filepath.Join(filepath.Dir(reports), "run.har")
+}
 
 // copyDir copies a report folder's files into a new folder.
 func copyDir(t *testing.T, from string) string {
@@ -66,19 +112,11 @@ func predicateRule(m map[string]any, id string) map[string]any {
 // named and gives exit 1; what cannot be checked gives exit 2.
 func TestVerify(t *testing.T) {
 	t.Parallel()
-	dirs := map[string]string{}
-	recorded := filepath.Join(t.TempDir(), "run.har")
-	for _, mutant := range []string{"", "upper-case-name"} {
-		dir := filepath.Join(t.TempDir(), "reports")
-		args := []string{"run", "--base-url", target(t, mutant), "--token", canary, "--report-dir", dir, "--seed", "7"}
-		if mutant == "" {
-			args = append(args, "--har", recorded)
-		}
-		code, _, stderr := invoke(t, nil, args...)
-		if want := map[string]int{"": 0, "upper-case-name": 1}[mutant]; code != want {
-			t.Fatalf("run against %q: exit %d, want %d: %s", mutant, code, want, stderr)
-		}
-		dirs[mutant] = dir
+	// The reference's run (exit 0, checked there) is the shared one.
+	refDir, recorded := referenceReports(t)
+	dirs := map[string]string{"": refDir, "upper-case-name": filepath.Join(t.TempDir(), "reports")}
+	if code, _, stderr := invoke(t, nil, "run", "--base-url", target(t, "upper-case-name"), "--token", canary, "--report-dir", dirs["upper-case-name"], "--seed", "7"); code != 1 {
+		t.Fatalf("run against upper-case-name: exit %d, want 1: %s", code, stderr)
 	}
 	// judge writes its statement through the same writer as run and proxy.
 	dirs["judge"] = filepath.Join(t.TempDir(), "judged")
