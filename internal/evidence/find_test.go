@@ -1,11 +1,15 @@
 package evidence
 
 import (
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 // findDefined is find by its definition, every window looked up as the
@@ -149,4 +153,96 @@ func TestFindAsDefined(t *testing.T) {
 	if found < 1000 {
 		t.Errorf("secrets found in %d texts of 9,000: too few to hold find to its definition", found)
 	}
+}
+
+// TestFindAsDefinedLong holds find to its definition on longer texts, where
+// it looks up only every few runes' gram: secrets of every length from 1
+// to past a window (each length sets the gram's), periodic ones whose
+// encoded forms overlap themselves, at every offset in filler, whole or
+// cut, in any case, encoded, escaped, or one character off.
+func TestFindAsDefinedLong(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	secrets := [][]string{
+		{"q3Zk-x9TbLm_Vw2hRf7sPaYdNc", "Q3ZK-X9TBLM_VW2HRF7SPAYDNC", "q3Zk-x9TbLm_Vw2hRf7sPaYdNX", "q3Zk-x9TbLmVw2hRf7sPaYdNc"},
+		{"abababababababab", "aaaaaaaaaaaaaaaaaaaa", "MonsteraDeliciosa"},
+		{"x"}, {"ab1"}, {"s3cr3"}, {"plant7"}, {"Monstera"}, {"ab", "abcdefghij", "user:pa55w0rd"},
+		{"é-tökén-ünïcödé-€𝄞-long", "\u212aelvin-signed-token"},
+		{"\xff\xfesecret\xffbytes-and-more"},
+	}
+	fillers := []string{"Monstera deliciosa ", "xxxxxxxxxx", `{"id":12345,"name":"`, "aaaa", "abab", "_", "-", " ", "森", "\\u00e9", "%41", "&#x4b;", "\u212a"}
+	forms := func(s string) []string {
+		rs := []rune(s)
+		a := rng.IntN(len(rs))
+		b := a + rng.IntN(len(rs)-a) + 1
+		off := []rune(s)
+		off[rng.IntN(len(off))] = '#'
+		var esc, lone strings.Builder
+		for i, c := range s {
+			if _, n := utf8.DecodeRuneInString(s[i:]); c == utf8.RuneError && n == 1 {
+				// A byte that is not UTF-8 and a lone surrogate: both U+FFFD in a key.
+				lone.WriteString([]string{`\ud800`, `\udfff`, "&#xd800;"}[rng.IntN(3)])
+			} else {
+				lone.WriteRune(c)
+			}
+			if c < 128 && rng.IntN(3) == 0 {
+				fmt.Fprintf(&esc, `\u%04x`, c)
+			} else {
+				esc.WriteRune(c)
+			}
+		}
+		k := rng.IntN(3)
+		return []string{
+			s, strings.ToUpper(s), strings.ToLower(s), string(rs[a:b]), lone.String(), strings.ToUpper(string(rs[a:b])), string(off), esc.String(),
+			hex.EncodeToString([]byte(s)), strings.ToUpper(hex.EncodeToString([]byte(s))),
+			base64.StdEncoding.EncodeToString(append(make([]byte, k), s...)),
+			base64.RawURLEncoding.EncodeToString(append([]byte("xy")[:k], s...)),
+		}
+	}
+	found := map[bool]int{}
+	for _, list := range secrets {
+		r := New(list...)
+		for range 400 {
+			plain := rng.IntN(2) == 0
+			var b strings.Builder
+			for b.Len() < rng.IntN(3000) {
+				f := fillers[rng.IntN(len(fillers))]
+				if rng.IntN(3) == 0 {
+					fs := forms(list[rng.IntN(len(list))])
+					f = fs[rng.IntN(len(fs))]
+				}
+				if plain && !plainASCII(f) {
+					continue
+				}
+				b.WriteString(f[:rng.IntN(len(f)+1)])
+				b.WriteString(f)
+			}
+			s := b.String()
+			if got, want := r.find(s), r.findDefined(s); !slices.Equal(got, want) {
+				t.Fatalf("secrets %q: find(%q) = %v, want %v", list, s, got, want)
+			} else if len(got) > 0 {
+				found[plainASCII(s)]++
+			}
+		}
+	}
+	for _, plain := range []bool{true, false} {
+		if found[plain] < 500 {
+			t.Errorf("secrets found in %d texts (plain ASCII: %v): too few to hold find to its definition", found[plain], plain)
+		}
+	}
+}
+
+// FuzzFind holds find to its definition on any text, with the secrets of
+// the benchmark and a short one.
+func FuzzFind(f *testing.F) {
+	const token = "q3Zk-x9TbLm_Vw2hRf7sPaYdNc"
+	r := New(token, strings.ToUpper(token), token[:25]+"X", "ab")
+	for _, s := range []string{"", token, "x" + hex.EncodeToString([]byte(token)), base64.StdEncoding.EncodeToString([]byte("x" + token)),
+		`{"name":"ab"}`, "Monstera deliciosa " + strings.ToUpper(token[3:15]), `\u0071` + token[1:13], "<redacted>" + token[:12]} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := r.find(s), r.findDefined(s); !slices.Equal(got, want) {
+			t.Errorf("find(%q) = %v, want %v", s, got, want)
+		}
+	})
 }

@@ -51,7 +51,45 @@ type Redactor struct {
 	short       map[int]bool          // rune lengths of secrets shorter than window
 	encoded     []string              // base64 and hex forms, found byte for byte
 	longest     int                   // bytes of the longest secret
+	// A window found covers one of every gram-th position with gram runes
+	// of itself, so a scan looks up only those grams (grams holds every
+	// window's) and checks in full only near a hit; encGrams is the same
+	// for the encoded forms, each at least encGram bytes long.
+	gram     int
+	grams    gramFilter
+	encGrams gramFilter
 }
+
+// encGram is the length of the grams of encoded forms looked up, half the
+// shortest form's (window).
+const encGram = window / 2
+
+// gramFilter holds a bit for the hash of each gram; a bit set may stand
+// for another gram too, so a hit is checked in full.
+type gramFilter [gramBits / 64]uint64
+
+// gramBits is the size of a gramFilter, in bits: a hash's top gramLog.
+const (
+	gramLog  = 15
+	gramBits = 1 << gramLog
+)
+
+func (f *gramFilter) add(h uint64) { b := h >> (64 - gramLog); f[b/64] |= 1 << (b % 64) }
+
+func (f *gramFilter) has(h uint64) bool { b := h >> (64 - gramLog); return f[b/64]&(1<<(b%64)) != 0 }
+
+// gramHash adds the j-th rune (or byte) of a gram to its hash halves a
+// and b; gramSum ends it. No rune waits on the hash of the one before,
+// as it would in a chain of multiplications.
+func gramHash(a, b *uint64, j int, c rune) {
+	if j < 3 {
+		*a |= uint64(c) << (21 * j)
+	} else {
+		*b |= uint64(c) << (21 * (j - 3))
+	}
+}
+
+func gramSum(a, b uint64) uint64 { return a*0x9E3779B97F4A7C15 + b*0xC2B2AE3D27D4EB4F }
 
 // Margin is how far past a cut text must be redacted for a secret across
 // it to be found: the longest secret, each character a 12-byte escape.
@@ -104,7 +142,60 @@ func New(secrets ...string) *Redactor {
 	}
 	slices.SortFunc(r.lengths, func(a, b int) int { return b - a })
 	slices.SortFunc(r.encoded, func(a, b string) int { return len(b) - len(a) })
+	// Every window of n runes holds a whole gram at a multiple of the
+	// gram's length when that is at most (n+1)/2.
+	r.gram = encGram
+	for _, n := range r.lengths {
+		r.gram = min(r.gram, (n+1)/2)
+	}
+	for key := range r.windows {
+		rs := []rune(key)
+		for i := 0; i+r.gram <= len(rs); i++ {
+			var a, b uint64
+			for j, c := range rs[i : i+r.gram] {
+				gramHash(&a, &b, j, c)
+			}
+			r.grams.add(gramSum(a, b))
+		}
+	}
+	for _, enc := range r.encoded {
+		for i := 0; i+encGram <= len(enc); i++ {
+			r.encGrams.add(hashBytes(enc[i : i+encGram]))
+		}
+	}
 	return r
+}
+
+// hashBytes is the hash of a gram of bytes.
+func hashBytes(s string) uint64 {
+	var a, b uint64
+	for j := 0; j < len(s); j++ {
+		gramHash(&a, &b, j, rune(s[j]))
+	}
+	return gramSum(a, b)
+}
+
+// load8 reads the eight bytes of s from i, the first the lowest.
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// wordHash is hashBytes of the first g bytes (g at most 6) of the word w,
+// read by load8.
+func wordHash(w uint64, g int) uint64 {
+	w &= 1<<(8*g) - 1
+	a := w&0xff | (w>>8&0xff)<<21 | (w>>16&0xff)<<42
+	b := w>>24&0xff | (w>>32&0xff)<<21 | (w>>40&0xff)<<42
+	return gramSum(a, b)
+}
+
+// lowerASCII lower-cases the letters of a word of ASCII bytes.
+func lowerASCII(w uint64) uint64 {
+	const ones = 0x0101010101010101
+	upper := (w + 0x3f*ones) &^ (w + 0x25*ones) & (0x80 * ones) // 'A' to 'Z'
+	return w | upper>>2
 }
 
 // base64Cores returns, for each of s's three alignments in a longer text,
@@ -147,7 +238,7 @@ func (r *Redactor) String(s string) string {
 
 // find returns the byte spans of s to hide, in order and merged.
 func (r *Redactor) find(s string) [][2]int {
-	spans := indexAll(s, r.encoded, nil)
+	spans := r.indexEncoded(s, nil)
 	if plainASCII(s) {
 		spans = findIn(r, s, []byte(s), nil, spans)
 	} else {
@@ -172,8 +263,17 @@ func (r *Redactor) find(s string) [][2]int {
 
 // plainASCII reports whether s is ASCII that begins no escape.
 func plainASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= utf8.RuneSelf || c == '\\' || c == '%' || c == '&' {
+	if strings.IndexByte(s, '\\') >= 0 || strings.IndexByte(s, '%') >= 0 || strings.IndexByte(s, '&') >= 0 {
+		return false
+	}
+	i := 0
+	for ; i+8 <= len(s); i += 8 { // eight bytes at a time, their top bits
+		if load8(s, i)&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
 			return false
 		}
 	}
@@ -191,10 +291,11 @@ func findIn[T byte | rune](r *Redactor, s string, text []T, starts []int, spans 
 		return c
 	}
 	var key [utf8.UTFMax * window]byte
-	for i := range text {
+	// check appends the window at i, if one is there.
+	check := func(i int, spans [][2]int) [][2]int {
 		c := at(i)
 		if c < utf8.RuneSelf && !r.asciiFirsts[c] || c >= utf8.RuneSelf && !r.firsts[c] {
-			continue
+			return spans
 		}
 		// The first two runes, as a key writes them.
 		pair := false
@@ -228,9 +329,73 @@ func findIn[T byte | rune](r *Redactor, s string, text []T, starts []int, spans 
 					end = starts[i+n]
 				}
 			}
-			spans = append(spans, [2]int{from, end})
-			break
+			return append(spans, [2]int{from, end})
 		}
+		return spans
+	}
+	// A window at i holds the gram at the multiple q of g in [i, i+n-g]:
+	// only at a q whose gram some window holds can one begin, at i from
+	// q+g-n to q. Each i is checked once, in order.
+	g, reach, next := r.gram, r.lengths[0], 0
+	for q := 0; q+g <= len(text); q += g {
+		var h uint64
+		if starts == nil && q+8 <= len(s) { // text is s, ASCII: a word at a time
+			h = wordHash(lowerASCII(load8(s, q)), g)
+		} else {
+			var a, b uint64
+			for j := range g {
+				c := at(q + j)
+				if !utf8.ValidRune(c) {
+					c = utf8.RuneError // as a key writes it
+				}
+				gramHash(&a, &b, j, c)
+			}
+			h = gramSum(a, b)
+		}
+		if !r.grams.has(h) {
+			continue
+		}
+		for i := max(next, q+g-reach); i <= q; i++ {
+			spans = check(i, spans)
+		}
+		next = q + 1
+	}
+	return spans
+}
+
+// indexEncoded appends to spans every occurrence in s of each encoded
+// form, each form's found left to right and apart, as indexAll finds them.
+func (r *Redactor) indexEncoded(s string, spans [][2]int) [][2]int {
+	if len(r.encoded) == 0 {
+		return spans
+	}
+	var ends []int // where each form's last occurrence ends
+	var few [64]int
+	reach, next := len(r.encoded[0]), 0
+	for q := 0; q+encGram <= len(s); q += encGram {
+		var h uint64
+		if q+8 <= len(s) {
+			h = wordHash(load8(s, q), encGram)
+		} else {
+			h = hashBytes(s[q : q+encGram])
+		}
+		if !r.encGrams.has(h) {
+			continue
+		}
+		if ends == nil && len(r.encoded) <= len(few) {
+			ends = few[:len(r.encoded)]
+		} else if ends == nil {
+			ends = make([]int, len(r.encoded))
+		}
+		for i := max(next, q+encGram-reach); i <= q; i++ {
+			for k, enc := range r.encoded {
+				if i >= ends[k] && strings.HasPrefix(s[i:], enc) {
+					spans = append(spans, [2]int{i, i + len(enc)})
+					ends[k] = i + len(enc)
+				}
+			}
+		}
+		next = q + 1
 	}
 	return spans
 }
