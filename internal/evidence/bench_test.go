@@ -22,6 +22,7 @@ func BenchmarkRedact(b *testing.B) {
 	for name, body := range map[string]string{
 		"members": members.String(),
 		"name1MB": `{"id":12345,"name":"` + long + `"}`,
+		"forest":  `{"id":12345,"name":"` + strings.Repeat("森", 70000) + `"}`,
 		"plant":   `{"id":12345,"name":"Monstera deliciosa","tag":"q3Zk-x9TbLm_Vw2hRf7sPaYdNc"}`,
 	} {
 		b.Run(name, func(b *testing.B) {

@@ -167,9 +167,10 @@ func TestFindAsDefinedLong(t *testing.T) {
 		{"abababababababab", "aaaaaaaaaaaaaaaaaaaa", "MonsteraDeliciosa"},
 		{"x"}, {"ab1"}, {"s3cr3"}, {"plant7"}, {"Monstera"}, {"ab", "abcdefghij", "user:pa55w0rd"},
 		{"é-tökén-ünïcödé-€𝄞-long", "\u212aelvin-signed-token"},
+		{"ÜBER-ΣΊΓΜΑ-ЖУК-ÉTÉ-森林", "über-σίγμα"},
 		{"\xff\xfesecret\xffbytes-and-more"},
 	}
-	fillers := []string{"Monstera deliciosa ", "xxxxxxxxxx", `{"id":12345,"name":"`, "aaaa", "abab", "_", "-", " ", "森", "\\u00e9", "%41", "&#x4b;", "\u212a"}
+	fillers := []string{"Monstera deliciosa ", "xxxxxxxxxx", `{"id":12345,"name":"`, "aaaa", "abab", "_", "-", " ", "森", "\\u00e9", "%41", "&#x4b;", "\u212a", "ÜΣÉЖ", "üσéж", "森林"}
 	forms := func(s string) []string {
 		rs := []rune(s)
 		a := rng.IntN(len(rs))
@@ -245,4 +246,15 @@ func FuzzFind(f *testing.F) {
 			t.Errorf("find(%q) = %v, want %v", s, got, want)
 		}
 	})
+}
+
+// TestRunesAbout: the capacity canonical takes is the count of runes of
+// UTF-8, and at most the count of bytes.
+func TestRunesAbout(t *testing.T) {
+	for _, s := range []string{"", "a", "森", "Monstera deliciosa 森林 ÜΣ 𝄞𝄞", strings.Repeat("é森𝄞a", 9), "\xff\x80\x80abc\xc3", "\x80\x80\x80\x80\x80\x80\x80\x80\x80"} {
+		n := runesAbout(s)
+		if utf8.ValidString(s) && n != utf8.RuneCountInString(s) || n > len(s) || n < 0 {
+			t.Errorf("runesAbout(%q) = %d, want %d runes (%d bytes)", s, n, utf8.RuneCountInString(s), len(s))
+		}
+	}
 }

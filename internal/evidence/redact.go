@@ -8,6 +8,7 @@ package evidence
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -440,9 +441,14 @@ func indexAll(s string, subs []string, spans [][2]int) [][2]int {
 // canonical reads s as the runes it stands for, escapes decoded, letters
 // lower-cased; starts gives where each rune's bytes begin in s.
 func canonical(s string) (runes []rune, starts []int) {
-	runes, starts = make([]rune, 0, len(s)), make([]int, 0, len(s))
+	n := runesAbout(s)
+	runes, starts = make([]rune, 0, n), make([]int, 0, n)
+	// lower remembers unicode.ToLower of recent runes: a text repeats its
+	// script's letters, and the tables are searched each time.
+	var lower [64]struct{ r, low rune }
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf && c != '\\' && c != '%' && c != '&' {
+		c := s[i]
+		if c < utf8.RuneSelf && c != '\\' && c != '%' && c != '&' {
 			if 'A' <= c && c <= 'Z' {
 				c += 'a' - 'A'
 			}
@@ -451,12 +457,41 @@ func canonical(s string) (runes []rune, starts []int) {
 			i++
 			continue
 		}
-		r, n := decodeOne(s[i:])
-		runes = append(runes, unicode.ToLower(r))
+		var r rune
+		var n int
+		if c < utf8.RuneSelf {
+			r, n = decodeOne(s[i:])
+		} else {
+			r, n = utf8.DecodeRuneInString(s[i:]) // as decodeOne would: no escape begins so
+		}
+		if m := &lower[uint32(r)%64]; m.r == r {
+			r = m.low
+		} else {
+			m.r, m.low = r, unicode.ToLower(r)
+			r = m.low
+		}
+		runes = append(runes, r)
 		starts = append(starts, i)
 		i += n
 	}
 	return runes, starts
+}
+
+// runesAbout is how many runes s has when it is UTF-8 (each byte that is
+// not, one more), counted a word at a time: its bytes less those that
+// continue a rune.
+func runesAbout(s string) int {
+	n, i := len(s), 0
+	for ; i+8 <= len(s); i += 8 {
+		w := load8(s, i)
+		n -= bits.OnesCount64(w &^ (w << 1) & 0x8080808080808080) // 10xxxxxx
+	}
+	for ; i < len(s); i++ {
+		if s[i]&0xc0 == 0x80 {
+			n--
+		}
+	}
+	return n
 }
 
 // decodeOne reads the rune at the start of s and the bytes it takes.
