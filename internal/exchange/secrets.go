@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -50,6 +51,33 @@ func containsFold(s, word string) bool {
 	}
 	return false
 }
+
+// namesCredential reports whether b holds one of credentialWords in any
+// case, as containsFold finds them: a chunk at a time folded (each byte
+// |0x20, as containsFold compares) into a buffer that bytes.Contains
+// searches, chunks overlapping by a word less a byte.
+func namesCredential(b []byte) bool {
+	var buf [4 << 10]byte
+	for at := 0; at < len(b); {
+		n := copy(buf[:], b[at:])
+		for i := range buf[:n] {
+			buf[i] |= 0x20
+		}
+		for _, w := range credentialWords {
+			if bytes.Contains(buf[:n], []byte(w)) {
+				return true
+			}
+		}
+		if at+n == len(b) {
+			break
+		}
+		at += n - (maxWord - 1)
+	}
+	return false
+}
+
+// maxWord is the length of the longest of credentialWords.
+const maxWord = len("credential")
 
 // Secrets collects the secrets x carries: credential headers' (both ways),
 // query parameters', and with body its request body's.
@@ -125,8 +153,7 @@ func QuerySecrets(rawQuery string, into []string) []string {
 // under a member named as a credential; not a number (a short one would
 // hide every digit of a report). A body that names none is not decoded.
 func BodySecrets(body []byte, into []string) []string {
-	text := string(body[:min(len(body), maxSecretScan)])
-	if !slices.ContainsFunc(credentialWords, func(w string) bool { return containsFold(text, w) }) {
+	if !namesCredential(body[:min(len(body), maxSecretScan)]) {
 		return into
 	}
 	var v any

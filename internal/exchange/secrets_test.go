@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strings"
@@ -84,5 +85,47 @@ func TestSecretsOfBody(t *testing.T) {
 				t.Errorf("BodySecrets(%s) = %q, want %q", tc.body, got, want)
 			}
 		})
+	}
+}
+
+// TestNamesCredential holds namesCredential to containsFold on bodies with
+// a credential's name at every place, across its chunks' seams too, in
+// any case, beside bytes that fold to no letter.
+func TestNamesCredential(t *testing.T) {
+	if got := slices.MaxFunc(credentialWords, func(a, b string) int { return len(a) - len(b) }); len(got) != maxWord {
+		t.Fatalf("maxWord = %d, the longest word %q", maxWord, got)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	filler := []string{"x", "Monstera ", "@", "`", "\xc3\xa9", "{\"name\":\"", "KE", "Ke", "tok", "SECRE", "\x0b", "_"}
+	found := 0
+	for k := range 4000 {
+		var b []byte
+		for size := rng.IntN(3 * 4 << 10); len(b) < size; {
+			b = append(b, filler[rng.IntN(len(filler))]...)
+		}
+		if rng.IntN(2) == 0 {
+			w := []byte(credentialWords[rng.IntN(len(credentialWords))])
+			for i := range w {
+				if rng.IntN(2) == 0 {
+					w[i] -= 'a' - 'A'
+				}
+			}
+			at := rng.IntN(len(b) + 1)
+			if k%2 == 0 { // across the first seam, or just before or after it
+				at = 4<<10 - rng.IntN(len(w)+1)
+				b = append(b, make([]byte, max(0, at-len(b)))...)
+			}
+			b = slices.Insert(b, at, w...)
+		}
+		want := slices.ContainsFunc(credentialWords, func(w string) bool { return containsFold(string(b), w) })
+		if got := namesCredential(b); got != want {
+			t.Fatalf("namesCredential(%q) = %v, want %v", b, got, want)
+		}
+		if want {
+			found++
+		}
+	}
+	if found < 1000 {
+		t.Errorf("a credential's name in %d bodies of 4,000: too few", found)
 	}
 }
