@@ -177,21 +177,22 @@ func body(h *Hider, b []byte, total, max int64, incomplete string) (size int64, 
 	if limit := max + int64(h.margin()); int64(len(b)) > limit {
 		b = b[:limit]
 	}
-	hb := []byte(h.String(string(b)))
-	size = total + int64(len(hb)-len(b))
-	if int64(len(hb)) > max {
-		hb = hb[:max]
+	// One copy of the body, hidden and cut as a string, the file's text.
+	t := h.String(string(b))
+	size = total + int64(len(t)-len(b))
+	if int64(len(t)) > max {
+		t = t[:max]
 	}
 	switch {
-	case int64(len(hb)) < size:
-		comment = fmt.Sprintf("%s: %d of %d bytes kept", CutComment, len(hb), size)
+	case int64(len(t)) < size:
+		comment = fmt.Sprintf("%s: %d of %d bytes kept", CutComment, len(t), size)
 	case incomplete != "":
 		comment = CutComment + ": not read to its end"
 	}
-	if t := string(hb); utf8.Valid(hb) {
+	if utf8.ValidString(t) {
 		return size, &t, "", comment
 	}
-	t := base64.StdEncoding.EncodeToString(hb)
+	t = base64.StdEncoding.EncodeToString([]byte(t))
 	return size, &t, "base64", comment
 }
 
