@@ -34,3 +34,14 @@ func BenchmarkRedact(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNew builds a Redactor as an exchange with secrets of its own
+// does: a run's token and near misses, and a credential of the exchange.
+func BenchmarkNew(b *testing.B) {
+	const token = "q3Zk-x9TbLm_Vw2hRf7sPaYdNc"
+	secrets := []string{token, strings.ToUpper(token), token[:25] + "X", "Q" + token[1:], token[:13] + token[14:], "Basic dXNlcjpwYXNzd29yZDEyMzQ1Ng==", "user:password123456"}
+	b.ReportAllocs()
+	for b.Loop() {
+		New(secrets...)
+	}
+}

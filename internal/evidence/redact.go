@@ -59,6 +59,10 @@ type Redactor struct {
 	gram     int
 	grams    gramFilter
 	encGrams gramFilter
+	// encOrder lists the encoded forms' indexes by their first byte, those
+	// that begin with c from encFirst[c] to encFirst[c+1].
+	encOrder []int
+	encFirst [257]int
 }
 
 // encGram is the length of the grams of encoded forms looked up, half the
@@ -159,10 +163,16 @@ func New(secrets ...string) *Redactor {
 			r.grams.add(gramSum(a, b))
 		}
 	}
-	for _, enc := range r.encoded {
+	for k, enc := range r.encoded {
 		for i := 0; i+encGram <= len(enc); i++ {
 			r.encGrams.add(hashBytes(enc[i : i+encGram]))
 		}
+		r.encOrder = append(r.encOrder, k)
+		r.encFirst[int(enc[0])+1]++
+	}
+	slices.SortStableFunc(r.encOrder, func(a, b int) int { return int(r.encoded[a][0]) - int(r.encoded[b][0]) })
+	for c := range 256 {
+		r.encFirst[c+1] += r.encFirst[c]
 	}
 	return r
 }
@@ -371,7 +381,6 @@ func (r *Redactor) indexEncoded(s string, spans [][2]int) [][2]int {
 		return spans
 	}
 	var ends []int // where each form's last occurrence ends
-	var few [64]int
 	reach, next := len(r.encoded[0]), 0
 	for q := 0; q+encGram <= len(s); q += encGram {
 		var h uint64
@@ -383,14 +392,13 @@ func (r *Redactor) indexEncoded(s string, spans [][2]int) [][2]int {
 		if !r.encGrams.has(h) {
 			continue
 		}
-		if ends == nil && len(r.encoded) <= len(few) {
-			ends = few[:len(r.encoded)]
-		} else if ends == nil {
+		if ends == nil {
 			ends = make([]int, len(r.encoded))
 		}
 		for i := max(next, q+encGram-reach); i <= q; i++ {
-			for k, enc := range r.encoded {
-				if i >= ends[k] && strings.HasPrefix(s[i:], enc) {
+			c := s[i]
+			for _, k := range r.encOrder[r.encFirst[c]:r.encFirst[int(c)+1]] {
+				if enc := r.encoded[k]; i >= ends[k] && strings.HasPrefix(s[i:], enc) {
 					spans = append(spans, [2]int{i, i + len(enc)})
 					ends[k] = i + len(enc)
 				}
