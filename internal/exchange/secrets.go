@@ -1,7 +1,6 @@
 package exchange
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -41,11 +40,7 @@ func IsCredential(name string) bool {
 // containsFold reports whether s holds word (lower-case ASCII), any case.
 func containsFold(s, word string) bool {
 	for i := 0; i+len(word) <= len(s); i++ {
-		j := 0
-		for j < len(word) && s[i+j]|0x20 == word[j] {
-			j++
-		}
-		if j == len(word) {
+		if foldedAt(s[i:], word) {
 			return true
 		}
 	}
@@ -53,31 +48,45 @@ func containsFold(s, word string) bool {
 }
 
 // namesCredential reports whether b holds one of credentialWords in any
-// case, as containsFold finds them: a chunk at a time folded (each byte
-// |0x20, as containsFold compares) into a buffer that bytes.Contains
-// searches, chunks overlapping by a word less a byte.
+// case, as containsFold finds them, in one pass: only where a word's first
+// two letters stand (either case) is a word compared.
 func namesCredential(b []byte) bool {
-	var buf [4 << 10]byte
-	for at := 0; at < len(b); {
-		n := copy(buf[:], b[at:])
-		for i := range buf[:n] {
-			buf[i] |= 0x20
+	for i := 0; i+1 < len(b); i++ {
+		m := wordStarts[b[i]|0x20]
+		if m == 0 {
+			continue
+		}
+		if c := (b[i+1] | 0x20) - 'a'; c >= 26 || m&(1<<c) == 0 {
+			continue
 		}
 		for _, w := range credentialWords {
-			if bytes.Contains(buf[:n], []byte(w)) {
+			if len(b)-i >= len(w) && foldedAt(b[i:], w) {
 				return true
 			}
 		}
-		if at+n == len(b) {
-			break
-		}
-		at += n - (maxWord - 1)
 	}
 	return false
 }
 
-// maxWord is the length of the longest of credentialWords.
-const maxWord = len("credential")
+// foldedAt reports whether b begins with word (lower-case ASCII), any
+// case.
+func foldedAt[T string | []byte](b T, word string) bool {
+	for j := 0; j < len(word); j++ {
+		if b[j]|0x20 != word[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// wordStarts has, for each first letter of credentialWords, a bit for
+// each second letter that follows it in one ('a' the lowest).
+var wordStarts = func() (t [256]uint32) {
+	for _, w := range credentialWords {
+		t[w[0]] |= 1 << (w[1] - 'a')
+	}
+	return t
+}()
 
 // Secrets collects the secrets x carries: credential headers' (both ways),
 // query parameters', and with body its request body's.

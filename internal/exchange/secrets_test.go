@@ -89,14 +89,11 @@ func TestSecretsOfBody(t *testing.T) {
 }
 
 // TestNamesCredential holds namesCredential to containsFold on bodies with
-// a credential's name at every place, across its chunks' seams too, in
-// any case, beside bytes that fold to no letter.
+// a credential's name at any place (the end too), in any case, beside
+// bytes that fold to no letter and beside a word's start or first part.
 func TestNamesCredential(t *testing.T) {
-	if got := slices.MaxFunc(credentialWords, func(a, b string) int { return len(a) - len(b) }); len(got) != maxWord {
-		t.Fatalf("maxWord = %d, the longest word %q", maxWord, got)
-	}
 	rng := rand.New(rand.NewPCG(7, 8))
-	filler := []string{"x", "Monstera ", "@", "`", "\xc3\xa9", "{\"name\":\"", "KE", "Ke", "tok", "SECRE", "\x0b", "_"}
+	filler := []string{"x", "Monstera ", "@", "`", "\xc3\xa9", "{\"name\":\"", "KE", "Ke", "tok", "SECRE", "\x0b", "_", "\xcb\xc5", "se", "SIGNATUR", "Cooki"}
 	found := 0
 	for k := range 4000 {
 		var b []byte
@@ -111,9 +108,8 @@ func TestNamesCredential(t *testing.T) {
 				}
 			}
 			at := rng.IntN(len(b) + 1)
-			if k%2 == 0 { // across the first seam, or just before or after it
-				at = 4<<10 - rng.IntN(len(w)+1)
-				b = append(b, make([]byte, max(0, at-len(b)))...)
+			if k%2 == 0 {
+				at = len(b) // at the end
 			}
 			b = slices.Insert(b, at, w...)
 		}
