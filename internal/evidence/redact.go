@@ -153,19 +153,26 @@ func New(secrets ...string) *Redactor {
 	for _, n := range r.lengths {
 		r.gram = min(r.gram, (n+1)/2)
 	}
-	for key := range r.windows {
-		rs := []rune(key)
-		for i := 0; i+r.gram <= len(rs); i++ {
+	// A secret's grams are its windows' (each window's runes are the
+	// secret's, invalid bytes already U+FFFD).
+	for _, s := range secrets {
+		low := []rune(strings.ToLower(s))
+		for i := 0; i+r.gram <= len(low); i++ {
 			var a, b uint64
-			for j, c := range rs[i : i+r.gram] {
+			for j, c := range low[i : i+r.gram] {
 				gramHash(&a, &b, j, c)
 			}
 			r.grams.add(gramSum(a, b))
 		}
 	}
+	r.encOrder = make([]int, 0, len(r.encoded))
 	for k, enc := range r.encoded {
 		for i := 0; i+encGram <= len(enc); i++ {
-			r.encGrams.add(hashBytes(enc[i : i+encGram]))
+			if i+8 <= len(enc) {
+				r.encGrams.add(wordHash(load8(enc, i), encGram))
+			} else {
+				r.encGrams.add(hashBytes(enc[i : i+encGram]))
+			}
 		}
 		r.encOrder = append(r.encOrder, k)
 		r.encFirst[int(enc[0])+1]++
