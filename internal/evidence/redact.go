@@ -429,6 +429,9 @@ func wordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.I
 
 // outsideMarkers drops the spans wholly inside a marker.
 func outsideMarkers(s string, spans [][2]int) [][2]int {
+	if len(spans) == 0 {
+		return spans // nothing to drop: the text is not searched for markers
+	}
 	in := indexAll(s, markers, nil)
 	if len(in) == 0 {
 		return spans
