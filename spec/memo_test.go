@@ -67,6 +67,12 @@ func TestMemoGivesTheVerdictFound(t *testing.T) {
 		{200, http.Header{"Content-Type": {"application/json", "application/json"}}, `{"name":"Fern"}`, false},
 		{400, http.Header{"Content-Type": {"application/json"}}, `{"error":1,"message":"bad"}`, true},
 		{400, http.Header{"Content-Type": {"application/json"}}, `{"name":"Fern"}`, false},
+		// The checks on the body, kept with the validator's verdict.
+		{400, http.Header{"Content-Type": {"application/json"}}, `{"error":2147483648,"message":"bad"}`, false},
+		{400, http.Header{"Content-Type": {"application/json"}}, `{"error":1e400,"message":"bad"}`, false},
+		{200, http.Header{"Content-Type": {"application/json"}}, "", false},
+		{200, http.Header{"Content-Type": {"application/json"}}, "{\"name\":\"F\xffrn\"}", false},
+		{400, http.Header{"Content-Type": {"application/json"}, "Content-Length": {"36", "36"}}, `{"error":2147483648,"message":"bad"}`, false},
 	}
 	first := map[int][]Violation{}
 	for round := range 2 {

@@ -239,18 +239,21 @@ func (v *Validator) CheckResponse(r Request, resp Response) []Violation {
 	}
 	// The validator reads the method, the path, the status, the first
 	// Content-Type and the body (and a header the document describes:
-	// then nothing is kept).
+	// then nothing is kept); the checks on the body read the first three
+	// and the body.
+	op := r.Method + " " + r.Path + " " + strconv.Itoa(resp.Status)
 	k := key("response", r.Method, r.Path, strconv.Itoa(resp.Status), hr.Header.Get("Content-Type"), resp.Body)
 	doc, kept := v.memo.get(k)
 	if !kept || v.responseHeaders {
 		_, errs := lib(v).v.ValidateHttpResponse(req, hr)
 		doc.vs = violations(errs)
+		doc.body = v.checkBody(op, &decoded{body: resp.Body})
 		if !v.responseHeaders {
 			v.memo.put(k, doc)
 		}
 	}
 	out := append(doc.vs, repeatedSingletons(hr.Header)...)
-	return append(out, v.checkBody(r.Method+" "+r.Path+" "+strconv.Itoa(resp.Status), &decoded{body: resp.Body})...)
+	return append(out, doc.body...)
 }
 
 // singletons are the response fields the document's answer depends on
