@@ -29,6 +29,9 @@ type verdict struct {
 	// body: a response's violations of the checks on its body
 	// (checkBody), which follow the others.
 	body []Violation
+	// value is a short conforming body as ReadBody decoded it, shared
+	// by every caller that reads it (nil when not kept).
+	value any
 }
 
 // memoMax bounds the verdicts kept: a few kilobytes each at most.

@@ -133,3 +133,42 @@ func TestMemoOffWhenResponseHeadersAreDescribed(t *testing.T) {
 		t.Error("responseHeaders = true for the embedded document, which describes no response header")
 	}
 }
+
+// TestMemoKeepsShortValues: a short conforming body judged again comes with
+// the value its first check decoded; a long one comes without (the memo
+// keeps no decoded megabyte), and the caller decodes it.
+func TestMemoKeepsShortValues(t *testing.T) {
+	t.Parallel()
+	v, err := New(document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := `{"id":1,"name":"` + strings.Repeat("M", keptValueBytes) + `"}`
+	for _, tt := range []struct {
+		name, body string
+		ok, kept   bool
+	}{
+		{"short", `{"id":1,"name":"Fern","tag":"green"}`, true, true},
+		{"short, a number to canonicalize", `{"id":10e2,"name":"Fern"}`, true, true},
+		{"at the bound", `{"id":1,"name":"` + strings.Repeat("M", keptValueBytes-len(`{"id":1,"name":""}`)) + `"}`, true, true},
+		{"long", long, true, false},
+		{"refused", `{"id":"1","name":"Fern"}`, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ok, first := v.ReadBody("POST", "/plants", []byte(tt.body))
+			again, kept := v.ReadBody("POST", "/plants", []byte(tt.body))
+			if ok != tt.ok || again != tt.ok {
+				t.Fatalf("verdicts %v then %v, want %v", ok, again, tt.ok)
+			}
+			if ok && first == nil {
+				t.Fatal("no value from the first check")
+			}
+			if got := kept != nil; got != tt.kept {
+				t.Fatalf("value kept = %v, want %v", got, tt.kept)
+			}
+			if tt.kept && !reflect.DeepEqual(kept, first) {
+				t.Errorf("kept %v, first %v", kept, first)
+			}
+		})
+	}
+}

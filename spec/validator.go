@@ -162,13 +162,14 @@ func (v *Validator) BodyConforms(method, path string, body []byte) bool {
 
 // ReadBody is BodyConforms, with the body as the check decoded it when it
 // conforms (the validator's value: numbers are float64), so that a caller
-// that reads the body again reads it once. The value is nil when the
-// verdict was kept from an earlier check (the memo) or the document has no
-// schema for the body: the caller then decodes it itself.
+// that reads the body again reads it once. The value is shared: read it,
+// never change it. It is nil when the document has no schema for the body,
+// or when the verdict was kept from an earlier check (the memo) and the
+// body is longer than keptValueBytes: the caller then decodes it itself.
 func (v *Validator) ReadBody(method, path string, body []byte) (bool, any) {
 	k := key("body", method, path, body)
 	if got, ok := v.memo.get(k); ok {
-		return got.ok, nil
+		return got.ok, got.value
 	}
 	// The body is decoded once, for the checks on its raw text and for
 	// the schema.
@@ -187,9 +188,17 @@ func (v *Validator) ReadBody(method, path string, body []byte) (bool, any) {
 			value = nil
 		}
 	}
-	v.memo.put(k, verdict{ok: ok})
+	kept := verdict{ok: ok}
+	if len(body) <= keptValueBytes {
+		kept.value = value
+	}
+	v.memo.put(k, kept)
 	return ok, value
 }
+
+// keptValueBytes bounds the bodies whose decoded value the memo keeps: an
+// ordinary request's, which a judge reads again, not a size probe's.
+const keptValueBytes = 1 << 10
 
 // decoded is a JSON body, decoded on first need and once, as the
 // validator's decoder reads it (content.JSONDecoder: one value, nothing but
