@@ -234,34 +234,34 @@ func (d *decoded) get() (any, error) {
 // document: an undocumented status, a wrong media type, a body that does not
 // match the status's schema.
 func (v *Validator) CheckResponse(r Request, resp Response) []Violation {
-	req := r.httpRequest()
-	req.Body = http.NoBody
-	hr := &http.Response{
-		StatusCode:    resp.Status,
-		Header:        resp.Header,
-		Body:          io.NopCloser(bytes.NewReader(resp.Body)),
-		ContentLength: int64(len(resp.Body)),
-		Request:       req,
-	}
-	if hr.Header == nil {
-		hr.Header = http.Header{}
+	if resp.Header == nil {
+		resp.Header = http.Header{}
 	}
 	// The validator reads the method, the path, the status, the first
 	// Content-Type and the body (and a header the document describes:
 	// then nothing is kept); the checks on the body read the first three
 	// and the body.
-	op := r.Method + " " + r.Path + " " + strconv.Itoa(resp.Status)
-	k := key("response", r.Method, r.Path, strconv.Itoa(resp.Status), hr.Header.Get("Content-Type"), resp.Body)
+	status := strconv.Itoa(resp.Status)
+	k := key("response", r.Method, r.Path, status, resp.Header.Get("Content-Type"), resp.Body)
 	doc, kept := v.memo.get(k)
 	if !kept || v.responseHeaders {
+		req := r.httpRequest()
+		req.Body = http.NoBody
+		hr := &http.Response{
+			StatusCode:    resp.Status,
+			Header:        resp.Header,
+			Body:          io.NopCloser(bytes.NewReader(resp.Body)),
+			ContentLength: int64(len(resp.Body)),
+			Request:       req,
+		}
 		_, errs := lib(v).v.ValidateHttpResponse(req, hr)
 		doc.vs = violations(errs)
-		doc.body = v.checkBody(op, &decoded{body: resp.Body})
+		doc.body = v.checkBody(r.Method+" "+r.Path+" "+status, &decoded{body: resp.Body})
 		if !v.responseHeaders {
 			v.memo.put(k, doc)
 		}
 	}
-	out := append(doc.vs, repeatedSingletons(hr.Header)...)
+	out := append(doc.vs, repeatedSingletons(resp.Header)...)
 	return append(out, doc.body...)
 }
 
