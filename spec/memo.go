@@ -26,6 +26,12 @@ type memo struct {
 type verdict struct {
 	ok bool
 	vs []Violation
+	// body: a response's violations of the checks on its body
+	// (checkBody), which follow the others.
+	body []Violation
+	// value is a short conforming body as ReadBody decoded it, shared
+	// by every caller that reads it (nil when not kept).
+	value any
 }
 
 // memoMax bounds the verdicts kept: a few kilobytes each at most.
@@ -35,7 +41,7 @@ func (m *memo) get(k [sha256.Size]byte) (verdict, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.m[k]
-	r.vs = slices.Clone(r.vs)
+	r.vs, r.body = slices.Clone(r.vs), slices.Clone(r.body)
 	return r, ok
 }
 
@@ -45,7 +51,7 @@ func (m *memo) put(k [sha256.Size]byte, r verdict) {
 	if m.m == nil || len(m.m) >= memoMax {
 		m.m = make(map[[sha256.Size]byte]verdict, 64)
 	}
-	r.vs = slices.Clone(r.vs)
+	r.vs, r.body = slices.Clone(r.vs), slices.Clone(r.body)
 	m.m[k] = r
 }
 

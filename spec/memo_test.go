@@ -67,6 +67,12 @@ func TestMemoGivesTheVerdictFound(t *testing.T) {
 		{200, http.Header{"Content-Type": {"application/json", "application/json"}}, `{"name":"Fern"}`, false},
 		{400, http.Header{"Content-Type": {"application/json"}}, `{"error":1,"message":"bad"}`, true},
 		{400, http.Header{"Content-Type": {"application/json"}}, `{"name":"Fern"}`, false},
+		// The checks on the body, kept with the validator's verdict.
+		{400, http.Header{"Content-Type": {"application/json"}}, `{"error":2147483648,"message":"bad"}`, false},
+		{400, http.Header{"Content-Type": {"application/json"}}, `{"error":1e400,"message":"bad"}`, false},
+		{200, http.Header{"Content-Type": {"application/json"}}, "", false},
+		{200, http.Header{"Content-Type": {"application/json"}}, "{\"name\":\"F\xffrn\"}", false},
+		{400, http.Header{"Content-Type": {"application/json"}, "Content-Length": {"36", "36"}}, `{"error":2147483648,"message":"bad"}`, false},
 	}
 	first := map[int][]Violation{}
 	for round := range 2 {
@@ -125,5 +131,44 @@ func TestMemoOffWhenResponseHeadersAreDescribed(t *testing.T) {
 	}
 	if d, _ := New(document); d.responseHeaders {
 		t.Error("responseHeaders = true for the embedded document, which describes no response header")
+	}
+}
+
+// TestMemoKeepsShortValues: a short conforming body judged again comes with
+// the value its first check decoded; a long one comes without (the memo
+// keeps no decoded megabyte), and the caller decodes it.
+func TestMemoKeepsShortValues(t *testing.T) {
+	t.Parallel()
+	v, err := New(document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := `{"id":1,"name":"` + strings.Repeat("M", keptValueBytes) + `"}`
+	for _, tt := range []struct {
+		name, body string
+		ok, kept   bool
+	}{
+		{"short", `{"id":1,"name":"Fern","tag":"green"}`, true, true},
+		{"short, a number to canonicalize", `{"id":10e2,"name":"Fern"}`, true, true},
+		{"at the bound", `{"id":1,"name":"` + strings.Repeat("M", keptValueBytes-len(`{"id":1,"name":""}`)) + `"}`, true, true},
+		{"long", long, true, false},
+		{"refused", `{"id":"1","name":"Fern"}`, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ok, first := v.ReadBody("POST", "/plants", []byte(tt.body))
+			again, kept := v.ReadBody("POST", "/plants", []byte(tt.body))
+			if ok != tt.ok || again != tt.ok {
+				t.Fatalf("verdicts %v then %v, want %v", ok, again, tt.ok)
+			}
+			if ok && first == nil {
+				t.Fatal("no value from the first check")
+			}
+			if got := kept != nil; got != tt.kept {
+				t.Fatalf("value kept = %v, want %v", got, tt.kept)
+			}
+			if tt.kept && !reflect.DeepEqual(kept, first) {
+				t.Errorf("kept %v, first %v", kept, first)
+			}
+		})
 	}
 }

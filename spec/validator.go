@@ -162,13 +162,14 @@ func (v *Validator) BodyConforms(method, path string, body []byte) bool {
 
 // ReadBody is BodyConforms, with the body as the check decoded it when it
 // conforms (the validator's value: numbers are float64), so that a caller
-// that reads the body again reads it once. The value is nil when the
-// verdict was kept from an earlier check (the memo) or the document has no
-// schema for the body: the caller then decodes it itself.
+// that reads the body again reads it once. The value is shared: read it,
+// never change it. It is nil when the document has no schema for the body,
+// or when the verdict was kept from an earlier check (the memo) and the
+// body is longer than keptValueBytes: the caller then decodes it itself.
 func (v *Validator) ReadBody(method, path string, body []byte) (bool, any) {
 	k := key("body", method, path, body)
 	if got, ok := v.memo.get(k); ok {
-		return got.ok, nil
+		return got.ok, got.value
 	}
 	// The body is decoded once, for the checks on its raw text and for
 	// the schema.
@@ -187,9 +188,17 @@ func (v *Validator) ReadBody(method, path string, body []byte) (bool, any) {
 			value = nil
 		}
 	}
-	v.memo.put(k, verdict{ok: ok})
+	kept := verdict{ok: ok}
+	if len(body) <= keptValueBytes {
+		kept.value = value
+	}
+	v.memo.put(k, kept)
 	return ok, value
 }
+
+// keptValueBytes bounds the bodies whose decoded value the memo keeps: an
+// ordinary request's, which a judge reads again, not a size probe's.
+const keptValueBytes = 1 << 10
 
 // decoded is a JSON body, decoded on first need and once, as the
 // validator's decoder reads it (content.JSONDecoder: one value, nothing but
@@ -225,32 +234,35 @@ func (d *decoded) get() (any, error) {
 // document: an undocumented status, a wrong media type, a body that does not
 // match the status's schema.
 func (v *Validator) CheckResponse(r Request, resp Response) []Violation {
-	req := r.httpRequest()
-	req.Body = http.NoBody
-	hr := &http.Response{
-		StatusCode:    resp.Status,
-		Header:        resp.Header,
-		Body:          io.NopCloser(bytes.NewReader(resp.Body)),
-		ContentLength: int64(len(resp.Body)),
-		Request:       req,
-	}
-	if hr.Header == nil {
-		hr.Header = http.Header{}
+	if resp.Header == nil {
+		resp.Header = http.Header{}
 	}
 	// The validator reads the method, the path, the status, the first
 	// Content-Type and the body (and a header the document describes:
-	// then nothing is kept).
-	k := key("response", r.Method, r.Path, strconv.Itoa(resp.Status), hr.Header.Get("Content-Type"), resp.Body)
+	// then nothing is kept); the checks on the body read the first three
+	// and the body.
+	status := strconv.Itoa(resp.Status)
+	k := key("response", r.Method, r.Path, status, resp.Header.Get("Content-Type"), resp.Body)
 	doc, kept := v.memo.get(k)
 	if !kept || v.responseHeaders {
+		req := r.httpRequest()
+		req.Body = http.NoBody
+		hr := &http.Response{
+			StatusCode:    resp.Status,
+			Header:        resp.Header,
+			Body:          io.NopCloser(bytes.NewReader(resp.Body)),
+			ContentLength: int64(len(resp.Body)),
+			Request:       req,
+		}
 		_, errs := lib(v).v.ValidateHttpResponse(req, hr)
 		doc.vs = violations(errs)
+		doc.body = v.checkBody(r.Method+" "+r.Path+" "+status, &decoded{body: resp.Body})
 		if !v.responseHeaders {
 			v.memo.put(k, doc)
 		}
 	}
-	out := append(doc.vs, repeatedSingletons(hr.Header)...)
-	return append(out, v.checkBody(r.Method+" "+r.Path+" "+strconv.Itoa(resp.Status), &decoded{body: resp.Body})...)
+	out := append(doc.vs, repeatedSingletons(resp.Header)...)
+	return append(out, doc.body...)
 }
 
 // singletons are the response fields the document's answer depends on

@@ -30,35 +30,48 @@ type Sent struct {
 // ReadSent reads the name and tag of a request body; where RFC 8259 leaves
 // the reader free (a repeated member, an escaped lone surrogate) it does
 // not guess: the echo is left unjudged.
-func ReadSent(body []byte) Sent { return readSent(body, nil) }
+func ReadSent(body []byte) Sent {
+	s, _ := readSent(body, nil)
+	return s
+}
 
 // readSent is ReadSent, given the body as the document's check decoded it
-// (nil when it did not).
-func readSent(body []byte, decoded any) Sent {
+// (nil when it did not). plain says the body has no escape, so that the
+// name and tag are their JSON text as written (echoed reads an answer by
+// that).
+func readSent(body []byte, decoded any) (s Sent, plain bool) {
 	if !utf8.Valid(body) {
-		return Sent{Unjudged: "the body is not JSON"}
+		return Sent{Unjudged: "the body is not JSON"}, false
 	}
 	if s, ok := readSentPlain(body, decoded); ok {
-		return s
+		return s, true
 	}
-	return readSentWalk(body)
+	return readSentWalk(body), false
 }
 
 // readSentPlain reads, with one json.Unmarshal, a body where the walk
 // could find nothing to refuse (a size probe's megabyte): no backslash
-// anywhere (so every key is written as it reads) and "name" and "tag"
-// each written at most once. ok is false for any other body, and for one
-// Unmarshal refuses (the walk then says why).
+// anywhere (so every key and string is written as it reads) and "name"
+// and "tag" each written at most once. ok is false for any other body,
+// and for one Unmarshal refuses (the walk then says why).
 func readSentPlain(body []byte, decoded any) (s Sent, ok bool) {
 	if bytes.IndexByte(body, '\\') >= 0 || bytes.Count(body, []byte(`"name"`)) > 1 || bytes.Count(body, []byte(`"tag"`)) > 1 {
 		return Sent{}, false
 	}
-	obj, _ := decoded.(map[string]any)
-	if obj == nil && (json.Unmarshal(body, &obj) != nil || obj == nil) {
+	if obj, _ := decoded.(map[string]any); obj != nil {
+		s.Name, s.HasName = obj["name"].(string)
+		s.Tag, s.HasTag = obj["tag"].(string)
+		return s, true
+	}
+	// The document's verdict was kept from an earlier check, which leaves
+	// the body undecoded. Each value is kept as its text: with no escape in
+	// the body, a string's text between its quotes is its value.
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil || obj == nil {
 		return Sent{}, false
 	}
-	s.Name, s.HasName = obj["name"].(string)
-	s.Tag, s.HasTag = obj["tag"].(string)
+	s.Name, s.HasName = jsonString(obj["name"])
+	s.Tag, s.HasTag = jsonString(obj["tag"])
 	return s, true
 }
 
@@ -185,6 +198,44 @@ func hasLoneSurrogate(raw []byte) bool {
 	return false
 }
 
+// echoed reads an answer that is, byte for byte, the Plant record of the
+// name and tag of a plain body (readSent) as encoding/json writes it,
+// {"name":"…"} or {"name":"…","tag":"…"}, white space around it allowed:
+// such a text is an object of those members, known without decoding a
+// name that may run to a megabyte. ok is false for any other answer,
+// which object reads.
+func echoed(body []byte, s Sent) (obj map[string]json.RawMessage, ok bool) {
+	t := bytes.Trim(body, " \t\r\n")
+	if !s.HasName || !bytes.HasPrefix(t, []byte(`{"name":"`)) {
+		return nil, false
+	}
+	name, rest, ok := cutString(t[len(`{"name":`):], s.Name)
+	if !ok {
+		return nil, false
+	}
+	if string(rest) == "}" {
+		return map[string]json.RawMessage{"name": name}, true
+	}
+	if !s.HasTag || !bytes.HasPrefix(rest, []byte(`,"tag":"`)) {
+		return nil, false
+	}
+	tag, rest, ok := cutString(rest[len(`,"tag":`):], s.Tag)
+	if !ok || string(rest) != "}" {
+		return nil, false
+	}
+	return map[string]json.RawMessage{"name": name, "tag": tag}, true
+}
+
+// cutString cuts from the front of t the JSON string literal of v, which
+// holds no character a literal must escape (a plain body's string).
+func cutString(t []byte, v string) (lit json.RawMessage, rest []byte, ok bool) {
+	n := len(v) + 2
+	if len(t) < n || t[0] != '"' || string(t[1:n-1]) != v || t[n-1] != '"' {
+		return nil, nil, false
+	}
+	return json.RawMessage(t[:n]), t[n:], true
+}
+
 // EchoFailure is one way a Plant record departs from the plant sent.
 type EchoFailure struct {
 	Rule     rules.RuleID // CREATE-NAME, CREATE-TAG or CREATE-NO-TAG
@@ -193,7 +244,7 @@ type EchoFailure struct {
 }
 
 // echoIn judges the Plant record of a 200 answer, obj (an object when ok),
-// against what was sent (a name at least: readEcho): the very name and tag
+// against what was sent (a name at least: judgeEcho): the very name and tag
 // sent, code point by code point, and no tag when none was sent (the id is
 // noID's). redact hides secrets in what it quotes.
 func echoIn(sent Sent, obj map[string]json.RawMessage, ok bool, redact func(string) string) []EchoFailure {

@@ -186,7 +186,7 @@ func FuzzReadSent(f *testing.F) {
 	})
 }
 
-// Echo is echoIn of an answer's bytes, as the judge reads them (readEcho
+// Echo is echoIn of an answer's bytes, as the judge reads them (judgeEcho
 // judges no echo of a request unjudged or with no name).
 func Echo(sent Sent, answer []byte, redact func(string) string) []EchoFailure {
 	if sent.Unjudged != "" || !sent.HasName {
@@ -197,4 +197,112 @@ func Echo(sent Sent, answer []byte, redact func(string) string) []EchoFailure {
 	}
 	obj, ok := object(answer)
 	return echoIn(sent, obj, ok, redact)
+}
+
+// TestEchoedReadsAsObject holds the byte-for-byte reading of an echo to
+// the decoder: wherever echoed reads an answer, object reads it as the
+// same members with the same text, on every pair of a sent body and an
+// answer below (names with escapes, quotes, non-ASCII, case, white space,
+// a prefix of the name sent; answers reordered, spaced, cut, extended).
+func TestEchoedReadsAsObject(t *testing.T) {
+	names := []string{"", "Fern", "fern", "Fer", "Ferns", "a b", " Fern ", "é森🌿", "<b>&amp;", "a\u2028b", "\x7f", "ab" + strings.Repeat("森", 2000)}
+	var bodies []string
+	for _, n := range names {
+		bodies = append(bodies, `{"id":1,"name":"`+n+`"}`, `{"name":"`+n+`","id":1,"tag":"`+n+`"}`, `{ "id" : 1 , "tag" : "x" , "name" : "`+n+`" }`)
+	}
+	bodies = append(bodies,
+		`{"id":1,"name":"a\"b"}`, `{"id":1,"name":"a\\b"}`, `{"id":1,"name":"\u0041"}`, `{"id":1,"name":"a","name":"b"}`,
+		`{"id":1,"name":"a","x":{"tag":"t"}}`, `{"id":1,"name":7}`, `{"id":1,"name":"a","tag":null}`, `["name"]`, `{"id":1,"name":"a"`)
+	var answers []string
+	for _, n := range names {
+		for _, tag := range []string{"", ",\"tag\":\"" + n + "\"", `,"tag":"x"`, `,"tag":""`, `,"tag":null`, `,"id":1`, `,"tag":"x","id":1`} {
+			answers = append(answers, `{"name":"`+n+`"`+tag+`}`, " \t\r\n{\"name\":\""+n+"\""+tag+"}\n", `{"name": "`+n+`"`+tag+`}`, `{"name":"`+n+`"`+tag+`}x`, `{"name":"`+n+`"`+tag)
+		}
+		answers = append(answers, `{"tag":"x","name":"`+n+`"}`, `{"NAME":"`+n+`"}`, `{"name":"`+n+`"}{}`, `[{"name":"`+n+`"}]`)
+	}
+	answers = append(answers, `{"name":"a\"b"}`, `{"name":"a\\b"}`, `{"name":"\u0041"}`, `{"name":"A"}`, `{"name":"a","name":"b"}`, `{"name":"a\"}`, "{\"name\":\"a\xffb\"}", `null`, ``)
+	fast := 0
+	for _, body := range bodies {
+		sent, plain := readSent([]byte(body), nil)
+		if !plain {
+			continue
+		}
+		for _, answer := range answers {
+			got, ok := echoed([]byte(answer), sent)
+			if !ok {
+				continue
+			}
+			fast++
+			want, wantOK := object([]byte(answer))
+			if !wantOK || len(got) != len(want) {
+				t.Errorf("sent %q, answer %q: echoed reads %q, object %q (%v)", body, answer, got, want, wantOK)
+				continue
+			}
+			for k, raw := range want {
+				if string(got[k]) != string(raw) {
+					t.Errorf("sent %q, answer %q: %s is %q, object reads %q", body, answer, k, got[k], raw)
+				}
+			}
+		}
+	}
+	// One name with its tag and one without, each in three wrappings.
+	if want := 3 * 2 * len(names); fast < want {
+		t.Errorf("echoed read %d answers, want at least %d", fast, want)
+	}
+}
+
+// FuzzEchoed holds echoed to object on any pair of a sent body and an
+// answer.
+func FuzzEchoed(f *testing.F) {
+	f.Add([]byte(`{"id":1,"name":"Fern","tag":"t"}`), []byte(`{"name":"Fern","tag":"t"}`))
+	f.Add([]byte(`{"id":1,"name":"a"}`), []byte("\n{\"name\":\"a\"} "))
+	f.Add([]byte(`{"id":1,"name":"a"}`), []byte(`{"name":"a"}{"name":"a"}`))
+	f.Fuzz(func(t *testing.T, body, answer []byte) {
+		sent, plain := readSent(body, nil)
+		if !plain {
+			return
+		}
+		got, ok := echoed(answer, sent)
+		if !ok {
+			return
+		}
+		want, wantOK := object(answer)
+		if !wantOK || len(got) != len(want) {
+			t.Fatalf("sent %q, answer %q: echoed reads %q, object %q (%v)", body, answer, got, want, wantOK)
+		}
+		for k, raw := range want {
+			if string(got[k]) != string(raw) {
+				t.Errorf("sent %q, answer %q: %s is %q, object reads %q", body, answer, k, got[k], raw)
+			}
+		}
+	})
+}
+
+// TestEchoedReadsTheReferencesAnswer: the answer the reference writes to a
+// plain body, and one that drops its tag, are read without decoding; others
+// are left to object.
+func TestEchoedReadsTheReferencesAnswer(t *testing.T) {
+	tests := []struct {
+		name, sent, answer string
+		want               bool
+	}{
+		{"name", `{"id":1,"name":"Fern"}`, "{\"name\":\"Fern\"}\n", true},
+		{"name and tag", `{"id":1,"tag":"green","name":"Fern"}`, "{\"name\":\"Fern\",\"tag\":\"green\"}\n", true},
+		{"a megabyte name", `{"id":1,"name":"` + strings.Repeat("M", 1<<20) + `"}`, `{"name":"` + strings.Repeat("M", 1<<20) + `"}`, true},
+		{"a tag not sent", `{"id":1,"name":"Fern"}`, `{"name":"Fern","tag":"green"}`, false},
+		{"a tag not answered", `{"id":1,"name":"Fern","tag":"green"}`, `{"name":"Fern"}`, true},
+		{"a name changed", `{"id":1,"name":"Fern"}`, `{"name":"FERN"}`, false},
+		{"spaced", `{"id":1,"name":"Fern"}`, `{"name": "Fern"}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sent, plain := readSent([]byte(tt.sent), nil)
+			if !plain {
+				t.Fatalf("%q is not read as plain", tt.sent)
+			}
+			if _, ok := echoed([]byte(tt.answer), sent); ok != tt.want {
+				t.Errorf("echoed = %v, want %v", ok, tt.want)
+			}
+		})
+	}
 }

@@ -176,10 +176,21 @@ func Judge(v *spec.Validator, x *exchange.Exchange, b Sender, redact func(string
 		// infrastructure's (nginx's 400 page, a 431): HEADER-SIZE's alone.
 		e.infra = e.known && e.valid && x.Status != http.StatusOK && LongHeader(x.Header) != ""
 		if e.answered() && x.Status == http.StatusOK {
-			// Read once, for its record, its id and its echo.
-			e.answer, e.isObject = object(x.RespBody)
+			// Read once, for its record, its id and its echo: when it
+			// echoes a plain body as written, by the plant sent.
+			var sent Sent
+			plain := false
 			if e.accepted() {
-				e.readEcho()
+				sent, plain = readSent(e.body, e.decoded)
+			}
+			if plain {
+				e.answer, e.isObject = echoed(x.RespBody, sent)
+			}
+			if !e.isObject {
+				e.answer, e.isObject = object(x.RespBody)
+			}
+			if e.accepted() {
+				e.judgeEcho(sent)
 			}
 		}
 	}
@@ -257,10 +268,9 @@ func (e *exam) accepted() bool {
 	return e.answered() && e.Status == http.StatusOK && e.known && e.valid
 }
 
-// readEcho reads the plant an accepted create sent, and the echo's
-// departures from it.
-func (e *exam) readEcho() {
-	sent := readSent(e.body, e.decoded)
+// judgeEcho finds the echo's departures from the plant an accepted create
+// sent.
+func (e *exam) judgeEcho(sent Sent) {
 	if sent.Unjudged != "" {
 		e.out.Unjudged = append(e.out.Unjudged, EchoNotJudged+sent.Unjudged)
 		return
